@@ -1,0 +1,40 @@
+import cors from 'cors';
+import express, { type Express } from 'express';
+import { buildContext, type ApiContext, type ApiDeps } from './context';
+import { errorHandler, notFound } from './http/error-handler';
+import { requestContext } from './http/request-context';
+import { healthRoutes } from './routes/health.routes';
+import { publicRoutes } from './routes/public.routes';
+
+/**
+ * Builds the Express app from its dependencies. Stateless: every request can land on any
+ * replica. Tests build it with supertest against their own database and Redis prefix.
+ */
+export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
+  const ctx = buildContext(deps);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.TRUST_PROXY_HOPS);
+  app.set('etag', 'weak');
+
+  app.use(requestContext(deps.logger));
+  app.use(
+    cors({
+      origin: (origin, cb) => cb(null, origin !== undefined && deps.config.CORS_ORIGINS.includes(origin)),
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Challenge-Response', 'X-Quote-Stream-Token', 'X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After'],
+      maxAge: 600,
+    }),
+  );
+  app.use(healthRoutes(ctx));
+
+  const api = express.Router();
+  api.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
+  api.use(publicRoutes(ctx));
+  api.use(notFound);
+  app.use('/api', api);
+
+  app.use(notFound);
+  app.use(errorHandler);
+  return { app, ctx };
+}

@@ -1,0 +1,36 @@
+import { Router } from 'express';
+import { AppError } from '../../shared/errors';
+import { probePostgres, probeRedis } from '../../shared/health';
+import type { ApiContext } from '../context';
+import { noStore } from '../http/cache';
+
+/** Liveness, readiness and metrics; outside `/api` so load balancers need no auth. */
+export function healthRoutes(ctx: ApiContext): Router {
+  const r = Router();
+  r.use(noStore);
+
+  r.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', uptime_s: Math.round(process.uptime()) });
+  });
+
+  r.get('/readyz', async (_req, res) => {
+    const ms = ctx.config.PROBE_TIMEOUT_MS;
+    const checks = await Promise.all([probePostgres(ctx.db, ms), probeRedis(ctx.redis, ms)]);
+    const failed = checks.filter((c) => !c.ok);
+    if (failed.length > 0) {
+      throw new AppError(
+        503,
+        'not_ready',
+        `not ready: ${failed.map((c) => c.name).join(', ')} unreachable`,
+        failed.map((c) => ({ path: c.name, message: c.error ?? 'unreachable' })),
+      );
+    }
+    res.json({ status: 'ready', checks: Object.fromEntries(checks.map((c) => [c.name, { ok: true, ms: c.ms }])) });
+  });
+
+  r.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', ctx.metrics.registry.contentType);
+    res.send(await ctx.metrics.registry.metrics());
+  });
+  return r;
+}

@@ -1,0 +1,39 @@
+import type { DataSource } from 'typeorm';
+import type { Config } from '../shared/config';
+import { createDataSource, ensureDatabase } from '../shared/db';
+import { JobQueue } from '../shared/jobs';
+import { Lifecycle } from '../shared/lifecycle';
+import { createLogger, type Logger } from '../shared/logging';
+import { Metrics } from '../shared/metrics';
+import { closeRedis, createRedis, type Redis } from '../shared/redis';
+
+/** The shared infrastructure every role uses, opened once per process and closed by the lifecycle. */
+export interface Infra {
+  config: Config;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  db: DataSource;
+  redis: Redis;
+  metrics: Metrics;
+  queue: JobQueue;
+}
+
+export async function openInfra(config: Config, opts: { migrate: boolean; name: string }): Promise<Infra> {
+  const logger = createLogger({ level: config.LOG_LEVEL, base: { roles: config.ROLES.join(',') } });
+  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
+  if (config.DATABASE_CREATE_IF_MISSING && (await ensureDatabase(config.DATABASE_URL))) {
+    logger.info('created database');
+  }
+  const db = createDataSource({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: opts.name });
+  await db.initialize();
+  lifecycle.onClose('postgres pool', () => db.destroy());
+  if (opts.migrate) {
+    const ran = await db.runMigrations({ transaction: 'each' });
+    logger.info({ applied: ran.map((m) => m.name) }, ran.length ? 'migrations applied' : 'schema up to date');
+  }
+  const redis = createRedis(config.REDIS_URL);
+  lifecycle.onClose('redis', () => closeRedis(redis));
+  const queue = new JobQueue(redis, `${config.REDIS_PREFIX}bull`);
+  lifecycle.onClose('job queues', () => queue.close());
+  return { config, logger, lifecycle, db, redis, metrics: new Metrics(), queue };
+}

@@ -1,0 +1,35 @@
+import 'reflect-metadata';
+import { createApp } from '../api/app';
+import { listen } from '../api/server';
+import { configFromProcess, ConfigError } from '../shared/config';
+import { startIndexer } from '../indexer';
+import { startWorkers } from '../workers';
+import { openInfra } from './boot';
+
+/** The one entry point: starts the roles named in ROLES in this process. */
+async function main(): Promise<void> {
+  const config = configFromProcess();
+  const infra = await openInfra(config, { migrate: config.MIGRATE_ON_START, name: `options-rfq:${config.ROLES.join('+')}` });
+  const { logger, lifecycle } = infra;
+  lifecycle.installSignalHandlers();
+  const roles = new Set(config.ROLES);
+
+  if (roles.has('workers')) startWorkers(infra, lifecycle);
+  if (roles.has('indexer')) await startIndexer(infra, lifecycle);
+  if (roles.has('api')) {
+    const { app } = createApp(infra);
+    await listen({ app, host: config.HOST, port: config.PORT, logger, lifecycle, name: 'api' });
+  } else if (roles.has('socket')) {
+    await listen({ host: config.HOST, port: config.PORT, logger, lifecycle, name: 'socket' });
+  }
+  logger.info({ roles: config.ROLES }, 'started');
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(78);
+  }
+  process.stderr.write(`fatal: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});

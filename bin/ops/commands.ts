@@ -1,0 +1,6 @@
+import type { OpsCommand } from './command';
+import { migrateCommands } from './migrate.commands';
+import { registryCommands } from './registry.commands';
+
+/** Every operator command; each concern contributes its own list. */
+export const COMMANDS: OpsCommand[] = [...migrateCommands, ...registryCommands];

@@ -1,0 +1,25 @@
+import type { OpsCommand } from './command';
+
+export const migrateCommands: OpsCommand[] = [
+  {
+    name: 'migrate',
+    usage: 'migrate',
+    summary: 'apply every pending migration',
+    rawDb: true,
+    async run(ctx) {
+      const ran = await ctx.db.runMigrations({ transaction: 'each' });
+      ctx.print({ applied: ran.map((m) => m.name) });
+    },
+  },
+  {
+    name: 'migrate:revert',
+    usage: 'migrate:revert',
+    summary: 'revert the most recent migration (its down)',
+    rawDb: true,
+    async run(ctx) {
+      const before = await ctx.db.query(`SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1`).catch(() => []);
+      await ctx.db.undoLastMigration({ transaction: 'each' });
+      ctx.print({ reverted: (before as { name: string }[])[0]?.name ?? null });
+    },
+  },
+];

@@ -1,0 +1,13 @@
+/** Jest runs TypeScript through ts-jest in transpile-only mode; `npm run typecheck` does the type checking once. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFiles: ['reflect-metadata'],
+  maxWorkers: 2,
+  testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+};

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { serverEnv } from './server.config';
+import { storageEnv } from './storage.config';
+import { challengeEnv } from './challenge.config';
+
+/**
+ * The environment schema, assembled from one section per concern. A section is a plain
+ * object of zod schemas keyed by variable name; add a new concern as a new section file.
+ */
+const envSchema = z.object({
+  ...serverEnv,
+  ...storageEnv,
+  ...challengeEnv,
+});
+
+export type Env = z.output<typeof envSchema>;
+
+/** Raised at start when the environment is wrong; lists every bad key at once. */
+export class ConfigError extends Error {
+  constructor(readonly problems: { key: string; message: string }[]) {
+    super(
+      `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
+        problems.map((p) => `  ${p.key}: ${p.message}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export type Config = Readonly<Env>;
+
+/**
+ * Parses and validates an environment. Empty strings count as unset so that
+ * `FOO=` in a compose file falls back to the default.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => ({ key: String(i.path[0] ?? '?'), message: i.message }));
+    throw new ConfigError(problems);
+  }
+  return Object.freeze(parsed.data);
+}
+
+/** The process environment; the one place in the code base that reads it. */
+export function configFromProcess(): Config {
+  return loadConfig(process.env);
+}

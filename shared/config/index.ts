@@ -1,0 +1,4 @@
+export { loadConfig, configFromProcess, ConfigError } from './config';
+export type { Config, Env } from './config';
+export { ROLE_NAMES } from './server.config';
+export type { Role } from './server.config';

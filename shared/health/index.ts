@@ -1,0 +1,2 @@
+export { probePostgres, probeRedis } from './probes';
+export type { ProbeResult } from './probes';

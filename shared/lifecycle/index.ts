@@ -1,0 +1,1 @@
+export { Lifecycle } from './lifecycle';

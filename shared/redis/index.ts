@@ -1,0 +1,2 @@
+export { createRedis, createBullConnection, RedisKeys, closeRedis } from './redis';
+export type { Redis } from './redis';

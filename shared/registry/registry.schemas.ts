@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { addressSchema, chainIdSchema, uintString } from '../validation';
+
+/** Contract map keys that belong to the coming-soon margin product; never served. */
+export const MARGIN_CONTRACT_KEY = /^margin_/;
+
+export const tokenInputSchema = z.strictObject({
+  address: addressSchema,
+  symbol: z.string().regex(/^[A-Za-z0-9.+-]{1,16}$/, 'must be 1-16 letters, digits or . + -'),
+  name: z.string().min(1).max(64),
+  decimals: z.number().int().min(0).max(255),
+  payment: z.boolean().default(false),
+  default_premium: z.boolean().default(false),
+  faucet: z.boolean().default(false),
+  min_notional: uintString().optional(),
+});
+
+/** What `ops network:upsert --file` accepts: a network with its contracts and tokens. */
+export const networkInputSchema = z.strictObject({
+  chain_id: chainIdSchema,
+  name: z.string().min(1).max(64),
+  rpc_urls: z
+    .array(
+      z.string().refine((v) => {
+        try {
+          return ['http:', 'https:', 'ws:', 'wss:'].includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      }, 'must be an http(s) or ws(s) URL'),
+    )
+    .min(1, 'at least one RPC URL'),
+  contracts: z.record(z.string().regex(/^[a-z0-9_]{1,64}$/, 'contract keys are snake_case'), addressSchema).default({}),
+  enabled: z.boolean().default(true),
+  confirmations: z.number().int().min(0).max(1000).default(12),
+  tokens: z.array(tokenInputSchema).default([]),
+});
+
+export type NetworkInput = z.output<typeof networkInputSchema>;
+
+const bondEntry = z.strictObject({ premium_bond_amount: uintString(), fill_bond_amount: uintString() });
+
+/**
+ * Settings an operator may set, each with its schema. Unknown keys are refused so a typo
+ * never silently configures nothing.
+ */
+export const settingSchemas = {
+  /** Maker bond minimums keyed by token symbol. */
+  bond_requirements: z.record(z.string().regex(/^[A-Za-z0-9.+-]{1,16}$/), bondEntry),
+  /** Free-form content of the trading landing page (merged into its response). */
+  landing_page: z.record(z.string(), z.unknown()),
+  /** Free-form content of the maker / filler page. */
+  filler_page: z.record(z.string(), z.unknown()),
+} satisfies Record<string, z.ZodType>;
+
+export type SettingKey = keyof typeof settingSchemas;
+export type SettingValue<K extends SettingKey> = z.output<(typeof settingSchemas)[K]>;
+
+export const SETTING_DEFAULTS: { [K in SettingKey]: SettingValue<K> } = {
+  bond_requirements: {},
+  landing_page: {},
+  filler_page: {},
+};
+
+export function isSettingKey(key: string): key is SettingKey {
+  return Object.prototype.hasOwnProperty.call(settingSchemas, key);
+}

@@ -1,0 +1,2 @@
+export * from './primitives';
+export { parseOrThrow } from './parse';

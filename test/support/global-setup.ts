@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import 'reflect-metadata';
+import { createDataSource } from '../../shared/db';
+import { dropDatabase, templateName, urlFor, withAdmin } from './test-db';
+
+/**
+ * Once per jest run: a template database with every migration applied. Each test file then
+ * clones it (CREATE DATABASE ... TEMPLATE), which takes milliseconds instead of re-migrating.
+ */
+export default async function globalSetup(): Promise<void> {
+  const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  process.env.RFQ_TEST_RUN_ID = run;
+  const tmpl = templateName(run);
+  await withAdmin(async (c) => {
+    await dropDatabase(c, tmpl);
+    await c.query(`CREATE DATABASE "${tmpl}"`);
+  });
+  const ds = createDataSource({ url: urlFor(tmpl), poolSize: 1 });
+  await ds.initialize();
+  try {
+    await ds.runMigrations({ transaction: 'each' });
+  } finally {
+    await ds.destroy();
+  }
+}

@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { loadConfig, type Config } from '../../shared/config';
+import { createDataSource } from '../../shared/db';
+import { JobQueue } from '../../shared/jobs';
+import { createLogger, type Logger } from '../../shared/logging';
+import { Metrics } from '../../shared/metrics';
+import { closeRedis, createRedis, type Redis } from '../../shared/redis';
+import { dropDatabase, runId, templateName, urlFor, withAdmin } from './test-db';
+
+export interface TestEnv {
+  config: Config;
+  db: DataSource;
+  redis: Redis;
+  logger: Logger;
+  metrics: Metrics;
+  queue: JobQueue;
+  /** The database's name, for tests that need a second connection. */
+  dbName: string;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A config for tests: defaults plus overrides, quiet logs, devchain off. */
+export function testConfig(overrides: Record<string, string | undefined> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DEVCHAIN: 'off',
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    ...overrides,
+  });
+}
+
+/**
+ * A fresh, migrated database cloned from the run's template, and a Redis key prefix no other
+ * test uses. `close()` drops the database and deletes the prefix's keys.
+ */
+export async function createTestEnv(overrides: Record<string, string | undefined> = {}): Promise<TestEnv> {
+  const run = runId();
+  const tag = `${process.pid}_${++counter}_${randomBytes(2).toString('hex')}`;
+  const dbName = `rfq_t_${run}_${tag}`;
+  await withAdmin(async (c) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await c.query(`CREATE DATABASE "${dbName}" TEMPLATE "${templateName(run)}"`);
+        return;
+      } catch (err) {
+        // Another file cloning the template at the same instant: retry shortly.
+        if ((err as { code?: string }).code !== '55006' || attempt > 50) throw err;
+        await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+      }
+    }
+  });
+  const prefix = `t:${run}:${tag}:`;
+  const config = testConfig({ DATABASE_URL: urlFor(dbName), REDIS_PREFIX: prefix, ...overrides });
+  const logger = createLogger({ level: config.LOG_LEVEL });
+  const db = createDataSource({ url: config.DATABASE_URL, poolSize: 5 });
+  await db.initialize();
+  const redis = createRedis(config.REDIS_URL);
+  const queue = new JobQueue(redis, `${prefix}bull`);
+  return {
+    config,
+    db,
+    redis,
+    logger,
+    metrics: new Metrics(false),
+    queue,
+    dbName,
+    async close() {
+      await queue.close();
+      await deleteKeys(redis, prefix);
+      await closeRedis(redis);
+      await db.destroy();
+      await withAdmin((c) => dropDatabase(c, dbName));
+    },
+  };
+}
+
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}

@@ -1,0 +1,31 @@
+import type { JobPayload, JobSpec } from '../shared/jobs';
+import type { WorkerContext } from './worker-context';
+
+export type JobHandler<J extends JobSpec = JobSpec> = (payload: JobPayload<J>, ctx: WorkerContext, meta: { jobId: string; attempt: number }) => Promise<void>;
+
+export interface RegisteredJob {
+  spec: JobSpec;
+  handle: JobHandler;
+}
+
+/** Binds a handler to a catalogued job, keeping the payload type. */
+export function handles<J extends JobSpec>(spec: J, handle: JobHandler<J>): RegisteredJob {
+  return { spec, handle: handle as JobHandler };
+}
+
+/**
+ * Checks the registry against the catalog: every catalogued job has exactly one handler and
+ * no handler serves an uncatalogued job. A worker that fails this must not start.
+ */
+export function checkRegistry(catalog: Record<string, JobSpec>, registered: RegisteredJob[]): Map<string, RegisteredJob> {
+  const byName = new Map<string, RegisteredJob>();
+  const problems: string[] = [];
+  for (const r of registered) {
+    if (byName.has(r.spec.name)) problems.push(`job ${r.spec.name} has two handlers`);
+    byName.set(r.spec.name, r);
+    if (catalog[r.spec.name] !== r.spec) problems.push(`job ${r.spec.name} is not in the catalog`);
+  }
+  for (const name of Object.keys(catalog)) if (!byName.has(name)) problems.push(`job ${name} has no handler`);
+  if (problems.length > 0) throw new Error(`job registry is inconsistent:\n  ${problems.join('\n  ')}`);
+  return byName;
+}

@@ -1,0 +1,65 @@
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { createBullConnection, closeRedis, type Redis } from '../shared/redis';
+import type { JobSpec } from '../shared/jobs';
+import type { RegisteredJob } from './job-registry';
+import { checkRegistry } from './job-registry';
+import type { WorkerContext } from './worker-context';
+
+/**
+ * Runs BullMQ workers, one per queue the registry uses. Each job's payload is checked with its
+ * schema first: a payload that does not parse can never succeed, so it fails without retries.
+ */
+export class WorkerHost {
+  private readonly workers: Worker[] = [];
+  private readonly connections: Redis[] = [];
+  private readonly jobs: Map<string, RegisteredJob>;
+
+  constructor(
+    private readonly ctx: WorkerContext,
+    catalog: Record<string, JobSpec>,
+    registered: RegisteredJob[],
+    private readonly opts: { redisUrl: string; prefix: string; concurrency: number },
+  ) {
+    this.jobs = checkRegistry(catalog, registered);
+  }
+
+  get queueNames(): string[] {
+    return [...new Set([...this.jobs.values()].map((j) => j.spec.queue))].sort();
+  }
+
+  start(): void {
+    const done = this.ctx.metrics.counter('worker_jobs_total', 'Jobs finished by outcome', ['job', 'outcome']);
+    for (const queue of this.queueNames) {
+      const connection = createBullConnection(this.opts.redisUrl);
+      this.connections.push(connection);
+      const worker = new Worker(queue, (job) => this.run(job), {
+        connection,
+        prefix: this.opts.prefix,
+        concurrency: this.opts.concurrency,
+        autorun: true,
+      });
+      worker.on('completed', (job) => done.inc({ job: job.name, outcome: 'completed' }));
+      worker.on('failed', (job, err) => {
+        done.inc({ job: job?.name ?? 'unknown', outcome: 'failed' });
+        this.ctx.logger.warn({ job: job?.name, job_id: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed');
+      });
+      worker.on('error', (err) => this.ctx.logger.error({ queue, err: err.message }, 'worker error'));
+      this.workers.push(worker);
+    }
+    this.ctx.logger.info({ queues: this.queueNames, jobs: [...this.jobs.keys()] }, 'workers started');
+  }
+
+  private async run(job: Job): Promise<void> {
+    const registered = this.jobs.get(job.name);
+    if (!registered) throw new UnrecoverableError(`no handler for job ${job.name}`);
+    const parsed = registered.spec.schema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`job ${job.name} payload invalid: ${parsed.error.message}`);
+    await registered.handle(parsed.data, this.ctx, { jobId: String(job.id), attempt: job.attemptsMade + 1 });
+  }
+
+  /** Lets running jobs finish (BullMQ's close waits for them), then closes connections. */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all(this.connections.map((c) => closeRedis(c)));
+  }
+}
