@@ -9,7 +9,7 @@ export interface JobSpec<S extends z.ZodType = z.ZodType> {
   name: string;
   queue: string;
   schema: S;
-  /** Same logical work, same id: BullMQ drops the duplicate. */
+  /** Same logical work, same id: BullMQ drops the duplicate. No `:` (BullMQ reserves it). */
   jobId: (payload: z.output<S>) => string;
   attempts?: number;
   backoffMs?: number;

@@ -26,6 +26,7 @@ export class JobQueue {
   async enqueue<J extends JobSpec>(spec: J, payload: JobPayload<J>, opts: Pick<JobsOptions, 'delay' | 'priority'> = {}): Promise<string> {
     const data = spec.schema.parse(payload);
     const jobId = spec.jobId(data);
+    if (jobId.includes(':')) throw new Error(`job id ${jobId} of ${spec.name} contains ':', which BullMQ reserves`);
     await this.queue(spec.queue).add(spec.name, data, {
       jobId,
       attempts: spec.attempts ?? 5,

@@ -1,0 +1,83 @@
+import { QueueEvents } from 'bullmq';
+import { z } from 'zod';
+import { defineJob, type JobSpec } from '../../../shared/jobs';
+import { createBullConnection, closeRedis } from '../../../shared/redis';
+import { checkRegistry, handles } from '../../../workers/job-registry';
+import { WorkerHost } from '../../../workers/worker-host';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+
+const echo = defineJob({
+  name: 'test.echo',
+  queue: 'test',
+  schema: z.object({ n: z.number().int() }),
+  jobId: (p) => `echo.${p.n}`,
+  attempts: 3,
+  backoffMs: 10,
+});
+
+describe('worker host and job registry', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await createTestEnv();
+  });
+  afterAll(() => env.close());
+
+  it('refuses to boot when a catalogued job has no handler, or a handler has no catalogue entry', () => {
+    expect(() => checkRegistry({ [echo.name]: echo }, [])).toThrow('job test.echo has no handler');
+    const stray = defineJob({ ...echo, name: 'test.stray' });
+    expect(() => checkRegistry({}, [handles(stray, async () => undefined)])).toThrow('job test.stray is not in the catalog');
+    expect(() => checkRegistry({ [echo.name]: echo }, [handles(echo, async () => undefined), handles(echo, async () => undefined)])).toThrow(
+      'job test.echo has two handlers',
+    );
+  });
+
+  it('runs each job once per deterministic id, retries failures, and fails unparseable payloads without retry', async () => {
+    const seen: number[] = [];
+    let flaky = 0;
+    const catalog: Record<string, JobSpec> = { [echo.name]: echo };
+    const host = new WorkerHost(
+      { ...env },
+      catalog,
+      [
+        handles(echo, async (p) => {
+          if (p.n === 7 && flaky++ < 2) throw new Error('transient');
+          seen.push(p.n);
+        }),
+      ],
+      { redisUrl: env.config.REDIS_URL, prefix: `${env.config.REDIS_PREFIX}bull`, concurrency: 4 },
+    );
+    const conn = createBullConnection(env.config.REDIS_URL);
+    const events = new QueueEvents('test', { connection: conn, prefix: `${env.config.REDIS_PREFIX}bull` });
+    await events.waitUntilReady();
+    host.start();
+    try {
+      const finished = new Promise<void>((resolve) => {
+        let n = 0;
+        events.on('completed', () => ++n === 3 && resolve());
+      });
+      await env.queue.enqueue(echo, { n: 1 });
+      await env.queue.enqueue(echo, { n: 1 }); // same id: dropped by BullMQ
+      await env.queue.enqueue(echo, { n: 2 });
+      await env.queue.enqueue(echo, { n: 7 });
+      await finished;
+      expect(seen.sort()).toEqual([1, 2, 7]);
+      expect(flaky).toBe(3);
+
+      const failed = new Promise<string>((resolve) => events.on('failed', ({ failedReason }) => resolve(failedReason)));
+      await env.queue.queue('test').add('test.echo', { n: 'not a number' }, { jobId: 'bad', attempts: 5 });
+      expect(await failed).toMatch(/payload invalid/);
+      const job = await env.queue.queue('test').getJob('bad');
+      expect(job?.attemptsMade).toBe(1);
+    } finally {
+      await host.close();
+      await events.close();
+      await closeRedis(conn);
+    }
+  });
+
+  it('the queue refuses a payload its schema rejects and a job id BullMQ would refuse', async () => {
+    await expect(env.queue.enqueue(echo, { n: 1.5 } as never)).rejects.toThrow(/expected int/i);
+    const colon = defineJob({ ...echo, name: 'test.colon', jobId: (p) => `c:${p.n}` });
+    await expect(env.queue.enqueue(colon, { n: 1 })).rejects.toThrow("job id c:1 of test.colon contains ':'");
+  });
+});

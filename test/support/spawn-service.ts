@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export interface RunningService {
+  child: ChildProcess;
+  /** Every JSON log line so far. */
+  lines: Record<string, unknown>[];
+  port: number;
+  url: string;
+  /** SIGTERM, then the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts `bin/main.ts` as a real process with the given environment and waits for the log line
+ * that says the HTTP server listens (it reports the port, so PORT=0 works).
+ */
+export async function spawnService(env: Record<string, string>, opts: { timeoutMs?: number; listenMsg?: string } = {}): Promise<RunningService> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not listen in time; stderr: ${stderr}`)), opts.timeoutMs ?? 60000);
+    let buf = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const raw = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        try {
+          const line = JSON.parse(raw) as Record<string, unknown>;
+          lines.push(line);
+          if (line.msg === (opts.listenMsg ?? 'api listening') && typeof line.port === 'number') {
+            clearTimeout(timer);
+            resolve(line.port);
+          }
+        } catch {
+          // not a log line
+        }
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before listening; stderr: ${stderr}`));
+    });
+  });
+  return {
+    child,
+    lines,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
