@@ -1,0 +1,29 @@
+const { task } = require('hardhat/config');
+const { TASK_COMPILE } = require('hardhat/builtin-tasks/task-names');
+
+/**
+ * Hardhat 2 is used only as a local JSON-RPC node (`hardhat node`). Contracts are compiled by
+ * solc-js (scripts/build-contracts.ts, shared/chain/artifacts.ts), so there is no `solidity`
+ * section and the compile task is disabled: Hardhat must never download a compiler. Its own
+ * scratch directories live under cache/ (git-ignored).
+ */
+task(TASK_COMPILE, 'Disabled: contracts are compiled with solc-js').setAction(async () => {
+  throw new Error('Hardhat does not compile in this project; run `npm run contracts:build` (solc-js) instead');
+});
+
+module.exports = {
+  defaultNetwork: 'hardhat',
+  networks: {
+    hardhat: {
+      chainId: 31337,
+      // Cancun matches the EVM version the contracts are compiled for.
+      hardfork: 'cancun',
+      mining: { auto: true, interval: 0 },
+    },
+  },
+  paths: {
+    sources: './shared/chain/contracts',
+    cache: './cache/hardhat',
+    artifacts: './cache/hardhat-artifacts',
+  },
+};

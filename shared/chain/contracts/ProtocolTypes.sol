@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: UNLICENSED
+pragma solidity 0.8.30;
+
+/// One option leg as signed in typed data. Mirrors `Leg` in shared/protocol/typed-data.ts;
+/// field order is part of the EIP-712 type string, so never reorder.
+struct Leg {
+    address pair6909Contract;
+    uint8 optionType; // 0 call, 1 put
+    uint8 structure; // 0 follows the quote polarity, 1 flips this leg
+    uint40 startExerciseTimestamp; // 0 American, == expiry European
+    uint40 expiryTimestamp;
+    uint144 strikeWad;
+    uint256 amount;
+}
+
+struct TokenTriple {
+    address token0;
+    address token1;
+    address premiumToken;
+}
+
+struct DutchPremium {
+    address token;
+    bool makerPaysTaker;
+    uint256 startPremium;
+    uint256 endPremium;
+    uint256 decayRate;
+    uint40 auctionStart;
+}
+
+/// The taker-signed Dutch auction request (domain "DutchFill", version "1").
+struct DutchFillRequest {
+    Leg[] intents;
+    TokenTriple[] tokens;
+    DutchPremium dutchPremium;
+    uint40 auctionEnd;
+    bytes32 makerAddressHash;
+    uint256 takerNonce;
+    address requiredAuthority;
+    address requiredDutchAuthority;
+    address referrer;
+}
+
+/// The maker-signed package offer (domain "Mothership", version "1").
+struct PackageOffer {
+    bytes32 takerAddressHash;
+    Leg[] legs;
+    uint256 packagePremium;
+    bool makerPaysTaker;
+    address premiumToken;
+    address maker;
+    uint256 nonce;
+    uint40 deadline;
+}
+
+/// The API-signed exclusive fill (domain "ExclusiveFill", version "1").
+struct ExclusiveFill {
+    bytes32 exclusiveFillId;
+    address maker;
+    bytes32[] orderIds;
+    address rewardDestination;
+    bytes32 intentDataHash;
+    uint40 expireTime;
+}

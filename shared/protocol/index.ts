@@ -1,0 +1,14 @@
+export * from './constants';
+export { Problems } from './problems';
+export { parseIntents, readIntentList, readOptionType, readStructure, intentToJson, intentToLeg, legToIntent } from './intents';
+export type { Intent, IntentJson, Leg } from './intents';
+export { direction, directions, flipPolarity, readPolarity, parsePolarity, parseDirections } from './directions';
+export { recognizeStrategy, STRATEGY_NAMES } from './strategy';
+export type { StrategyName, StrategyLeg } from './strategy';
+export { takerAddressHash, directionsHash } from './taker-hash';
+export * from './typed-data';
+export * from './signatures';
+export { parseDutchRequest, dutchRequestToJson } from './dutch-request';
+export type { DutchRequestJson } from './dutch-request';
+export { encodeOptionId, decodeOptionId } from './option-id';
+export type { OptionSeries } from './option-id';

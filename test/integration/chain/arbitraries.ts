@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { bytesToHex, getAddress, type Address, type Hex } from 'viem';
+import type { Direction, DutchFillRequest, ExclusiveFill, Leg, PackageOffer } from '../../../shared/protocol';
+
+/**
+ * Random protocol structures over each field's full on-chain range (not only valid quotes):
+ * the hashes must agree for every value the contracts accept.
+ */
+export const address: fc.Arbitrary<Address> = fc
+  .uint8Array({ minLength: 20, maxLength: 20 })
+  .map((b) => getAddress(bytesToHex(b)));
+export const bytes32: fc.Arbitrary<Hex> = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => bytesToHex(b));
+const uint = (bits: bigint) => fc.bigInt({ min: 0n, max: (1n << bits) - 1n });
+const uint40 = fc.integer({ min: 0, max: 2 ** 40 - 1 });
+const uint8 = fc.integer({ min: 0, max: 255 });
+
+export const directions: fc.Arbitrary<Direction[]> = fc.array(fc.constantFrom<Direction>(0, 1), { maxLength: 8 });
+
+export const leg: fc.Arbitrary<Leg> = fc.record({
+  pair6909Contract: address,
+  optionType: uint8,
+  structure: uint8,
+  startExerciseTimestamp: uint40,
+  expiryTimestamp: uint40,
+  strikeWad: uint(144n),
+  amount: uint(256n),
+});
+
+export const packageOffer: fc.Arbitrary<PackageOffer> = fc.record({
+  takerAddressHash: bytes32,
+  legs: fc.array(leg, { maxLength: 4 }),
+  packagePremium: uint(256n),
+  makerPaysTaker: fc.boolean(),
+  premiumToken: address,
+  maker: address,
+  nonce: uint(256n),
+  deadline: uint40,
+});
+
+export const dutchFillRequest: fc.Arbitrary<DutchFillRequest> = fc.record({
+  intents: fc.array(leg, { maxLength: 4 }),
+  tokens: fc.array(fc.record({ token0: address, token1: address, premiumToken: address }), { maxLength: 3 }),
+  dutchPremium: fc.record({
+    token: address,
+    makerPaysTaker: fc.boolean(),
+    startPremium: uint(256n),
+    endPremium: uint(256n),
+    decayRate: uint(256n),
+    auctionStart: uint40,
+  }),
+  auctionEnd: uint40,
+  makerAddressHash: bytes32,
+  takerNonce: uint(256n),
+  requiredAuthority: address,
+  requiredDutchAuthority: address,
+  referrer: address,
+});
+
+export const exclusiveFill: fc.Arbitrary<ExclusiveFill> = fc.record({
+  exclusiveFillId: bytes32,
+  maker: address,
+  orderIds: fc.array(bytes32, { maxLength: 5 }),
+  rewardDestination: address,
+  intentDataHash: bytes32,
+  expireTime: uint40,
+});
+
+export const takerHashInput = fc.record({ taker: address, salt: bytes32, directions, referrer: address });
+
+export const optionSeries = fc.record({
+  option_type: fc.constantFrom<0 | 1>(0, 1),
+  strike_wad: uint(144n),
+  expiry_timestamp: uint40,
+  start_exercise_timestamp: uint40,
+});
+
+/** `count` values from a fixed seed: the same inputs on every run, so a failure reproduces. */
+export const sample = <T>(arb: fc.Arbitrary<T>, count: number, seed: number): T[] => fc.sample(arb, { numRuns: count, seed });

@@ -1,0 +1,98 @@
+import net from 'node:net';
+import type { Account, Chain, HDAccount, Hex, PublicClient, Transport, WalletClient } from 'viem';
+import { DEVCHAIN_CHAIN_ID, hardhatAccounts, localPublicClient, localWalletClient, rawRpc } from '../../shared/chain/clients';
+import { devchainNetwork } from '../../shared/chain/devchain';
+import { deployReferenceContracts, type DeployedAddresses } from '../../shared/chain/deploy';
+import { startHardhatNode, type HardhatNode } from '../../shared/chain/hardhat-node';
+import type { NetworkInput } from '../../shared/registry';
+
+/**
+ * A private Hardhat node for one test file, with the reference contracts deployed.
+ *
+ *   let chain: TestChain;
+ *   beforeAll(async () => { chain = await startTestChain(); });
+ *   afterAll(() => chain?.stop());
+ *
+ * Each call starts its own node on a free 127.0.0.1 port, so test files never share chain
+ * state. The node also dies with the jest worker if `stop()` is never reached.
+ */
+export interface TestChain {
+  rpcUrl: string;
+  chainId: number;
+  /** Batching public client (many reads in one HTTP request), 50 ms polling. */
+  publicClient: PublicClient<Transport, Chain>;
+  /** Hardhat's funded default accounts; accounts[0] deployed the contracts, use the others in tests. */
+  accounts: HDAccount[];
+  /** One wallet client per account, same order, signing locally. */
+  wallets: WalletClient<Transport, Chain, Account>[];
+  /** mothership, pairFactory, bondVault, the four faucet tokens and the WETH / USDC pair. */
+  addresses: DeployedAddresses;
+  /** The registry document of this chain (RegistryService.upsertNetwork input), for DB-backed tests. */
+  network: NetworkInput;
+  /** Any JSON-RPC call, e.g. `rpc('evm_snapshot')`. */
+  rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** Moves chain time forward and mines a block, so the next block's timestamp is at least that much later. */
+  increaseTime(seconds: number): Promise<void>;
+  /** Timestamp of the latest block, unix seconds. */
+  now(): Promise<number>;
+  /** Stops the node; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** A port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a Hardhat node on a free port, waits until it answers, and deploys the reference contracts. */
+export async function startTestChain(opts: { accounts?: number } = {}): Promise<TestChain> {
+  const node = await startNodeOnFreePort();
+  try {
+    const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
+    const accounts = hardhatAccounts(opts.accounts ?? 10);
+    const rpc = <T>(method: string, params: unknown[] = []) => rawRpc<T>(node.rpcUrl, method, params, 10_000);
+    const publicClient = localPublicClient(node.rpcUrl);
+    return {
+      rpcUrl: node.rpcUrl,
+      chainId: DEVCHAIN_CHAIN_ID,
+      publicClient,
+      accounts,
+      wallets: accounts.map((a) => localWalletClient(node.rpcUrl, a)),
+      addresses,
+      network: devchainNetwork(node.rpcUrl, addresses),
+      rpc,
+      async increaseTime(seconds) {
+        await rpc('evm_increaseTime', [seconds]);
+        await rpc('evm_mine');
+      },
+      async now() {
+        const block = await rpc<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
+        return Number(BigInt(block.timestamp));
+      },
+      stop: node.stop,
+    };
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
+}
+
+/** Another process may take the port between freePort() and the node's bind: try a few. */
+async function startNodeOnFreePort(attempts = 3): Promise<HardhatNode> {
+  let last: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      return await startHardhatNode({ port: await freePort() });
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
+}
