@@ -1,6 +1,7 @@
 import type { OpsCommand } from './command';
 import { migrateCommands } from './migrate.commands';
 import { registryCommands } from './registry.commands';
+import { orgCommands } from './org.commands';
 
 /** Every operator command; each concern contributes its own list. */
-export const COMMANDS: OpsCommand[] = [...migrateCommands, ...registryCommands];
+export const COMMANDS: OpsCommand[] = [...migrateCommands, ...registryCommands, ...orgCommands];

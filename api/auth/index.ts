@@ -1,0 +1,11 @@
+export { routeAuth, WHO_NEEDS_WHAT } from './route-auth';
+export type { AuthRule, RouteAction } from './route-auth';
+export { exploreGate } from './explore-gate';
+export type { ExploreAction } from './explore-gate';
+export { principalOf, bearerOf, optionalBearer, requireWallet } from './principal';
+export { requireSiwe, requireOrgManager } from './siwe-auth';
+export { requireMakerRights } from './maker-key-auth';
+export { requireDelegateMinter } from './taker-key-auth';
+export { requireChallengeOrDelegate, QUOTE_CHALLENGE_ACTION } from './delegate-auth';
+export { requireChallenge, passesChallenge, CHALLENGE_HEADER } from './challenge-auth';
+export { limitPerIp, createLimiter, consumeAll } from './rate-limit';

@@ -1,0 +1,78 @@
+import type { RequestHandler } from 'express';
+import type { ApiContext } from '../context';
+import { requireChallengeOrDelegate } from './delegate-auth';
+import { exploreGate, type ExploreAction } from './explore-gate';
+import { requireMakerRights } from './maker-key-auth';
+import { optionalBearer, requireWallet } from './principal';
+import { requireOrgManager, requireSiwe } from './siwe-auth';
+import { requireDelegateMinter } from './taker-key-auth';
+
+/** How a route authenticates; each rule is built from the per-credential middleware modules. */
+export type AuthRule =
+  | 'none'
+  | 'siwe'
+  | 'challenge_or_delegate'
+  | 'explore_gate'
+  | 'maker_rights'
+  | 'maker_manager'
+  | 'taker_manager'
+  | 'taker_key_or_taker_admin'
+  | 'optional_bearer'
+  | 'any_wallet';
+
+/**
+ * The spec's "Who needs what", row for row. Polling a quote is absent on purpose: a stream
+ * token is not a bearer credential and the quote routes check it themselves.
+ */
+export const WHO_NEEDS_WHAT = {
+  create_quote: 'challenge_or_delegate',
+  apply_as_maker: 'none',
+  read_public: 'none',
+  explore: 'explore_gate',
+  post_maker_offer: 'maker_rights',
+  exclusive_fill: 'maker_rights',
+  register_premium_pubsub: 'maker_rights',
+  manage_maker_keys: 'maker_manager',
+  manage_taker_keys: 'taker_manager',
+  mint_delegate: 'taker_key_or_taker_admin',
+  create_order: 'optional_bearer',
+  register_freemium_pubsub: 'any_wallet',
+  /** GET /api/me ("bearer"): the session of a signed-in wallet. */
+  session: 'siwe',
+} as const satisfies Record<string, AuthRule>;
+
+export type RouteAction = keyof typeof WHO_NEEDS_WHAT;
+
+/**
+ * The middleware a route mounts before its handler, looked up by the route's row:
+ * `r.get('/me', ...routeAuth(ctx, 'session'), handler)`. Explore routes name their widget action:
+ * `routeAuth(ctx, 'explore', 'explore-clob')`.
+ */
+export function routeAuth(ctx: ApiContext, action: 'explore', exploreAction: ExploreAction): RequestHandler[];
+export function routeAuth(ctx: ApiContext, action: Exclude<RouteAction, 'explore'>): RequestHandler[];
+export function routeAuth(ctx: ApiContext, action: RouteAction, exploreAction?: ExploreAction): RequestHandler[] {
+  const rule: AuthRule = WHO_NEEDS_WHAT[action];
+  switch (rule) {
+    case 'none':
+      return [];
+    case 'siwe':
+      return [requireSiwe(ctx)];
+    case 'challenge_or_delegate':
+      return [requireChallengeOrDelegate(ctx)];
+    case 'explore_gate':
+      if (!exploreAction) throw new Error('explore routes must name their challenge action');
+      return [exploreGate(ctx, exploreAction)];
+    case 'maker_rights':
+      return [requireMakerRights(ctx)];
+    case 'maker_manager':
+      return [requireOrgManager(ctx, 'maker')];
+    case 'taker_manager':
+      return [requireOrgManager(ctx, 'taker')];
+    case 'taker_key_or_taker_admin':
+      return [requireDelegateMinter(ctx)];
+    case 'optional_bearer':
+      return [optionalBearer(ctx)];
+    case 'any_wallet':
+      return [requireWallet(ctx)];
+  }
+}

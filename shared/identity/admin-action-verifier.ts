@@ -1,0 +1,69 @@
+import { isAddressEqual, keccak256, stringToBytes, type Hex } from 'viem';
+import { ForbiddenError } from '../errors';
+import { RedisKeys, type Redis } from '../redis';
+import { parseAdminStatement, STATEMENT_TITLE, type AdminAction } from './admin-statement';
+import { isManagingRole, type Membership, type OrgKind } from './identity.types';
+import type { OrganizationRepository } from './organization.repository';
+import type { SignatureVerifier } from './signature-verifier';
+
+/** DESIGN: Issued At must be within 10 minutes of now, either side. */
+export const STATEMENT_WINDOW_MS = 10 * 60 * 1000;
+
+/** What the request says the statement must say. */
+export interface ExpectedStatement {
+  kind: OrgKind;
+  action: AdminAction;
+  /** The signed-in wallet making the request. */
+  bearer: `0x${string}`;
+  member: `0x${string}`;
+  organizationId: string;
+  name: string;
+}
+
+function mismatch(field: string, message: string): ForbiddenError {
+  return new ForbiddenError(message, 'statement_mismatch', [{ path: field, message }]);
+}
+
+/**
+ * Checks a signed admin statement against the request it authorises. Every disagreement is a
+ * 403 naming the field. A statement is accepted once: its hash is remembered for longer than
+ * it could stay inside the time window. Replays are keyed on the statement text rather than
+ * the signature bytes, so a malleated copy of the same signature is a replay too.
+ */
+export class AdminActionVerifier {
+  private readonly keys: RedisKeys;
+
+  constructor(
+    private readonly deps: { redis: Redis; prefix: string; verifier: SignatureVerifier; orgs: OrganizationRepository },
+  ) {
+    this.keys = new RedisKeys(deps.prefix);
+  }
+
+  /** The signer's membership once the statement checks out. */
+  async verify(message: string, signature: Hex, expected: ExpectedStatement): Promise<Membership> {
+    const s = parseAdminStatement(message);
+    const title = STATEMENT_TITLE[expected.kind];
+    if (s.title !== title) throw mismatch('title', `statement title does not match: expected "${title}"`);
+    const signer = await this.deps.verifier.recover(message, signature);
+    if (!signer) throw mismatch('signature', 'signature does not recover a signer');
+    if (!isAddressEqual(signer, s.admin)) throw mismatch('Admin', `signer ${signer} does not match Admin ${s.admin}`);
+    if (!isAddressEqual(s.admin, expected.bearer)) throw mismatch('Admin', `Admin ${s.admin} does not match the signed-in wallet ${expected.bearer}`);
+    if (s.action !== expected.action) throw mismatch('Action', `Action does not match: expected ${expected.action}`);
+    if (!isAddressEqual(s.member, expected.member)) throw mismatch('Member', `Member does not match: expected ${expected.member}`);
+    if (s.organization !== expected.organizationId) {
+      throw mismatch('Organization', `Organization does not match: expected ${expected.organizationId}`);
+    }
+    if (s.name !== expected.name) throw mismatch('Name', `Name does not match: expected ${JSON.stringify(expected.name)}`);
+    if (Math.abs(Date.now() - Date.parse(s.issuedAt)) > STATEMENT_WINDOW_MS) {
+      throw mismatch('Issued At', 'Issued At is not within 10 minutes of now; sign a fresh statement');
+    }
+    const membership = await this.deps.orgs.membership(signer, expected.kind);
+    if (!membership || membership.organizationId !== expected.organizationId || !isManagingRole(membership.role)) {
+      throw mismatch('Admin', `signer ${signer} does not hold admin, owner or manager in organization ${expected.organizationId}`);
+    }
+    const key = this.keys.key('admin-statement', keccak256(stringToBytes(message)));
+    const fresh = await this.deps.redis.set(key, '1', 'PX', 2 * STATEMENT_WINDOW_MS + 60_000, 'NX');
+    if (fresh !== 'OK') throw new ForbiddenError('statement already used; sign a new one', 'statement_replayed');
+    return membership;
+  }
+}

@@ -1,0 +1,68 @@
+import type { DataSource } from 'typeorm';
+import { IsNull } from 'typeorm';
+import { ApiKeyEntity } from '../db/entities';
+import type { OrgKind } from './identity.types';
+
+/** last_used_at is refreshed at most this often, so a busy bot does not write on every request. */
+const TOUCH_EVERY_MS = 60_000;
+
+/** Queries of maker and taker API keys. */
+export class ApiKeyRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  async insert(k: {
+    id: string;
+    organizationId: string;
+    kind: OrgKind;
+    name: string;
+    address: string | null;
+    secretHash: string;
+    createdBy: string;
+  }): Promise<ApiKeyEntity> {
+    const repo = this.ds.getRepository(ApiKeyEntity);
+    await repo.insert({
+      id: k.id,
+      organization_id: k.organizationId,
+      kind: k.kind,
+      name: k.name,
+      address: k.address,
+      secret_hash: k.secretHash,
+      created_by: k.createdBy,
+    });
+    return repo.findOneByOrFail({ id: k.id });
+  }
+
+  /** A key that has not been removed. */
+  findActive(id: string, kind: OrgKind): Promise<ApiKeyEntity | null> {
+    return this.ds.getRepository(ApiKeyEntity).findOneBy({ id, kind, revoked_at: IsNull() });
+  }
+
+  listActive(organizationId: string, kind: OrgKind): Promise<ApiKeyEntity[]> {
+    return this.ds.getRepository(ApiKeyEntity).find({
+      where: { organization_id: organizationId, kind, revoked_at: IsNull() },
+      order: { created_at: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /** Marks the key removed; null when it is not an active key of that organization. */
+  async revoke(id: string, organizationId: string, kind: OrgKind): Promise<ApiKeyEntity | null> {
+    const rows: ApiKeyEntity[] = await this.ds.query(
+      `UPDATE api_keys SET revoked_at = now()
+        WHERE id = $1 AND organization_id = $2 AND kind = $3 AND revoked_at IS NULL
+        RETURNING id, organization_id, kind, name, address, secret_hash, created_by, created_at, last_used_at, revoked_at`,
+      [id, organizationId, kind],
+    );
+    // TypeORM's raw UPDATE answers [rows, count].
+    const updated = (Array.isArray(rows[0]) ? rows[0] : rows) as ApiKeyEntity[];
+    return updated[0] ?? null;
+  }
+
+  /** Records a use, unless one was recorded within the last minute. Returns the time stored, if any. */
+  async touch(key: ApiKeyEntity): Promise<Date | null> {
+    const now = Date.now();
+    if (key.last_used_at && now - key.last_used_at.getTime() < TOUCH_EVERY_MS) return null;
+    const at = new Date(now);
+    await this.ds.getRepository(ApiKeyEntity).update({ id: key.id }, { last_used_at: at });
+    return at;
+  }
+}

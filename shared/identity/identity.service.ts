@@ -1,0 +1,100 @@
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config';
+import type { Logger } from '../logging';
+import type { Redis } from '../redis';
+import { RegistryService } from '../registry';
+import { AdminActionVerifier } from './admin-action-verifier';
+import { ApiKeyRepository } from './api-key.repository';
+import { ChallengeVerifier } from './challenge.service';
+import type { Principal, Role } from './identity.types';
+import { TokenIssuer } from './jwt-tokens';
+import { looksLikeKeySecret, parseKeySecret, secretMatches } from './key-secrets';
+import { MakerAdminService } from './maker-admin.service';
+import { NonceStore } from './nonce-store';
+import { OrganizationService } from './organization.service';
+import { SignatureVerifier } from './signature-verifier';
+import { SiweService } from './siwe.service';
+import { TakerAdminService } from './taker-admin.service';
+
+/** Longer bearers are refused before any parsing or lookup. */
+const MAX_BEARER_LENGTH = 4096;
+
+export type SessionView =
+  | { address: string; tier: 'freemium' }
+  | { address: string; tier: 'maker'; role: Role; organization_id: string; organization_name: string };
+
+/**
+ * Identity for every role that authenticates: the API (routes and middleware) and the socket
+ * tier (joins). Resolves bearers to principals and owns sign-in, organizations and keys.
+ */
+export class IdentityService {
+  readonly tokens: TokenIssuer;
+  readonly orgs: OrganizationService;
+  readonly siwe: SiweService;
+  readonly makerAdmin: MakerAdminService;
+  readonly takerAdmin: TakerAdminService;
+  readonly challenge: ChallengeVerifier;
+  private readonly keys: ApiKeyRepository;
+  private readonly logger: Logger;
+
+  constructor(deps: { config: Config; db: DataSource; redis: Redis; logger: Logger }) {
+    const { config, db, redis } = deps;
+    const prefix = config.REDIS_PREFIX;
+    this.logger = deps.logger;
+    this.tokens = new TokenIssuer(config);
+    this.keys = new ApiKeyRepository(db);
+    this.orgs = new OrganizationService(db);
+    const verifier = new SignatureVerifier({ registry: new RegistryService(db), rpcTimeoutMs: config.SIWE_RPC_TIMEOUT_MS, logger: deps.logger });
+    const statements = new AdminActionVerifier({ redis, prefix, verifier, orgs: this.orgs.repo });
+    this.siwe = new SiweService({ config, nonces: new NonceStore(redis, prefix), verifier, tokens: this.tokens });
+    this.makerAdmin = new MakerAdminService({ keys: this.keys, orgs: this.orgs, statements, redis, prefix, logger: deps.logger });
+    this.takerAdmin = new TakerAdminService({ keys: this.keys, statements, tokens: this.tokens, redis, prefix, logger: deps.logger });
+    this.challenge = new ChallengeVerifier({ config, redis, prefix, logger: deps.logger });
+  }
+
+  /** Resolves a bearer credential (SIWE JWT, delegate JWT, maker key secret or taker key secret); null when invalid, expired or revoked. */
+  async resolveBearer(raw: string): Promise<Principal | null> {
+    if (raw.length === 0 || raw.length > MAX_BEARER_LENGTH) return null;
+    if (looksLikeKeySecret(raw)) return this.resolveKey(raw);
+    const t = await this.tokens.verify(raw);
+    if (!t) return null;
+    if (t.typ === 'siwe') return { kind: 'siwe', address: t.address, expiresAt: t.expiresAt };
+    if (t.keyId) {
+      // A delegate lives only as long as the key that minted it.
+      const key = await this.keys.findActive(t.keyId, 'taker');
+      if (!key || key.organization_id !== t.organizationId) return null;
+    } else {
+      const org = await this.orgs.repo.find(t.organizationId);
+      if (!org || org.kind !== 'taker') return null;
+    }
+    return { kind: 'delegate', address: t.address, keyId: t.keyId, organizationId: t.organizationId, expiresAt: t.expiresAt };
+  }
+
+  /** Maker rights: a maker key, or a SIWE principal who is a member of a maker organization. */
+  async hasMakerRights(p: Principal): Promise<boolean> {
+    if (p.kind === 'maker_key') return true;
+    if (p.kind !== 'siwe') return false;
+    return (await this.orgs.membership(p.address, 'maker')) !== null;
+  }
+
+  /** GET /api/me: `maker` tier with role and organization for maker members, else `freemium`. */
+  async session(address: `0x${string}`): Promise<SessionView> {
+    const m = await this.orgs.membership(address, 'maker');
+    if (!m) return { address, tier: 'freemium' };
+    return { address, tier: 'maker', role: m.role, organization_id: m.organizationId, organization_name: m.organizationName };
+  }
+
+  private async resolveKey(raw: string): Promise<Principal | null> {
+    const parsed = parseKeySecret(raw);
+    if (!parsed) return null;
+    const key = await this.keys.findActive(parsed.keyId, parsed.kind);
+    if (!key || !secretMatches(raw, key.secret_hash)) return null;
+    await this.keys.touch(key).catch((err: unknown) => {
+      this.logger.warn({ key_id: key.id, err: (err as Error).message }, 'could not record key use');
+    });
+    if (key.kind === 'maker') {
+      return { kind: 'maker_key', address: key.address as `0x${string}`, keyId: key.id, organizationId: key.organization_id };
+    }
+    return { kind: 'taker_key', keyId: key.id, organizationId: key.organization_id };
+  }
+}

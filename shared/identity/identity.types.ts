@@ -1,0 +1,40 @@
+/** Who a bearer credential speaks for. The socket tier and the API share this shape. */
+export type Principal =
+  | { kind: 'siwe'; address: `0x${string}`; expiresAt: number /* unix ms */ }
+  | { kind: 'maker_key'; address: `0x${string}` /* bot wallet */; keyId: string; organizationId: string }
+  | { kind: 'taker_key'; keyId: string; organizationId: string }
+  | { kind: 'delegate'; address: `0x${string}`; keyId: string | null; organizationId: string; expiresAt: number };
+
+export const ORG_KINDS = ['maker', 'taker'] as const;
+export type OrgKind = (typeof ORG_KINDS)[number];
+
+export const ROLES = ['admin', 'owner', 'manager', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Roles that may manage keys, mint admin delegates and transfer admin. */
+export const MANAGING_ROLES: readonly Role[] = ['admin', 'owner', 'manager'];
+
+export function isManagingRole(role: Role): boolean {
+  return MANAGING_ROLES.includes(role);
+}
+
+/** A wallet's place in an organization. */
+export interface Membership {
+  organizationId: string;
+  organizationName: string;
+  kind: OrgKind;
+  address: `0x${string}`;
+  role: Role;
+}
+
+/** A key as clients see it. `address` only for maker keys. */
+export interface KeyView {
+  id: string;
+  name: string;
+  address?: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A key at the moment it is issued: the only time its secret is shown. */
+export type IssuedKey = KeyView & { secret: string };

@@ -1,0 +1,29 @@
+export { IdentityService } from './identity.service';
+export type { SessionView } from './identity.service';
+export type { Principal, OrgKind, Role, Membership, KeyView, IssuedKey } from './identity.types';
+export { ROLES, ORG_KINDS, MANAGING_ROLES, isManagingRole } from './identity.types';
+export { revocationChannel } from './revocation';
+export type { RevocationMessage } from './revocation';
+export { OrganizationService } from './organization.service';
+export type { OrganizationView } from './organization.service';
+export { ChallengeVerifier } from './challenge.service';
+export type { ChallengeOutcome } from './challenge.service';
+export { formatAdminStatement, parseAdminStatement, STATEMENT_TITLE, ADMIN_ACTIONS } from './admin-statement';
+export type { AdminAction, AdminStatement } from './admin-statement';
+export { STATEMENT_WINDOW_MS } from './admin-action-verifier';
+export { KEY_PREFIX, parseKeySecret, looksLikeKeySecret, hashSecret } from './key-secrets';
+export type { IssuedNonce } from './nonce-store';
+export type { LoginResult } from './siwe.service';
+export type { DelegateGrant } from './taker-admin.service';
+export type { SignedRequest } from './maker-admin.service';
+export {
+  signatureSchema,
+  keyNameSchema,
+  loginSchema,
+  addMakerKeySchema,
+  signedOnlySchema,
+  transferAdminSchema,
+  addTakerKeySchema,
+  delegateSchemas,
+  keyIdSchema,
+} from './identity.schemas';

@@ -1,0 +1,18 @@
+import type { ApiKeyEntity } from '../db/entities';
+import type { KeyView } from './identity.types';
+
+/** A key record as the API returns it: maker keys carry their bot `address`, taker keys do not. */
+export function keyView(k: ApiKeyEntity): KeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    ...(k.kind === 'maker' && k.address ? { address: k.address } : {}),
+    created_at: new Date(k.created_at).toISOString(),
+    last_used_at: k.last_used_at ? new Date(k.last_used_at).toISOString() : null,
+  };
+}
+
+/** The record of a key that was just removed. */
+export function removedKeyView(k: ApiKeyEntity): KeyView & { removed_at: string } {
+  return { ...keyView(k), removed_at: new Date(k.revoked_at ?? Date.now()).toISOString() };
+}

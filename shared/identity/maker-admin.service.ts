@@ -1,0 +1,97 @@
+import type { Hex } from 'viem';
+import { NotFoundError } from '../errors';
+import type { Logger } from '../logging';
+import type { Redis } from '../redis';
+import type { AdminActionVerifier } from './admin-action-verifier';
+import type { ApiKeyRepository } from './api-key.repository';
+import type { IssuedKey, KeyView, Membership } from './identity.types';
+import { hashSecret, newKeySecret } from './key-secrets';
+import { keyView, removedKeyView } from './key-views';
+import type { OrganizationService } from './organization.service';
+import { publishRevocation } from './revocation';
+
+export interface SignedRequest {
+  message: string;
+  signature: Hex;
+}
+
+/**
+ * What a maker organization's admin, owner or manager does: issue and remove bot keys and
+ * transfer the admin role, each authorised by a signed statement checked against the request.
+ * `manager` is the caller's membership, already checked to be a managing role.
+ */
+export class MakerAdminService {
+  constructor(
+    private readonly deps: {
+      keys: ApiKeyRepository;
+      orgs: OrganizationService;
+      statements: AdminActionVerifier;
+      redis: Redis;
+      prefix: string;
+      logger: Logger;
+    },
+  ) {}
+
+  async listKeys(manager: Membership): Promise<{ keys: KeyView[] }> {
+    const rows = await this.deps.keys.listActive(manager.organizationId, 'maker');
+    return { keys: rows.map(keyView) };
+  }
+
+  /** Statement: Action add_member, Member = the bot address, Name = the key name. */
+  async addKey(manager: Membership, input: SignedRequest & { address: `0x${string}`; name: string }): Promise<IssuedKey> {
+    await this.deps.statements.verify(input.message, input.signature, {
+      kind: 'maker',
+      action: 'add_member',
+      bearer: manager.address,
+      member: input.address,
+      organizationId: manager.organizationId,
+      name: input.name,
+    });
+    const { keyId, secret } = newKeySecret('maker');
+    const row = await this.deps.keys.insert({
+      id: keyId,
+      organizationId: manager.organizationId,
+      kind: 'maker',
+      name: input.name,
+      address: input.address,
+      secretHash: hashSecret(secret),
+      createdBy: manager.address,
+    });
+    this.deps.logger.info({ key_id: keyId, organization_id: manager.organizationId, by: manager.address }, 'maker key issued');
+    return { ...keyView(row), secret };
+  }
+
+  /** Statement: Action remove_member, Member = the key's bot address, Name = the key's name. */
+  async removeKey(manager: Membership, keyId: string, input: SignedRequest): Promise<KeyView & { removed_at: string }> {
+    const key = await this.deps.keys.findActive(keyId, 'maker');
+    if (!key || key.organization_id !== manager.organizationId) throw new NotFoundError(`no maker key ${keyId} in this organization`, 'key_not_found');
+    await this.deps.statements.verify(input.message, input.signature, {
+      kind: 'maker',
+      action: 'remove_member',
+      bearer: manager.address,
+      member: key.address as `0x${string}`,
+      organizationId: manager.organizationId,
+      name: key.name,
+    });
+    const revoked = await this.deps.keys.revoke(keyId, manager.organizationId, 'maker');
+    if (!revoked) throw new NotFoundError(`no maker key ${keyId} in this organization`, 'key_not_found');
+    await publishRevocation(this.deps.redis, this.deps.prefix, { kind: 'maker_key', keyId }, this.deps.logger);
+    this.deps.logger.info({ key_id: keyId, organization_id: manager.organizationId, by: manager.address }, 'maker key removed');
+    return removedKeyView(revoked);
+  }
+
+  /** Statement: Action transfer_admin, Member = the new admin, Name = the organization's name. */
+  async transferAdmin(manager: Membership, input: SignedRequest & { newAdmin: `0x${string}` }) {
+    await this.deps.statements.verify(input.message, input.signature, {
+      kind: 'maker',
+      action: 'transfer_admin',
+      bearer: manager.address,
+      member: input.newAdmin,
+      organizationId: manager.organizationId,
+      name: manager.organizationName,
+    });
+    const result = await this.deps.orgs.transferAdmin(manager, input.newAdmin);
+    this.deps.logger.info({ organization_id: manager.organizationId, by: manager.address, admin: input.newAdmin }, 'maker admin transferred');
+    return result;
+  }
+}

@@ -1,0 +1,58 @@
+import type { Redis } from '../redis';
+import { RedisKeys } from '../redis';
+
+/** The nonce response of GET /api/login/nonce; every field must reappear in the signed message. */
+export interface IssuedNonce {
+  nonce: string;
+  domain: string;
+  uri: string;
+  chain_id: number;
+  statement: string;
+  version: string;
+  issued_at: string;
+  expiration_time: string;
+}
+
+/** Deletes the nonce and leaves a "used" marker for the rest of its life, atomically. */
+const CONSUME = `
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
+return 1`;
+
+/**
+ * Sign-in nonces in Redis, each living until its message's expiration time. A used nonce
+ * leaves a marker so a replay is told "already used" rather than "unknown".
+ */
+export class NonceStore {
+  private readonly keys: RedisKeys;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = new RedisKeys(prefix);
+  }
+
+  async save(n: IssuedNonce): Promise<void> {
+    await this.redis.set(this.keys.key('siwe', 'nonce', n.nonce), JSON.stringify(n), 'PX', this.ttlMs(n));
+  }
+
+  /** The stored nonce, `'used'` once consumed, or null when unknown or expired. */
+  async find(nonce: string): Promise<IssuedNonce | 'used' | null> {
+    const [raw, used] = await this.redis.mget(this.keys.key('siwe', 'nonce', nonce), this.keys.key('siwe', 'used', nonce));
+    if (raw) return JSON.parse(raw) as IssuedNonce;
+    return used ? 'used' : null;
+  }
+
+  /** True for the one caller that consumes the nonce; false when someone already did. */
+  async consume(n: IssuedNonce): Promise<boolean> {
+    const done = await this.redis.eval(CONSUME, 2, this.keys.key('siwe', 'nonce', n.nonce), this.keys.key('siwe', 'used', n.nonce), this.ttlMs(n));
+    return done === 1;
+  }
+
+  private ttlMs(n: IssuedNonce): number {
+    return Math.max(1, Date.parse(n.expiration_time) - Date.now());
+  }
+}

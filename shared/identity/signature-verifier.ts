@@ -1,0 +1,62 @@
+import { createPublicClient, http, isAddressEqual, recoverMessageAddress, type Hex, type PublicClient } from 'viem';
+import { ServiceUnavailableError } from '../errors';
+import type { Logger } from '../logging';
+import type { RegistryService } from '../registry';
+
+/**
+ * personal_sign (EIP-191) verification. An externally owned account is checked by recovery,
+ * offline. When recovery does not give the claimed address and that address holds code on the
+ * message's network, the wallet is a contract and is asked through the registry network's RPC
+ * (ERC-1271, via viem's verifyMessage). Counterfactual (not yet deployed) wallets have no code
+ * and are refused: deploy the wallet before signing in.
+ */
+export class SignatureVerifier {
+  private readonly clients = new Map<string, PublicClient>();
+
+  constructor(
+    private readonly deps: { registry: RegistryService; rpcTimeoutMs: number; logger: Logger },
+  ) {}
+
+  /** True when `signature` over `message` is `address`'s. Throws 503 when a needed RPC is unreachable. */
+  async verify(v: { address: `0x${string}`; message: string; signature: Hex; chainId?: number }): Promise<boolean> {
+    if (await this.recoversTo(v.address, v.message, v.signature)) return true;
+    if (v.chainId === undefined) return false;
+    const client = await this.clientFor(v.chainId);
+    if (!client) return false;
+    try {
+      const code = await client.getCode({ address: v.address });
+      if (!code || code === '0x') return false;
+      return await client.verifyMessage({ address: v.address, message: v.message, signature: v.signature });
+    } catch (err) {
+      this.deps.logger.warn({ chain_id: v.chainId, err: (err as Error).message }, 'contract wallet verification failed to reach the RPC');
+      throw new ServiceUnavailableError(`cannot verify a contract wallet signature: chain ${v.chainId} RPC unreachable`, 'rpc_unavailable', 5);
+    }
+  }
+
+  /** The EOA signer of a personal_sign message, or null when the signature does not parse. */
+  async recover(message: string, signature: Hex): Promise<`0x${string}` | null> {
+    try {
+      return await recoverMessageAddress({ message, signature });
+    } catch {
+      return null;
+    }
+  }
+
+  private async recoversTo(address: `0x${string}`, message: string, signature: Hex): Promise<boolean> {
+    const signer = await this.recover(message, signature);
+    return signer !== null && isAddressEqual(signer, address);
+  }
+
+  private async clientFor(chainId: number): Promise<PublicClient | null> {
+    const network = await this.deps.registry.network(chainId);
+    if (!network || !network.enabled) return null;
+    const url = network.rpc_urls.find((u) => u.startsWith('http://') || u.startsWith('https://'));
+    if (!url) return null;
+    let client = this.clients.get(url);
+    if (!client) {
+      client = createPublicClient({ transport: http(url, { timeout: this.deps.rpcTimeoutMs, retryCount: 0 }) });
+      this.clients.set(url, client);
+    }
+    return client;
+  }
+}

@@ -1,0 +1,59 @@
+import type { Express } from 'express';
+import request from 'supertest';
+import type { Address } from 'viem';
+import { RegistryService } from '../../../shared/registry';
+import { startTestChain, type TestChain } from '../../support/chain';
+import { buildApp } from '../../support/http';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { bearer, fetchNonce, newWallet, siweMessage } from '../../support/wallets';
+import { deployContractWallet } from './contract-wallet';
+
+/** ERC-1271: a smart-contract wallet signs in through the registry network's RPC. */
+describe('contract wallet sign-in', () => {
+  let chain: TestChain;
+  let env: TestEnv;
+  let app: Express;
+  let registry: RegistryService;
+  const owner = newWallet();
+  let wallet: Address;
+
+  beforeAll(async () => {
+    chain = await startTestChain();
+    env = await createTestEnv({ SIWE_CHAIN_ID: String(chain.chainId), SIWE_RPC_TIMEOUT_MS: '2000' });
+    app = buildApp(env).app;
+    registry = new RegistryService(env.db);
+    await registry.upsertNetwork(chain.network);
+    wallet = await deployContractWallet(chain, owner.address);
+  }, 120_000);
+  afterAll(async () => {
+    await env?.close();
+    await chain?.stop();
+  });
+
+  it("logs in when the contract accepts its owner's signature", async () => {
+    const message = siweMessage(await fetchNonce(app), wallet);
+    const res = await request(app).post('/api/login').send({ message, signature: await owner.signMessage({ message }) }).expect(200);
+    expect(res.body.address).toBe(wallet);
+    const me = await request(app).get('/api/me').set(bearer(res.body.token)).expect(200);
+    expect(me.body).toEqual({ address: wallet, tier: 'freemium' });
+  });
+
+  it('is refused when the contract rejects the signature', async () => {
+    const message = siweMessage(await fetchNonce(app), wallet);
+    const res = await request(app).post('/api/login').send({ message, signature: await newWallet().signMessage({ message }) }).expect(401);
+    expect(res.body.code).toBe('siwe_bad_signature');
+  });
+
+  it('answers 503 when the network RPC cannot be reached, and EOAs still sign in offline', async () => {
+    await registry.upsertNetwork({ ...chain.network, rpc_urls: ['http://127.0.0.1:9'] });
+    try {
+      const message = siweMessage(await fetchNonce(app), wallet);
+      const res = await request(app).post('/api/login').send({ message, signature: await owner.signMessage({ message }) }).expect(503);
+      expect(res.body.code).toBe('rpc_unavailable');
+      const eoaMessage = siweMessage(await fetchNonce(app), owner.address);
+      await request(app).post('/api/login').send({ message: eoaMessage, signature: await owner.signMessage({ message: eoaMessage }) }).expect(200);
+    } finally {
+      await registry.upsertNetwork(chain.network);
+    }
+  });
+});

@@ -1,0 +1,204 @@
+import type { Express } from 'express';
+import request from 'supertest';
+import { createApp } from '../../../api/app';
+import { exploreGate, routeAuth } from '../../../api/auth';
+import type { ApiContext } from '../../../api/context';
+import type { Config } from '../../../shared/config';
+import { startChallengeServer, type ChallengeServer } from '../../support/challenge-server';
+import { buildApp } from '../../support/http';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
+import { probeApp } from './probe-app';
+
+const ORIGIN = 'https://app.example';
+
+function gateApp(ctx: ApiContext): Express {
+  return probeApp(
+    ctx,
+    {
+      '/explore/clob': [exploreGate(ctx, 'explore-clob')],
+      '/explore/loan': routeAuth(ctx, 'explore', 'explore-loan'),
+      '/quote': routeAuth(ctx, 'create_quote'),
+    },
+    { trustProxy: 1 },
+  );
+}
+
+function refused(res: request.Response, status: number, error: string): void {
+  expect(res.status).toBe(status);
+  expect(res.body).toEqual({ error, code: expect.any(String), request_id: expect.any(String) });
+}
+
+describe('Explore gate and bot challenge', () => {
+  let env: TestEnv;
+  let ctx: ApiContext;
+  let app: Express;
+  let gate: Express;
+  let challenge: ChallengeServer;
+  let session: string;
+  let keyedDelegate: string;
+  let adminDelegate: string;
+  let takerSecret: string;
+  let makerSecret: string;
+
+  /** Same database and Redis, different configuration: a fresh app and gate. */
+  function gateWith(overrides: Partial<Config>): Express {
+    return gateApp(createApp({ ...env, config: Object.freeze({ ...env.config, ...overrides }) }).ctx);
+  }
+
+  beforeAll(async () => {
+    challenge = await startChallengeServer();
+    env = await createTestEnv({
+      CHALLENGE_SECRET: challenge.secret,
+      CHALLENGE_VERIFY_URL: challenge.url,
+      CHALLENGE_TIMEOUT_MS: '300',
+      CORS_ORIGINS: `${ORIGIN},https://other.example`,
+      GEOBLOCK_COUNTRIES: 'KP,IR',
+    });
+    ({ app, ctx } = buildApp(env));
+    gate = gateApp(ctx);
+    const { orgs } = ctx.services.identity;
+
+    session = await signIn(app, newWallet());
+    const takerAdmin = newWallet();
+    const takerAdminToken = await signIn(app, takerAdmin);
+    const takerOrg = await orgs.create({ kind: 'taker', name: 'Integrator', owner: takerAdmin.address });
+    takerSecret = (await request(app).post('/api/taker/keys').set(bearer(takerAdminToken)).send({ name: 'backend' }).expect(201)).body.secret;
+    keyedDelegate = (await request(app).post('/api/taker/delegate').set(bearer(takerSecret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body.token;
+    const user = newWallet().address;
+    const signed = await signStatement(takerAdmin, { kind: 'taker', action: 'mint_delegate', member: user, organization: takerOrg.id, name: 'Integrator' });
+    adminDelegate = (await request(app).post('/api/taker/delegate').set(bearer(takerAdminToken)).send({ address: user, expires_in: 600, ...signed }).expect(200)).body.token;
+
+    const makerAdmin = newWallet();
+    const makerAdminToken = await signIn(app, makerAdmin);
+    const makerOrg = await orgs.create({ kind: 'maker', name: 'Maker', owner: makerAdmin.address });
+    const bot = newWallet().address;
+    const keySig = await signStatement(makerAdmin, { action: 'add_member', member: bot, organization: makerOrg.id, name: 'bot' });
+    makerSecret = (await request(app).post('/api/maker/keys').set(bearer(makerAdminToken)).send({ address: bot, name: 'bot', ...keySig }).expect(201)).body.secret;
+  });
+  afterAll(async () => {
+    await env?.close();
+    await challenge?.close();
+  });
+
+  describe('401 siwe or taker delegate required', () => {
+    it.each([
+      ['no bearer', () => ({})],
+      ['an invalid bearer', () => bearer('nonsense.jwt.value')],
+      ['a maker API key', () => bearer(makerSecret)],
+      ['a raw taker API key', () => bearer(takerSecret)],
+    ])('%s', async (_what, headers) => {
+      refused(await request(gate).get('/explore/clob').set(headers()).set('Origin', ORIGIN), 401, 'siwe or taker delegate required');
+    });
+  });
+
+  it('401 taker API key delegate required: a delegate minted by the admin UI', async () => {
+    refused(await request(gate).get('/explore/loan').set(bearer(adminDelegate)), 401, 'taker API key delegate required');
+  });
+
+  it('a delegate with key_id passes with no Origin and no challenge', async () => {
+    const calls = challenge.calls.length;
+    const res = await request(gate).get('/explore/clob').set(bearer(keyedDelegate)).expect(200);
+    expect(res.body.principal).toMatchObject({ kind: 'delegate', keyId: expect.any(String) });
+    expect(challenge.calls.length).toBe(calls);
+  });
+
+  it('403 origin header required, then 403 origin not allowed, on the website path', async () => {
+    refused(await request(gate).get('/explore/clob').set(bearer(session)), 403, 'origin header required');
+    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', 'https://evil.example'), 403, 'origin not allowed');
+  });
+
+  it('403 challenge verification required: missing, rejected, or for another action', async () => {
+    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN), 403, 'challenge verification required');
+    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'forged-token'), 403, 'challenge verification required');
+    challenge.accept('loan-token', 'explore-loan');
+    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'loan-token'), 403, 'challenge verification required');
+  });
+
+  it('a passing challenge with the route action lets the website through; siteverify gets secret, response and remoteip', async () => {
+    challenge.accept('good-token', 'explore-clob');
+    const res = await request(gate)
+      .get('/explore/clob')
+      .set(bearer(session))
+      .set('Origin', ORIGIN)
+      .set('X-Forwarded-For', '203.0.113.7')
+      .set('X-Challenge-Response', 'good-token')
+      .expect(200);
+    expect(res.body.principal).toMatchObject({ kind: 'siwe' });
+    expect(challenge.calls.at(-1)).toEqual({ secret: challenge.secret, response: 'good-token', remoteip: '203.0.113.7', contentType: expect.stringContaining('application/x-www-form-urlencoded') });
+    // Turnstile refuses a second siteverify of one token, so a verified token is remembered for its action.
+    const calls = challenge.calls.length;
+    await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', 'https://other.example').set('X-Challenge-Response', 'good-token').expect(200);
+    expect(challenge.calls.length).toBe(calls);
+    refused(await request(gate).get('/explore/loan').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'good-token'), 403, 'challenge verification required');
+  });
+
+  it('a verifier that does not answer in time counts as a failed challenge, without hanging', async () => {
+    challenge.hang('slow-token');
+    const started = Date.now();
+    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'slow-token'), 403, 'challenge verification required');
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(2000);
+    expect(challenge.calls.at(-1)?.response).toBe('slow-token');
+  });
+
+  it('with no challenge secret the check fails open, but Origin is still required', async () => {
+    const open = gateWith({ CHALLENGE_SECRET: undefined });
+    const calls = challenge.calls.length;
+    await request(open).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).expect(200);
+    await request(open).get('/quote').expect(200);
+    refused(await request(open).get('/explore/clob').set(bearer(session)), 403, 'origin header required');
+    expect(challenge.calls.length).toBe(calls);
+  });
+
+  it('quote creation: a delegate skips the challenge, anyone else needs one for quote-create when enforced', async () => {
+    refused(await request(gate).get('/quote'), 403, 'challenge verification required');
+    await request(gate).get('/quote').set(bearer(adminDelegate)).expect(200);
+    challenge.accept('quote-token', 'quote-create');
+    await request(gate).get('/quote').set('X-Challenge-Response', 'quote-token').expect(200);
+  });
+
+  it('geoblocked countries are refused after authentication', async () => {
+    const blocked = await request(gate).get('/explore/clob').set(bearer(keyedDelegate)).set('CF-IPCountry', 'kp').expect(403);
+    expect(blocked.body.code).toBe('geoblocked');
+    refused(await request(gate).get('/explore/clob').set('CF-IPCountry', 'KP'), 401, 'siwe or taker delegate required');
+    await request(gate).get('/explore/clob').set(bearer(keyedDelegate)).set('CF-IPCountry', 'US').expect(200);
+  });
+
+  describe('429 too many requests (limit 2 per window)', () => {
+    let limited: Express;
+
+    beforeAll(() => {
+      limited = gateWith({ EXPLORE_RATE_LIMIT: 2, EXPLORE_RATE_WINDOW_SECONDS: 60, REDIS_PREFIX: `${env.config.REDIS_PREFIX}explore-rl:` });
+    });
+
+    function expect429(res: request.Response): void {
+      refused(res, 429, 'too many requests');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    }
+
+    it('per IP: three wallets from one address', async () => {
+      const tokens = [await signIn(app, newWallet()), await signIn(app, newWallet()), await signIn(app, newWallet())];
+      for (const t of tokens.slice(0, 2)) await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', '198.51.100.1').set('Origin', ORIGIN).expect(403);
+      expect429(await request(limited).get('/explore/clob').set(bearer(tokens[2])).set('X-Forwarded-For', '198.51.100.1').set('Origin', ORIGIN));
+    });
+
+    it('per wallet: one session from three addresses (and before the access check)', async () => {
+      const t = await signIn(app, newWallet());
+      for (const ip of ['198.51.100.11', '198.51.100.12']) refused(await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', ip), 403, 'origin header required');
+      expect429(await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', '198.51.100.13'));
+    });
+
+    it('per taker key: three delegates of one key from three addresses', async () => {
+      const delegates: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        delegates.push((await request(app).post('/api/taker/delegate').set(bearer(takerSecret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body.token);
+      }
+      await request(limited).get('/explore/clob').set(bearer(delegates[0])).set('X-Forwarded-For', '198.51.100.21').expect(200);
+      await request(limited).get('/explore/loan').set(bearer(delegates[1])).set('X-Forwarded-For', '198.51.100.22').expect(200);
+      expect429(await request(limited).get('/explore/clob').set(bearer(delegates[2])).set('X-Forwarded-For', '198.51.100.23'));
+    });
+  });
+});

@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { buildApp } from '../../support/http';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { bearer, newWallet, signIn } from '../../support/wallets';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** The operator CLI as an operator runs it, against the test database. */
+async function ops(env: TestEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/ops.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('operator organization commands', () => {
+  let env: TestEnv;
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+  });
+  afterAll(() => env.close());
+
+  it('org:create, org:add-member and org:list; the API then sees the roles', async () => {
+    const owner = newWallet();
+    const manager = newWallet();
+    const created = await ops(env, 'org:create', '--kind', 'maker', '--name', 'Option Desk', '--owner', owner.address.toLowerCase());
+    expect(created.code).toBe(0);
+    const org = JSON.parse(created.stdout);
+    expect(org).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      kind: 'maker',
+      name: 'Option Desk',
+      created_at: expect.any(String),
+      members: [{ address: owner.address, role: 'owner', created_at: expect.any(String) }],
+    });
+
+    const added = await ops(env, 'org:add-member', '--org', org.id, '--address', manager.address, '--role', 'manager');
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.stdout).members).toContainEqual({ address: manager.address, role: 'manager', created_at: expect.any(String) });
+
+    const listed = await ops(env, 'org:list');
+    expect(JSON.parse(listed.stdout).organizations.map((o: { id: string }) => o.id)).toEqual([org.id]);
+
+    const app = buildApp(env).app;
+    const me = await request(app).get('/api/me').set(bearer(await signIn(app, manager))).expect(200);
+    expect(me.body).toEqual({ address: manager.address, tier: 'maker', role: 'manager', organization_id: org.id, organization_name: 'Option Desk' });
+
+    const again = await ops(env, 'org:create', '--kind', 'maker', '--name', 'Second', '--owner', manager.address);
+    expect(again.code).toBe(65);
+    expect(again.stderr).toContain('already belongs to a maker organization');
+    const badRole = await ops(env, 'org:add-member', '--org', org.id, '--address', newWallet().address, '--role', 'boss');
+    expect(badRole.code).toBe(65);
+    expect(badRole.stderr).toContain('role');
+    const missing = await ops(env, 'org:create', '--kind', 'taker', '--name', 'X');
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toContain('--owner is required');
+  }, 90_000);
+});
