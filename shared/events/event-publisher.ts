@@ -1,0 +1,116 @@
+import type { Config } from '../config';
+import type { Metrics } from '../metrics';
+import type { Redis } from '../redis';
+import { EventKeys } from './event-keys';
+import { TOPIC_EVENT_NAMES, type EventName, type TopicEvents } from './event-types';
+import { LuaScript } from './lua-script';
+import type { LiveTopicKind, TopicRef } from './topics';
+
+/**
+ * One script so that a seq is never handed out without its history entry and its live message:
+ * a reader that sees seq n in the counter finds entries up to n in the log, and every replica
+ * subscribed when the script ran receives message n, in seq order.
+ * KEYS: seq, log, once. ARGV: live channel, event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once.
+ */
+const PUBLISH = new LuaScript(
+  `
+if ARGV[7] == '1' then
+  local prior = redis.call('GET', KEYS[3])
+  if prior then return {tonumber(prior), 1} end
+end
+local seq = redis.call('INCR', KEYS[1])
+-- the counter can only fall behind the log if someone deleted it: never reuse a seq
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+if #last > 0 then
+  local lastSeq = tonumber(string.match(last[1][1], '^(%d+)'))
+  if lastSeq >= seq then
+    seq = lastSeq + 1
+    redis.call('SET', KEYS[1], string.format('%d', seq))
+  end
+end
+local now = redis.call('TIME')
+local ms = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+local s = string.format('%d', seq)
+local data
+if ARGV[3] == '{}' then data = '{"seq":' .. s .. '}' else data = '{"seq":' .. s .. ',' .. string.sub(ARGV[3], 2) end
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[4], s .. '-0', 'e', ARGV[2], 'd', data, 't', ms)
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+if ARGV[7] == '1' then redis.call('SET', KEYS[3], s, 'PX', ARGV[5]) end
+redis.call('PUBLISH', ARGV[1], s .. '\\t' .. ARGV[2] .. '\\t' .. ms .. '\\t' .. data)
+return {seq, 0}
+`,
+  3,
+);
+
+/** Largest payload a topic carries: a client's frame limit is not ours to exceed. */
+export const MAX_EVENT_PAYLOAD_BYTES = 256 * 1024;
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9:_.-]{1,128}$/;
+
+export interface PublishOptions {
+  /**
+   * Same key on the same topic within the history window = the same event: a retried job
+   * publishes nothing twice and gets the first seq back.
+   */
+  idempotencyKey?: string;
+}
+
+export interface PublishResult {
+  seq: number;
+  /** True when the idempotency key had already been published; nothing was sent. */
+  duplicate: boolean;
+}
+
+export type EventPublisherConfig = Pick<
+  Config,
+  'REDIS_PREFIX' | 'SOCKET_HISTORY_MAX_EVENTS' | 'SOCKET_HISTORY_MAX_AGE_SECONDS' | 'SOCKET_SEQ_TTL_SECONDS'
+>;
+
+/**
+ * The one way to send an event to socket clients. Workers and the indexer publish; socket
+ * replicas deliver. Each topic's events get seq 1, 2, 3...; the recent ones stay in a Redis
+ * Stream for replay, and every replica gets them live over Redis pub/sub.
+ */
+export class EventPublisher {
+  private readonly keys: EventKeys;
+  private readonly logTtlMs: number;
+  private readonly seqTtlMs: number;
+
+  constructor(private readonly deps: { redis: Redis; config: EventPublisherConfig; metrics?: Metrics }) {
+    this.keys = new EventKeys(deps.config.REDIS_PREFIX);
+    this.logTtlMs = deps.config.SOCKET_HISTORY_MAX_AGE_SECONDS * 1000;
+    this.seqTtlMs = Math.max(deps.config.SOCKET_SEQ_TTL_SECONDS * 1000, this.logTtlMs);
+  }
+
+  async publish<K extends LiveTopicKind, E extends EventName<K>>(
+    topic: TopicRef<K>,
+    event: E,
+    payload: TopicEvents[K][E],
+    opts: PublishOptions = {},
+  ): Promise<PublishResult> {
+    const allowed = TOPIC_EVENT_NAMES[topic.kind] as readonly string[] | undefined;
+    if (!allowed?.includes(event)) throw new Error(`event ${event} does not belong on a ${topic.kind} topic`);
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('an event payload is a JSON object');
+    if (Object.prototype.hasOwnProperty.call(payload, 'seq')) throw new Error('an event payload must not carry seq: the socket tier assigns it');
+    const json = JSON.stringify(payload);
+    if (Buffer.byteLength(json) > MAX_EVENT_PAYLOAD_BYTES) throw new Error(`event payload larger than ${MAX_EVENT_PAYLOAD_BYTES} bytes`);
+    const once = opts.idempotencyKey;
+    if (once !== undefined && !IDEMPOTENCY_KEY.test(once)) throw new Error('idempotencyKey: 1-128 of A-Z a-z 0-9 : _ . -');
+
+    const keys = [this.keys.seq(topic.key), this.keys.log(topic.key), this.keys.once(topic.key, once ?? '-')];
+    const args = [
+      this.keys.live(topic.key),
+      event,
+      json,
+      this.deps.config.SOCKET_HISTORY_MAX_EVENTS,
+      this.logTtlMs,
+      this.seqTtlMs,
+      once === undefined ? '0' : '1',
+    ];
+    const [seq, dup] = (await PUBLISH.run(this.deps.redis, keys, args)) as [number, number];
+    this.deps.metrics
+      ?.counter('events_published_total', 'Events published to socket topics', ['topic_kind', 'duplicate'])
+      .inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
+    return { seq, duplicate: dup === 1 };
+  }
+}

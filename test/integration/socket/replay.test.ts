@@ -1,0 +1,212 @@
+import type { Socket } from 'phoenix';
+import type { Redis } from '../../../shared/redis';
+import { rfqStreamTopic, topics, type TopicRef } from '../../../shared/events';
+import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { disconnect, join, phoenixSocket, publisher, sleep, startReplica, waitFor, type Joined, type Replica } from './socket-harness';
+
+const seqs = (j: Joined) => j.events.map((e) => e.payload.seq);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+async function newStream(env: TestEnv): Promise<{ topic: string; ref: TopicRef<'rfq_stream'> }> {
+  const token = await new StreamTokens(env.redis, env.config.REDIS_PREFIX).mint('rfq', 600, {});
+  return { topic: rfqStreamTopic(token), ref: topics.rfqStream(hashStreamToken(token)) };
+}
+
+async function publishN(env: TestEnv, ref: TopicRef<'rfq_stream'>, n: number): Promise<void> {
+  const pub = publisher(env);
+  for (let i = 0; i < n; i++) await pub.publish(ref, 'rfq_offer', { quote_id: 'q', i });
+}
+
+describe('socket tier: ordered, replayable delivery', () => {
+  let env: TestEnv;
+  let a: Replica;
+  let b: Replica;
+  const sockets: Socket[] = [];
+  const client = (r: Replica, opts = {}) => {
+    const s = phoenixSocket(r.url, opts);
+    sockets.push(s);
+    return s;
+  };
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    a = await startReplica(env);
+    b = await startReplica(env);
+  });
+  afterEach(async () => {
+    await Promise.all(sockets.splice(0).map(disconnect));
+  });
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+    await env.close();
+  });
+
+  it('two replicas on different ports both deliver one publish', async () => {
+    const { topic, ref } = await newStream(env);
+    const [ja, jb] = await Promise.all([join(client(a), topic), join(client(b), topic)]);
+    await publisher(env).publish(ref, 'rfq_request', { quote_id: 'q', chain_id: 1 });
+    await waitFor(() => ja.events.length === 1 && jb.events.length === 1);
+    expect(ja.events).toEqual(jb.events);
+    expect(ja.events[0].payload.seq).toBe(1);
+  });
+
+  it('a client that was gone rejoins with last_seq and gets exactly the 20 it missed, in order, then live ones', async () => {
+    const { topic, ref } = await newStream(env);
+    const first = client(a);
+    const j1 = await join(first, topic);
+    await publishN(env, ref, 5);
+    await waitFor(() => j1.events.length === 5);
+    await disconnect(first);
+
+    await publishN(env, ref, 20);
+    const j2 = await join(client(b), topic, { last_seq: 5 });
+    expect(j2.reply).toEqual({ status: 'ok', response: { seq: 5, recovered: true } });
+    await waitFor(() => j2.events.length === 20);
+    await publishN(env, ref, 3);
+    await waitFor(() => j2.events.length === 23);
+    await sleep(100);
+    expect(seqs(j2)).toEqual(range(6, 28));
+    expect(j2.events.slice(0, 20).map((e) => e.payload.i)).toEqual(range(0, 19));
+  });
+
+  it('a token topic joined without last_seq replays from its first event', async () => {
+    const { topic, ref } = await newStream(env);
+    await publishN(env, ref, 3);
+    const j = await join(client(a), topic);
+    expect(j.reply.response).toEqual({ seq: 0, recovered: true });
+    await waitFor(() => j.events.length === 3);
+    expect(seqs(j)).toEqual([1, 2, 3]);
+  });
+
+  it('says recovered: false, with the head seq, when last_seq is ahead of the topic', async () => {
+    const { topic, ref } = await newStream(env);
+    await publishN(env, ref, 2);
+    const j = await join(client(a), topic, { last_seq: 50 });
+    expect(j.reply.response).toEqual({ seq: 2, recovered: false });
+    await publishN(env, ref, 1);
+    await waitFor(() => j.events.length === 1);
+    expect(seqs(j)).toEqual([3]);
+  });
+
+  it('joins racing a stream of publishes each get an unbroken sequence, no event twice', async () => {
+    const { topic, ref } = await newStream(env);
+    const total = 300;
+    const pub = publisher(env);
+    let published = 0;
+    const publishing = (async () => {
+      for (; published < total; ) {
+        await pub.publish(ref, 'rfq_offer', { quote_id: 'q' });
+        published++;
+        // a steady stream rather than a burst, so the joins below land in the middle of it
+        if (published % 10 === 0) await sleep(2);
+      }
+    })();
+    const joins: { from: number; j: Promise<Joined> }[] = [];
+    for (let i = 0; i < 24; i++) {
+      await sleep(5 + (i % 4) * 3);
+      const from = Math.max(0, published - (i % 6) * 7);
+      joins.push({ from, j: join(client(i % 2 ? a : b), topic, { last_seq: from }) });
+    }
+    await publishing;
+    // the test only means something if most joins raced the publisher
+    expect(joins.filter((x) => x.from > 0 && x.from < total).length).toBeGreaterThanOrEqual(12);
+    for (const { from, j } of joins) {
+      const joined = await j;
+      expect(joined.reply.response).toEqual({ seq: from, recovered: true });
+      await waitFor(() => joined.events.length === total - from, 5000, `events after ${from}`);
+      expect(seqs(joined)).toEqual(range(from + 1, total));
+    }
+  });
+
+  it('repairs a gap when the Redis subscriber reconnects and events were published meanwhile', async () => {
+    const { topic, ref } = await newStream(env);
+    const j = await join(client(a), topic);
+    await publishN(env, ref, 2);
+    await waitFor(() => j.events.length === 2);
+    const sub = (a.socket as unknown as { sub: Redis }).sub;
+    const reconnected = new Promise((resolve) => sub.once('ready', resolve));
+    sub.disconnect(true);
+    await publishN(env, ref, 5);
+    await reconnected;
+    await waitFor(() => j.events.length === 7);
+    await publishN(env, ref, 1);
+    await waitFor(() => j.events.length === 8);
+    expect(seqs(j)).toEqual(range(1, 8));
+  });
+
+  it('replay survives a socket replica restart: the client reconnects and rejoins with its last_seq', async () => {
+    const r1 = await startReplica(env);
+    const port = r1.port;
+    const { topic, ref } = await newStream(env);
+    const s = client(r1);
+    let last = 0;
+    const j = await join(s, topic, () => ({ last_seq: last }));
+    j.channel.on('rfq_offer', (p: { seq: number }) => {
+      last = p.seq;
+    });
+    await publishN(env, ref, 3);
+    await waitFor(() => last === 3);
+
+    await r1.close();
+    await publishN(env, ref, 10);
+    const r2 = await startReplica(env, { port });
+    try {
+      await waitFor(() => last === 13, 10000, 'the missed events after restart');
+      await publishN(env, ref, 1);
+      await waitFor(() => last === 14);
+      expect(seqs(j)).toEqual(range(1, 14));
+    } finally {
+      await disconnect(s);
+      await r2.close();
+    }
+  });
+});
+
+describe('socket tier: history bounds', () => {
+  let env: TestEnv;
+  let r: Replica;
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    env = await createTestEnv({ SOCKET_HISTORY_MAX_EVENTS: '5', SOCKET_HISTORY_MAX_AGE_SECONDS: '1' });
+    r = await startReplica(env);
+  });
+  afterEach(async () => {
+    await Promise.all(sockets.splice(0).map(disconnect));
+  });
+  afterAll(async () => {
+    await r.close();
+    await env.close();
+  });
+
+  it('a replay that reaches beyond the kept events says recovered: false and continues live from the head', async () => {
+    const { topic, ref } = await newStream(env);
+    await publishN(env, ref, 12);
+    const s = phoenixSocket(r.url);
+    sockets.push(s);
+    const j = await join(s, topic, { last_seq: 2 });
+    expect(j.reply.response).toEqual({ seq: 12, recovered: false });
+    await publishN(env, ref, 1);
+    await waitFor(() => j.events.length === 1);
+    expect(seqs(j)).toEqual([13]);
+
+    // within the last 5 it recovers
+    const s2 = phoenixSocket(r.url);
+    sockets.push(s2);
+    const j2 = await join(s2, topic, { last_seq: 9 });
+    expect(j2.reply.response).toEqual({ seq: 9, recovered: true });
+    await waitFor(() => j2.events.length === 4);
+    expect(seqs(j2)).toEqual([10, 11, 12, 13]);
+  });
+
+  it('events older than the history age are not replayed: recovered: false', async () => {
+    const { topic, ref } = await newStream(env);
+    await publishN(env, ref, 3);
+    await sleep(1100);
+    const s = phoenixSocket(r.url);
+    sockets.push(s);
+    const j = await join(s, topic, { last_seq: 1 });
+    expect(j.reply.response).toEqual({ seq: 3, recovered: false });
+  });
+});
