@@ -1,0 +1,19 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { addressSchema, parseOrThrow } from '../../shared/validation';
+import type { ApiContext } from '../context';
+import { noStore } from '../http/cache';
+import { chainIdQuery } from './indexer.routes';
+
+const params = z.object({ address: addressSchema });
+
+/** Public portfolio snapshot of a wallet, from indexed chain data. */
+export function portfolioRoutes(ctx: ApiContext): Router {
+  const r = Router();
+  r.get('/portfolio/:address', noStore, async (req, res) => {
+    const { address } = parseOrThrow(params, req.params);
+    const { chain_id } = parseOrThrow(chainIdQuery, req.query);
+    res.json(await ctx.services.portfolio.portfolio(address, chain_id));
+  });
+  return r;
+}

@@ -1,0 +1,117 @@
+import type { DataSource } from 'typeorm';
+import type { Config } from '../../shared/config';
+import { ExploreClobWatchers } from '../../shared/chain-data/explore-watchers';
+import { EventPublisher, topics, type JsonValue } from '../../shared/events';
+import type { Logger } from '../../shared/logging';
+import type { Metrics } from '../../shared/metrics';
+import { publishQuoteResult } from '../../shared/quotes';
+import type { Redis } from '../../shared/redis';
+import type { Changeset, EventRow, TransferRow } from '../handlers/changeset';
+import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
+
+/**
+ * Live events the indexer sends after a write has committed. Delivery is best effort: the
+ * database is the record, and every event carries an idempotency key, so a publish retried
+ * after a crash sends nothing twice.
+ */
+export interface LivePublisher {
+  settled(chainId: number, filled: FilledQuote[]): Promise<void>;
+  reopened(chainId: number, quotes: ReopenedQuote[], ancestorHash: string): Promise<void>;
+  /** Each pair event and transfer of a realtime batch, to the explore streams watching that pair. */
+  explore(chainId: number, changes: Changeset): Promise<void>;
+  /** Tells watchers of `pairs` that their events above `ancestor` were reorganised away. */
+  exploreReorg(chainId: number, pairs: string[], ancestor: { number: number; hash: string }): Promise<void>;
+}
+
+/**
+ * The taker's stream of a quote. Only the stream token's sha-256 is stored, and topics of
+ * token-named streams are keyed by that hash (shared/events), so the hash addresses it.
+ */
+export const takerStream = (streamTokenHash: string) => topics.rfqStream(streamTokenHash);
+
+export function createLivePublisher(deps: { db: DataSource; redis: Redis; config: Config; metrics?: Metrics; logger: Logger }): LivePublisher {
+  const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
+  const watchers = new ExploreClobWatchers(deps.redis, deps.config.REDIS_PREFIX);
+
+  const guard = async (what: string, fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (err) {
+      deps.logger.warn({ what, err: (err as Error).message }, 'live publish failed; the data is stored and the API serves it');
+    }
+  };
+
+  return {
+    async settled(_chainId, filled) {
+      // Quote payloads are shaped in one place (shared/quotes): the taker hears the fill with its
+      // transaction; makers that offered hear the outcome, never the taker or the fill tx.
+      for (const f of filled) {
+        // The settling maker hears it too, even if it never posted its offer through the API.
+        const opts = { idempotencyKey: `rfq_result.${f.quote_id}.${f.settlement.block_hash}`, alsoMakers: [f.settlement.maker as `0x${string}`] };
+        await guard('rfq_result', () => publishQuoteResult({ db: deps.db, events }, f.quote_id, opts));
+      }
+    },
+
+    async reopened(chainId, quotes, ancestorHash) {
+      for (const q of quotes) {
+        const payload = { quote_id: q.quote_id, chain_id: chainId, state: q.state, reorged: true };
+        await guard('rfq_result', () =>
+          events.publish(takerStream(q.stream_token_hash), 'rfq_result', payload, { idempotencyKey: `reorg:${q.quote_id}:${ancestorHash}` }),
+        );
+      }
+    },
+
+    async explore(chainId, changes) {
+      const byPair = new Map<string, string[]>();
+      const watching = async (pair: string) => {
+        let w = byPair.get(pair);
+        if (!w) {
+          w = await watchers.list(chainId, pair);
+          byPair.set(pair, w);
+        }
+        return w;
+      };
+      // Pair events and transfers, merged back into chain order.
+      const items = [
+        ...changes.events.filter((e) => e.event_name !== 'PackageExecuted' && e.event_name !== 'PairCreated').map((e) => ({ pair: e.address, row: e, transfer: false })),
+        ...changes.transfers.map((t) => ({ pair: t.pair, row: t, transfer: true })),
+      ].sort((a, b) => a.row.block_number - b.row.block_number || a.row.log_index - b.row.log_index);
+      await guard('explore', async () => {
+        for (const { pair, row, transfer } of items) {
+          const hashes = await watching(pair);
+          if (hashes.length === 0) continue;
+          const position = {
+            block_number: row.block_number,
+            block_hash: row.block_hash,
+            block_timestamp: row.block_timestamp,
+            log_index: row.log_index,
+            tx_hash: row.tx_hash,
+          };
+          const once = { idempotencyKey: `${transfer ? 'tr' : 'ev'}:${row.block_hash}:${row.log_index}` };
+          for (const hash of hashes) {
+            if (transfer) {
+              const t = row as TransferRow;
+              const payload = { chain_id: chainId, clob: pair, caller: t.caller, sender: t.sender, receiver: t.receiver, option_id: t.option_id, amount: t.amount, ...position };
+              await events.publish(topics.exploreClobStream(hash), 'explore_clob_transfer', payload, once);
+            } else {
+              const e = row as EventRow;
+              const payload = { chain_id: chainId, clob: pair, event: e.event_name, args: e.args as JsonValue, ...position };
+              await events.publish(topics.exploreClobStream(hash), 'explore_clob_event', payload, once);
+            }
+          }
+        }
+      });
+    },
+
+    async exploreReorg(chainId, pairs, ancestor) {
+      await guard('explore', async () => {
+        for (const pair of pairs) {
+          for (const hash of await watchers.list(chainId, pair)) {
+            const payload = { chain_id: chainId, clob: pair, event: 'reorg', ancestor_block: ancestor.number, ancestor_hash: ancestor.hash };
+            await events.publish(topics.exploreClobStream(hash), 'explore_clob_event', payload, { idempotencyKey: `reorg:${ancestor.hash}` });
+          }
+        }
+      });
+    },
+  };
+}

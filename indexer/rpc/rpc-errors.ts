@@ -1,0 +1,119 @@
+import { HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError } from 'viem';
+
+/**
+ * RPC failures, grouped by what can help:
+ * - `RangeTooLargeError`: the provider refused an `eth_getLogs` span; a smaller span helps.
+ * - retryable (timeouts, refused connections, 429, 5xx, provider-side limits): waiting and trying
+ *   again, possibly on another URL, helps. `RpcUnavailableError` is what is left after retries.
+ * - `RpcRequestRejectedError`: the request itself is wrong (bad params, unknown method); no retry helps.
+ */
+export class RangeTooLargeError extends Error {
+  constructor(
+    readonly from: number,
+    readonly to: number,
+    /** Largest span (in blocks, inclusive count) the provider said it accepts, when it said so. */
+    readonly suggestedSpan: number | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RangeTooLargeError';
+  }
+}
+
+export class RpcUnavailableError extends Error {
+  constructor(
+    readonly method: string,
+    readonly attempts: number,
+    readonly causeMessage: string,
+  ) {
+    super(`${method} failed after ${attempts} attempt${attempts === 1 ? '' : 's'} on every RPC URL: ${causeMessage}`);
+    this.name = 'RpcUnavailableError';
+  }
+}
+
+export class RpcRequestRejectedError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number | undefined,
+    causeMessage: string,
+  ) {
+    super(`${method} rejected by the node${code === undefined ? '' : ` (code ${code})`}: ${causeMessage}`);
+    this.name = 'RpcRequestRejectedError';
+  }
+}
+
+/** A JSON-RPC error object returned in a 200 response. */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'JsonRpcError';
+  }
+}
+
+export type ErrorClass = 'range' | 'retryable' | 'rejected';
+
+/** JSON-RPC codes that mean the request is malformed or unsupported: the same call fails everywhere. */
+const REJECTED_CODES = new Set([-32700, -32600, -32601, -32602, -32004, 3]);
+
+/** HTTP statuses a retry can cure: timeouts, rate limits and server-side failures. */
+const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/** Text of an error including its causes and any body the node sent, for message matching. */
+export function errorText(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 6; depth++) {
+    const x = e as { message?: unknown; details?: unknown; shortMessage?: unknown; cause?: unknown };
+    for (const v of [x.shortMessage, x.details, x.message]) if (typeof v === 'string' && !parts.includes(v)) parts.push(v);
+    e = x.cause;
+  }
+  return parts.join(' | ') || String(err);
+}
+
+function statusOf(err: unknown): number | undefined {
+  if (err instanceof HttpRequestError || err instanceof RpcRequestError) return err.status;
+  return undefined;
+}
+
+function codeOf(err: unknown): number | undefined {
+  if (err instanceof JsonRpcError) return err.code;
+  if (err instanceof RpcRequestError) return err.code;
+  return undefined;
+}
+
+/**
+ * Classifies a failed call. `isLogs` marks `eth_getLogs`, whose "too many results / range too
+ * wide" answers are told apart from other failures by their text (each provider words it differently).
+ */
+export function classifyRpcError(err: unknown, isLogs: boolean): ErrorClass {
+  if (isLogs && (err instanceof ResponseBodyTooLargeError || isRangeMessage(errorText(err)))) return 'range';
+  if (err instanceof TimeoutError) return 'retryable';
+  const code = codeOf(err);
+  if (code !== undefined && REJECTED_CODES.has(code)) return 'rejected';
+  const status = statusOf(err);
+  if (status !== undefined && code === undefined) return RETRYABLE_STATUS.has(status) ? 'retryable' : 'rejected';
+  return 'retryable';
+}
+
+const RANGE_PATTERNS = [
+  /too many (results|logs|blocks)/i,
+  /range (is )?too (large|wide)/i,
+  /block range/i,
+  /query returned more than \d+ results/i,
+  /exceeds? (the )?(max|maximum|limit)/i,
+  /limited to (a )?[\d,.]+/i,
+  /max(imum)? (block )?range/i,
+  /response (size|too large)/i,
+  /logs matched by query exceeds/i,
+  /query timeout exceeded/i,
+  /try with this block range/i,
+  /this block range should work/i,
+];
+
+function isRangeMessage(text: string): boolean {
+  return RANGE_PATTERNS.some((p) => p.test(text));
+}

@@ -1,0 +1,135 @@
+import type { Changeset, EventRow, SettlementRow, TransferRow } from '../handlers/changeset';
+import type { Hex } from '../rpc/rpc';
+import { exec, insertMany, type Column, type Queryable } from './sql';
+
+/** A quote this batch marked filled, with what its taker stream needs to hear. */
+export interface FilledQuote {
+  quote_id: string;
+  stream_token_hash: string;
+  settlement: SettlementRow;
+}
+
+const position = <R extends EventRow | TransferRow | SettlementRow>(): Column<R>[] => [
+  { name: 'block_number', type: 'bigint' },
+  { name: 'block_hash', type: 'text' },
+  { name: 'block_timestamp', type: 'bigint' },
+  { name: 'log_index', type: 'integer' },
+  { name: 'tx_hash', type: 'text' },
+];
+
+/** Writes every row of a changeset and applies its effects; one statement per table. */
+export async function writeChangeset(m: Queryable, chainId: number, c: Changeset): Promise<FilledQuote[]> {
+  const chain = { constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] };
+  await insertMany(m, 'indexer_pairs', c.pairs, [
+    { name: 'address', type: 'text' },
+    { name: 'factory', type: 'text' },
+    { name: 'token0', type: 'text' },
+    { name: 'token1', type: 'text' },
+    { name: 'premium_token', type: 'text' },
+    { name: 'created_block', type: 'bigint' },
+    { name: 'created_block_hash', type: 'text' },
+    { name: 'created_log_index', type: 'integer' },
+    { name: 'tx_hash', type: 'text' },
+  ], chain);
+  await insertMany(m, 'indexer_events', c.events, [
+    ...position<EventRow>(),
+    { name: 'address', type: 'text' },
+    { name: 'event_name', type: 'text' },
+    { name: 'args', type: 'jsonb' },
+  ], chain);
+  await insertMany(m, 'indexer_transfers', c.transfers, [
+    ...position<TransferRow>(),
+    { name: 'pair', type: 'text' },
+    { name: 'caller', type: 'text' },
+    { name: 'sender', type: 'text' },
+    { name: 'receiver', type: 'text' },
+    { name: 'option_id', type: 'numeric' },
+    { name: 'amount', type: 'numeric' },
+  ], chain);
+  await insertMany(m, 'indexer_balances', c.balances, [
+    { name: 'holder', type: 'text' },
+    { name: 'pair', type: 'text' },
+    { name: 'option_id', type: 'numeric' },
+    { name: 'balance', type: 'numeric', value: (r) => r.delta },
+    { name: 'first_block', type: 'bigint' },
+    { name: 'updated_block', type: 'bigint', value: (r) => r.last_block },
+  ], {
+    ...chain,
+    suffix: `ON CONFLICT (chain_id, holder, pair, option_id) DO UPDATE
+               SET balance = indexer_balances.balance + EXCLUDED.balance, updated_block = EXCLUDED.updated_block`,
+  });
+  await insertMany(m, 'indexer_orders', c.ordersPlaced, [
+    { name: 'pair', type: 'text' },
+    { name: 'order_id', type: 'numeric' },
+    { name: 'owner', type: 'text' },
+    { name: 'option_id', type: 'numeric' },
+    { name: 'is_buy', type: 'boolean' },
+    { name: 'price', type: 'numeric' },
+    { name: 'amount', type: 'numeric' },
+    { name: 'remaining', type: 'numeric' },
+    { name: 'state', type: 'text' },
+    { name: 'placed_block', type: 'bigint' },
+    { name: 'placed_block_hash', type: 'text' },
+    { name: 'placed_log_index', type: 'integer' },
+    { name: 'tx_hash', type: 'text' },
+    { name: 'last_block', type: 'bigint' },
+    { name: 'last_log_index', type: 'integer' },
+  ], chain);
+  if (c.orderUpdates.length > 0) {
+    const u = c.orderUpdates;
+    await m.query(
+      `UPDATE indexer_orders o
+          SET remaining = u.remaining, state = u.state, last_block = u.last_block, last_log_index = u.last_log_index
+         FROM unnest($2::text[], $3::numeric[], $4::numeric[], $5::text[], $6::bigint[], $7::integer[])
+              AS u(pair, order_id, remaining, state, last_block, last_log_index)
+        WHERE o.chain_id = $1 AND o.pair = u.pair AND o.order_id = u.order_id`,
+      [chainId, u.map((r) => r.pair), u.map((r) => r.order_id), u.map((r) => r.remaining), u.map((r) => r.state), u.map((r) => r.last_block), u.map((r) => r.last_log_index)],
+    );
+  }
+  return settle(m, chainId, c.settlements);
+}
+
+/**
+ * Marks the quote each settlement pays filled (matched by chain and taker hash) and stores the
+ * settlements with the quote they filled. An `expired` quote is filled too: the offer's deadline
+ * is within the quote's window, so a settlement seen after the expiry job ran happened in time and
+ * the indexer was merely behind; the chain is the record. Returns the quotes this batch filled.
+ */
+async function settle(m: Queryable, chainId: number, settlements: SettlementRow[]): Promise<FilledQuote[]> {
+  if (settlements.length === 0) return [];
+  const { rows } = await exec<{ quote_id: string; taker_address_hash: Hex; stream_token_hash: string }>(
+    m,
+    `UPDATE quotes q SET state = 'filled', closed_at = now(), fill_tx_hash = s.tx_hash
+       FROM unnest($2::text[], $3::text[]) AS s(taker_address_hash, tx_hash)
+      WHERE q.chain_id = $1 AND q.taker_address_hash = s.taker_address_hash AND q.state IN ('open', 'expired')
+      RETURNING q.id AS quote_id, q.taker_address_hash, q.stream_token_hash`,
+    [chainId, settlements.map((s) => s.taker_address_hash), settlements.map((s) => s.tx_hash)],
+  );
+  const byHash = new Map(rows.map((r) => [r.taker_address_hash.toLowerCase(), r]));
+  const filled: FilledQuote[] = [];
+  const quoteOf = new Map<SettlementRow, string>();
+  for (const s of settlements) {
+    // A quote is filled once: only the first settlement carrying its hash claims it.
+    const q = byHash.get(s.taker_address_hash);
+    if (!q) continue;
+    byHash.delete(s.taker_address_hash);
+    quoteOf.set(s, q.quote_id);
+    filled.push({ quote_id: q.quote_id, stream_token_hash: q.stream_token_hash, settlement: s });
+  }
+  await insertMany(m, 'indexer_settlements', settlements, [
+    ...position<SettlementRow>(),
+    { name: 'mothership', type: 'text' },
+    { name: 'taker_address_hash', type: 'text' },
+    { name: 'maker', type: 'text' },
+    { name: 'taker', type: 'text' },
+    { name: 'offer_digest', type: 'text' },
+    { name: 'premium_token', type: 'text' },
+    { name: 'package_premium', type: 'numeric' },
+    { name: 'maker_pays_taker', type: 'boolean' },
+    { name: 'nonce', type: 'numeric' },
+    { name: 'referrer', type: 'text' },
+    { name: 'directions', type: 'smallint[]' },
+    { name: 'quote_id', type: 'uuid', value: (r) => quoteOf.get(r) ?? null },
+  ], { constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] });
+  return filled;
+}

@@ -1,0 +1,32 @@
+import type { DataSource } from 'typeorm';
+
+export type TailerState = 'starting' | 'backfill' | 'realtime' | 'stopped';
+
+/** One network's row in `indexer_status`: what the API serves and judges health by. */
+export interface StatusRow {
+  chain_id: number;
+  state: TailerState;
+  head: number | null;
+  head_timestamp: number | null;
+  cursor: number | null;
+  cursor_timestamp: number | null;
+  rpc_ok: boolean;
+  last_error: string | null;
+  last_synced_at: Date | null;
+}
+
+/** Heartbeats: each write stamps `heartbeat_at` with the database clock, which the API compares with its own reads. */
+export class StatusStore {
+  constructor(private readonly ds: DataSource) {}
+
+  async write(s: StatusRow): Promise<void> {
+    await this.ds.query(
+      `INSERT INTO indexer_status (chain_id, state, head, head_timestamp, cursor, cursor_timestamp, rpc_ok, last_error, last_synced_at, heartbeat_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9, now())
+       ON CONFLICT (chain_id) DO UPDATE SET state = EXCLUDED.state, head = EXCLUDED.head, head_timestamp = EXCLUDED.head_timestamp,
+         cursor = EXCLUDED.cursor, cursor_timestamp = EXCLUDED.cursor_timestamp, rpc_ok = EXCLUDED.rpc_ok,
+         last_error = EXCLUDED.last_error, last_synced_at = EXCLUDED.last_synced_at, heartbeat_at = now()`,
+      [s.chain_id, s.state, s.head, s.head_timestamp, s.cursor, s.cursor_timestamp, s.rpc_ok, s.last_error?.slice(0, 2000) ?? null, s.last_synced_at],
+    );
+  }
+}

@@ -1,0 +1,61 @@
+import { getAddress, isAddress } from 'viem';
+import type { EmitterRole } from '../decode/decode-log';
+import type { Hex } from '../rpc/rpc';
+
+/**
+ * The contracts one network's tailer reads: the pair factory and the mothership from the
+ * registry (the "contract set"), plus every pair the factory created (discovered from its
+ * events). Addresses are kept lower-case for matching.
+ */
+export interface Sources {
+  chainId: number;
+  factory: Hex | null;
+  mothership: Hex | null;
+  pairs: Set<string>;
+  /** Names the registry contracts this cursor covers; a different set starts the network over. */
+  contractSet: string;
+}
+
+function firstAddress(contracts: Record<string, string>, keys: readonly string[]): Hex | null {
+  for (const k of keys) {
+    const v = contracts[k];
+    if (v && isAddress(v, { strict: false })) return getAddress(v).toLowerCase() as Hex;
+  }
+  return null;
+}
+
+export function sourcesFor(
+  chainId: number,
+  contracts: Record<string, string>,
+  keys: { factory: readonly string[]; mothership: readonly string[] },
+  pairs: Iterable<string> = [],
+): Sources {
+  const factory = firstAddress(contracts, keys.factory);
+  const mothership = firstAddress(contracts, keys.mothership);
+  return {
+    chainId,
+    factory,
+    mothership,
+    pairs: new Set([...pairs].map((p) => p.toLowerCase())),
+    contractSet: `factory=${factory ?? 'none'};mothership=${mothership ?? 'none'}`,
+  };
+}
+
+/** The role an emitter plays, or null for an address we do not read. */
+export function roleOf(s: Sources): (address: string) => EmitterRole | null {
+  return (address) => {
+    if (address === s.factory) return 'factory';
+    if (address === s.mothership) return 'mothership';
+    if (s.pairs.has(address)) return 'pair';
+    return null;
+  };
+}
+
+/** Every address to ask `eth_getLogs` about, given the pairs known at that moment. */
+export function watchedAddresses(s: Sources, pairs: Iterable<string> = s.pairs): Hex[] {
+  const out = new Set<string>();
+  if (s.factory) out.add(s.factory);
+  if (s.mothership) out.add(s.mothership);
+  for (const p of pairs) out.add(p);
+  return [...out] as Hex[];
+}

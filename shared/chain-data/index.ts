@@ -1,0 +1,6 @@
+export { ChainDataRepository } from './chain-data.repository';
+export { IndexerStatusService } from './indexer-status.service';
+export type { NetworkStatusView, CoreView } from './indexer-status.service';
+export { PortfolioService } from './portfolio.service';
+export type { PortfolioView, HoldingView, ClosedHoldingView, OpenOrderView } from './portfolio.service';
+export { ExploreClobWatchers } from './explore-watchers';
