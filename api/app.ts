@@ -5,6 +5,13 @@ import { errorHandler, notFound } from './http/error-handler';
 import { requestContext } from './http/request-context';
 import { healthRoutes } from './routes/health.routes';
 import { publicRoutes } from './routes/public.routes';
+import { pubsubRoutes } from './routes/pubsub.routes';
+import { identityRoutes } from './routes/identity.routes';
+import { makerKeysRoutes } from './routes/maker-keys.routes';
+import { takerRoutes } from './routes/taker.routes';
+import { quoteRoutes } from './routes/quote.routes';
+import { indexerRoutes } from './routes/indexer.routes';
+import { portfolioRoutes } from './routes/portfolio.routes';
 
 /**
  * Builds the Express app from its dependencies. Stateless: every request can land on any
@@ -31,6 +38,10 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   const api = express.Router();
   api.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
   api.use(publicRoutes(ctx));
+  api.use(identityRoutes(ctx), makerKeysRoutes(ctx), takerRoutes(ctx));
+  api.use(quoteRoutes(ctx));
+  api.use(pubsubRoutes(ctx));
+  api.use(indexerRoutes(ctx), portfolioRoutes(ctx));
   api.use(notFound);
   app.use('/api', api);
 

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { createApp } from '../api/app';
 import { listen } from '../api/server';
+import { socketOnlyApp, startSocket } from '../api/socket';
+import { ensureDevchain } from '../shared/chain/devchain';
 import { configFromProcess, ConfigError } from '../shared/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
@@ -12,15 +14,19 @@ async function main(): Promise<void> {
   const infra = await openInfra(config, { migrate: config.MIGRATE_ON_START, name: `options-rfq:${config.ROLES.join('+')}` });
   const { logger, lifecycle } = infra;
   lifecycle.installSignalHandlers();
+  // DEVCHAIN=auto and an empty registry: run the local Hardhat chain inside this process.
+  await ensureDevchain(infra);
   const roles = new Set(config.ROLES);
 
-  if (roles.has('workers')) startWorkers(infra, lifecycle);
+  if (roles.has('workers')) await startWorkers(infra, lifecycle);
   if (roles.has('indexer')) await startIndexer(infra, lifecycle);
   if (roles.has('api')) {
     const { app } = createApp(infra);
-    await listen({ app, host: config.HOST, port: config.PORT, logger, lifecycle, name: 'api' });
+    const server = await listen({ app, host: config.HOST, port: config.PORT, logger, lifecycle, name: 'api' });
+    if (roles.has('socket')) await startSocket(infra, server);
   } else if (roles.has('socket')) {
-    await listen({ host: config.HOST, port: config.PORT, logger, lifecycle, name: 'socket' });
+    const server = await listen({ app: socketOnlyApp(infra), host: config.HOST, port: config.PORT, logger, lifecycle, name: 'socket' });
+    await startSocket(infra, server);
   }
   logger.info({ roles: config.ROLES }, 'started');
 }

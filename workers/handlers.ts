@@ -1,4 +1,5 @@
 import type { RegisteredJob } from './job-registry';
+import { quoteHandlers } from './quotes/quote.handlers';
 
 /** One handler per catalogued job (see shared/jobs/jobs.ts). */
-export const HANDLERS: RegisteredJob[] = [];
+export const HANDLERS: RegisteredJob[] = [...quoteHandlers];

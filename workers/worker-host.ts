@@ -18,7 +18,7 @@ export class WorkerHost {
     private readonly ctx: WorkerContext,
     catalog: Record<string, JobSpec>,
     registered: RegisteredJob[],
-    private readonly opts: { redisUrl: string; prefix: string; concurrency: number },
+    private readonly opts: { redisUrl: string; prefix: string; concurrency: number; lockDurationMs?: number; stalledIntervalMs?: number },
   ) {
     this.jobs = checkRegistry(catalog, registered);
   }
@@ -37,6 +37,10 @@ export class WorkerHost {
         prefix: this.opts.prefix,
         concurrency: this.opts.concurrency,
         autorun: true,
+        // A replica that dies mid-job stops renewing its lock; another replica takes the job
+        // over once the lock lapses. Handlers are idempotent, so a second run is harmless.
+        lockDuration: this.opts.lockDurationMs ?? 30_000,
+        stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
       });
       worker.on('completed', (job) => done.inc({ job: job.name, outcome: 'completed' }));
       worker.on('failed', (job, err) => {
@@ -57,9 +61,9 @@ export class WorkerHost {
     await registered.handle(parsed.data, this.ctx, { jobId: String(job.id), attempt: job.attemptsMade + 1 });
   }
 
-  /** Lets running jobs finish (BullMQ's close waits for them), then closes connections. */
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()));
+  /** Lets running jobs finish (BullMQ's close waits for them), then closes connections. `force` abandons them, as a crash would. */
+  async close(force = false): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close(force)));
     await Promise.all(this.connections.map((c) => closeRedis(c)));
   }
 }

@@ -2,6 +2,11 @@ import { z } from 'zod';
 import { serverEnv } from './server.config';
 import { storageEnv } from './storage.config';
 import { challengeEnv } from './challenge.config';
+import { socketEnv } from './socket.config';
+import { chainEnv } from './chain.config';
+import { authEnv } from './auth.config';
+import { indexerEnv } from './indexer.config';
+import { quotesEnv } from './quotes.config';
 
 /**
  * The environment schema, assembled from one section per concern. A section is a plain
@@ -11,9 +16,17 @@ const envSchema = z.object({
   ...serverEnv,
   ...storageEnv,
   ...challengeEnv,
+  ...socketEnv,
+  ...chainEnv,
+  ...authEnv,
+  ...indexerEnv,
+  ...quotesEnv,
 });
 
 export type Env = z.output<typeof envSchema>;
+
+/** Every variable the service reads, optional ones included. */
+export const CONFIG_KEYS: readonly string[] = Object.keys(envSchema.shape);
 
 /** Raised at start when the environment is wrong; lists every bad key at once. */
 export class ConfigError extends Error {

@@ -1,6 +1,6 @@
 export * from './constants';
 export { Problems } from './problems';
-export { parseIntents, readIntentList, readOptionType, readStructure, intentToJson, intentToLeg, legToIntent } from './intents';
+export { parseIntents, readIntentList, readOptionType, readStructure, intentToJson, intentToLeg, jsonLegToLeg, legToIntent } from './intents';
 export type { Intent, IntentJson, Leg } from './intents';
 export { direction, directions, flipPolarity, readPolarity, parsePolarity, parseDirections } from './directions';
 export { recognizeStrategy, STRATEGY_NAMES } from './strategy';

@@ -1,4 +1,4 @@
-import type { Address } from 'viem';
+import { getAddress, type Address } from 'viem';
 import { MAX_LEGS, UINT144_MAX, type OptionType, type Structure } from './constants';
 import { isRecord, readAddress, readArray, readTimestamp, readUint } from './fields';
 import { at, Problems } from './problems';
@@ -155,6 +155,22 @@ export function intentToLeg(i: Intent): Leg {
     expiryTimestamp: i.expiry_timestamp,
     strikeWad: i.strike_wad,
     amount: i.amount,
+  };
+}
+
+/**
+ * The on-chain Leg struct of a leg as the API's JSON gives it (a quote's `legs`): for clients
+ * that sign offers from an rfq_request. Trusts its input; servers parse with parseIntents.
+ */
+export function jsonLegToLeg(j: Omit<IntentJson, 'option_type' | 'structure'> & { option_type: number; structure: number }): Leg {
+  return {
+    pair6909Contract: getAddress(j.pair6909_contract),
+    optionType: j.option_type,
+    structure: j.structure,
+    startExerciseTimestamp: j.start_exercise_timestamp,
+    expiryTimestamp: j.expiry_timestamp,
+    strikeWad: BigInt(j.strike_wad),
+    amount: BigInt(j.amount),
   };
 }
 

@@ -73,6 +73,11 @@ export class RegistryService {
     return this.repo.listNetworks({ enabledOnly: false });
   }
 
+  /** Every token registered on one chain. */
+  async tokensOf(chainId: number): Promise<TokenEntity[]> {
+    return this.repo.listTokens({ chain_id: chainId });
+  }
+
   async paymentTokens(): Promise<{ tokens: (TokenView & { faucet: boolean })[] }> {
     const rows = await this.repo.listTokens({ is_payment: true });
     return { tokens: rows.map((t) => ({ ...tokenView(t), faucet: t.is_faucet })) };

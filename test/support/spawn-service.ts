@@ -18,7 +18,9 @@ export interface RunningService {
  * that says the HTTP server listens (it reports the port, so PORT=0 works).
  */
 export async function spawnService(env: Record<string, string>, opts: { timeoutMs?: number; listenMsg?: string } = {}): Promise<RunningService> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/main.ts'], {
+  // `node --import tsx` keeps the service in this one process, so a signal (SIGKILL included)
+  // reaches it rather than a wrapper that would leave it orphaned.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

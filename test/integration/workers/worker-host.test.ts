@@ -4,6 +4,7 @@ import { defineJob, type JobSpec } from '../../../shared/jobs';
 import { createBullConnection, closeRedis } from '../../../shared/redis';
 import { checkRegistry, handles } from '../../../workers/job-registry';
 import { WorkerHost } from '../../../workers/worker-host';
+import { buildWorkerContext } from '../../../workers/worker-context';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 const echo = defineJob({
@@ -36,7 +37,7 @@ describe('worker host and job registry', () => {
     let flaky = 0;
     const catalog: Record<string, JobSpec> = { [echo.name]: echo };
     const host = new WorkerHost(
-      { ...env },
+      buildWorkerContext(env, async () => []),
       catalog,
       [
         handles(echo, async (p) => {

@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * Starts a TypeScript server script in its own process and resolves with the port from its
+ * `readyMsg` log line. After that its log lines are drained unread, as a log shipper would.
+ */
+export function spawnServer(script: string, env: Record<string, string>, readyMsg: string): { child: ChildProcess; port: Promise<number> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = new Promise<number>((resolve, reject) => {
+    let buf = '';
+    const onData = (d: Buffer) => {
+      buf += d.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        try {
+          const j = JSON.parse(line) as { msg?: string; port?: number };
+          if (j.msg === readyMsg && j.port) {
+            child.stdout?.off('data', onData);
+            child.stdout?.resume();
+            resolve(j.port);
+            return;
+          }
+        } catch {
+          // not a JSON line
+        }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, port };
+}

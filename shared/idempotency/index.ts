@@ -1,0 +1,2 @@
+export { IdempotencyService, requestHash } from './idempotency.service';
+export type { StoredResponse } from './idempotency.service';

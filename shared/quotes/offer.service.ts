@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { getAddress, type Address } from 'viem';
+import type { DataSource } from 'typeorm';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldProblem } from '../errors';
+import type { JobQueue } from '../jobs';
+import type { Logger } from '../logging';
+import { packageOfferDigest, recoverPackageOfferSigner, type Leg, type PackageOffer } from '../protocol';
+import type { PairDirectory } from './pair-directory';
+import { offerAnnounceJob } from './quote.jobs';
+import { QuoteRepository } from './quote.repository';
+import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
+import { offerView, type OfferView } from './quote-views';
+import { parseOfferRequest } from './offer-request';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The maker's side of standard RFQ: verify a signed package offer against its quote, store it
+ * and have a worker announce it. Every check names the field at fault.
+ */
+export class OfferService {
+  private readonly repo: QuoteRepository;
+
+  constructor(
+    private readonly deps: { db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory },
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.repo = new QuoteRepository(deps.db);
+  }
+
+  /** `maker` is the authenticated maker's wallet (SIWE address, or the API key's bot wallet). */
+  async submit(quoteId: string, body: unknown, maker: Address): Promise<OfferView> {
+    const now = Math.floor(this.clock() / 1000);
+    const { offer, signature } = parseOfferRequest(body, now);
+    const quote = UUID.test(quoteId) ? await this.repo.findQuote(quoteId) : null;
+    if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+    if (offer.maker !== getAddress(maker)) {
+      throw new ForbiddenError(`maker ${offer.maker} is not the authenticated maker ${getAddress(maker)}`, 'maker_mismatch', [
+        { path: 'maker', message: 'must be the authenticated maker wallet' },
+      ]);
+    }
+    assertOpen(quote, now);
+    const dir = await this.deps.pairs.get(quote.chain_id);
+    if (!dir?.mothership) throw new AppError(503, 'network_unavailable', `chain ${quote.chain_id} has no mothership configured`);
+
+    const problems: FieldProblem[] = [];
+    if (offer.takerAddressHash !== quote.taker_address_hash) problems.push({ path: 'taker_address_hash', message: 'must be the quote\'s taker_address_hash, copied exactly' });
+    problems.push(...compareLegs(offer.legs, quote, await this.repo.legs(quote.id)));
+    if (!dir.tokens.has(offer.premiumToken)) problems.push({ path: 'premium_token', message: `is not a registered token on chain ${quote.chain_id}` });
+    const expiresAt = Math.floor(new Date(quote.expires_at).getTime() / 1000);
+    if (offer.deadline > expiresAt) problems.push({ path: 'deadline', message: `must not be after the quote expires (${expiresAt})` });
+    if (problems.length > 0) throw new ValidationError(problems, `offer does not match quote ${quote.id}: ${problems.map((p) => p.path).join(', ')}`);
+
+    const ctx = { chainId: quote.chain_id, mothership: dir.mothership };
+    let signer: Address;
+    try {
+      signer = await recoverPackageOfferSigner(ctx, offer, signature);
+    } catch {
+      throw ValidationError.field('signature', 'is not a valid signature');
+    }
+    if (signer !== offer.maker) throw ValidationError.field('signature', `recovers to ${signer}, not the maker ${offer.maker}: sign the PackageOffer typed data of this quote`);
+
+    const row = await this.store(quote.id, offer, signature, packageOfferDigest(ctx, offer), quote.chain_id);
+    try {
+      await this.deps.queue.enqueue(offerAnnounceJob, { offer_id: row.id });
+    } catch (err) {
+      this.deps.logger.error({ offer_id: row.id, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this offer');
+    }
+    return offerView(row);
+  }
+
+  /** Stores the offer under a lock on its quote, so an offer and the expiry cannot interleave. */
+  private async store(quoteId: string, offer: PackageOffer, signature: string, digest: string, chainId: number): Promise<OfferRow> {
+    try {
+      return await this.deps.db.transaction(async (m) => {
+        const locked = await this.repo.lockQuote(m, quoteId);
+        if (!locked) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+        assertOpen(locked, Math.floor(this.clock() / 1000));
+        const row: Omit<OfferRow, 'created_at'> = {
+          id: randomUUID(),
+          quote_id: quoteId,
+          chain_id: chainId,
+          maker: offer.maker,
+          offer_type: 'package',
+          package_premium: offer.packagePremium.toString(),
+          maker_pays_taker: offer.makerPaysTaker,
+          premium_token: offer.premiumToken,
+          nonce: offer.nonce.toString(),
+          deadline: offer.deadline,
+          signature: signature.toLowerCase() as `0x${string}`,
+          digest: digest as `0x${string}`,
+        };
+        return { ...row, created_at: await this.repo.insertOffer(m, row) };
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
+        throw new ConflictError(`nonce ${offer.nonce} was already used by ${offer.maker} on chain ${chainId}`, 'nonce_used', [
+          { path: 'nonce', message: 'already used: sign a new offer with a fresh nonce' },
+        ]);
+      }
+      throw err;
+    }
+  }
+}
+
+function assertOpen(q: QuoteRow, nowSeconds: number): void {
+  if (q.state !== 'open') throw new ConflictError(`quote ${q.id} is ${q.state}; offers are closed`, `quote_${q.state}`);
+  if (new Date(q.expires_at).getTime() <= nowSeconds * 1000) throw new ConflictError(`quote ${q.id} is expired; offers are closed`, 'quote_expired');
+}
+
+/** Each signed leg must be the quote's leg, field for field. */
+function compareLegs(signed: Leg[], q: QuoteRow, legs: QuoteLegRow[]): FieldProblem[] {
+  if (signed.length !== legs.length) return [{ path: 'legs', message: `must have the quote's ${legs.length} legs, in order` }];
+  const out: FieldProblem[] = [];
+  signed.forEach((s, i) => {
+    const l = legs[i];
+    const expect: [keyof Leg, string, unknown, unknown][] = [
+      ['pair6909Contract', 'pair6909_contract', s.pair6909Contract, getAddress(q.pair_contract)],
+      ['optionType', 'option_type', s.optionType, Number(l.option_type)],
+      ['structure', 'structure', s.structure, Number(l.structure)],
+      ['startExerciseTimestamp', 'start_exercise_timestamp', s.startExerciseTimestamp, Number(l.start_exercise_timestamp)],
+      ['expiryTimestamp', 'expiry_timestamp', s.expiryTimestamp, Number(l.expiry_timestamp)],
+      ['strikeWad', 'strike_wad', s.strikeWad.toString(), String(l.strike_wad)],
+      ['amount', 'amount', s.amount.toString(), String(l.amount)],
+    ];
+    for (const [, field, got, want] of expect) if (got !== want) out.push({ path: `legs[${i}].${field}`, message: `must equal the quote's ${field} (${String(want)})` });
+  });
+  return out;
+}

@@ -1,0 +1,65 @@
+import { getAddress, type Address } from 'viem';
+import type { DataSource } from 'typeorm';
+import type { NetworkEntity } from '../db/entities';
+import { RegistryService } from '../registry';
+
+/** Contract-map keys that name a pair (CLOB): the registry's `opshuns_core` and any `pair_*`. */
+const PAIR_KEY = /^(opshuns_core|pair(_[a-z0-9_]+)?)$/;
+/** Contract-map keys that name tokens: the pair triple and the faucet mocks. */
+const TOKEN_KEY = /^(token0|token1|premium_[a-z0-9_]+|weth|usdc|wbtc|meme)$/;
+
+export interface ChainDirectory {
+  network: NetworkEntity;
+  mothership: Address | null;
+  pairs: Set<Address>;
+  /** Token address -> symbol, to tell a taker who passed a token instead of a pair. */
+  tokens: Map<Address, string>;
+}
+
+/**
+ * What the quote path needs to know of a chain, cached briefly in-process: the network, its
+ * mothership, its known pairs (registry, plus the indexer's discovered cores when that table
+ * exists) and its tokens. Stale by at most `ttlMs`; registry changes are rare.
+ */
+export class PairDirectory {
+  private readonly cache = new Map<number, { at: number; dir: Promise<ChainDirectory | null> }>();
+  private readonly registry: RegistryService;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly ttlMs: number,
+  ) {
+    this.registry = new RegistryService(ds);
+  }
+
+  get(chainId: number): Promise<ChainDirectory | null> {
+    const hit = this.cache.get(chainId);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.dir;
+    const dir = this.load(chainId);
+    this.cache.set(chainId, { at: Date.now(), dir });
+    dir.catch(() => this.cache.delete(chainId));
+    return dir;
+  }
+
+  private async load(chainId: number): Promise<ChainDirectory | null> {
+    const network = await this.registry.network(chainId);
+    if (!network || !network.enabled) return null;
+    const pairs = new Set<Address>();
+    const tokens = new Map<Address, string>();
+    for (const [key, addr] of Object.entries(network.contracts)) {
+      if (PAIR_KEY.test(key)) pairs.add(getAddress(addr));
+      else if (TOKEN_KEY.test(key)) tokens.set(getAddress(addr), key);
+    }
+    for (const addr of await this.discoveredCores(chainId)) pairs.add(getAddress(addr));
+    const registered = await this.registry.tokensOf(chainId);
+    for (const t of registered) tokens.set(getAddress(t.address), t.symbol);
+    const mothership = network.contracts.mothership ? getAddress(network.contracts.mothership) : null;
+    return { network, mothership, pairs, tokens };
+  }
+
+  /** Pairs the indexer found through the factory (`GET /api/indexer/cores`). */
+  private async discoveredCores(chainId: number): Promise<string[]> {
+    const rows: { address: string }[] = await this.ds.query(`SELECT address FROM indexer_pairs WHERE chain_id = $1`, [chainId]);
+    return rows.map((r) => r.address);
+  }
+}

@@ -1,0 +1,87 @@
+import { getAddress } from 'viem';
+import type { DataSource } from 'typeorm';
+import { topics, type EventPublisher } from '../events';
+import type { Logger } from '../logging';
+import { QuoteRepository } from './quote.repository';
+import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from './quote-views';
+
+/** Makers to tell about a new quote on a chain besides the public feed (premium registrations). */
+export type InterestedMakers = (chainId: number) => Promise<`0x${string}`[]>;
+
+/**
+ * Publishes what happens to a quote. Every publish carries an idempotency key derived from the
+ * quote or offer id, so a retried or duplicated job, or the sweeper racing a job, sends each
+ * event once. Maker-facing payloads come only from the maker views.
+ */
+export class QuoteNotifier {
+  private readonly repo: QuoteRepository;
+
+  constructor(
+    private readonly deps: { db: DataSource; events: EventPublisher; logger: Logger; interestedMakers: InterestedMakers },
+  ) {
+    this.repo = new QuoteRepository(deps.db);
+  }
+
+  /** rfq_request to the maker feed, interested makers and the taker's stream; then marks the quote announced. */
+  async announce(quoteId: string): Promise<void> {
+    const q = await this.repo.findQuote(quoteId);
+    if (!q) return;
+    // A quote whose window already passed (a late sweep) is not worth a maker's attention.
+    if (q.state === 'open' && new Date(q.expires_at).getTime() > Date.now()) {
+      const legs = await this.repo.legs(quoteId);
+      const forMakers = makerQuoteView(q, legs);
+      const once = { idempotencyKey: `rfq_request.${q.id}` };
+      const makers = await this.deps.interestedMakers(q.chain_id);
+      await Promise.all([
+        this.deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_request', { ...takerQuoteView(q, legs) }, once),
+        this.deps.events.publish(topics.quotesRequests(q.chain_id), 'rfq_request', { ...forMakers }, once),
+        ...makers.map((m) => this.deps.events.publish(topics.rfqMaker(m), 'rfq_request', { ...forMakers }, once)),
+      ]);
+    }
+    await this.repo.markAnnounced('quotes', quoteId);
+  }
+
+  /** rfq_offer to the taker's stream and to the offering maker's own topic. */
+  async announceOffer(offerId: string): Promise<void> {
+    const o = await this.repo.findOffer(offerId);
+    if (!o) return;
+    const q = await this.repo.findQuote(o.quote_id);
+    if (!q) return;
+    const payload = { ...offerView(o) };
+    const once = { idempotencyKey: `rfq_offer.${o.id}` };
+    await Promise.all([
+      this.deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_offer', payload, once),
+      this.deps.events.publish(topics.rfqMaker(o.maker), 'rfq_offer', payload, once),
+    ]);
+    await this.repo.markAnnounced('quote_offers', offerId);
+  }
+
+  /** rfq_result of a closed quote to the taker and to every maker that offered (without the fill tx). */
+  publishResult(quoteId: string): Promise<boolean> {
+    return publishQuoteResult(this.deps, quoteId);
+  }
+}
+
+/**
+ * rfq_result of a closed quote: the taker view to the taker's stream, the maker view (no fill
+ * transaction, whose sender is the taker) to every maker that offered. The expiry worker and
+ * the indexer's settlement path both publish through here. The idempotency key defaults to one
+ * result per quote; a fill passes its own (a fill re-mined after a reorg is news again).
+ */
+export async function publishQuoteResult(
+  deps: { db: DataSource; events: EventPublisher },
+  quoteId: string,
+  opts: { idempotencyKey?: string; alsoMakers?: `0x${string}`[] } = {},
+): Promise<boolean> {
+  const repo = new QuoteRepository(deps.db);
+  const q = await repo.findQuote(quoteId);
+  if (!q || q.state === 'open') return false;
+  const makers = [...new Set([...(await repo.offeringMakers(quoteId)), ...(opts.alsoMakers ?? []).map((m) => getAddress(m))])];
+  const once = { idempotencyKey: opts.idempotencyKey ?? `rfq_result.${q.id}` };
+  const forMakers = { ...makerResultView(q) };
+  await Promise.all([
+    deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_result', { ...takerResultView(q) }, once),
+    ...makers.map((m) => deps.events.publish(topics.rfqMaker(m), 'rfq_result', forMakers, once)),
+  ]);
+  return true;
+}

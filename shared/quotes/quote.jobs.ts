@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { defineJob } from '../jobs/job-catalog';
+
+const uuid = z.uuid();
+
+/** All quote work shares one queue so a create enqueues its jobs in one round trip. */
+export const QUOTES_QUEUE = 'quotes';
+
+/** Publish a new quote to the maker feed, interested makers and the taker's stream. */
+export const quoteAnnounceJob = defineJob({
+  name: 'quote.announce',
+  queue: QUOTES_QUEUE,
+  schema: z.object({ quote_id: uuid }),
+  jobId: (p) => `quote-announce.${p.quote_id}`,
+  attempts: 8,
+  backoffMs: 100,
+});
+
+/** At expires_at: close an open quote and tell the taker and every maker that offered. */
+export const quoteExpireJob = defineJob({
+  name: 'quote.expire',
+  queue: QUOTES_QUEUE,
+  schema: z.object({ quote_id: uuid }),
+  jobId: (p) => `quote-expire.${p.quote_id}`,
+  attempts: 10,
+  backoffMs: 200,
+});
+
+/** Publish a stored offer to the taker's stream and the offering maker's topic. */
+export const offerAnnounceJob = defineJob({
+  name: 'offer.announce',
+  queue: QUOTES_QUEUE,
+  schema: z.object({ offer_id: uuid }),
+  jobId: (p) => `offer-announce.${p.offer_id}`,
+  attempts: 8,
+  backoffMs: 100,
+});
+
+/**
+ * Backstop, run on a schedule: announces quotes whose announce job never ran and expires
+ * quotes past their window, so a lost job (Redis flushed, enqueue failed after commit) is late,
+ * never lost.
+ */
+export const quotesSweepJob = defineJob({
+  name: 'quotes.sweep',
+  queue: QUOTES_QUEUE,
+  schema: z.object({}).passthrough(),
+  jobId: () => 'quotes-sweep',
+  attempts: 1,
+});

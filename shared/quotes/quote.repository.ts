@@ -1,0 +1,137 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { OfferRow, QuoteLegRow, QuoteRow, QuoteState } from './quote.types';
+
+type Queryable = Pick<EntityManager, 'query'>;
+
+const QUOTE_COLUMNS = `id, chain_id, state, offer_format, polarity, strategy, taker_address, referrer, taker_salt,
+  taker_address_hash, directions, pair_contract, expiry_timestamp::float8 AS expiry_timestamp, stream_token_hash,
+  expires_at, created_at, closed_at, fill_tx_hash`;
+
+const LEG_COLUMNS = `idx, option_type, structure, direction, strike_wad::text AS strike_wad, amount::text AS amount,
+  start_exercise_timestamp::float8 AS start_exercise_timestamp, expiry_timestamp::float8 AS expiry_timestamp`;
+
+const OFFER_COLUMNS = `id, quote_id, chain_id, maker, offer_type, package_premium::text AS package_premium, maker_pays_taker, premium_token,
+  nonce::text AS nonce, deadline::float8 AS deadline, signature, digest, created_at`;
+
+/** Queries of quotes, their legs and offers. Raw SQL: the create path is hot and wants one round trip per table. */
+export class QuoteRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /**
+   * Inserts a quote and its legs in ONE statement (a data-modifying CTE; the legs' foreign key
+   * is checked at the end of the statement), so the create path needs no BEGIN/COMMIT round trips.
+   */
+  async insertQuote(m: Queryable | null, q: Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'>, legs: QuoteLegRow[]): Promise<Date> {
+    const col = <K extends keyof QuoteLegRow>(k: K) => legs.map((l) => l[k]);
+    const text = `WITH q AS (
+         INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
+           directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14) RETURNING created_at
+       ), l AS (
+         INSERT INTO quote_legs (quote_id, idx, option_type, structure, direction, strike_wad, amount, start_exercise_timestamp, expiry_timestamp)
+         SELECT $1, * FROM unnest($15::smallint[], $16::smallint[], $17::smallint[], $18::smallint[], $19::numeric[], $20::numeric[], $21::bigint[], $22::bigint[])
+       )
+       SELECT created_at FROM q`;
+    const values = [
+        q.id,
+        q.chain_id,
+        q.offer_format,
+        q.polarity,
+        q.strategy,
+        q.taker_address,
+        q.referrer,
+        q.taker_salt,
+        q.taker_address_hash,
+        q.directions,
+        q.pair_contract,
+        q.expiry_timestamp,
+        q.stream_token_hash,
+        q.expires_at,
+        col('idx'),
+        col('option_type'),
+        col('structure'),
+        col('direction'),
+        col('strike_wad'),
+        col('amount'),
+        col('start_exercise_timestamp'),
+        col('expiry_timestamp'),
+      ];
+    const rows: { created_at: Date }[] = await (m ?? this.ds).query(text, values);
+    return rows[0].created_at;
+  }
+
+  async findQuote(id: string, m: Queryable = this.ds): Promise<QuoteRow | null> {
+    const rows: QuoteRow[] = await m.query(`SELECT ${QUOTE_COLUMNS} FROM quotes WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /** The quote row locked for the rest of the transaction, so an offer and the expiry cannot interleave. */
+  async lockQuote(m: Queryable, id: string): Promise<QuoteRow | null> {
+    const rows: QuoteRow[] = await m.query(`SELECT ${QUOTE_COLUMNS} FROM quotes WHERE id = $1 FOR UPDATE`, [id]);
+    return rows[0] ?? null;
+  }
+
+  async legs(quoteId: string, m: Queryable = this.ds): Promise<QuoteLegRow[]> {
+    return m.query(`SELECT ${LEG_COLUMNS} FROM quote_legs WHERE quote_id = $1 ORDER BY idx`, [quoteId]);
+  }
+
+  /**
+   * Moves an open quote to `to`. Returns the row when this call made the change, null when the
+   * quote was already closed (so a retried job does not act twice).
+   */
+  async close(id: string, to: Exclude<QuoteState, 'open'>, extra: { fill_tx_hash?: string } = {}): Promise<QuoteRow | null> {
+    const rows: [QuoteRow[], number] = await this.ds.query(
+      `UPDATE quotes SET state = $2, closed_at = now(), fill_tx_hash = COALESCE($3, fill_tx_hash)
+       WHERE id = $1 AND state = 'open' RETURNING ${QUOTE_COLUMNS}`,
+      [id, to, extra.fill_tx_hash ?? null],
+    );
+    return rows[0][0] ?? null;
+  }
+
+  async insertOffer(m: Queryable, o: Omit<OfferRow, 'created_at'>): Promise<Date> {
+    const rows: { created_at: Date }[] = await m.query(
+      `INSERT INTO quote_offers (id, quote_id, chain_id, maker, offer_type, package_premium, maker_pays_taker, premium_token, nonce, deadline, signature, digest)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) RETURNING created_at`,
+      [o.id, o.quote_id, o.chain_id, o.maker, o.offer_type, o.package_premium, o.maker_pays_taker, o.premium_token, o.nonce, o.deadline, o.signature, o.digest],
+    );
+    return rows[0].created_at;
+  }
+
+  async findOffer(id: string): Promise<OfferRow | null> {
+    const rows: OfferRow[] = await this.ds.query(`SELECT ${OFFER_COLUMNS} FROM quote_offers WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Offers best first for the taker: ranked by what the taker nets (premium received counts up,
+   * premium paid counts down), earlier offers first on a tie.
+   */
+  async offers(quoteId: string): Promise<OfferRow[]> {
+    return this.ds.query(
+      `SELECT ${OFFER_COLUMNS} FROM quote_offers WHERE quote_id = $1
+       ORDER BY CASE WHEN maker_pays_taker THEN package_premium ELSE -package_premium END DESC, created_at ASC`,
+      [quoteId],
+    );
+  }
+
+  async markAnnounced(table: 'quotes' | 'quote_offers', id: string): Promise<void> {
+    await this.ds.query(`UPDATE ${table} SET announced_at = now() WHERE id = $1 AND announced_at IS NULL`, [id]);
+  }
+
+  /** Work the sweeper must redo: unannounced quotes and offers, and open quotes past their window. */
+  async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; offers: string[]; expired: string[] }> {
+    const [unannounced, offers, expired] = await Promise.all([
+      this.ds.query(`SELECT id FROM quotes WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query(`SELECT id FROM quote_offers WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query(`SELECT id FROM quotes WHERE state = 'open' AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
+    ]);
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+    return { unannounced: ids(unannounced), offers: ids(offers), expired: ids(expired) };
+  }
+
+  /** Makers that offered on a quote (they are told the result). */
+  async offeringMakers(quoteId: string): Promise<`0x${string}`[]> {
+    const rows: { maker: `0x${string}` }[] = await this.ds.query(`SELECT DISTINCT maker FROM quote_offers WHERE quote_id = $1 ORDER BY maker`, [quoteId]);
+    return rows.map((r) => r.maker);
+  }
+}

@@ -1,0 +1,139 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { toHex } from 'viem';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Config } from '../config';
+import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
+import { IdempotencyService } from '../idempotency';
+import type { JobQueue } from '../jobs';
+import type { Logger } from '../logging';
+import { directions as deriveDirections, recognizeStrategy, takerAddressHash } from '../protocol';
+import { PairDirectory, type ChainDirectory } from './pair-directory';
+import { quoteAnnounceJob, quoteExpireJob } from './quote.jobs';
+import { QuoteRepository } from './quote.repository';
+import { parseQuoteRequest, type QuoteRequest } from './quote-request';
+import type { QuoteLegRow, QuoteRow } from './quote.types';
+import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote-views';
+import { hashStreamToken, type StreamTokens } from '../streams';
+import { streamTokenMatches } from './stream-token';
+
+export interface CreatedQuote {
+  quote: TakerQuoteView;
+  stream_token: string;
+  topic: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The taker's side of standard RFQ: create a quote, poll it. Workers do the publishing. */
+export class QuoteService {
+  readonly repo: QuoteRepository;
+  private readonly idempotency: IdempotencyService;
+
+  constructor(
+    private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.repo = new QuoteRepository(deps.db);
+    this.idempotency = new IdempotencyService(deps.db);
+  }
+
+  /** Validates, stores quote and legs atomically (one statement), then enqueues its announce and expiry. */
+  async create(body: unknown, opts: { idempotencyKey?: string } = {}): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
+    if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
+    const nowMs = this.clock();
+    const req = parseQuoteRequest(body, {
+      now: Math.floor(nowMs / 1000),
+      maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN,
+      defaultExpiresIn: this.deps.config.QUOTE_DEFAULT_EXPIRES_IN,
+    });
+    const dir = await this.deps.pairs.get(req.chain_id);
+    if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
+    checkPair(req, dir);
+
+    // The token opens rfq_stream:<token> on the socket tier until a while after the window closes,
+    // so the taker still hears the result; polling checks the hash stored on the quote instead.
+    const ttl = req.expires_in + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
+    const work = async (m: EntityManager | null) => this.insert(m, req, nowMs, await this.deps.streamTokens.mint('rfq', ttl, {}));
+    const out = opts.idempotencyKey
+      ? await this.idempotency.run('quote.create', opts.idempotencyKey, body, work)
+      : { ...(await work(null)), replayed: false };
+    if (!out.replayed) await this.schedule(out.body.quote.id, new Date(out.body.quote.expires_at).getTime() - this.clock());
+    return out;
+  }
+
+  /** `m` is the idempotency transaction, or null: the quote's single statement commits on its own. */
+  private async insert(m: EntityManager | null, req: QuoteRequest, nowMs: number, token: string): Promise<{ status: number; body: CreatedQuote }> {
+    const id = randomUUID();
+    const salt = toHex(randomBytes(32));
+    const dirs = deriveDirections(req.polarity, req.intents.map((i) => i.structure));
+    const legs: QuoteLegRow[] = req.intents.map((i, idx) => ({
+      idx,
+      option_type: i.option_type,
+      structure: i.structure,
+      direction: dirs[idx],
+      strike_wad: i.strike_wad.toString(),
+      amount: i.amount.toString(),
+      start_exercise_timestamp: i.start_exercise_timestamp,
+      expiry_timestamp: i.expiry_timestamp,
+    }));
+    const row: Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'> = {
+      id,
+      chain_id: req.chain_id,
+      offer_format: 'package_only',
+      polarity: req.polarity,
+      strategy: recognizeStrategy(req.intents),
+      taker_address: req.taker_address,
+      referrer: req.referrer,
+      taker_salt: salt,
+      taker_address_hash: takerAddressHash(req.taker_address, salt, dirs, req.referrer),
+      directions: dirs,
+      pair_contract: req.intents[0].pair6909_contract,
+      expiry_timestamp: req.intents[0].expiry_timestamp,
+      stream_token_hash: hashStreamToken(token),
+      expires_at: new Date(nowMs + req.expires_in * 1000),
+    };
+    const createdAt = await this.repo.insertQuote(m, row, legs);
+    const quote: QuoteRow = { ...row, state: 'open', created_at: createdAt, closed_at: null, fill_tx_hash: null };
+    return { status: 201, body: { quote: takerQuoteView(quote, legs), stream_token: token, topic: `rfq_stream:${token}` } };
+  }
+
+  /**
+   * Announce now, expire at the window's end. A failure here leaves a committed quote that the
+   * sweeper announces and expires later, so the create still succeeds.
+   */
+  private async schedule(quoteId: string, expiresInMs: number): Promise<void> {
+    try {
+      await this.deps.queue.enqueueMany([
+        { spec: quoteAnnounceJob, payload: { quote_id: quoteId } },
+        { spec: quoteExpireJob, payload: { quote_id: quoteId }, opts: { delay: Math.max(0, expiresInMs) } },
+      ]);
+    } catch (err) {
+      this.deps.logger.error({ quote_id: quoteId, err: (err as Error).message }, 'enqueue failed; the sweeper will announce and expire this quote');
+    }
+  }
+
+  /** The taker's poll: the quote and its offers, best first, for the holder of the stream token. */
+  async poll(id: string, streamToken: string | undefined): Promise<{ quote: TakerQuoteView; offers: OfferView[] }> {
+    if (!streamToken) throw new UnauthorizedError('stream token required: pass ?stream_token= or X-Quote-Stream-Token', 'stream_token_required');
+    const q = UUID.test(id) ? await this.repo.findQuote(id) : null;
+    if (!q) throw new NotFoundError(`quote ${id} not found`, 'quote_not_found');
+    if (!streamTokenMatches(streamToken, q.stream_token_hash)) throw new UnauthorizedError('invalid stream token for this quote', 'invalid_stream_token');
+    const [legs, offers] = await Promise.all([this.repo.legs(id), this.repo.offers(id)]);
+    return { quote: takerQuoteView(q, legs), offers: offers.map(offerView) };
+  }
+}
+
+/** The legs' contract must be a known pair of the chain; a token address gets an error that says so. */
+function checkPair(req: QuoteRequest, dir: ChainDirectory): void {
+  const pair = req.intents[0].pair6909_contract;
+  const token = dir.tokens.get(pair);
+  if (token) {
+    throw ValidationError.field(
+      'intents[0].pair6909_contract',
+      `${pair} is the ${token} token, not a pair: pass the pair (CLOB) contract of the token0/token1/premium-token triple (GET /api/networks or /api/indexer/cores)`,
+    );
+  }
+  if (!dir.pairs.has(pair)) {
+    throw ValidationError.field('intents[0].pair6909_contract', `${pair} is not a known pair (CLOB) contract on chain ${req.chain_id}`);
+  }
+}

@@ -1,0 +1,51 @@
+/** Quote states (DESIGN.md): open -> expired | filled | cancelled. */
+export type QuoteState = 'open' | 'expired' | 'filled' | 'cancelled';
+export type Polarity = 'b_is_buy' | 'a_is_buy';
+
+export interface QuoteLegRow {
+  idx: number;
+  option_type: 0 | 1;
+  structure: 0 | 1;
+  direction: 0 | 1;
+  strike_wad: string;
+  amount: string;
+  start_exercise_timestamp: number;
+  expiry_timestamp: number;
+}
+
+export interface QuoteRow {
+  id: string;
+  chain_id: number;
+  state: QuoteState;
+  offer_format: 'package_only' | 'dutch_only';
+  polarity: Polarity;
+  strategy: string;
+  taker_address: `0x${string}`;
+  referrer: `0x${string}`;
+  taker_salt: `0x${string}`;
+  taker_address_hash: `0x${string}`;
+  directions: number[];
+  pair_contract: `0x${string}`;
+  expiry_timestamp: number;
+  stream_token_hash: string;
+  expires_at: Date;
+  created_at: Date;
+  closed_at: Date | null;
+  fill_tx_hash: string | null;
+}
+
+export interface OfferRow {
+  id: string;
+  quote_id: string;
+  chain_id: number;
+  maker: `0x${string}`;
+  offer_type: 'package';
+  package_premium: string;
+  maker_pays_taker: boolean;
+  premium_token: `0x${string}`;
+  nonce: string;
+  deadline: number;
+  signature: `0x${string}`;
+  digest: `0x${string}`;
+  created_at: Date;
+}

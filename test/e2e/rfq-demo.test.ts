@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ApiClient } from '../../examples/lib';
+import { runMakerBot } from '../../examples/maker-bot';
+import { runTaker } from '../../examples/taker';
+import { freePort } from '../support/chain';
+import { assertNoTakerIdentity } from '../support/events';
+import { spawnService, type RunningService } from '../support/spawn-service';
+import { createTestEnv, type TestEnv } from '../support/test-env';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+
+/**
+ * The whole service as `npm start` runs it (all four roles and its own devchain, on a fresh
+ * database), driven by the example maker bot and taker: the proof that the path is real.
+ */
+describe('end to end: npm start + the example maker bot and taker', () => {
+  let env: TestEnv;
+  let svc: RunningService;
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    svc = await spawnService(
+      {
+        DATABASE_URL: env.config.DATABASE_URL,
+        REDIS_URL: env.config.REDIS_URL,
+        REDIS_PREFIX: env.config.REDIS_PREFIX,
+        DEVCHAIN: 'auto',
+        DEVCHAIN_PORT: String(await freePort()),
+        INDEXER_POLL_INTERVAL_MS: '200',
+      },
+      { timeoutMs: 90000 },
+    );
+  }, 120000);
+  afterAll(async () => {
+    await svc?.stop('SIGTERM');
+    await env.close();
+  });
+
+  it('a butterfly is requested, priced, signed, offered and settled on the reference mothership; the quote ends filled', async () => {
+    const api = new ApiClient(svc.url);
+    const { networks } = await api.call<{ networks: { chain_id: number; rpc_urls: string[]; contracts: Record<string, `0x${string}`> }[] }>('GET', '/api/networks');
+    const net = networks.find((n) => n.chain_id === 31337)!;
+    expect(net.contracts.mothership).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
+    const maker = privateKeyToAccount(generatePrivateKey());
+    await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', 'E2E maker', '--owner', maker.address], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL },
+    });
+    const seen: { topic: string; event: string; payload: unknown }[] = [];
+    const bot = await runMakerBot({
+      api,
+      account: maker,
+      chainId: 31337,
+      mothership: net.contracts.mothership,
+      premiumToken: net.contracts.usdc,
+      onMessage: (topic, event, payload) => seen.push({ topic, event, payload }),
+    });
+    const taker = privateKeyToAccount(TAKER_KEY);
+    try {
+      const result = await runTaker({ api, account: taker, chainId: 31337, rpcUrl: net.rpc_urls[0], mothership: net.contracts.mothership, pair: net.contracts.opshuns_core });
+      expect(result.offer.maker).toBe(maker.address);
+      expect(result.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+      // The maker heard the request, its own offer and the result, and never who the taker is.
+      await new Promise((r) => setTimeout(r, 500));
+      const events = seen.map((m) => `${m.topic.split(':')[0]}:${m.event}`);
+      expect(events).toEqual(expect.arrayContaining(['quotes:rfq_request', 'rfq_maker:rfq_offer', 'rfq_maker:rfq_result']));
+      assertNoTakerIdentity(
+        seen.filter((m) => !m.event.startsWith('phx_')).map((m) => m.payload),
+        { taker: taker.address },
+      );
+    } finally {
+      bot.stop();
+    }
+  }, 90000);
+});

@@ -1,0 +1,130 @@
+import request from 'supertest';
+import { topics } from '../../../shared/events';
+import { JOBS } from '../../../shared/jobs';
+import { hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
+import { RegistryService } from '../../../shared/registry';
+import { handles } from '../../../workers/job-registry';
+import { HANDLERS } from '../../../workers/handlers';
+import { buildWorkerContext } from '../../../workers/worker-context';
+import { WorkerHost } from '../../../workers/worker-host';
+import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
+import { networkFile, randomAddress } from '../../support/fixtures';
+import { buildApp } from '../../support/http';
+import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+
+describe('quote workers', () => {
+  let env: TestEnv;
+  let app: ReturnType<typeof buildApp>['app'];
+  const hosts: WorkerHost[] = [];
+  const premiumMaker = randomAddress();
+
+  function startReplica(handlers = HANDLERS): WorkerHost {
+    const host = new WorkerHost(buildWorkerContext(env, async () => [premiumMaker]), JOBS, handlers, {
+      redisUrl: env.config.REDIS_URL,
+      prefix: `${env.config.REDIS_PREFIX}bull`,
+      concurrency: 8,
+      lockDurationMs: 1000,
+      stalledIntervalMs: 500,
+    });
+    host.start();
+    hosts.push(host);
+    return host;
+  }
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    app = buildApp(env).app;
+    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+  });
+  afterEach(async () => {
+    await Promise.all(hosts.splice(0).map((h) => h.close(true)));
+  });
+  afterAll(() => env.close());
+
+  it('announces a new quote to the maker feed, interested makers and the taker, never leaking the taker', async () => {
+    startReplica();
+    const taker = randomAddress();
+    const referrer = randomAddress();
+    const { body } = await request(app).post('/api/quote').send(quoteBody(taker, STRATEGY_ROWS[7].legs, { referrer })).expect(201);
+    const feed = await eventually(() => topicEvents(env, topics.quotesRequests(31337)), (e) => e.some((x) => x.payload.quote_id === body.quote.id));
+    const mine = feed.filter((e) => e.payload.quote_id === body.quote.id);
+    expect(mine).toHaveLength(1);
+    expect(mine[0].event).toBe('rfq_request');
+    expect(mine[0].payload).toMatchObject({
+      quote_id: body.quote.id,
+      chain_id: 31337,
+      strategy: 'butterfly',
+      directions: [1, 0, 1],
+      taker_address_hash: body.quote.taker_address_hash,
+      expires_at: body.quote.expires_at,
+    });
+    expect(mine[0].payload.legs).toHaveLength(3);
+
+    const makerTopic = await eventually(() => topicEvents(env, topics.rfqMaker(premiumMaker)), (e) => e.length > 0);
+    expect(makerTopic.map((e) => e.payload.quote_id)).toContain(body.quote.id);
+
+    const taker_ = await eventually(() => topicEvents(env, topics.rfqStream(hashStreamToken(body.stream_token))), (e) => e.length > 0);
+    expect(taker_[0].event).toBe('rfq_request');
+    expect(taker_[0].payload).toMatchObject({ id: body.quote.id, taker_address: taker, referrer, taker_salt: body.quote.taker_salt });
+
+    assertNoTakerIdentity([...feed, ...makerTopic].map((e) => e.payload), { taker, referrer, salt: body.quote.taker_salt });
+    const row = await new QuoteRepository(env.db).findQuote(body.quote.id);
+    expect(row?.state).toBe('open');
+  });
+
+  it('expires a quote once at the end of its window with two worker replicas', async () => {
+    startReplica();
+    startReplica();
+    const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 1 })).expect(201);
+    const stream = topics.rfqStream(hashStreamToken(body.stream_token));
+    const events = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.event === 'rfq_result'));
+    const results = events.filter((e) => e.event === 'rfq_result');
+    expect(results).toHaveLength(1);
+    expect(results[0].payload).toMatchObject({ quote_id: body.quote.id, state: 'expired' });
+    expect(Date.parse(String(results[0].payload.closed_at))).toBeGreaterThanOrEqual(Date.parse(body.quote.expires_at));
+    const poll = await request(app).get(`/api/quote/${body.quote.id}`).query({ stream_token: body.stream_token }).expect(200);
+    expect(poll.body.quote.state).toBe('expired');
+    // nothing more arrives later
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await topicEvents(env, stream)).filter((e) => e.event === 'rfq_result')).toHaveLength(1);
+  });
+
+  it('a replica that dies after closing the quote but before publishing: another replica publishes the result once', async () => {
+    let entered: () => void = () => undefined;
+    const inJob = new Promise<void>((r) => (entered = r));
+    const dying = HANDLERS.map((h) =>
+      h.spec === quoteExpireJob
+        ? handles(quoteExpireJob, async (p, ctx) => {
+            await new QuoteRepository(ctx.db).close(p.quote_id, 'expired');
+            entered();
+            await new Promise(() => undefined); // the process is gone from here on
+          })
+        : h,
+    );
+    const a = startReplica(dying);
+    const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 1 })).expect(201);
+    await inJob;
+    await a.close(true);
+    startReplica();
+    const stream = topics.rfqStream(hashStreamToken(body.stream_token));
+    const events = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.event === 'rfq_result'), 15000);
+    expect(events.filter((e) => e.event === 'rfq_result')).toHaveLength(1);
+    expect((await new QuoteRepository(env.db).findQuote(body.quote.id))?.state).toBe('expired');
+  }, 30000);
+
+  it('the sweeper announces and expires quotes whose jobs were lost, and forgets old idempotency keys', async () => {
+    const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[5].legs, { expires_in: 1 })).expect(201);
+    await env.queue.queue('quotes').obliterate({ force: true });
+    await env.db.query(`INSERT INTO idempotency_keys (scope, key, request_hash, status, response, created_at) VALUES ('quote.create', 'old-key', 'h', 201, '{}', now() - interval '25 hours')`);
+    await new Promise((r) => setTimeout(r, 3200));
+    startReplica();
+    await env.queue.enqueue(JOBS['quotes.sweep'], {});
+    const stream = topics.rfqStream(hashStreamToken(body.stream_token));
+    const events = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.event === 'rfq_result'));
+    expect(events.map((e) => e.event)).toEqual(['rfq_result']);
+    const purged = await env.db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = 'old-key'`);
+    expect(purged[0].n).toBe(0);
+    expect((await topicEvents(env, topics.quotesRequests(31337))).map((e) => e.payload.quote_id)).not.toContain(body.quote.id);
+  }, 20000);
+});
