@@ -1,27 +1,8 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
 import { buildApp } from '../../support/http';
+import { ops } from '../../support/ops';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
-
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../../..');
-
-/** The operator CLI as an operator runs it, against the test database. */
-async function ops(env: TestEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/ops.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('operator organization commands', () => {
   let env: TestEnv;
