@@ -141,7 +141,7 @@ let nonce = 0;
  */
 export async function settleQuote(
   h: Harness,
-  opts: { maker: number; taker: number; amount?: bigint; strike?: bigint },
+  opts: { maker: number; taker: number; amount?: bigint; strike?: bigint; expired?: boolean },
 ): Promise<{ quoteId: string; streamHash: string; tx: Hex; expiry: number }> {
   const maker = h.chain.accounts[opts.maker];
   const taker = h.chain.accounts[opts.taker];
@@ -157,9 +157,11 @@ export async function settleQuote(
   const quoteId = randomUUID();
   await h.env.db.query(
     `INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
-       directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at)
-     VALUES ($1, $2, 'package_only', 'b_is_buy', 'single', $3, $4, $5, $6, $7, $8, $9, $10, now() + interval '5 minutes')`,
-    [quoteId, h.chain.chainId, taker.address, zeroAddress, salt, hash.toLowerCase(), dirs, h.chain.addresses.pair, expiry, streamHash],
+       directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at, state, closed_at)
+     VALUES ($1, $2, 'package_only', 'b_is_buy', 'single', $3, $4, $5, $6, $7, $8, $9, $10, now() + interval '5 minutes', $11,
+       CASE WHEN $11 = 'open' THEN NULL ELSE now() END)`,
+    // `expired`: the expiry job already closed it, as when the indexer lags the chain.
+    [quoteId, h.chain.chainId, taker.address, zeroAddress, salt, hash.toLowerCase(), dirs, h.chain.addresses.pair, expiry, streamHash, opts.expired ? 'expired' : 'open'],
   );
   const offer: PackageOffer = {
     takerAddressHash: hash,

@@ -182,6 +182,15 @@ describe('indexer sync', () => {
     expect(await balanceOf(h.chain, pair(), taker.address as Address, BigInt(held[0].option_id))).toBe(5n);
   });
 
+  it('a settlement seen after the expiry job closed the quote still marks it filled: the chain is the record', async () => {
+    const { quoteId, streamHash, tx } = await settleQuote(h, { maker: 8, taker: 9, expired: true });
+    await mineBlocks(h.chain, 2);
+    const quote = await waitFor('quote filled', () => quoteState(h, quoteId), (q) => q.state === 'filled');
+    expect(quote.fill_tx_hash).toBe(tx.toLowerCase());
+    const seen = await waitFor('rfq_result', () => topicEvents(h.env, topics.rfqStream(streamHash)), (e) => e.length > 0);
+    expect(seen.map((e) => [e.event, e.payload.state])).toEqual([['rfq_result', 'filled']]);
+  });
+
   it('answers 400 for a bad address or an unknown or malformed chain, naming the field', async () => {
     const bad = await request(app).get('/api/portfolio/0x1234').expect(400);
     expect(bad.body).toMatchObject({ code: 'validation_failed', details: [{ path: 'address', message: expect.any(String) }], request_id: expect.any(String) });
