@@ -1,7 +1,8 @@
+import { chainCommands } from './chain.commands';
 import type { OpsCommand } from './command';
 import { migrateCommands } from './migrate.commands';
 import { registryCommands } from './registry.commands';
 import { orgCommands } from './org.commands';
 
 /** Every operator command; each concern contributes its own list. */
-export const COMMANDS: OpsCommand[] = [...migrateCommands, ...registryCommands, ...orgCommands];
+export const COMMANDS: OpsCommand[] = [...migrateCommands, ...registryCommands, ...orgCommands, ...chainCommands];
