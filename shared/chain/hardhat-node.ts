@@ -23,7 +23,7 @@ const TAIL_LINES = 40;
 
 /** Starts `hardhat node` bound to 127.0.0.1:`port` and waits until it answers. */
 export async function startHardhatNode(opts: { port: number; timeoutMs?: number }): Promise<HardhatNode> {
-  // Always loopback: Hardhat would pick 0.0.0.0 inside a container, and its accounts are public keys.
+  // Always loopback: inside a container Hardhat would listen on every interface, and its accounts' keys are public.
   const host = '127.0.0.1';
   const rpcUrl = `http://${host}:${opts.port}`;
   const cli = require.resolve('hardhat/internal/cli/cli.js', { paths: [REPO_ROOT] });
