@@ -1,9 +1,4 @@
-import type { DataSource } from 'typeorm';
-import type { Config } from '../shared/config';
-import type { JobQueue } from '../shared/jobs';
-import type { Logger } from '../shared/logging';
-import type { Metrics } from '../shared/metrics';
-import type { Redis } from '../shared/redis';
+import type { ServiceDeps } from '../shared/runtime';
 import { OfferService, PairDirectory, QuoteService } from '../shared/quotes';
 import { RegistryService } from '../shared/registry';
 import { PubsubRegistrations } from '../shared/events';
@@ -11,16 +6,8 @@ import { StreamTokens } from '../shared/streams';
 import { IdentityService } from '../shared/identity';
 import { IndexerStatusService, PortfolioService } from '../shared/chain-data';
 
-/** What the API needs from the outside world; tests build one per database. */
-export interface ApiDeps {
-  config: Config;
-  logger: Logger;
-  db: DataSource;
-  redis: Redis;
-  metrics: Metrics;
-  /** Where the API hands work to the workers; it never publishes to sockets itself. */
-  queue: JobQueue;
-}
+/** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
+export type ApiDeps = ServiceDeps;
 
 /** The services routes call, built once per app from its deps. */
 export interface ApiServices {

@@ -1,21 +1,15 @@
-import type { DataSource } from 'typeorm';
+import type { ServiceDeps } from '../shared/runtime';
 import type { Config } from '../shared/config';
 import { createDataSource, ensureDatabase } from '../shared/db';
 import { JobQueue } from '../shared/jobs';
 import { Lifecycle } from '../shared/lifecycle';
-import { createLogger, type Logger } from '../shared/logging';
+import { createLogger } from '../shared/logging';
 import { Metrics } from '../shared/metrics';
-import { closeRedis, createRedis, type Redis } from '../shared/redis';
+import { bullPrefix, closeRedis, createRedis } from '../shared/redis';
 
 /** The shared infrastructure every role uses, opened once per process and closed by the lifecycle. */
-export interface Infra {
-  config: Config;
-  logger: Logger;
+export interface Infra extends ServiceDeps {
   lifecycle: Lifecycle;
-  db: DataSource;
-  redis: Redis;
-  metrics: Metrics;
-  queue: JobQueue;
 }
 
 export async function openInfra(config: Config, opts: { migrate: boolean; name: string }): Promise<Infra> {
@@ -33,7 +27,7 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   }
   const redis = createRedis(config.REDIS_URL);
   lifecycle.onClose('redis', () => closeRedis(redis));
-  const queue = new JobQueue(redis, `${config.REDIS_PREFIX}bull`);
+  const queue = new JobQueue(redis, bullPrefix(config.REDIS_PREFIX));
   lifecycle.onClose('job queues', () => queue.close());
   return { config, logger, lifecycle, db, redis, metrics: new Metrics(), queue };
 }

@@ -1,6 +1,7 @@
 import { JOBS } from '../shared/jobs';
 import type { Lifecycle } from '../shared/lifecycle';
 import { PubsubRegistrations } from '../shared/events';
+import { bullPrefix } from '../shared/redis';
 import { QUOTES_QUEUE, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
 import { HANDLERS } from './handlers';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
@@ -23,7 +24,7 @@ export async function startWorkers(
   const ctx = buildWorkerContext(deps, opts.interestedMakers ?? ((chainId) => registrations.registered(chainId, 'premium')));
   const host = new WorkerHost(ctx, JOBS, HANDLERS, {
     redisUrl: deps.config.REDIS_URL,
-    prefix: `${deps.config.REDIS_PREFIX}bull`,
+    prefix: bullPrefix(deps.config.REDIS_PREFIX),
     concurrency: opts.concurrency ?? 32,
   });
   await deps.queue

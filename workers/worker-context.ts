@@ -1,21 +1,9 @@
-import type { DataSource } from 'typeorm';
-import type { Config } from '../shared/config';
+import type { ServiceDeps } from '../shared/runtime';
 import { EventPublisher } from '../shared/events';
-import type { JobQueue } from '../shared/jobs';
-import type { Logger } from '../shared/logging';
-import type { Metrics } from '../shared/metrics';
 import { QuoteNotifier, type InterestedMakers } from '../shared/quotes';
-import type { Redis } from '../shared/redis';
 
 /** What the workers role is started with. */
-export interface WorkerDeps {
-  config: Config;
-  logger: Logger;
-  db: DataSource;
-  redis: Redis;
-  metrics: Metrics;
-  queue: JobQueue;
-}
+export type WorkerDeps = ServiceDeps;
 
 /** What job handlers may use. */
 export interface WorkerContext extends WorkerDeps {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hashSecret } from '../secrets';
 import type { Config } from '../config';
 import type { Logger } from '../logging';
 import { RedisKeys, type Redis } from '../redis';
@@ -42,7 +42,7 @@ export class ChallengeVerifier {
     const secret = this.deps.config.CHALLENGE_SECRET;
     if (!secret) return 'not_enforced';
     if (!token || token.length > MAX_TOKEN_LENGTH) return 'missing';
-    const remembered = this.keys.key('challenge', 'ok', action, createHash('sha256').update(token).digest('hex'));
+    const remembered = this.keys.key('challenge', 'ok', action, hashSecret(token));
     if ((await this.deps.redis.exists(remembered)) === 1) return 'passed';
     const outcome = await this.siteverify(secret, token, action, remoteIp);
     if (outcome === 'passed') await this.deps.redis.set(remembered, '1', 'PX', VERIFIED_TTL_MS);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { OrgKind } from './identity.types';
 
 /**
@@ -34,16 +34,4 @@ export function parseKeySecret(raw: string): ParsedSecret | null {
   const hex = m[2];
   const keyId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   return { kind: m[1] === 'mk' ? 'maker' : 'taker', keyId };
-}
-
-/** Lower-case hex sha-256, the form secrets are stored in. */
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
-}
-
-/** Compares a presented secret with a stored hash without leaking where they differ. */
-export function secretMatches(secret: string, storedHash: string): boolean {
-  const a = Buffer.from(hashSecret(secret), 'hex');
-  const b = Buffer.from(storedHash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
 }

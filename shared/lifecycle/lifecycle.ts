@@ -21,10 +21,6 @@ export class Lifecycle {
     this.closers.push({ name, close });
   }
 
-  get isShuttingDown(): boolean {
-    return this.closing !== null;
-  }
-
   shutdown(reason: string): Promise<void> {
     if (!this.closing) this.closing = this.run(reason);
     return this.closing;

@@ -7,7 +7,6 @@ export { QuoteRepository } from './quote.repository';
 export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';
 export * from './quote-views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';
-export { streamTokenMatches } from './stream-token';
 export { hashStreamToken } from '../streams';
 export { QuoteNotifier, publishQuoteResult } from './quote-notifier';
 export type { InterestedMakers } from './quote-notifier';

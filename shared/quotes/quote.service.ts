@@ -13,8 +13,8 @@ import { QuoteRepository } from './quote.repository';
 import { parseQuoteRequest, type QuoteRequest } from './quote-request';
 import type { QuoteLegRow, QuoteRow } from './quote.types';
 import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote-views';
+import { secretMatches } from '../secrets';
 import { hashStreamToken, type StreamTokens } from '../streams';
-import { streamTokenMatches } from './stream-token';
 
 export interface CreatedQuote {
   quote: TakerQuoteView;
@@ -117,7 +117,7 @@ export class QuoteService {
     if (!streamToken) throw new UnauthorizedError('stream token required: pass ?stream_token= or X-Quote-Stream-Token', 'stream_token_required');
     const q = UUID.test(id) ? await this.repo.findQuote(id) : null;
     if (!q) throw new NotFoundError(`quote ${id} not found`, 'quote_not_found');
-    if (!streamTokenMatches(streamToken, q.stream_token_hash)) throw new UnauthorizedError('invalid stream token for this quote', 'invalid_stream_token');
+    if (!secretMatches(streamToken, q.stream_token_hash)) throw new UnauthorizedError('invalid stream token for this quote', 'invalid_stream_token');
     const [legs, offers] = await Promise.all([this.repo.legs(id), this.repo.offers(id)]);
     return { quote: takerQuoteView(q, legs), offers: offers.map(offerView) };
   }

@@ -1,2 +1,2 @@
-export { createRedis, createBullConnection, RedisKeys, closeRedis } from './redis';
+export { createRedis, createBullConnection, RedisKeys, closeRedis, bullPrefix } from './redis';
 export type { Redis } from './redis';

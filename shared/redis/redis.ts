@@ -30,10 +30,11 @@ export class RedisKeys {
     return this.prefix + parts.join(':');
   }
 
-  /** Prefix BullMQ puts before its queue keys. */
-  get bullPrefix(): string {
-    return `${this.prefix}bull`;
-  }
+}
+
+/** The prefix BullMQ puts before this deployment's queue keys (queues, workers and events alike). */
+export function bullPrefix(redisPrefix: string): string {
+  return `${redisPrefix}bull`;
 }
 
 export async function closeRedis(redis: Redis): Promise<void> {

@@ -1,6 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from '../redis';
 import { RedisKeys } from '../redis';
+import { hashSecret } from '../secrets';
 
 /** What a stream token opens: a taker's quote stream, or an explore feed. */
 export const STREAM_KINDS = ['rfq', 'explore_clob', 'explore_loan'] as const;
@@ -22,9 +23,7 @@ const TOKEN_BYTES = 32;
 export const STREAM_TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 
 /** sha-256 of a stream token, lower-case hex: how tokens are stored and how event topics name them. */
-export function hashStreamToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+export const hashStreamToken = hashSecret;
 
 /**
  * Bearer tokens for private live feeds (`rfq_stream:<token>`, `explore_*_stream:<token>`).

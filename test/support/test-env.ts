@@ -5,7 +5,7 @@ import { createDataSource } from '../../shared/db';
 import { JobQueue } from '../../shared/jobs';
 import { createLogger, type Logger } from '../../shared/logging';
 import { Metrics } from '../../shared/metrics';
-import { closeRedis, createRedis, type Redis } from '../../shared/redis';
+import { bullPrefix, closeRedis, createRedis, type Redis } from '../../shared/redis';
 import { dropDatabase, runId, templateName, urlFor, withAdmin } from './test-db';
 
 export interface TestEnv {
@@ -59,7 +59,7 @@ export async function createTestEnv(overrides: Record<string, string | undefined
   const db = createDataSource({ url: config.DATABASE_URL, poolSize: 5 });
   await db.initialize();
   const redis = createRedis(config.REDIS_URL);
-  const queue = new JobQueue(redis, `${prefix}bull`);
+  const queue = new JobQueue(redis, bullPrefix(prefix));
   return {
     config,
     db,

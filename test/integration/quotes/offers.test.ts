@@ -1,3 +1,4 @@
+import { bullPrefix } from '../../../shared/redis';
 import type { Express } from 'express';
 import request from 'supertest';
 import { topics } from '../../../shared/events';
@@ -53,7 +54,7 @@ describe('maker package offers: POST /api/quote/:id', () => {
     botSecret = key.body.secret;
     host = new WorkerHost(buildWorkerContext(env, async () => []), JOBS, HANDLERS, {
       redisUrl: env.config.REDIS_URL,
-      prefix: `${env.config.REDIS_PREFIX}bull`,
+      prefix: bullPrefix(env.config.REDIS_PREFIX),
       concurrency: 4,
     });
     host.start();

@@ -1,3 +1,4 @@
+import { bullPrefix } from '../../../shared/redis';
 import request from 'supertest';
 import { topics } from '../../../shared/events';
 import { JOBS } from '../../../shared/jobs';
@@ -22,7 +23,7 @@ describe('quote workers', () => {
   function startReplica(handlers = HANDLERS): WorkerHost {
     const host = new WorkerHost(buildWorkerContext(env, async () => [premiumMaker]), JOBS, handlers, {
       redisUrl: env.config.REDIS_URL,
-      prefix: `${env.config.REDIS_PREFIX}bull`,
+      prefix: bullPrefix(env.config.REDIS_PREFIX),
       concurrency: 8,
       lockDurationMs: 1000,
       stalledIntervalMs: 500,

@@ -1,7 +1,7 @@
 import { QueueEvents } from 'bullmq';
 import { z } from 'zod';
 import { defineJob, type JobSpec } from '../../../shared/jobs';
-import { createBullConnection, closeRedis } from '../../../shared/redis';
+import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/redis';
 import { checkRegistry, handles } from '../../../workers/job-registry';
 import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';
@@ -45,10 +45,10 @@ describe('worker host and job registry', () => {
           seen.push(p.n);
         }),
       ],
-      { redisUrl: env.config.REDIS_URL, prefix: `${env.config.REDIS_PREFIX}bull`, concurrency: 4 },
+      { redisUrl: env.config.REDIS_URL, prefix: bullPrefix(env.config.REDIS_PREFIX), concurrency: 4 },
     );
     const conn = createBullConnection(env.config.REDIS_URL);
-    const events = new QueueEvents('test', { connection: conn, prefix: `${env.config.REDIS_PREFIX}bull` });
+    const events = new QueueEvents('test', { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX) });
     await events.waitUntilReady();
     host.start();
     try {

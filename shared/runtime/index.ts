@@ -1,0 +1,1 @@
+export type { ServiceDeps } from './service-deps';

@@ -1,0 +1,1 @@
+export { hashSecret, secretMatches } from './secret-hash';
