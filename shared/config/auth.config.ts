@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAIN_ID } from '../validation/integer-bounds';
 import { envInt, envList, envUrl } from './schema-helpers';
 
 /**
@@ -26,7 +27,7 @@ export const authEnv = {
     .refine((v) => !/[\r\n]/.test(v), 'must be one line')
     .default('Sign in to the Options RFQ service.'),
   /** Chain id the sign-in message carries; contract wallets are verified on this network's RPC. */
-  SIWE_CHAIN_ID: envInt(31337, 1, 2 ** 53 - 1),
+  SIWE_CHAIN_ID: envInt(31337, CHAIN_ID.min, CHAIN_ID.max),
   /** A nonce, and the message built from it, expire this long after GET /api/login/nonce. */
   SIWE_NONCE_TTL_SECONDS: envInt(600, 1, 86400),
   /** RPC calls that verify contract-wallet (ERC-1271) signatures give up after this long. */
