@@ -1,6 +1,6 @@
 import type { ServiceDeps } from '../shared/runtime';
 import type { Config } from '../shared/config';
-import { createDataSource, ensureDatabase } from '../shared/db';
+import { createDataSource, ensureDatabase, runMigrationsLocked } from '../shared/db';
 import { JobQueue } from '../shared/jobs';
 import { Lifecycle } from '../shared/lifecycle';
 import { createLogger } from '../shared/logging';
@@ -22,7 +22,7 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   await db.initialize();
   lifecycle.onClose('postgres pool', () => db.destroy());
   if (opts.migrate) {
-    const ran = await db.runMigrations({ transaction: 'each' });
+    const ran = await runMigrationsLocked(db, { onWait: () => logger.info('another process is migrating; waiting for the migration lock') });
     logger.info({ applied: ran.map((m) => m.name) }, ran.length ? 'migrations applied' : 'schema up to date');
   }
   const redis = createRedis(config.REDIS_URL);
