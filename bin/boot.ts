@@ -18,7 +18,12 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   if (config.DATABASE_CREATE_IF_MISSING && (await ensureDatabase(config.DATABASE_URL))) {
     logger.info('created database');
   }
-  const db = createDataSource({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: opts.name });
+  const db = createDataSource({
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: opts.name,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  });
   await db.initialize();
   lifecycle.onClose('postgres pool', () => db.destroy());
   if (opts.migrate) {
