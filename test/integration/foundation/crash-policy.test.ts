@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { spawnService, type RunningService } from '../../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { serviceEnv } from './service-env';
 
 const CRASHER = path.join(__dirname, 'fixtures', 'crash-when-listening.mjs');
 
@@ -27,15 +28,7 @@ describe('process crash policy (bin/main.ts)', () => {
     ['rejection', 'unhandledRejection', 'boom: a promise nobody awaited'],
     ['exception', 'uncaughtException', 'boom: thrown from a callback'],
   ])('%s: logs a fatal line with its fields, drains through the lifecycle, exits 1', async (kind, event, message) => {
-    svc = await spawnService({
-      ROLES: 'api,workers',
-      DATABASE_URL: env.config.DATABASE_URL,
-      REDIS_URL: env.config.REDIS_URL,
-      REDIS_PREFIX: env.config.REDIS_PREFIX,
-      DEVCHAIN: 'off',
-      CRASH_KIND: kind,
-      NODE_OPTIONS: `--import ${CRASHER}`,
-    });
+    svc = await spawnService(serviceEnv(env, { CRASH_KIND: kind, NODE_OPTIONS: `--import ${CRASHER}` }));
     const child = svc.child;
     const code = child.exitCode ?? ((await once(child, 'exit')) as [number | null])[0];
     expect(code).toBe(1);
