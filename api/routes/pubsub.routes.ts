@@ -21,7 +21,9 @@ export function pubsubRoutes(ctx: ApiContext): Router {
     const { chain_id } = parseOrThrow(registrationSchema, req.body);
     await ctx.services.registry.requireNetwork(chain_id);
     const address = walletOf(req);
-    await ctx.services.pubsub.register(chain_id, address, tier);
+    const p = req.principal;
+    // a registration made with a maker key ends with that key
+    await ctx.services.pubsub.register(chain_id, address, tier, p?.kind === 'maker_key' ? p.keyId : null);
     res.json({
       status: 'registered',
       tier,
