@@ -141,7 +141,7 @@ let nonce = 0;
  */
 export async function settleQuote(
   h: Harness,
-  opts: { maker: number; taker: number; amount?: bigint; strike?: bigint; expired?: boolean },
+  opts: { maker: number; taker: number; amount?: bigint; strike?: bigint; expired?: boolean; /** false: return once sent (automine off) */ wait?: boolean },
 ): Promise<{ quoteId: string; streamHash: string; tx: Hex; expiry: number }> {
   const maker = h.chain.accounts[opts.maker];
   const taker = h.chain.accounts[opts.taker];
@@ -180,8 +180,10 @@ export async function settleQuote(
     functionName: 'executeFixedPackageIntent',
     args: [offer, signature, salt, dirs, zeroAddress],
   });
-  const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash: tx });
-  if (receipt.status !== 'success') throw new Error('settlement reverted');
+  if (opts.wait !== false) {
+    const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash: tx });
+    if (receipt.status !== 'success') throw new Error('settlement reverted');
+  }
   return { quoteId, streamHash, tx, expiry };
 }
 
