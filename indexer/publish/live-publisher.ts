@@ -60,7 +60,8 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
       // transaction; makers that offered hear the outcome, never the taker or the fill tx.
       for (const f of filled) {
         // The settling maker hears it too, even if it never posted its offer through the API.
-        const opts = { idempotencyKey: `rfq_result.${f.quote_id}.${f.settlement.block_hash}`, alsoMakers: [f.settlement.maker as `0x${string}`] };
+        const key = `rfq_result.${f.quote_id}.${f.settlement.block_hash.slice(2)}.${f.filled_at_ms}`;
+        const opts = { idempotencyKey: key, alsoMakers: [f.settlement.maker as `0x${string}`] };
         await guard('rfq_result', () => publishQuoteResult({ db: deps.db, events }, f.quote_id, opts));
       }
     },
