@@ -4,7 +4,7 @@ import { topics } from '../../../shared/events';
 import { topicEvents } from '../../support/events';
 import { buildApp } from '../../support/http';
 import { ops } from '../../support/ops';
-import { cursorOf, mineBlocks, mint, openHarness, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
+import { cursorOf, mineBlocks, recordCursorMoves, mint, openHarness, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
 import { expectMirrorsChain } from './mirror';
 
 /**
@@ -17,6 +17,7 @@ let h: Harness;
 let ix: Awaited<ReturnType<typeof runIndexer>>;
 let app: ReturnType<typeof buildApp>['app'];
 let idA: bigint;
+let cursor: Awaited<ReturnType<typeof recordCursorMoves>>;
 const CONFIRMATIONS = 4;
 const WINDOW = 8;
 const MAX_DEPTH = 20;
@@ -26,19 +27,10 @@ const alice = () => h.chain.accounts[1].address;
 const bob = () => h.chain.accounts[2].address;
 const portfolio = async (address: string) => (await request(app).get(`/api/portfolio/${address}`).expect(200)).body.networks[0];
 
-async function cursorMoves(): Promise<number[]> {
-  const rows: { block_number: string }[] = await h.env.db.query(`SELECT block_number FROM test_cursor_moves ORDER BY id`);
-  return rows.map((r) => Number(r.block_number));
-}
-
 beforeAll(async () => {
   h = await openHarness({ INDEXER_REORG_WINDOW_BY_CHAIN: `31337:${WINDOW}`, INDEXER_REORG_MAX_DEPTH: String(MAX_DEPTH) });
   app = buildApp(h.env).app;
-  await h.env.db.query(`CREATE TABLE test_cursor_moves (id bigserial PRIMARY KEY, block_number bigint NOT NULL)`);
-  await h.env.db.query(`
-    CREATE FUNCTION test_log_cursor() RETURNS trigger AS $$
-    BEGIN INSERT INTO test_cursor_moves (block_number) VALUES (NEW.block_number); RETURN NEW; END $$ LANGUAGE plpgsql`);
-  await h.env.db.query(`CREATE TRIGGER test_cursor_moves AFTER UPDATE ON indexer_cursors FOR EACH ROW EXECUTE FUNCTION test_log_cursor()`);
+  cursor = await recordCursorMoves(h.env);
   idA = await optionId(h.chain, 3000n);
   await mint(h.chain, pair(), 1, idA, 10n);
   await h.register({ confirmations: CONFIRMATIONS });
@@ -67,14 +59,14 @@ describe('indexer reorgs', () => {
     expect((await portfolio(bob())).holdings).toEqual([expect.objectContaining({ balance: '3' })]);
     expect((await quoteState(h, settled.quoteId)).state).toBe('filled');
     expect((await portfolio(h.chain.accounts[3].address)).open_orders).toEqual([]);
-    const movesBefore = (await cursorMoves()).length;
+    const movesBefore = (await cursor.moves()).length;
 
     await h.chain.rpc('evm_revert', [snapshot]);
     await mineBlocks(h.chain, orphanTip - forkAt + 2);
     const head = await waitFor('new chain indexed', async () => ({ cursor: await cursorOf(h.env, 31337), head: await h.chain.rpc<{ hash: string; number: string }>('eth_getBlockByNumber', ['latest', false]) }), (v) => v.cursor?.block_hash === v.head.hash);
 
     // The cursor went back to the fork point before moving on along the new chain.
-    const moves = (await cursorMoves()).slice(movesBefore);
+    const moves = (await cursor.moves()).slice(movesBefore);
     expect(moves).toContain(forkAt);
     expect(Math.min(...moves)).toBe(forkAt);
     expect(moves[moves.length - 1]).toBe(Number(head.head.number));

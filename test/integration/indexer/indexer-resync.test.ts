@@ -2,7 +2,7 @@ import { topics } from '../../../shared/events';
 import { topicEvents } from '../../support/events';
 import { ops } from '../../support/ops';
 import { expectSameAsFreshIndexer } from './fresh-indexer';
-import { cursorOf, mint, openHarness, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
+import { cursorOf, mint, openHarness, recordCursorMoves, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
 import { expectMirrorsChain } from './mirror';
 
 /**
@@ -102,11 +102,7 @@ describe('npm run ops -- indexer:resync', () => {
     await waitFor('quote filled', () => quoteState(h, settled.quoteId), (q) => q.state === 'filled');
     const settledAt: { block_number: string }[] = await h.env.db.query(`SELECT block_number FROM indexer_settlements WHERE quote_id = $1`, [settled.quoteId]);
     const fromBlock = Number(settledAt[0].block_number) - 1;
-    await h.env.db.query(`CREATE TABLE test_cursor_moves (id bigserial PRIMARY KEY, block_number bigint NOT NULL)`);
-    await h.env.db.query(`
-      CREATE FUNCTION test_log_cursor() RETURNS trigger AS $$
-      BEGIN INSERT INTO test_cursor_moves (block_number) VALUES (NEW.block_number); RETURN NEW; END $$ LANGUAGE plpgsql`);
-    await h.env.db.query(`CREATE TRIGGER test_cursor_moves AFTER UPDATE ON indexer_cursors FOR EACH ROW EXECUTE FUNCTION test_log_cursor()`);
+    const cursor = await recordCursorMoves(h.env);
 
     const load = startLoad();
     let run: Awaited<ReturnType<typeof ops>>;
@@ -122,7 +118,7 @@ describe('npm run ops -- indexer:resync', () => {
     const head = await nodeHead();
     await waitFor('caught up after the load', () => cursorOf(h.env, 31337), (c) => c?.block_hash === head.hash);
     // The cursor went back to the block before --from-block, then forward again.
-    const moves = ((await h.env.db.query(`SELECT block_number FROM test_cursor_moves ORDER BY id`)) as { block_number: string }[]).map((r) => Number(r.block_number));
+    const moves = await cursor.moves();
     expect(moves).toContain(fromBlock - 1);
     expect(moves[moves.length - 1]).toBe(Number(head.number));
     // The settlement is still on chain: the quote was reopened by the rollback and filled again, and the taker heard both.
