@@ -5,6 +5,7 @@ import type { Redis } from '../redis';
 import { RegistryService } from '../registry';
 import { AdminActionVerifier } from './admin-action-verifier';
 import { ApiKeyRepository } from './api-key.repository';
+import { BotWalletBinding } from './bot-wallet-binding';
 import { ChallengeVerifier } from './challenge.service';
 import type { Principal, Role } from './identity.types';
 import { TokenIssuer } from './jwt-tokens';
@@ -48,7 +49,8 @@ export class IdentityService {
     const verifier = new SignatureVerifier({ registry: new RegistryService(db), rpcTimeoutMs: config.SIWE_RPC_TIMEOUT_MS, logger: deps.logger });
     const statements = new AdminActionVerifier({ redis, prefix, verifier, orgs: this.orgs.repo });
     this.siwe = new SiweService({ config, nonces: new NonceStore(redis, prefix), verifier, tokens: this.tokens });
-    this.makerAdmin = new MakerAdminService({ keys: this.keys, orgs: this.orgs, statements, redis, prefix, logger: deps.logger });
+    const bots = new BotWalletBinding({ verifier, keys: this.keys, orgs: this.orgs.repo });
+    this.makerAdmin = new MakerAdminService({ keys: this.keys, orgs: this.orgs, statements, bots, redis, prefix, logger: deps.logger });
     this.takerAdmin = new TakerAdminService({ keys: this.keys, statements, tokens: this.tokens, redis, prefix, logger: deps.logger });
     this.challenge = new ChallengeVerifier({ config, redis, prefix, logger: deps.logger });
   }

@@ -7,7 +7,7 @@ import type { Config } from '../../../shared/config';
 import { startChallengeServer, type ChallengeServer } from '../../support/challenge-server';
 import { buildApp } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
+import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../../support/wallets';
 import { probeApp } from './probe-app';
 
 const ORIGIN = 'https://app.example';
@@ -72,9 +72,8 @@ describe('Explore gate and bot challenge', () => {
     const makerAdmin = newWallet();
     const makerAdminToken = await signIn(app, makerAdmin);
     const makerOrg = await orgs.create({ kind: 'maker', name: 'Maker', owner: makerAdmin.address });
-    const bot = newWallet().address;
-    const keySig = await signStatement(makerAdmin, { action: 'add_member', member: bot, organization: makerOrg.id, name: 'bot' });
-    makerSecret = (await request(app).post('/api/maker/keys').set(bearer(makerAdminToken)).send({ address: bot, name: 'bot', ...keySig }).expect(201)).body.secret;
+    const keyAdd = await signedKeyAdd(makerAdmin, newWallet(), { organization: makerOrg.id, name: 'bot' });
+    makerSecret = (await request(app).post('/api/maker/keys').set(bearer(makerAdminToken)).send(keyAdd).expect(201)).body.secret;
   });
   afterAll(async () => {
     await env?.close();

@@ -7,7 +7,7 @@ import { RegistryService } from '../../../shared/registry';
 import { hashStreamToken, StreamTokens } from '../../../shared/streams';
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
+import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../../support/wallets';
 import { disconnect, join, phoenixSocket, publisher, refusal, sleep, startReplica, waitFor, type Replica } from './socket-harness';
 
 describe('socket tier: who may join what', () => {
@@ -33,10 +33,9 @@ describe('socket tier: who may join what', () => {
 
   /** A maker API key for a fresh bot wallet, issued through the real route. */
   async function makerKey(name: string): Promise<{ id: string; secret: string; bot: `0x${string}` }> {
-    const bot = newWallet().address;
-    const signed = await signStatement(owner.wallet, { action: 'add_member', member: bot, organization: orgId, name });
-    const res = await api().post('/api/maker/keys').set(bearer(owner.token)).send({ address: bot, name, ...signed }).expect(201);
-    return { id: res.body.id, secret: res.body.secret, bot };
+    const bot = newWallet();
+    const res = await api().post('/api/maker/keys').set(bearer(owner.token)).send(await signedKeyAdd(owner.wallet, bot, { organization: orgId, name })).expect(201);
+    return { id: res.body.id, secret: res.body.secret, bot: bot.address };
   }
 
   beforeAll(async () => {
