@@ -50,10 +50,10 @@ describe('maker organizations and keys', () => {
   it('GET /api/me gives tier maker with role and organization for each role, freemium otherwise', async () => {
     for (const role of ['owner', 'admin', 'manager', 'member'] as const) {
       const me = await request(app).get('/api/me').set(bearer(people[role].token)).expect(200);
-      expect(me.body).toEqual({ address: people[role].wallet.address, tier: 'maker', role, organization_id: orgId, organization_name: 'Deep Liquidity' });
+      expect(me.body).toEqual({ credential: 'siwe', address: people[role].wallet.address, tier: 'maker', role, organization_id: orgId, organization_name: 'Deep Liquidity' });
     }
     const me = await request(app).get('/api/me').set(bearer(people.outsider.token)).expect(200);
-    expect(me.body).toEqual({ address: people.outsider.wallet.address, tier: 'freemium' });
+    expect(me.body).toEqual({ credential: 'siwe', address: people.outsider.wallet.address, tier: 'freemium' });
   });
 
   it('an admin adds a key with a signed statement; the secret is shown once, stored hashed', async () => {
@@ -91,9 +91,8 @@ describe('maker organizations and keys', () => {
     const listed = list.body.keys.find((k: { id: string }) => k.id === key.id);
     expect(Date.parse(listed.last_used_at)).toBeGreaterThanOrEqual(Date.parse(key.created_at));
 
-    // A key is not a wallet session: it cannot manage keys or read /api/me.
+    // A key is not a wallet session: it cannot manage keys (GET /api/me answers it: see session.test.ts).
     expect((await request(app).get('/api/maker/keys').set(bearer(key.secret)).expect(401)).body.code).toBe('siwe_required');
-    await request(app).get('/api/me').set(bearer(key.secret)).expect(401);
     // A tampered secret with the same key id is refused.
     const tampered = key.secret.slice(0, -2) + (key.secret.endsWith('AA') ? 'BB' : 'AA');
     await request(probe).get('/maker-only').set(bearer(tampered)).expect(401);
