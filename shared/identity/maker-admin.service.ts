@@ -58,9 +58,8 @@ export class MakerAdminService {
     await this.deps.bots.assertFree(input.address, manager.organizationId);
     await this.deps.statements.consume(statement);
     const { keyId, secret } = newKeySecret('maker');
-    let row;
-    try {
-      row = await this.deps.keys.insert({
+    const row = await this.deps.keys
+      .insert({
         id: keyId,
         organizationId: manager.organizationId,
         kind: 'maker',
@@ -68,12 +67,12 @@ export class MakerAdminService {
         address: input.address,
         secretHash: hashSecret(secret),
         createdBy: manager.address,
+      })
+      .catch((err: unknown) => {
+        // A concurrent add for the same wallet won between assertFree and the insert.
+        if (err instanceof KeyAddressTakenError) throw botAddressInUse(input.address);
+        throw err;
       });
-    } catch (err) {
-      // A concurrent add for the same wallet won between assertFree and the insert.
-      if (err instanceof KeyAddressTakenError) throw botAddressInUse(input.address);
-      throw err;
-    }
     this.deps.logger.info({ key_id: keyId, organization_id: manager.organizationId, by: manager.address }, 'maker key issued');
     return { ...keyView(row), secret };
   }
