@@ -52,6 +52,8 @@ export async function fanout(): Promise<void> {
       JWT_SECRET: randomBytes(32).toString('hex'),
       NONCE_RATE_LIMIT: '100000',
       LOGIN_RATE_LIMIT: '100000',
+      // every bench maker connects from 127.0.0.1
+      SOCKET_MAX_CONNECTIONS_PER_IP: String(MAKERS + 100),
     },
     'api listening',
   );

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { IsNull } from 'typeorm';
+import { In, IsNull } from 'typeorm';
 import { ApiKeyEntity } from '../db/entities';
 import type { OrgKind } from './identity.types';
 
@@ -60,6 +60,18 @@ export class ApiKeyRepository {
   /** A key that has not been removed. */
   findActive(id: string, kind: OrgKind): Promise<ApiKeyEntity | null> {
     return this.ds.getRepository(ApiKeyEntity).findOneBy({ id, kind, revoked_at: IsNull() });
+  }
+
+  /** Which of these key ids (of either kind) are still active; queried in chunks so a long list stays one cheap index scan each. */
+  async activeIds(ids: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const valid = ids.filter((id) => uuid.test(id));
+    for (let i = 0; i < valid.length; i += 1000) {
+      const rows = await this.ds.getRepository(ApiKeyEntity).find({ select: { id: true }, where: { id: In(valid.slice(i, i + 1000)), revoked_at: IsNull() } });
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
   }
 
   listActive(organizationId: string, kind: OrgKind): Promise<ApiKeyEntity[]> {
