@@ -13,7 +13,7 @@ import type { Config } from '../../../shared/config';
 import { EventPublisher } from '../../../shared/events';
 import { Metrics } from '../../../shared/metrics';
 import type { TestEnv } from '../../support/test-env';
-import { bearer, newWallet, signStatement } from '../../support/wallets';
+import { bearer, newWallet, signedKeyAdd } from '../../support/wallets';
 
 /**
  * A socket replica in this process, on 127.0.0.1: its own HTTP server (the full API app when
@@ -195,10 +195,9 @@ export async function issueMakerKey(
   orgId: string,
   name: string,
 ): Promise<{ id: string; secret: string; bot: `0x${string}` }> {
-  const bot = newWallet().address;
-  const signed = await signStatement(owner.wallet, { action: 'add_member', member: bot, organization: orgId, name });
-  const res = await request(app).post('/api/maker/keys').set(bearer(owner.token)).send({ address: bot, name, ...signed }).expect(201);
-  return { id: res.body.id, secret: res.body.secret, bot };
+  const bot = newWallet();
+  const res = await request(app).post('/api/maker/keys').set(bearer(owner.token)).send(await signedKeyAdd(owner.wallet, bot, { organization: orgId, name })).expect(201);
+  return { id: res.body.id, secret: res.body.secret, bot: bot.address };
 }
 
 /** The sum of a metric's values with these labels (all of them when none are given). */
