@@ -44,7 +44,6 @@ export class QuoteService {
     const req = parseQuoteRequest(body, {
       now: Math.floor(nowMs / 1000),
       maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN,
-      defaultExpiresIn: this.deps.config.QUOTE_DEFAULT_EXPIRES_IN,
     });
     const dir = await this.deps.pairs.get(req.chain_id);
     if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
