@@ -117,7 +117,9 @@ describe('quote workers', () => {
   it('the sweeper announces and expires quotes whose jobs were lost, and forgets old idempotency keys', async () => {
     const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[5].legs, { expires_in: 1 })).expect(201);
     await env.queue.queue('quotes').obliterate({ force: true });
-    await env.db.query(`INSERT INTO idempotency_keys (scope, key, request_hash, status, response, created_at) VALUES ('quote.create', 'old-key', 'h', 201, '{}', now() - interval '25 hours')`);
+    await env.db.query(
+      `INSERT INTO idempotency_keys (scope, lookup_hash, request_mac, status, sealed_response, created_at) VALUES ('quote.create', 'old-key', 'h', 201, 'x', now() - interval '25 hours')`,
+    );
     await new Promise((r) => setTimeout(r, 3200));
     startReplica();
     await env.queue.enqueue(JOBS['quotes.sweep'], {});
@@ -126,7 +128,7 @@ describe('quote workers', () => {
     expect(events.map((e) => e.event)).toEqual(['rfq_result']);
     // The purge is the sweep's last step: it may finish just after the result is published.
     const left = await eventually(
-      async () => (await env.db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = 'old-key'`))[0].n as number,
+      async () => (await env.db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE lookup_hash = 'old-key'`))[0].n as number,
       (n) => n === 0,
     );
     expect(left).toBe(0);
