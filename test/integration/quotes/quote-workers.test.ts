@@ -1,6 +1,6 @@
 import { bullPrefix } from '../../../shared/redis';
 import request from 'supertest';
-import { topics } from '../../../shared/events';
+import { EventPublisher, topics } from '../../../shared/events';
 import { JOBS } from '../../../shared/jobs';
 import { hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
@@ -86,9 +86,13 @@ describe('quote workers', () => {
     expect(Date.parse(String(results[0].payload.closed_at))).toBeGreaterThanOrEqual(Date.parse(body.quote.expires_at));
     const poll = await request(app).get(`/api/quote/${body.quote.id}`).query({ stream_token: body.stream_token }).expect(200);
     expect(poll.body.quote.state).toBe('expired');
-    // nothing more arrives later
-    await new Promise((r) => setTimeout(r, 600));
-    expect((await topicEvents(env, stream)).filter((e) => e.event === 'rfq_result')).toHaveLength(1);
+    // Nothing more arrives later: once the one expiry job is finished, a sentinel published
+    // after it marks the end of anything it could have sent.
+    const job = await env.queue.queue('quotes').getJob(quoteExpireJob.jobId({ quote_id: body.quote.id }));
+    expect(await eventually(() => job!.getState(), (s) => s === 'completed')).toBe('completed');
+    await new EventPublisher({ redis: env.redis, config: env.config }).publish(stream, 'rfq_offer', { quote_id: 'sentinel' });
+    const all = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.payload.quote_id === 'sentinel'));
+    expect(all.filter((e) => e.event === 'rfq_result')).toHaveLength(1);
   });
 
   it('a replica that dies after closing the quote but before publishing: another replica publishes the result once', async () => {
@@ -120,7 +124,8 @@ describe('quote workers', () => {
     await env.db.query(
       `INSERT INTO idempotency_keys (scope, lookup_hash, request_mac, status, sealed_response, created_at) VALUES ('quote.create', 'old-key', 'h', 201, 'x', now() - interval '25 hours')`,
     );
-    await new Promise((r) => setTimeout(r, 3200));
+    // Past the sweeper's grace, without waiting for it.
+    await env.db.query(`UPDATE quotes SET created_at = now() - interval '1 minute', expires_at = now() - interval '30 seconds' WHERE id = $1`, [body.quote.id]);
     startReplica();
     await env.queue.enqueue(JOBS['quotes.sweep'], {});
     const stream = topics.rfqStream(hashStreamToken(body.stream_token));
