@@ -18,6 +18,7 @@ import { topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { FIXTURE_PAIR, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { jobFinished } from './job-events';
 import { captureLogs } from './log-capture';
 
 /** Expiry and the sweeper: a bad quote is skipped, an early job waits, a quote inside the skew closes. */
@@ -30,20 +31,6 @@ describe('quote expiry and the sweeper', () => {
   let events: QueueEvents;
   const logs = captureLogs();
   const repo = () => new QuoteRepository(env.db);
-
-  /** Resolves when the job with this id completes (or rejects when it finally fails). */
-  function finished(jobId: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const onDone = (e: { jobId: string }) => e.jobId === jobId && (off(), resolve());
-      const onFail = (e: { jobId: string; failedReason: string }) => e.jobId === jobId && (off(), reject(new Error(e.failedReason)));
-      const off = () => {
-        events.off('completed', onDone);
-        events.off('failed', onFail);
-      };
-      events.on('completed', onDone);
-      events.on('failed', onFail);
-    });
-  }
 
   /** A quote through the API whose jobs are lost, as after a Redis flush: they went to a queue nobody consumes. */
   async function quoteWithLostJobs(expiresIn: number): Promise<{ id: string; stream_token: string; expires_at: string }> {
@@ -90,7 +77,7 @@ describe('quote expiry and the sweeper', () => {
       good.map((g) => g.id),
     ]);
 
-    const done = finished(quotesSweepJob.jobId({}));
+    const done = jobFinished(events, quotesSweepJob.jobId({}));
     await env.queue.enqueue(quotesSweepJob, {});
     await done;
 
@@ -106,7 +93,7 @@ describe('quote expiry and the sweeper', () => {
   it('an expiry job that fires early waits out the rest of the window without spending an attempt', async () => {
     const q = await quoteWithLostJobs(3);
     const jobId = quoteExpireJob.jobId({ quote_id: q.id });
-    const done = finished(jobId);
+    const done = jobFinished(events, jobId);
     // As if Redis's clock ran ahead of ours: the job is due now, the quote's window is not over.
     await env.queue.enqueue(quoteExpireJob, { quote_id: q.id });
     await done;

@@ -7,6 +7,7 @@ import { HANDLERS } from '../../../workers/handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { eventually, topicEvents } from '../../support/events';
+import { jobFinished } from './job-events';
 import { mineBlocks, openHarness, quoteState, runIndexer, settleQuote, waitFor, type Harness } from '../indexer/harness';
 
 /**
@@ -53,7 +54,7 @@ describe('a fill followed by the expiry job', () => {
     // The window ends: the expiry job, delayed until now, runs.
     await h.env.db.query(`UPDATE quotes SET expires_at = now() - interval '1 second' WHERE id = $1`, [quoteId]);
     const jobId = quoteExpireJob.jobId({ quote_id: quoteId });
-    const done = new Promise<void>((resolve) => events.on('completed', (e) => e.jobId === jobId && resolve()));
+    const done = jobFinished(events, jobId);
     await h.env.queue.enqueue(quoteExpireJob, { quote_id: quoteId });
     await done;
 

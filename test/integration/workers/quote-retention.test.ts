@@ -13,6 +13,7 @@ import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { jobFinished } from './job-events';
 import { captureLogs } from './log-capture';
 
 /**
@@ -31,17 +32,7 @@ describe('quote retention job', () => {
   async function runRetention(): Promise<void> {
     const queue = env.queue.queue(QUOTES_QUEUE);
     await (await queue.getJob(quotesRetentionJob.jobId({})))?.remove();
-    const done = new Promise<void>((resolve, reject) => {
-      const onDone = ({ jobId }: { jobId: string }) => jobId === quotesRetentionJob.jobId({}) && (off(), resolve());
-      const onFail = ({ jobId, failedReason }: { jobId: string; failedReason: string }) =>
-        jobId === quotesRetentionJob.jobId({}) && (off(), reject(new Error(failedReason)));
-      const off = () => {
-        events.off('completed', onDone);
-        events.off('failed', onFail);
-      };
-      events.on('completed', onDone);
-      events.on('failed', onFail);
-    });
+    const done = jobFinished(events, quotesRetentionJob.jobId({}));
     await env.queue.enqueue(quotesRetentionJob, {});
     await done;
   }
