@@ -1,6 +1,7 @@
 import cors from 'cors';
 import express, { type Express } from 'express';
 import { buildContext, type ApiContext, type ApiDeps } from './context';
+import { writeLimits } from './auth';
 import { errorHandler, notFound } from './http/error-handler';
 import { requestContext } from './http/request-context';
 import { healthRoutes } from './routes/health.routes';
@@ -36,6 +37,8 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   app.use(healthRoutes(ctx));
 
   const api = express.Router();
+  // Before the body parser: a refused write costs no parsing.
+  api.use(writeLimits(ctx));
   api.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
   api.use(publicRoutes(ctx));
   api.use(identityRoutes(ctx), makerKeysRoutes(ctx), takerRoutes(ctx));

@@ -1,8 +1,9 @@
-import { JOBS } from '../shared/jobs';
+import type { Config } from '../shared/config';
+import { JOBS, type JobQueue } from '../shared/jobs';
 import type { Lifecycle } from '../shared/lifecycle';
 import { PubsubRegistrations } from '../shared/events';
 import { bullPrefix } from '../shared/redis';
-import { QUOTES_QUEUE, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
+import { QUOTES_QUEUE, quotesRetentionJob, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
 import { HANDLERS } from './handlers';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
@@ -10,9 +11,17 @@ import { WorkerHost } from './worker-host';
 export type { WorkerContext, WorkerDeps } from './worker-context';
 export { buildWorkerContext } from './worker-context';
 
+/** The quote jobs that run on a schedule, each under a fixed scheduler id (its job id). */
+export async function scheduleQuoteJobs(queue: JobQueue, config: Pick<Config, 'QUOTE_SWEEP_INTERVAL_MS' | 'QUOTE_RETENTION_INTERVAL_MS'>): Promise<void> {
+  const quotes = queue.queue(QUOTES_QUEUE);
+  await quotes.upsertJobScheduler(quotesSweepJob.jobId({}), { every: config.QUOTE_SWEEP_INTERVAL_MS }, { name: quotesSweepJob.name, data: {} });
+  await quotes.upsertJobScheduler(quotesRetentionJob.jobId({}), { every: config.QUOTE_RETENTION_INTERVAL_MS }, { name: quotesRetentionJob.name, data: {} });
+}
+
 /**
  * The workers role: checks the job registry, consumes every queue it names, and keeps the
- * quote sweeper scheduled (every replica upserts the same scheduler; BullMQ keeps one).
+ * quote sweeper and retention scheduled (every replica upserts the same schedulers, by fixed
+ * ids; BullMQ keeps one of each).
  */
 export async function startWorkers(
   deps: WorkerDeps,
@@ -27,9 +36,7 @@ export async function startWorkers(
     prefix: bullPrefix(deps.config.REDIS_PREFIX),
     concurrency: opts.concurrency ?? 32,
   });
-  await deps.queue
-    .queue(QUOTES_QUEUE)
-    .upsertJobScheduler('quotes-sweep', { every: deps.config.QUOTE_SWEEP_INTERVAL_MS }, { name: quotesSweepJob.name, data: {} });
+  await scheduleQuoteJobs(deps.queue, deps.config);
   host.start();
   lifecycle.onClose('workers', () => host.close());
   return host;

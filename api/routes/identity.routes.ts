@@ -22,8 +22,9 @@ export function identityRoutes(ctx: ApiContext): Router {
   });
 
   r.get('/me', noStore, ...routeAuth(ctx, 'session'), async (req, res) => {
-    if (req.principal?.kind !== 'siwe') throw new Error('session route reached without a SIWE principal');
-    res.json(await identity.session(req.principal.address));
+    const p = req.principal;
+    if (!p || p.kind === 'taker_key') throw new Error('session route reached without a wallet principal');
+    res.json(await identity.session(p));
   });
   return r;
 }

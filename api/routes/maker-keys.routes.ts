@@ -18,7 +18,8 @@ export function makerKeysRoutes(ctx: ApiContext): Router {
 
   r.post('/maker/keys', noStore, ...manage, async (req, res) => {
     const body = parseOrThrow(addMakerKeySchema, req.body);
-    res.status(201).json(await makerAdmin.addKey(managerOf(req), body));
+    const { address_signature: addressSignature, ...rest } = body;
+    res.status(201).json(await makerAdmin.addKey(managerOf(req), { ...rest, addressSignature }));
   });
 
   r.delete('/maker/keys/:id', noStore, ...manage, async (req, res) => {

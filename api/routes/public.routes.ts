@@ -8,10 +8,7 @@ export function publicRoutes(ctx: ApiContext): Router {
   const r = Router();
   const { registry } = ctx.services;
   const cache = publicCache(ctx.config.PUBLIC_CACHE_SECONDS);
-  const challenge = {
-    sitekey: ctx.config.CHALLENGE_SITEKEY ?? null,
-    enabled: Boolean(ctx.config.CHALLENGE_SECRET),
-  };
+  const challenge = ctx.services.identity.challenge.publicSettings();
 
   r.get('/networks', cache, async (_req, res) => {
     res.json(await registry.networks());

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { NotImplementedError, UnauthorizedError } from '../../shared/errors';
-import { routeAuth } from '../auth';
+import { callerScope, routeAuth } from '../auth';
 import type { ApiContext } from '../context';
 import { noStore } from '../http/cache';
 
@@ -18,7 +18,7 @@ export function quoteRoutes(ctx: ApiContext): Router {
   r.use('/quote', noStore);
 
   r.post('/quote', ...routeAuth(ctx, 'create_quote'), async (req, res) => {
-    const out = await quotes.create(req.body, { idempotencyKey: req.get('idempotency-key') });
+    const out = await quotes.create(req.body, { idempotencyKey: req.get('idempotency-key'), caller: callerScope(req) });
     if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.status(out.status).json(out.body);
   });

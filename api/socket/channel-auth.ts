@@ -15,6 +15,7 @@ export interface BearerResolver {
 
 export interface RegistrationLookup {
   tierOf(chainId: number, address: string): Promise<PubsubTier | null>;
+  registeredAnywhere(address: string): Promise<boolean>;
 }
 
 /** Credentials offered for a join: from its payload, else from the connection's query or auth token. */
@@ -33,7 +34,10 @@ const refuse = (reason: string): JoinGrant => ({ ok: false, reason });
  * Who may join what (the spec's Events table):
  * - token-named topics: the token in the topic is the credential, nothing else is looked at;
  * - `quotes:<chain>:requests`: a wallet registered for that chain (premium or freemium);
- * - `rfq_maker:<address>`: that maker only, by its SIWE bearer or a maker API key of that bot.
+ * - `rfq_maker:<address>`: that wallet only: a maker API key of that bot, or the wallet's own
+ *   SIWE bearer when it has maker rights or a pubsub registration (the freemium registration
+ *   advertises this topic, so what it advertises can be joined). A delegate never: its wallet
+ *   was named by a taker organization, which proves no control of it.
  * A grant carries the credential's expiry and key id so the channel ends with it.
  */
 export class ChannelAuthorizer {
@@ -79,7 +83,9 @@ export class ChannelAuthorizer {
     if ((p.kind !== 'siwe' && p.kind !== 'maker_key') || p.address !== address) {
       return refuse('only that maker may join: its SIWE bearer or one of its maker API keys');
     }
-    if (!(await this.deps.identity.hasMakerRights(p))) return refuse('maker rights required');
+    if (p.kind === 'siwe' && !(await this.deps.identity.hasMakerRights(p)) && !(await this.deps.registrations.registeredAnywhere(address))) {
+      return refuse('maker rights or a pubsub registration required: POST /api/pubsub/freemium first');
+    }
     return grant(p);
   }
 

@@ -31,6 +31,11 @@ export class ChannelIndex {
     return out;
   }
 
+  /** The API keys behind joined channels: what the periodic re-check asks the database about. */
+  keyIds(): string[] {
+    return [...this.byKey.keys()];
+  }
+
   withKey(keyId: string): Channel[] {
     return [...(this.byKey.get(keyId) ?? [])];
   }

@@ -15,6 +15,10 @@ export type JoinParams = z.output<typeof joinParamsSchema>;
 /** The connection side of a join: how it answers and ends channels. */
 export interface JoinHost {
   readonly credentials: JoinCredentials;
+  /** Null when this connection may replay history now; else the seconds until its replay budget renews. */
+  replayBudgetWait(): number | null;
+  /** Counts bytes a replay sent against the connection's budget. */
+  spendOnReplay(bytes: number): void;
   acceptJoin(ch: Channel, response: { seq: number; recovered?: boolean }): void;
   refuseJoin(ch: Channel, reason: string): void;
   end(ch: Channel, how: 'close' | 'error', reason: string | null, code: string): void;
@@ -49,6 +53,14 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, pa
     ch.keyId = grant.keyId;
 
     const after = params.last_seq ?? (REPLAY_FROM_START.has(kind) ? 0 : undefined);
+    const wait = after === undefined ? null : host.replayBudgetWait();
+    if (wait !== null) {
+      rt.metrics.joins.inc({ topic_kind: kind, result: 'replay_budget' });
+      const reason = `replay budget of this connection used up: retry in ${wait} s`;
+      // a shared topic can be joined live instead; a token topic always starts from its history
+      host.refuseJoin(ch, REPLAY_FROM_START.has(kind) ? reason : `${reason}, or join without last_seq to start live`);
+      return;
+    }
     ch.hold();
     await rt.hub.add(ch);
     if (!ch.isOpen) return;
@@ -61,7 +73,13 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, pa
     rt.index.add(ch);
     rt.metrics.joins.inc({ topic_kind: kind, result: 'ok' });
     if (read.recovered !== undefined) rt.metrics.replays.inc({ result: read.recovered ? 'recovered' : 'not_recovered' });
-    if (read.events.length > 0) rt.metrics.replayedEvents.inc(read.events.length);
+    if (read.events.length > 0) {
+      let bytes = 0;
+      for (const ev of read.events) bytes += Buffer.byteLength(ev.data);
+      host.spendOnReplay(bytes);
+      rt.metrics.replayedEvents.inc(read.events.length);
+      rt.metrics.replayedBytes.inc(bytes);
+    }
     ch.release(position, read.events);
   } catch (err) {
     if (!ch.isOpen) return;

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../../shared/config';
 import { PubsubRegistrations } from '../../shared/events';
-import { IdentityService, revocationChannel } from '../../shared/identity';
+import { IdentityService, KeyRevocations, revocationChannel } from '../../shared/identity';
 import type { Lifecycle } from '../../shared/lifecycle';
 import type { Logger } from '../../shared/logging';
 import type { Metrics } from '../../shared/metrics';
@@ -34,6 +34,7 @@ export function createSocketServer(deps: SocketDeps): SocketServer {
     identity: new IdentityService(deps),
     streams,
     registrations: new PubsubRegistrations(deps.redis, deps.config),
+    keyRevocations: new KeyRevocations(deps.db),
     revocations: { keys: revocationChannel(deps.config.REDIS_PREFIX), streamTokens: streams.revocationChannel },
   });
 }

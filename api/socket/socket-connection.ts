@@ -3,6 +3,8 @@ import { parseTopic, type DeliveredEvent } from '../../shared/events';
 import type { JoinCredentials } from './channel-auth';
 import { joinParamsSchema, runJoin, runRepair, type JoinHost } from './channel-join';
 import { decodeBinary, decodeText, encodeMessage, encodeReply, type InboundMessage, type Ref, type Vsn } from './phoenix-codec';
+import { JoinBucket } from './join-bucket';
+import { ReplayBudget } from './replay-budget';
 import { Channel, type ChannelOwner } from './socket-channel';
 import type { SocketRuntime } from './socket-runtime';
 
@@ -28,13 +30,18 @@ export class SocketConnection implements ChannelOwner, JoinHost {
   readonly channels = new Map<string, Channel>();
   lastSeen = Date.now();
   private badFrames = 0;
+  private readonly joins: JoinBucket;
+  /** Made on the first replay: most connections never replay. */
+  private replays: ReplayBudget | null = null;
 
   constructor(
     readonly ws: WebSocket,
     readonly vsn: Vsn,
     readonly credentials: JoinCredentials,
     private readonly rt: SocketRuntime,
-  ) {}
+  ) {
+    this.joins = new JoinBucket(rt.settings.joinBurst, rt.settings.joinRatePerMinute, this.lastSeen);
+  }
 
   onFrame(data: RawData, isBinary: boolean): void {
     this.lastSeen = Date.now();
@@ -68,9 +75,15 @@ export class SocketConnection implements ChannelOwner, JoinHost {
   }
 
   private join(m: InboundMessage, existing: Channel | undefined): void {
+    const parsed = parseTopic(m.topic);
+    // Before anything else (a refused join changes nothing): every join may cost a credential lookup.
+    if (!this.joins.take(Date.now())) {
+      this.rt.metrics.joins.inc({ topic_kind: parsed?.kind ?? 'unknown', result: 'rate_limited' });
+      if (this.joins.refusedInARow > this.rt.settings.maxJoinRefusals) return this.disconnect(1008, 'too many joins', 'join_flood');
+      return this.reply(m.joinRef, m.ref, m.topic, 'error', { reason: 'too many joins: slow down' });
+    }
     // Phoenix closes the existing channel on a duplicate join and joins anew.
     if (existing) this.end(existing, 'close', null, 'duplicate_join');
-    const parsed = parseTopic(m.topic);
     if (!parsed) {
       this.rt.metrics.joins.inc({ topic_kind: 'unknown', result: 'unmatched' });
       return this.reply(null, m.ref, m.topic, 'error', { reason: 'unmatched topic' });
@@ -100,6 +113,17 @@ export class SocketConnection implements ChannelOwner, JoinHost {
   refuseJoin(ch: Channel, reason: string): void {
     this.drop(ch);
     this.reply(ch.joinRef, ch.joinMsgRef, ch.topic, 'error', { reason });
+  }
+
+  replayBudgetWait(): number | null {
+    const now = Date.now();
+    return !this.replays || this.replays.allows(now) ? null : this.replays.secondsLeft(now);
+  }
+
+  spendOnReplay(bytes: number): void {
+    const now = Date.now();
+    this.replays ??= new ReplayBudget(this.rt.settings.replayBudgetBytes, this.rt.settings.replayBudgetWindowMs, now);
+    this.replays.spend(bytes, now);
   }
 
   sendEvent(ch: Channel, ev: DeliveredEvent): void {

@@ -19,6 +19,10 @@ export class SocketMetrics {
   readonly badFrames: Counter<string>;
   readonly replays: Counter<string>;
   readonly replayedEvents: Counter<string>;
+  readonly replayedBytes: Counter<string>;
+  readonly upgradesRefused: Counter<string>;
+  readonly credentialLookups: Counter<string>;
+  readonly keyRechecks: Counter<string>;
   readonly topics: Gauge<string>;
   readonly deliveryLag: Histogram<string>;
   readonly fanout: Histogram<string>;
@@ -36,6 +40,18 @@ export class SocketMetrics {
     this.badFrames = m.counter('socket_bad_frames_total', 'Frames dropped as malformed, by reason', ['reason']);
     this.replays = m.counter('socket_replays_total', 'History reads for joins with last_seq and for gap repairs, by outcome', ['result']);
     this.replayedEvents = m.counter('socket_replayed_events_total', 'Events delivered from history rather than live');
+    this.replayedBytes = m.counter('socket_replayed_bytes_total', 'Bytes of history sent by join replays (counted against SOCKET_REPLAY_BUDGET_BYTES)');
+    this.upgradesRefused = m.counter(
+      'socket_upgrades_refused_total',
+      'WebSocket upgrades refused by a connection cap: replica_full (503) or per_ip (429)',
+      ['reason'],
+    );
+    this.credentialLookups = m.counter('socket_credential_lookups_total', 'Join credential lookups, by kind and cache result', ['kind', 'result']);
+    this.keyRechecks = m.counter(
+      'socket_key_rechecks_total',
+      'Periodic checks of key-authenticated channels against the database: ok, failed; revoked_keys counts keys found removed',
+      ['result'],
+    );
     this.topics = m.gauge('socket_subscribed_topics', 'Topics this replica is subscribed to on Redis');
     this.deliveryLag = m.histogram(
       'socket_delivery_lag_seconds',

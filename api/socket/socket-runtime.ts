@@ -11,6 +11,11 @@ export interface SocketSettings {
   maxBadFrames: number;
   maxBufferedBytes: number;
   joinBufferEvents: number;
+  joinBurst: number;
+  joinRatePerMinute: number;
+  maxJoinRefusals: number;
+  replayBudgetBytes: number;
+  replayBudgetWindowMs: number;
 }
 
 /** What every connection of a replica shares. */

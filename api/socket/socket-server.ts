@@ -2,13 +2,17 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../../shared/config';
-import { EventHistory, tokenTopicKey } from '../../shared/events';
+import { EventHistory, tokenTopicKey, type RevokedAmong } from '../../shared/events';
 import type { Logger } from '../../shared/logging';
 import type { Metrics } from '../../shared/metrics';
 import { closeRedis, createRedis, type Redis } from '../../shared/redis';
 import type { StreamKind } from '../../shared/streams';
 import { ChannelAuthorizer, type BearerResolver, type JoinCredentials, type RegistrationLookup, type StreamTokenVerifier } from './channel-auth';
 import { ChannelIndex } from './channel-index';
+import { clientAddress } from './client-address';
+import { ConnectionLimiter, type ConnectionRefusal } from './connection-limiter';
+import { CredentialCache } from './credential-cache';
+import { KeyRecheck, type RemovedKeySweep } from './key-recheck';
 import { negotiateVsn, type Vsn } from './phoenix-codec';
 import { ReplayGate } from './replay-gate';
 import type { Channel } from './socket-channel';
@@ -30,10 +34,15 @@ export interface SocketServerDeps {
   metrics: Metrics;
   identity: BearerResolver;
   streams: StreamTokenVerifier;
-  registrations: RegistrationLookup;
+  registrations: RegistrationLookup & RemovedKeySweep;
+  /** The database's answer to "which of these API keys are gone?", for the periodic re-check. */
+  keyRevocations: { revokedAmong: RevokedAmong };
   /** Pub/sub channels announcing revoked API keys (`{kind, keyId}`) and stream tokens (`{kind, hash}`). */
   revocations: { keys: string; streamTokens: string };
 }
+
+/** How often a refused upgrade is logged at most: the metric counts every one, the log stays readable under a flood. */
+const REFUSAL_LOG_EVERY_MS = 10_000;
 
 /**
  * A Phoenix-channels socket replica: any number of them run behind a load balancer, attached
@@ -46,8 +55,12 @@ export class SocketServer {
   private readonly sub: Redis;
   private readonly rt: SocketRuntime;
   private readonly attached = new Set<http.Server>();
+  private readonly limiter: ConnectionLimiter;
+  private readonly credentials: CredentialCache;
+  private readonly recheck: KeyRecheck;
   private sweeper: NodeJS.Timeout | null = null;
   private closing: Promise<void> | null = null;
+  private refusalLog = { at: 0, since: 0 };
 
   constructor(private readonly deps: SocketServerDeps) {
     const { config, logger } = deps;
@@ -55,21 +68,42 @@ export class SocketServer {
     this.sub = createRedis(config.REDIS_URL);
     this.sub.on('error', (err: Error) => logger.warn({ err: err.message }, 'socket subscriber connection error'));
     this.sub.on('message', (channel: string, message: string) => this.onRevocation(channel, message));
+    this.limiter = new ConnectionLimiter(config.SOCKET_MAX_CONNECTIONS, config.SOCKET_MAX_CONNECTIONS_PER_IP);
+    this.credentials = new CredentialCache(deps.identity, {
+      ttlMs: config.SOCKET_CREDENTIAL_CACHE_MS,
+      maxEntries: config.SOCKET_CREDENTIAL_CACHE_MAX_ENTRIES,
+      metrics,
+    });
+    const index = new ChannelIndex();
     this.rt = {
       settings: {
         maxChannels: config.SOCKET_MAX_CHANNELS,
         maxBadFrames: config.SOCKET_MAX_BAD_FRAMES,
         maxBufferedBytes: config.SOCKET_MAX_BUFFERED_BYTES,
         joinBufferEvents: config.SOCKET_JOIN_BUFFER_EVENTS,
+        joinBurst: config.SOCKET_JOIN_BURST,
+        joinRatePerMinute: config.SOCKET_JOIN_RATE_PER_MINUTE,
+        maxJoinRefusals: config.SOCKET_MAX_JOIN_REFUSALS,
+        replayBudgetBytes: config.SOCKET_REPLAY_BUDGET_BYTES,
+        replayBudgetWindowMs: config.SOCKET_REPLAY_BUDGET_WINDOW_MS,
       },
       logger,
       metrics,
       hub: new TopicHub(this.sub, config.REDIS_PREFIX, metrics, logger, (chs) => this.repairAll(chs)),
-      auth: new ChannelAuthorizer({ streams: deps.streams, identity: deps.identity, registrations: deps.registrations }),
+      auth: new ChannelAuthorizer({ streams: deps.streams, identity: this.credentials, registrations: deps.registrations }),
       history: new EventHistory(deps.redis, config),
       gate: new ReplayGate(config.SOCKET_REPLAY_CONCURRENCY),
-      index: new ChannelIndex(),
+      index,
     };
+    this.recheck = new KeyRecheck({
+      index,
+      revokedAmong: (ids) => deps.keyRevocations.revokedAmong(ids),
+      registrations: deps.registrations,
+      onRevoked: (ids) => this.revokeKeys(ids),
+      intervalMs: config.SOCKET_KEY_RECHECK_INTERVAL_MS,
+      logger,
+      metrics,
+    });
     // Compression off and no client tracking by ws: per-connection memory is what limits a replica.
     this.wss = new WebSocketServer({
       noServer: true,
@@ -85,6 +119,7 @@ export class SocketServer {
     await this.sub.subscribe(this.deps.revocations.keys, this.deps.revocations.streamTokens);
     this.sweeper = setInterval(() => this.sweep(), this.deps.config.SOCKET_SWEEP_INTERVAL_MS);
     this.sweeper.unref();
+    this.recheck.start();
   }
 
   /** Serves `/socket/websocket` upgrades of this HTTP server; other upgrade paths get a 404. */
@@ -117,6 +152,14 @@ export class SocketServer {
     if (url.pathname !== WEBSOCKET_PATH) return reject(socket, 404, 'Not Found');
     const vsn = negotiateVsn(url.searchParams.get('vsn'));
     if (vsn === null) return reject(socket, 403, 'Forbidden');
+    const address = clientAddress(req, this.deps.config.TRUST_PROXY_HOPS);
+    const refused = this.limiter.acquire(address);
+    if (refused) {
+      this.onRefused(refused, address);
+      return refused === 'per_ip' ? reject(socket, 429, 'Too Many Requests') : reject(socket, 503, 'Service Unavailable');
+    }
+    // the slot is the TCP socket's: given back however it ends, handshake completed or not
+    socket.once('close', () => this.limiter.release(address));
     const creds: JoinCredentials = {};
     const token = url.searchParams.get('token') ?? authTokenFromProtocols(req.headers['sec-websocket-protocol']);
     const apiKey = url.searchParams.get('api_key');
@@ -169,22 +212,31 @@ export class SocketServer {
   private onRevocation(channel: string, message: string): void {
     const { keys, streamTokens } = this.deps.revocations;
     if (channel !== keys && channel !== streamTokens) return;
-    let ended: Channel[] = [];
-    let reason = '';
     try {
       const body = JSON.parse(message) as { keyId?: unknown; kind?: unknown; hash?: unknown };
       if (channel === keys && typeof body.keyId === 'string') {
-        ended = this.rt.index.withKey(body.keyId);
-        reason = 'api key revoked';
+        this.revokeKeys([body.keyId]);
       } else if (channel === streamTokens && typeof body.kind === 'string' && typeof body.hash === 'string') {
-        ended = this.rt.hub.channelsOf(tokenTopicKey(body.kind as StreamKind, body.hash));
-        reason = 'stream token revoked';
+        for (const ch of this.rt.hub.channelsOf(tokenTopicKey(body.kind as StreamKind, body.hash))) ch.owner.end(ch, 'close', 'stream token revoked', 'revoked');
       }
     } catch (err) {
       this.rt.logger.warn({ err, channel }, 'unreadable revocation message');
-      return;
     }
-    for (const ch of ended) ch.owner.end(ch, 'close', reason, 'revoked');
+  }
+
+  /** Keys found removed (announced, or found by the re-check): their lookups are forgotten, their channels end. */
+  private revokeKeys(keyIds: string[]): void {
+    this.credentials.forgetKeys(keyIds);
+    for (const id of keyIds) for (const ch of this.rt.index.withKey(id)) ch.owner.end(ch, 'close', 'api key revoked', 'revoked');
+  }
+
+  private onRefused(reason: ConnectionRefusal, address: string): void {
+    this.rt.metrics.upgradesRefused.inc({ reason });
+    const now = Date.now();
+    this.refusalLog.since++;
+    if (now - this.refusalLog.at < REFUSAL_LOG_EVERY_MS) return;
+    this.rt.logger.warn({ reason, address, refused_since_last_log: this.refusalLog.since }, 'socket upgrade refused by a connection cap');
+    this.refusalLog = { at: now, since: 0 };
   }
 
   /** The subscriber reconnected: live events published meanwhile never reached us. */
@@ -198,6 +250,7 @@ export class SocketServer {
 
   private async shutdown(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    await this.recheck.stop();
     for (const s of this.attached) s.off('upgrade', this.onUpgrade);
     for (const c of this.conns) c.disconnect(1001, 'server shutting down', 'shutdown');
     const deadline = Date.now() + 2000;

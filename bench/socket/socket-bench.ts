@@ -129,6 +129,9 @@ async function main(): Promise<void> {
     REDIS_PREFIX: prefix,
     // idle connections are the point here; the phoenix heartbeat is not
     SOCKET_IDLE_TIMEOUT_MS: '3600000',
+    // every bench client comes from 127.0.0.1
+    SOCKET_MAX_CONNECTIONS_PER_IP: String(connections + 1000),
+    SOCKET_MAX_CONNECTIONS: String(connections + 1000),
     LOG_LEVEL: 'warn',
   });
   const url = `ws://127.0.0.1:${server.port}/socket/websocket?vsn=2.0.0`;

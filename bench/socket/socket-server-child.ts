@@ -30,6 +30,8 @@ async function main(): Promise<void> {
     identity: { resolveBearer: async () => null, hasMakerRights: async () => false },
     streams,
     registrations: new PubsubRegistrations(redis, config),
+    // no API keys in this bench: nothing for the periodic re-check to find
+    keyRevocations: { revokedAmong: async () => [] },
     revocations: { keys: `${config.REDIS_PREFIX}identity:revocations`, streamTokens: streams.revocationChannel },
   });
   await socket.start();

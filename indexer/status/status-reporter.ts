@@ -26,6 +26,8 @@ export class StatusReporter {
       cursor_timestamp: null,
       rpc_ok: false,
       last_error: null,
+      error_code: null,
+      action: null,
       last_synced_at: null,
     };
   }

@@ -8,10 +8,44 @@ export interface StatusRecord {
   cursor: string | null;
   cursor_timestamp: string | null;
   rpc_ok: boolean;
+  /** Raw failure text: for operators (ops indexer:status), never for a public answer. */
   last_error: string | null;
+  error_code: string | null;
+  action: string | null;
   last_synced_at: Date | null;
   /** Seconds since the indexer last wrote the row, by the database clock. */
   age_seconds: number;
+}
+
+/** One cursor the indexer keeps: how far a network is indexed for one contract set. */
+export interface CursorRecord {
+  chain_id: number;
+  contract_set: string;
+  block_number: string;
+  block_hash: string | null;
+  block_timestamp: string | null;
+  start_block: string | null;
+  updated_at: Date;
+}
+
+/** The stored block hashes of a network: the linked window and the older checkpoints. */
+export interface KeptBlocksRecord {
+  chain_id: number;
+  window_from: string | null;
+  window_to: string | null;
+  window_blocks: number;
+  /** The oldest hash kept: how deep an ancestor search can reach. */
+  oldest_checkpoint: string | null;
+}
+
+export interface ReorgStatsRecord {
+  chain_id: number;
+  reorgs: number;
+  deepest: number;
+  last_depth: number | null;
+  last_ancestor_block: string | null;
+  last_orphaned_tip: string | null;
+  last_at: Date | null;
 }
 
 export interface PairRecord {
@@ -54,9 +88,36 @@ export class ChainDataRepository {
 
   statuses(chainIds: number[]): Promise<StatusRecord[]> {
     return this.ds.query(
-      `SELECT chain_id, state, head::text, head_timestamp::text, cursor::text, cursor_timestamp::text, rpc_ok, last_error, last_synced_at,
-              EXTRACT(EPOCH FROM (now() - heartbeat_at))::float8 AS age_seconds
+      `SELECT chain_id, state, head::text, head_timestamp::text, cursor::text, cursor_timestamp::text, rpc_ok, last_error, error_code, action,
+              last_synced_at, EXTRACT(EPOCH FROM (now() - heartbeat_at))::float8 AS age_seconds
          FROM indexer_status WHERE chain_id = ANY($1::int[])`,
+      [chainIds],
+    );
+  }
+
+  cursors(chainIds: number[]): Promise<CursorRecord[]> {
+    return this.ds.query(
+      `SELECT chain_id, contract_set, block_number::text, block_hash, block_timestamp::text, start_block::text, updated_at
+         FROM indexer_cursors WHERE chain_id = ANY($1::int[]) ORDER BY chain_id, contract_set`,
+      [chainIds],
+    );
+  }
+
+  keptBlocks(chainIds: number[]): Promise<KeptBlocksRecord[]> {
+    return this.ds.query(
+      `SELECT id AS chain_id, w.window_from, w.window_to, w.window_blocks, c.oldest_checkpoint
+         FROM unnest($1::int[]) AS id
+         CROSS JOIN LATERAL (SELECT min(number)::text AS window_from, max(number)::text AS window_to, count(*)::int AS window_blocks
+                               FROM indexer_blocks WHERE chain_id = id) w
+         CROSS JOIN LATERAL (SELECT min(number)::text AS oldest_checkpoint FROM indexer_checkpoints WHERE chain_id = id) c`,
+      [chainIds],
+    );
+  }
+
+  reorgStats(chainIds: number[]): Promise<ReorgStatsRecord[]> {
+    return this.ds.query(
+      `SELECT chain_id, reorgs, deepest, last_depth, last_ancestor_block::text, last_orphaned_tip::text, last_at
+         FROM indexer_reorg_stats WHERE chain_id = ANY($1::int[])`,
       [chainIds],
     );
   }

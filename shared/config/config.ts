@@ -7,6 +7,7 @@ import { chainEnv } from './chain.config';
 import { authEnv, authKeyProblems } from './auth.config';
 import { indexerEnv } from './indexer.config';
 import { quotesEnv } from './quotes.config';
+import { limitsEnv } from './limits.config';
 
 /**
  * The environment schema, assembled from one section per concern. A section is a plain
@@ -21,6 +22,7 @@ const envSchema = z.object({
   ...authEnv,
   ...indexerEnv,
   ...quotesEnv,
+  ...limitsEnv,
 });
 
 export type Env = z.output<typeof envSchema>;

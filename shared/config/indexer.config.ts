@@ -1,6 +1,25 @@
 import { z } from 'zod';
 import { envInt, envList } from './schema-helpers';
 
+/** `chain_id:value` pairs separated by commas, each value an integer in [min, max]; empty = none. */
+const envChainMap = (min: number, max: number) =>
+  z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const out: Record<number, number> = {};
+      for (const part of v.split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
+        const m = /^([1-9][0-9]{0,9}):([0-9]{1,12})$/.exec(part);
+        const value = m ? Number(m[2]) : NaN;
+        if (!m || Number(m[1]) > 2_147_483_647 || value < min || value > max) {
+          ctx.addIssue({ code: 'custom', message: `"${part}" is not chain_id:blocks with blocks in ${min}..${max}` });
+          return z.NEVER;
+        }
+        out[Number(m[1])] = value;
+      }
+      return out;
+    });
+
 /**
  * The chain indexer (ROLES=indexer) and what the API needs to judge its health. Ranges are in
  * blocks; every timing is in milliseconds.
@@ -44,4 +63,18 @@ export const indexerEnv = {
   INDEXER_RPC_BACKOFF_MAX_MS: envInt(5000, 1, 600_000),
   /** Parallel JSON-RPC requests per network (header batches, address chunks, prefetch). */
   INDEXER_RPC_CONCURRENCY: envInt(8, 1, 256),
+  /**
+   * Recent block hashes each tailer keeps linked (its unfinalized window), for chains with no
+   * entry in INDEXER_REORG_WINDOW_BY_CHAIN nor a built-in one (docs/INDEXER.md lists those).
+   * Independent of a network's `confirmations`, which only decide what is reported as final.
+   */
+  INDEXER_REORG_WINDOW_BLOCKS: envInt(256, 1, 100_000),
+  /** Per-network windows, `chain_id:blocks` pairs separated by commas (`31337:2048,10:4096`); they win over the built-in ones. */
+  INDEXER_REORG_WINDOW_BY_CHAIN: envChainMap(1, 100_000),
+  /**
+   * The hard limit: a reorg whose common ancestor lies more than this many blocks below the
+   * indexed tip halts the network (its status names the `ops indexer:resync` command to run).
+   * Anything shallower is rolled back and re-synced by itself.
+   */
+  INDEXER_REORG_MAX_DEPTH: envInt(50_000, 1, 100_000_000),
 };

@@ -93,6 +93,13 @@ export function tokenTopicKey(kind: StreamKind, tokenHash: string): TopicKey {
   return asKey(`${topicKind}:#${requireHash(tokenHash)}`);
 }
 
+/** The stream token a token-named topic belongs to (its kind and hash); null for shared topics. */
+export function streamTokenOf(ref: TopicRef): { kind: StreamKind; hash: string } | null {
+  if (!(ref.kind in TOKEN_TOPIC_STREAM_KIND)) return null;
+  const at = ref.key.indexOf(':#');
+  return at < 0 ? null : { kind: TOKEN_TOPIC_STREAM_KIND[ref.kind as TokenTopicKind], hash: ref.key.slice(at + 2) };
+}
+
 const CHAIN = '([1-9][0-9]{0,15})';
 const PATTERNS: { re: RegExp; build: (m: RegExpExecArray) => ParsedTopic | null }[] = [
   { re: new RegExp(`^quotes:${CHAIN}:requests$`), build: (m) => chainTopic('quotes_requests', m[1]) },

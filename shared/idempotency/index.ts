@@ -1,2 +1,2 @@
-export { IdempotencyService, requestHash } from './idempotency.service';
+export { IdempotencyService } from './idempotency.service';
 export type { StoredResponse } from './idempotency.service';

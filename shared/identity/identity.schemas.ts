@@ -25,7 +25,8 @@ export const loginSchema = z.strictObject({
   signature: signatureSchema,
 });
 
-export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed });
+/** `address_signature`: the bot wallet's own personal_sign of `message`, proving it consents to the key. */
+export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed, address_signature: signatureSchema });
 export const signedOnlySchema = z.strictObject(signed);
 export const transferAdminSchema = z.strictObject({ new_admin: addressSchema, ...signed });
 export const addTakerKeySchema = z.strictObject({ name: keyNameSchema });

@@ -1,8 +1,8 @@
 export { IdentityService } from './identity.service';
-export type { SessionView } from './identity.service';
+export type { SessionView, WalletPrincipal } from './identity.service';
 export type { Principal, OrgKind, Role, Membership, KeyView, IssuedKey } from './identity.types';
 export { ROLES, ORG_KINDS, MANAGING_ROLES, isManagingRole } from './identity.types';
-export { revocationChannel } from './revocation';
+export { revocationChannel, KeyRevocations } from './revocation';
 export type { RevocationMessage } from './revocation';
 export { OrganizationService } from './organization.service';
 export type { OrganizationView } from './organization.service';

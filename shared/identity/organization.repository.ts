@@ -75,6 +75,17 @@ export class OrganizationRepository {
     return { organizationId: row.organization_id, organizationName: row.name, kind, address: row.address, role: row.role };
   }
 
+  /** Every organization the wallet is a member of, of either kind. */
+  async memberships(address: string): Promise<Membership[]> {
+    const rows = await this.ds
+      .createQueryBuilder(OrganizationMemberEntity, 'mem')
+      .innerJoin(OrganizationEntity, 'org', 'org.id = mem.organization_id')
+      .select(['mem.organization_id AS organization_id', 'org.name AS name', 'mem.kind AS kind', 'mem.role AS role', 'mem.address AS address'])
+      .where('mem.address = :address', { address })
+      .getRawMany<{ organization_id: string; name: string; kind: OrgKind; role: Role; address: `0x${string}` }>();
+    return rows.map((r) => ({ organizationId: r.organization_id, organizationName: r.name, kind: r.kind, address: r.address, role: r.role }));
+  }
+
   /**
    * Moves the admin role to `newAdmin`: the current admin (if any) becomes a member, and
    * `newAdmin` joins or is promoted. Returns the previous admin's address.

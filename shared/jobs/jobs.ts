@@ -1,4 +1,4 @@
-import { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesSweepJob } from '../quotes/quote.jobs';
+import { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob } from '../quotes/quote.jobs';
 import type { JobSpec } from './job-catalog';
 
 /**
@@ -6,5 +6,5 @@ import type { JobSpec } from './job-catalog';
  * checks at boot that each one has exactly one handler.
  */
 export const JOBS: Record<string, JobSpec> = Object.fromEntries(
-  [quoteAnnounceJob, quoteExpireJob, offerAnnounceJob, quotesSweepJob].map((j) => [j.name, j as JobSpec]),
+  [quoteAnnounceJob, quoteExpireJob, offerAnnounceJob, quotesSweepJob, quotesRetentionJob].map((j) => [j.name, j as JobSpec]),
 );

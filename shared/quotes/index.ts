@@ -4,7 +4,7 @@ export { OfferService } from './offer.service';
 export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';
 export { QuoteRepository } from './quote.repository';
-export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';
+export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';
 export * from './quote-views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';
 export { hashStreamToken } from '../streams';

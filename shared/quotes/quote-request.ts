@@ -18,7 +18,6 @@ export interface QuoteRequestLimits {
   /** Unix seconds. */
   now: number;
   maxExpiresIn: number;
-  defaultExpiresIn: number;
 }
 
 const OFFER_FORMATS = ['package_only', 'legByLegOnly', 'dutch_only'] as const;
@@ -55,8 +54,9 @@ export function parseQuoteRequest(body: unknown, limits: QuoteRequestLimits): Qu
   const polarity = present('polarity') ? readPolarity(b.polarity, 'polarity', problems) : undefined;
   const referrer = b.referrer === undefined || b.referrer === null ? zeroAddress : readAddress(b.referrer, 'referrer', problems);
 
-  let expiresIn = limits.defaultExpiresIn;
-  if (b.expires_in !== undefined) {
+  // Required, as the spec's table says: a silent default would hide a client's missing field.
+  let expiresIn = 0;
+  if (present('expires_in')) {
     const e = b.expires_in;
     if (typeof e !== 'number' || !Number.isInteger(e) || e < 1 || e > limits.maxExpiresIn) {
       problems.add('expires_in', `must be an integer number of seconds from 1 to ${limits.maxExpiresIn}`);

@@ -48,3 +48,15 @@ export const quotesSweepJob = defineJob({
   jobId: () => 'quotes-sweep',
   attempts: 1,
 });
+
+/**
+ * Scheduled: deletes quotes closed more than QUOTE_RETENTION_DAYS ago, with their legs and
+ * offers, in bounded batches. Deleting what is already gone is a no-op, so runs may overlap.
+ */
+export const quotesRetentionJob = defineJob({
+  name: 'quotes.retention',
+  queue: QUOTES_QUEUE,
+  schema: z.object({}).passthrough(),
+  jobId: () => 'quotes-retention',
+  attempts: 1,
+});

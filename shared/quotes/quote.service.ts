@@ -37,14 +37,17 @@ export class QuoteService {
     this.idempotency = new IdempotencyService(deps.db);
   }
 
-  /** Validates, stores quote and legs atomically (one statement), then enqueues its announce and expiry. */
-  async create(body: unknown, opts: { idempotencyKey?: string } = {}): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
+  /**
+   * Validates, stores quote and legs atomically (one statement), then enqueues its announce and
+   * expiry. `caller` (a credential, else the client IP) scopes the Idempotency-Key: only the
+   * caller that created a quote can replay its response, which carries the stream token and salt.
+   */
+  async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
     if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
     const nowMs = this.clock();
     const req = parseQuoteRequest(body, {
       now: Math.floor(nowMs / 1000),
       maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN,
-      defaultExpiresIn: this.deps.config.QUOTE_DEFAULT_EXPIRES_IN,
     });
     const dir = await this.deps.pairs.get(req.chain_id);
     if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
@@ -55,7 +58,7 @@ export class QuoteService {
     const ttl = req.expires_in + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
     const work = async (m: EntityManager | null) => this.insert(m, req, nowMs, await this.deps.streamTokens.mint('rfq', ttl, {}));
     const out = opts.idempotencyKey
-      ? await this.idempotency.run('quote.create', opts.idempotencyKey, body, work)
+      ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
       : { ...(await work(null)), replayed: false };
     if (!out.replayed) await this.schedule(out.body.quote.id, new Date(out.body.quote.expires_at).getTime() - this.clock());
     return out;

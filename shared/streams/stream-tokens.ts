@@ -89,7 +89,8 @@ export class StreamTokens {
     return this.keys.key('stream-token', 'revoked');
   }
 
-  private key(kind: StreamKind, hash: string): string {
+  /** Where a token's record lives; its TTL is the token's remaining life (token topics tie theirs to it). */
+  key(kind: StreamKind, hash: string): string {
     return this.keys.key('stream-token', kind, hash);
   }
 }

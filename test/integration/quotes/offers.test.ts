@@ -14,7 +14,7 @@ import { buildApp } from '../../support/http';
 import { signedOffer, type QuoteLike } from '../../support/offers';
 import { FIXTURE_USDC, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
+import { bearer, newWallet, signedKeyAdd, signIn } from '../../support/wallets';
 
 const MOTHERSHIP = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
@@ -49,8 +49,7 @@ describe('maker package offers: POST /api/quote/:id', () => {
     makerToken = await signIn(app, maker);
     freemiumToken = await signIn(app, freemium);
     const ownerToken = await signIn(app, owner);
-    const signed = await signStatement(owner, { action: 'add_member', member: bot.address, organization: org.id, name: 'pricer' });
-    const key = await request(app).post('/api/maker/keys').set(bearer(ownerToken)).send({ address: bot.address, name: 'pricer', ...signed }).expect(201);
+    const key = await request(app).post('/api/maker/keys').set(bearer(ownerToken)).send(await signedKeyAdd(owner, bot, { organization: org.id, name: 'pricer' })).expect(201);
     botSecret = key.body.secret;
     host = new WorkerHost(buildWorkerContext(env, async () => []), JOBS, HANDLERS, {
       redisUrl: env.config.REDIS_URL,
