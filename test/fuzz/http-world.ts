@@ -9,7 +9,8 @@ import { signedOffer } from '../support/offers';
 import { buildApp } from '../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
 import { createTestEnv, testConfig, type TestEnv } from '../support/test-env';
-import { bearer, newWallet, signIn, signStatement } from '../support/wallets';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../support/wallets';
 
 /** Credentials and ids the fuzzer can put in requests, so generated requests get past auth and lookups. */
 export interface FuzzMaterial {
@@ -73,6 +74,10 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     LOGIN_RATE_LIMIT: '100000',
     NONCE_RATE_LIMIT: '100000',
     EXPLORE_RATE_LIMIT: '1000000',
+    QUOTE_RATE_LIMIT_PER_IP: '10000000',
+    QUOTE_RATE_LIMIT_PER_CREDENTIAL: '10000000',
+    WRITE_RATE_LIMIT_PER_IP: '10000000',
+    WRITE_RATE_LIMIT_PER_CREDENTIAL: '10000000',
     INDEXER_STATUS_STALE_MS: '3600000',
   });
   const { app, ctx } = buildApp(env);
@@ -90,16 +95,17 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   const takerOrg = await ctx.services.identity.orgs.create({ kind: 'taker', name: 'Fuzz Takers', owner: takerAdmin.address });
   const [makerToken, takerToken, walletToken] = [await signIn(app, makerAdmin), await signIn(app, takerAdmin), await signIn(app, wallet)];
 
-  const addKey = async (address: `0x${string}`, name: string) => {
-    const statement = await signStatement(makerAdmin, { action: 'add_member', member: address, organization: makerOrg.id, name });
-    return (await request(app).post('/api/maker/keys').set(bearer(makerToken)).send({ address, name, ...statement }).expect(201)).body;
+  const addKey = async (wallet: PrivateKeyAccount, name: string) => {
+    const body = await signedKeyAdd(makerAdmin, wallet, { organization: makerOrg.id, name });
+    return (await request(app).post('/api/maker/keys').set(bearer(makerToken)).send(body).expect(201)).body;
   };
   const botWallet = newWallet();
   const bot = botWallet.address;
-  const makerKey = await addKey(bot, 'fuzz bot');
-  const spareBot = newWallet().address;
-  const spareMakerKey = await addKey(spareBot, 'spare bot');
-  const nextBot = newWallet().address;
+  const makerKey = await addKey(botWallet, 'fuzz bot');
+  const spareWallet = newWallet();
+  const spareBot = spareWallet.address;
+  const spareMakerKey = await addKey(spareWallet, 'spare bot');
+  const nextWallet = newWallet();
   const takerKey = (await request(app).post('/api/taker/keys').set(bearer(takerToken)).send({ name: 'fuzz' }).expect(201)).body;
   const spare = (await request(app).post('/api/taker/keys').set(bearer(takerToken)).send({ name: 'spare' }).expect(201)).body;
   const delegate = (await request(app).post('/api/taker/delegate').set(bearer(takerKey.secret)).send({ address: wallet.address, expires_in: 3600 }).expect(200)).body;
@@ -145,11 +151,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
       quote,
       signed: {
         offer,
-        addMakerKey: {
-          address: nextBot,
-          name: 'next bot',
-          ...(await signStatement(makerAdmin, { action: 'add_member', member: nextBot, organization: makerOrg.id, name: 'next bot' })),
-        },
+        addMakerKey: await signedKeyAdd(makerAdmin, nextWallet, { organization: makerOrg.id, name: 'next bot' }),
         removeMakerKey: await signStatement(makerAdmin, { action: 'remove_member', member: spareBot, organization: makerOrg.id, name: 'spare bot' }),
         delegateAsAdmin: {
           address: delegateUser,
