@@ -1,6 +1,6 @@
 import type { ServiceDeps } from '../shared/runtime';
 import type { Config } from '../shared/config';
-import { createDataSource, ensureDatabase } from '../shared/db';
+import { createDataSource, ensureDatabase, runMigrationsLocked } from '../shared/db';
 import { JobQueue } from '../shared/jobs';
 import { Lifecycle } from '../shared/lifecycle';
 import { createLogger } from '../shared/logging';
@@ -18,11 +18,16 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   if (config.DATABASE_CREATE_IF_MISSING && (await ensureDatabase(config.DATABASE_URL))) {
     logger.info('created database');
   }
-  const db = createDataSource({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: opts.name });
+  const db = createDataSource({
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: opts.name,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  });
   await db.initialize();
   lifecycle.onClose('postgres pool', () => db.destroy());
   if (opts.migrate) {
-    const ran = await db.runMigrations({ transaction: 'each' });
+    const ran = await runMigrationsLocked(db, { onWait: () => logger.info('another process is migrating; waiting for the migration lock') });
     logger.info({ applied: ran.map((m) => m.name) }, ran.length ? 'migrations applied' : 'schema up to date');
   }
   const redis = createRedis(config.REDIS_URL);

@@ -6,6 +6,7 @@ interface BodyParserError {
   type?: string;
   status?: number;
   limit?: number;
+  expose?: boolean;
 }
 
 function toAppError(err: unknown): AppError | null {
@@ -22,9 +23,14 @@ function toAppError(err: unknown): AppError | null {
       return new AppError(415, 'unsupported_encoding', 'unsupported content encoding or charset');
     case 'request.aborted':
       return new AppError(400, 'request_aborted', 'request aborted');
-    default:
-      return null;
   }
+  // A path parameter with percent-encoding that does not decode (`/api/quote/%`): the router
+  // throws a URIError marked 400 before any handler runs.
+  if (err instanceof URIError && bp.status === 400) return new AppError(400, 'invalid_path', 'the path has malformed percent-encoding');
+  // A body that does not match its Content-Encoding (not gzip, not deflate, not brotli):
+  // body-parser hands on the decompressor's 400 without a type.
+  if (bp?.expose === true && bp.status === 400) return new AppError(400, 'invalid_body_encoding', 'request body does not decode with its Content-Encoding');
+  return null;
 }
 
 /** Unknown `/api/*` routes. */

@@ -13,16 +13,19 @@ export function healthRoutes(ctx: ApiContext): Router {
     res.json({ status: 'ok', uptime_s: Math.round(process.uptime()) });
   });
 
-  r.get('/readyz', async (_req, res) => {
+  r.get('/readyz', async (req, res) => {
     const ms = ctx.config.PROBE_TIMEOUT_MS;
     const checks = await Promise.all([probePostgres(ctx.db, ms), probeRedis(ctx.redis, ms)]);
     const failed = checks.filter((c) => !c.ok);
     if (failed.length > 0) {
+      // The driver's words can name hosts, users and paths: the operator reads them in the log.
+      for (const c of failed) req.log.warn({ dependency: c.name, error: c.error, ms: c.ms }, 'dependency not ready');
       throw new AppError(
         503,
         'not_ready',
         `not ready: ${failed.map((c) => c.name).join(', ')} unreachable`,
-        failed.map((c) => ({ path: c.name, message: c.error ?? 'unreachable' })),
+        failed.map((c) => ({ path: c.name, message: c.problem ?? 'unreachable' })),
+        { 'Retry-After': '5' },
       );
     }
     res.json({ status: 'ready', checks: Object.fromEntries(checks.map((c) => [c.name, { ok: true, ms: c.ms }])) });

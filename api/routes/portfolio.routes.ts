@@ -1,9 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { addressSchema, parseOrThrow } from '../../shared/validation';
+import { addressSchema, chainIdQuery, parseOrThrow } from '../../shared/validation';
 import type { ApiContext } from '../context';
 import { noStore } from '../http/cache';
-import { chainIdQuery } from './indexer.routes';
 
 const params = z.object({ address: addressSchema });
 

@@ -19,11 +19,13 @@ export interface HoldingView extends SeriesView {
   token1: string | null;
   premium_token: string | null;
   updated_block: number;
+  /** The series is past its expiry; false when the id is not one of ours (no expiry known). */
+  expired: boolean;
 }
 
 export interface ClosedHoldingView extends HoldingView {
-  /** `closed`: nothing left (sold, transferred, exercised away); `expired`: the series is past expiry (settled). */
-  state: 'closed' | 'expired';
+  /** Nothing left of an id the wallet once held (sold, transferred, exercised or settled away). */
+  state: 'closed';
 }
 
 export interface OpenOrderView extends SeriesView {
@@ -57,16 +59,18 @@ function series(optionId: string): SeriesView {
   }
 }
 
-function holding(b: BalanceRecord): HoldingView {
+function holding(b: BalanceRecord, nowSeconds: number): HoldingView {
+  const s = series(b.option_id);
   return {
     clob: b.pair,
     option_id: b.option_id,
-    ...series(b.option_id),
+    ...s,
     balance: b.balance,
     token0: b.token0,
     token1: b.token1,
     premium_token: b.premium_token,
     updated_block: Number(b.updated_block),
+    expired: s.expiry_timestamp !== null && s.expiry_timestamp <= nowSeconds,
   };
 }
 
@@ -86,8 +90,9 @@ function order(o: OrderRecord): OpenOrderView {
 }
 
 /**
- * A wallet's CLOB positions from indexed data: current holdings (balance > 0, not expired),
- * open book orders, and closed or settled holdings (once held, now zero or past expiry).
+ * A wallet's CLOB positions from indexed data: holdings (every balance > 0, as the spec says; an
+ * expired series still held is shown with `expired: true`, since its tokens are still the
+ * wallet's to exercise or settle), open book orders, and closed holdings (once held, now zero).
  */
 export class PortfolioService {
   private readonly repo: ChainDataRepository;
@@ -109,11 +114,9 @@ export class PortfolioService {
         const closed: ClosedHoldingView[] = [];
         for (const b of balances) {
           if (b.chain_id !== id) continue;
-          const h = holding(b);
-          const expired = h.expiry_timestamp !== null && h.expiry_timestamp <= nowSeconds;
-          if (BigInt(b.balance) <= 0n) closed.push({ ...h, state: 'closed' });
-          else if (expired) closed.push({ ...h, state: 'expired' });
-          else holdings.push(h);
+          const h = holding(b, nowSeconds);
+          if (BigInt(b.balance) > 0n) holdings.push(h);
+          else closed.push({ ...h, state: 'closed' });
         }
         return { chain_id: id, holdings, open_orders: orders.filter((o) => o.chain_id === id).map(order), closed };
       }),

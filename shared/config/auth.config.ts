@@ -1,10 +1,14 @@
 import { z } from 'zod';
+import { CHAIN_ID } from '../validation/integer-bounds';
 import { envInt, envList, envUrl } from './schema-helpers';
+import { DEFAULT_HOST, isLoopbackHost } from './server.config';
 
 /**
  * Sign-in, bearer tokens, API keys and the Explore gate. JWT_SECRET has no default here:
  * shared/identity falls back to a development secret outside production and refuses to start
  * in production without one (the check needs NODE_ENV, which a per-key schema cannot see).
+ * The development secret is in the source, so a server reachable from other machines must not
+ * use it: see `authKeyProblems`.
  */
 export const authEnv = {
   /** HS256 key of session and delegate JWTs; at least 32 characters. Required when NODE_ENV=production. */
@@ -26,7 +30,7 @@ export const authEnv = {
     .refine((v) => !/[\r\n]/.test(v), 'must be one line')
     .default('Sign in to the Options RFQ service.'),
   /** Chain id the sign-in message carries; contract wallets are verified on this network's RPC. */
-  SIWE_CHAIN_ID: envInt(31337, 1, 2 ** 53 - 1),
+  SIWE_CHAIN_ID: envInt(31337, CHAIN_ID.min, CHAIN_ID.max),
   /** A nonce, and the message built from it, expire this long after GET /api/login/nonce. */
   SIWE_NONCE_TTL_SECONDS: envInt(600, 1, 86400),
   /** RPC calls that verify contract-wallet (ERC-1271) signatures give up after this long. */
@@ -50,3 +54,19 @@ export const authEnv = {
     .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a header name')
     .default('CF-IPCountry'),
 };
+
+/**
+ * Rules across keys, read from the raw environment so they are reported together with every
+ * per-key problem. Anyone can read the development JWT secret in the source and mint a session
+ * or delegate for any wallet, so it is refused unless the server binds to loopback only.
+ */
+export function authKeyProblems(env: Readonly<Record<string, string>>): { key: string; message: string }[] {
+  const host = env.HOST ?? DEFAULT_HOST;
+  if (env.JWT_SECRET !== undefined || isLoopbackHost(host)) return [];
+  return [
+    {
+      key: 'JWT_SECRET',
+      message: `required when HOST ${host} is not a loopback address: the development secret is public, so anyone could mint sessions (set at least 32 random characters)`,
+    },
+  ];
+}

@@ -4,7 +4,7 @@ import { storageEnv } from './storage.config';
 import { challengeEnv } from './challenge.config';
 import { socketEnv } from './socket.config';
 import { chainEnv } from './chain.config';
-import { authEnv } from './auth.config';
+import { authEnv, authKeyProblems } from './auth.config';
 import { indexerEnv } from './indexer.config';
 import { quotesEnv } from './quotes.config';
 import { limitsEnv } from './limits.config';
@@ -51,10 +51,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const cleaned: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
   const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => ({ key: String(i.path[0] ?? '?'), message: i.message }));
-    throw new ConfigError(problems);
-  }
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => ({ key: String(i.path[0] ?? '?'), message: i.message }));
+  problems.push(...authKeyProblems(cleaned));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(parsed.data);
 }
 

@@ -1,5 +1,20 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { envBool, envInt, envList } from './schema-helpers';
+
+export const DEFAULT_HOST = '127.0.0.1';
+
+/**
+ * True when binding `host` keeps the server reachable from this machine only: `localhost`,
+ * 127.0.0.0/8 or ::1 (bracketed or IPv4-mapped). Wildcards, other addresses and other names are not.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
+  if (isIP(v4) === 4) return v4.split('.')[0] === '127';
+  return isIP(h) === 6 && /^(0{0,4}:){7}0{0,3}1$|^::1$/.test(h);
+}
 
 export const ROLE_NAMES = ['api', 'socket', 'workers', 'indexer'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
@@ -9,7 +24,7 @@ export const serverEnv = {
   ROLES: envList(ROLE_NAMES.join(',')).pipe(
     z.array(z.enum(ROLE_NAMES, { message: `each role must be one of ${ROLE_NAMES.join(', ')}` })).min(1),
   ),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  HOST: z.string().min(1).default(DEFAULT_HOST),
   PORT: envInt(8080, 0, 65535),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Origins allowed by CORS and by the Explore gate's Origin check. */

@@ -6,6 +6,11 @@ export const storageEnv = {
   /** Create the database named in DATABASE_URL when it does not exist. */
   DATABASE_CREATE_IF_MISSING: envBool(true),
   DATABASE_POOL_SIZE: envInt(10, 1, 200),
+  /**
+   * Postgres cancels any statement of the pool running longer than this (0 = never). A runaway
+   * query or a lock wait then fails one request instead of holding a pooled connection forever.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: envInt(10_000, 0, 3_600_000),
   REDIS_URL: envUrl('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
   /** Prefix of every Redis key and BullMQ queue this deployment owns. */
   REDIS_PREFIX: z

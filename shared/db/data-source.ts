@@ -8,6 +8,8 @@ export interface DataSourceOptions {
   poolSize?: number;
   connectTimeoutMs?: number;
   applicationName?: string;
+  /** Server-side statement_timeout of every pooled session; 0 or unset = none. */
+  statementTimeoutMs?: number;
 }
 
 /** The TypeORM data source over `pg`. `synchronize` stays off: only migrations change the schema. */
@@ -25,6 +27,8 @@ export function createDataSource(opts: DataSourceOptions): DataSource {
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
       application_name: opts.applicationName ?? 'options-rfq',
+      // Sent as a startup parameter, so it is each session's default: RESET returns to it.
+      ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
     },
   });
 }

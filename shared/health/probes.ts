@@ -5,13 +5,18 @@ export interface ProbeResult {
   name: string;
   ok: boolean;
   ms: number;
+  /** What a client may read: fixed words, never driver text (which can carry hosts, users, paths). */
+  problem?: string;
+  /** The driver's own words, for the log only. */
   error?: string;
 }
+
+class ProbeTimeout extends Error {}
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new ProbeTimeout(`${what} did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
@@ -22,7 +27,8 @@ async function probe(name: string, ms: number, run: () => Promise<unknown>): Pro
     await withTimeout(run(), ms, name);
     return { name, ok: true, ms: Date.now() - started };
   } catch (err) {
-    return { name, ok: false, ms: Date.now() - started, error: (err as Error).message || String(err) };
+    const problem = err instanceof ProbeTimeout ? `no answer within ${ms} ms` : 'unreachable';
+    return { name, ok: false, ms: Date.now() - started, problem, error: (err as Error).message || String(err) };
   }
 }
 

@@ -10,6 +10,8 @@ type Closer = { name: string; close: () => Promise<void> | void };
 export class Lifecycle {
   private readonly closers: Closer[] = [];
   private closing: Promise<void> | null = null;
+  /** Set by a crash: the process then exits non-zero whatever started the shutdown. */
+  private crashed = false;
 
   constructor(
     private readonly logger: Logger,
@@ -52,9 +54,28 @@ export class Lifecycle {
         exit(1);
         return;
       }
-      void this.shutdown(signal).then(() => exit(0));
+      void this.shutdown(signal).then(() => exit(this.crashed ? 1 : 0));
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+  }
+
+  /**
+   * The crash policy. After an unhandled rejection or an uncaught exception nobody knows what
+   * state the process is in (a half-applied write, a dead timer, a leaked connection), so it
+   * does not carry on: it logs one fatal line with the error's fields, closes everything through
+   * this lifecycle (in-flight requests drain, pools close), and exits 1 for its supervisor to
+   * start a clean process. A crash while already shutting down is logged and changes nothing
+   * but the exit code.
+   */
+  installCrashHandlers(exit: (code: number) => void = (code) => process.exit(code)): void {
+    const crash = (event: 'unhandledRejection' | 'uncaughtException', err: unknown, origin?: string) => {
+      this.crashed = true;
+      const fields = err instanceof Error ? { err } : { reason: String(err) };
+      this.logger.fatal({ event, origin, ...fields }, 'process crash: shutting down');
+      void this.shutdown(event).then(() => exit(1));
+    };
+    process.on('unhandledRejection', (reason) => crash('unhandledRejection', reason));
+    process.on('uncaughtException', (err, origin) => crash('uncaughtException', err, origin));
   }
 }

@@ -2,6 +2,7 @@ import { zeroAddress, type Address } from 'viem';
 import { NotImplementedError } from '../errors';
 import { Problems, readIntentList, readPolarity, type Intent, type Polarity } from '../protocol';
 import { isRecord, readAddress } from '../protocol/fields';
+import { CHAIN_ID, inRange } from '../validation';
 
 /** A standard RFQ create, parsed: every field normalised. */
 export interface QuoteRequest {
@@ -48,9 +49,7 @@ export function parseQuoteRequest(body: unknown, limits: QuoteRequestLimits): Qu
   };
 
   const chainId = b.chain_id;
-  if (present('chain_id') && (typeof chainId !== 'number' || !Number.isSafeInteger(chainId) || chainId <= 0)) {
-    problems.add('chain_id', 'must be a positive integer chain id');
-  }
+  if (present('chain_id') && !inRange(chainId, CHAIN_ID)) problems.add('chain_id', CHAIN_ID.message);
   const taker = present('taker_address') ? readAddress(b.taker_address, 'taker_address', problems) : undefined;
   const polarity = present('polarity') ? readPolarity(b.polarity, 'polarity', problems) : undefined;
   const referrer = b.referrer === undefined || b.referrer === null ? zeroAddress : readAddress(b.referrer, 'referrer', problems);
