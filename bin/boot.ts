@@ -1,11 +1,12 @@
-import type { ServiceDeps } from '../shared/runtime';
-import type { Config } from '../shared/config';
-import { createDataSource, ensureDatabase, runMigrationsLocked } from '../shared/db';
-import { JobQueue } from '../shared/jobs';
-import { Lifecycle } from '../shared/lifecycle';
-import { createLogger } from '../shared/logging';
-import { Metrics } from '../shared/metrics';
-import { bullPrefix, closeRedis, createRedis } from '../shared/redis';
+import type { ServiceDeps } from '../shared/platform/runtime';
+import type { Config } from '../shared/platform/config';
+import { ensureDatabase, runMigrationsLocked } from '../shared/platform/db';
+import { createDataSource } from '../shared/entities';
+import { JobQueue } from '../shared/platform/queue';
+import { Lifecycle } from '../shared/platform/lifecycle';
+import { createLogger } from '../shared/platform/logging';
+import { Metrics } from '../shared/platform/metrics';
+import { bullPrefix, closeRedis, createRedis } from '../shared/platform/redis';
 
 /** The shared infrastructure every role uses, opened once per process and closed by the lifecycle. */
 export interface Infra extends ServiceDeps {

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { createApp } from '../api/app';
 import { listen } from '../api/server';
-import { socketOnlyApp, startSocket } from '../api/socket';
-import { ensureDevchain } from '../shared/chain/devchain';
-import { configFromProcess, ConfigError } from '../shared/config';
+import { socketOnlyApp, startSocket } from '../socket';
+import { ensureDevchain } from '../dev/devchain';
+import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
 import { openInfra } from './boot';

@@ -1,4 +1,4 @@
-import type { IndexerErrorCode } from '../shared/chain-data/indexer-error-codes';
+import type { IndexerErrorCode } from '../shared/indexed/indexer-error-codes';
 import { RpcRequestRejectedError, RpcUnavailableError } from './rpc/rpc-errors';
 import { ChainInvariantError } from './sync/unfinalized-chain';
 

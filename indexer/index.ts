@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
-import type { Config } from '../shared/config';
-import type { Lifecycle } from '../shared/lifecycle';
-import type { Logger } from '../shared/logging';
-import type { Metrics } from '../shared/metrics';
-import type { Redis } from '../shared/redis';
+import type { Config } from '../shared/platform/config';
+import type { Lifecycle } from '../shared/platform/lifecycle';
+import type { Logger } from '../shared/platform/logging';
+import type { Metrics } from '../shared/platform/metrics';
+import type { Redis } from '../shared/platform/redis';
 import { RegistryService } from '../shared/registry';
 import { createLivePublisher, type LivePublisher } from './publish/live-publisher';
 import { IndexerStore } from './store/indexer-store';

@@ -1,10 +1,11 @@
-import type { Config } from '../shared/config';
-import { JOBS, type JobQueue } from '../shared/jobs';
-import type { Lifecycle } from '../shared/lifecycle';
+import type { Config } from '../shared/platform/config';
+import type { JobQueue } from '../shared/platform/queue';
+import { JOBS } from './job-catalog';
+import type { Lifecycle } from '../shared/platform/lifecycle';
 import { PubsubRegistrations } from '../shared/events';
-import { bullPrefix } from '../shared/redis';
+import { bullPrefix } from '../shared/platform/redis';
 import { QUOTES_QUEUE, quotesRetentionJob, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
-import { HANDLERS } from './handlers';
+import { HANDLERS } from './job-handlers';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
 

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { createBullConnection, closeRedis, type Redis } from '../shared/redis';
-import type { JobSpec } from '../shared/jobs';
+import { createBullConnection, closeRedis, type Redis } from '../shared/platform/redis';
+import type { JobSpec } from '../shared/platform/queue';
 import type { RegisteredJob } from './job-registry';
 import { checkRegistry } from './job-registry';
 import { RetryLater } from './retry-later';

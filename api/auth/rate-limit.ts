@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { ServiceUnavailableError, TooManyRequestsError } from '../../shared/errors';
+import { ServiceUnavailableError, TooManyRequestsError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
 
 /** A Redis-backed fixed-window limiter under the deployment's key prefix, shared by every replica. */

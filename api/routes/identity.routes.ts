@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { loginSchema } from '../../shared/identity';
-import { parseOrThrow } from '../../shared/validation';
+import { parseOrThrow } from '../../shared/platform/validation';
 import { limitPerIp, routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
+import { noStore } from '../../shared/platform/http/cache';
 
 /** Sign-in with Ethereum and the session it yields. */
 export function identityRoutes(ctx: ApiContext): Router {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { chainIdQuery, parseOrThrow } from '../../shared/validation';
+import { chainIdQuery, parseOrThrow } from '../../shared/platform/validation';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
+import { noStore } from '../../shared/platform/http/cache';
 
 /** Indexer health and discovered CLOBs; 503 while the indexer or a network's RPC is unavailable. */
 export function indexerRoutes(ctx: ApiContext): Router {

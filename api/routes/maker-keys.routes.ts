@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { addMakerKeySchema, signedOnlySchema, transferAdminSchema } from '../../shared/identity';
-import { parseOrThrow } from '../../shared/validation';
+import { parseOrThrow } from '../../shared/platform/validation';
 import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
-import { keyIdOf, managerOf } from './org-request';
+import { noStore } from '../../shared/platform/http/cache';
+import { keyIdOf, managerOf } from '../auth/org-membership';
 
 /** Maker organization administration: bot keys and the admin role, each change wallet-signed. */
 export function makerKeysRoutes(ctx: ApiContext): Router {

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { addressSchema, chainIdQuery, parseOrThrow } from '../../shared/validation';
+import { addressSchema, chainIdQuery, parseOrThrow } from '../../shared/platform/validation';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
+import { noStore } from '../../shared/platform/http/cache';
 
 const params = z.object({ address: addressSchema });
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { GoneError } from '../../shared/errors';
+import { GoneError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
-import { publicCache } from '../http/cache';
+import { publicCache } from '../../shared/platform/http/cache';
 
 /** The spec's public, unauthenticated registry and settings routes. */
 export function publicRoutes(ctx: ApiContext): Router {

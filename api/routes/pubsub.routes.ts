@@ -1,13 +1,13 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { UnauthorizedError } from '../../shared/errors';
+import { UnauthorizedError } from '../../shared/platform/errors';
 import { quotesRequestsTopic, rfqMakerTopic, type PubsubTier } from '../../shared/events';
 import type { Principal } from '../../shared/identity';
-import { chainIdSchema, parseOrThrow } from '../../shared/validation';
+import { chainIdSchema, parseOrThrow } from '../../shared/platform/validation';
 import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
-import { SOCKET_PATH } from '../socket/socket-server';
+import { noStore } from '../../shared/platform/http/cache';
+import { SOCKET_PATH } from '../../shared/events';
 
 const registrationSchema = z.object({ chain_id: chainIdSchema });
 

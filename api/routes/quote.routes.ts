@@ -1,8 +1,8 @@
 import { Router, type Request } from 'express';
-import { NotImplementedError, UnauthorizedError } from '../../shared/errors';
+import { NotImplementedError, UnauthorizedError } from '../../shared/platform/errors';
 import { callerScope, routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
+import { noStore } from '../../shared/platform/http/cache';
 
 /** The wallet an authenticated maker signs with: its SIWE address, or its API key's bot wallet. */
 function makerWallet(req: Request): `0x${string}` {

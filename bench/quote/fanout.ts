@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
-import { createDataSource } from '../../shared/db';
+import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { ApiClient } from '../../examples/lib';
 import { benchDatabase, percentile } from '../support/bench-db';

@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { zeroAddress } from 'viem';
-import { createDataSource } from '../../shared/db';
+import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { loadConfig } from '../../shared/config';
+import { loadConfig } from '../../shared/platform/config';
 import { EventPublisher, rfqStreamTopic, topics } from '../../shared/events';
-import { closeRedis, createRedis, type Redis } from '../../shared/redis';
-import { hashStreamToken, StreamTokens } from '../../shared/streams';
+import { closeRedis, createRedis, type Redis } from '../../shared/platform/redis';
+import { hashStreamToken, StreamTokens } from '../../shared/platform/stream-tokens';
 
 /**
  * Socket tier benchmark (DESIGN.md: 10,000 idle joined connections at <= 16 KB RSS each;

@@ -1,4 +1,4 @@
-import { runMigrationsLocked } from '../../shared/db';
+import { runMigrationsLocked } from '../../shared/platform/db';
 import type { OpsCommand } from './command';
 
 export const migrateCommands: OpsCommand[] = [

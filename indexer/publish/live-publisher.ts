@@ -1,13 +1,13 @@
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
-import type { Config } from '../../shared/config';
-import { ExploreClobWatchers } from '../../shared/chain-data/explore-watchers';
+import type { Config } from '../../shared/platform/config';
+import { ExploreClobWatchers } from '../../shared/indexed/explore-watchers';
 import { EventPublisher, topics, type JsonValue } from '../../shared/events';
-import type { Logger } from '../../shared/logging';
-import type { Metrics } from '../../shared/metrics';
+import type { Logger } from '../../shared/platform/logging';
+import type { Metrics } from '../../shared/platform/metrics';
 import { publishQuoteResult, QuoteRepository } from '../../shared/quotes';
-import type { Redis } from '../../shared/redis';
-import type { Changeset, EventRow, TransferRow } from '../handlers/changeset';
+import type { Redis } from '../../shared/platform/redis';
+import type { Changeset, EventRow, TransferRow } from '../projectors/changeset';
 import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
 
 /**

@@ -1,4 +1,4 @@
-import type { Changeset, EventRow, SettlementRow, TransferRow } from '../handlers/changeset';
+import type { Changeset, EventRow, SettlementRow, TransferRow } from '../projectors/changeset';
 import type { Hex } from '../rpc/rpc';
 import { exec, insertMany, type Column, type Queryable } from './sql';
 

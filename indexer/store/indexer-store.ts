@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { CursorConflictError } from '../errors';
-import type { Changeset } from '../handlers/changeset';
+import type { Changeset } from '../projectors/changeset';
 import type { Hex, LightBlock } from '../rpc/rpc';
-import { ResyncRequestRepository, type ResyncRequest } from '../../shared/chain-data/resync-requests.repository';
+import { ResyncRequestRepository, type ResyncRequest } from '../../shared/indexed/resync-requests.repository';
 import { writeChangeset, type FilledQuote } from './changeset-writer';
 import { rollbackDerived, type RollbackEffects } from './derived-tables';
 import { exec, insertMany, type Queryable } from './sql';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { IndexerErrorCode } from '../../shared/chain-data/indexer-error-codes';
+import type { IndexerErrorCode } from '../../shared/indexed/indexer-error-codes';
 
 export type TailerState = 'starting' | 'backfill' | 'realtime' | 'stopped';
 

@@ -1,7 +1,7 @@
 import type { DecodedLog } from '../decode/decode-log';
 import { BackfillReorgedError, ChainInconsistencyError } from '../errors';
-import type { Changeset } from '../handlers/changeset';
-import { handleLogs } from '../handlers/handle-logs';
+import type { Changeset } from '../projectors/changeset';
+import { handleLogs } from '../projectors/handle-logs';
 import type { RangeSizer } from '../rpc/log-range';
 import type { LightBlock, Rpc } from '../rpc/rpc';
 import { assertLogsMatchHeaders, decodeAll, fetchAdaptive, fetchRangeLogs, type FetchOptions } from './fetch-logs';

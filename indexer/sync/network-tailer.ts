@@ -1,9 +1,9 @@
-import type { Config } from '../../shared/config';
-import type { Logger } from '../../shared/logging';
-import type { Metrics } from '../../shared/metrics';
+import type { Config } from '../../shared/platform/config';
+import type { Logger } from '../../shared/platform/logging';
+import type { Metrics } from '../../shared/platform/metrics';
 import { errorText } from '../rpc/rpc-errors';
 import { BackfillReorgedError, errorCode, isFatal, isRpcFailure, ReorgTooDeepError } from '../errors';
-import { handleLogs } from '../handlers/handle-logs';
+import { handleLogs } from '../projectors/handle-logs';
 import type { LivePublisher, RollbackPoint } from '../publish/live-publisher';
 import { backoffDelay, sleep } from '../rpc/backoff';
 import { createRangeSizer } from '../rpc/log-range';

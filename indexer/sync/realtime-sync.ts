@@ -1,4 +1,4 @@
-import type { Logger } from '../../shared/logging';
+import type { Logger } from '../../shared/platform/logging';
 import type { DecodedLog } from '../decode/decode-log';
 import { ChainInconsistencyError, ReorgTooDeepError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';

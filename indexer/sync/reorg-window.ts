@@ -1,4 +1,4 @@
-import type { Config } from '../../shared/config';
+import type { Config } from '../../shared/platform/config';
 
 /**
  * How many recent block hashes a network's window keeps linked, when the operator has not said

@@ -1,5 +1,5 @@
-import type { Config } from '../../shared/config';
-import type { Logger } from '../../shared/logging';
+import type { Config } from '../../shared/platform/config';
+import type { Logger } from '../../shared/platform/logging';
 import { ChainInconsistencyError, ChainMismatchError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
 import type { LightBlock, Rpc } from '../rpc/rpc';

@@ -1,10 +1,10 @@
-import type { Config } from '../config';
-import type { Metrics } from '../metrics';
-import type { Redis } from '../redis';
+import type { Config } from '../platform/config';
+import type { Metrics } from '../platform/metrics';
+import type { Redis } from '../platform/redis';
 import { EventKeys } from './event-keys';
 import { TOPIC_EVENT_NAMES, type EventName, type TopicEvents } from './event-types';
 import { LuaScript } from './lua-script';
-import { StreamTokens } from '../streams';
+import { StreamTokens } from '../platform/stream-tokens';
 import { streamTokenOf, type LiveTopicKind, type TopicRef } from './topics';
 
 /**

@@ -37,3 +37,4 @@ export type { HistoryRead, EventHistoryConfig } from './event-history';
 export { EventKeys, parseLiveMessage } from './event-keys';
 export { PubsubRegistrations, PUBSUB_TIERS, dropKeyRegistrations } from './pubsub-registrations';
 export type { PubsubTier, RevokedAmong } from './pubsub-registrations';
+export { SOCKET_PATH, WEBSOCKET_PATH } from './socket-paths';

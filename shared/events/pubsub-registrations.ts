@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
-import type { Config } from '../config';
-import { RedisKeys, type Redis } from '../redis';
+import type { Config } from '../platform/config';
+import { RedisKeys, type Redis } from '../platform/redis';
 import { LuaScript } from './lua-script';
 
 export const PUBSUB_TIERS = ['premium', 'freemium'] as const;

@@ -1,5 +1,5 @@
 import { getAddress, isAddress } from 'viem';
-import { hashStreamToken, STREAM_TOKEN_PATTERN, type StreamKind } from '../streams';
+import { hashStreamToken, STREAM_TOKEN_PATTERN, type StreamKind } from '../platform/stream-tokens';
 
 /**
  * Topic names as clients see them (the spec's Events table), and the keys events are stored

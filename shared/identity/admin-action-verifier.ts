@@ -1,6 +1,6 @@
 import { isAddressEqual, keccak256, stringToBytes, type Hex } from 'viem';
-import { ForbiddenError } from '../errors';
-import { RedisKeys, type Redis } from '../redis';
+import { ForbiddenError } from '../platform/errors';
+import { RedisKeys, type Redis } from '../platform/redis';
 import { parseAdminStatement, STATEMENT_TITLE, type AdminAction } from './admin-statement';
 import { isManagingRole, type Membership, type OrgKind } from './identity.types';
 import type { OrganizationRepository } from './organization.repository';

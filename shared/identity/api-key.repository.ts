@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { In, IsNull } from 'typeorm';
-import { ApiKeyEntity } from '../db/entities';
+import { ApiKeyEntity } from './identity.entities';
 import type { OrgKind } from './identity.types';
 
 /** The partial unique index that keeps one active key per bot wallet (migration 1764000500000). */

@@ -1,5 +1,5 @@
 import { isAddressEqual, type Hex } from 'viem';
-import { ConflictError, ForbiddenError } from '../errors';
+import { ConflictError, ForbiddenError } from '../platform/errors';
 import type { ApiKeyRepository } from './api-key.repository';
 import type { OrganizationRepository } from './organization.repository';
 import type { SignatureVerifier } from './signature-verifier';

@@ -1,8 +1,8 @@
-import { hashSecret } from '../secrets';
-import type { Config } from '../config';
-import type { Logger } from '../logging';
+import { hashSecret } from '../platform/secrets';
+import type { Config } from '../platform/config';
+import type { Logger } from '../platform/logging';
 import type { ChallengePublicConfig } from '../registry';
-import { RedisKeys, type Redis } from '../redis';
+import { RedisKeys, type Redis } from '../platform/redis';
 
 export type ChallengeOutcome =
   /** No secret configured: the spec says the check passes (fails open). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addressSchema } from '../validation';
+import { addressSchema } from '../platform/validation';
 
 /** A hex signature: 65 bytes for a wallet key, longer for contract wallets (ERC-1271 / ERC-6492). */
 export const signatureSchema = z

@@ -12,7 +12,7 @@ export { formatAdminStatement, parseAdminStatement, STATEMENT_TITLE, ADMIN_ACTIO
 export type { AdminAction, AdminStatement } from './admin-statement';
 export { STATEMENT_WINDOW_MS } from './admin-action-verifier';
 export { KEY_PREFIX, parseKeySecret, looksLikeKeySecret } from './key-secrets';
-export { hashSecret } from '../secrets';
+export { hashSecret } from '../platform/secrets';
 export type { IssuedNonce } from './nonce-store';
 export type { LoginResult } from './siwe.service';
 export type { DelegateGrant } from './taker-admin.service';

@@ -1,12 +1,12 @@
 import type { Hex } from 'viem';
-import { NotFoundError } from '../errors';
-import type { Logger } from '../logging';
-import type { Redis } from '../redis';
+import { NotFoundError } from '../platform/errors';
+import type { Logger } from '../platform/logging';
+import type { Redis } from '../platform/redis';
 import type { AdminActionVerifier } from './admin-action-verifier';
 import { KeyAddressTakenError, type ApiKeyRepository } from './api-key.repository';
 import { botAddressInUse, type BotWalletBinding } from './bot-wallet-binding';
 import type { IssuedKey, KeyView, Membership } from './identity.types';
-import { hashSecret } from '../secrets';
+import { hashSecret } from '../platform/secrets';
 import { newKeySecret } from './key-secrets';
 import { keyView, removedKeyView } from './key-views';
 import type { OrganizationService } from './organization.service';

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { OrganizationEntity, OrganizationMemberEntity } from '../db/entities';
+import { OrganizationEntity, OrganizationMemberEntity } from './identity.entities';
 import type { Membership, OrgKind, Role } from './identity.types';
 
 /** Which uniqueness rule a failed insert broke, from the Postgres constraint name. */

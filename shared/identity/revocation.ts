@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { dropKeyRegistrations } from '../events';
-import type { Logger } from '../logging';
-import type { Redis } from '../redis';
+import type { Logger } from '../platform/logging';
+import type { Redis } from '../platform/redis';
 import { ApiKeyRepository } from './api-key.repository';
 
 /** What is announced when a key is removed, so socket replicas can drop its connections at once. */

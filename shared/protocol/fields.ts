@@ -1,5 +1,5 @@
 import { getAddress, isAddress, type Address, type Hex } from 'viem';
-import { readDecimalUint, readUnixSeconds } from '../validation/integer-bounds';
+import { readDecimalUint, readUnixSeconds } from '../platform/validation/integer-bounds';
 import { MAX_TIMESTAMP } from './constants';
 import type { Problems } from './problems';
 

@@ -7,6 +7,6 @@ export { QuoteRepository } from './quote.repository';
 export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';
 export * from './quote-views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';
-export { hashStreamToken } from '../streams';
+export { hashStreamToken } from '../platform/stream-tokens';
 export { QuoteNotifier, publishQuoteResult } from './quote-notifier';
 export type { InterestedMakers } from './quote-notifier';

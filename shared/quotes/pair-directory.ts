@@ -1,7 +1,7 @@
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
-import type { NetworkEntity } from '../db/entities';
-import { isPairKey } from '../chain-data/registry-pairs';
+import type { NetworkEntity } from '../registry/registry.entities';
+import { isPairKey } from '../indexed/registry-pairs';
 import { RegistryService } from '../registry';
 
 /** Contract-map keys that name tokens: the pair triple and the faucet mocks. */

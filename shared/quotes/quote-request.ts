@@ -1,8 +1,8 @@
 import { zeroAddress, type Address } from 'viem';
-import { NotImplementedError } from '../errors';
+import { NotImplementedError } from '../platform/errors';
 import { Problems, readIntentList, readPolarity, type Intent, type Polarity } from '../protocol';
 import { isRecord, readAddress } from '../protocol/fields';
-import { CHAIN_ID, inRange } from '../validation';
+import { CHAIN_ID, inRange } from '../platform/validation';
 
 /** A standard RFQ create, parsed: every field normalised. */
 export interface QuoteRequest {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob } from '../jobs/job-catalog';
+import { defineJob } from '../platform/queue/job-catalog';
 
 const uuid = z.uuid();
 

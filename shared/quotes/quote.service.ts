@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { toHex } from 'viem';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Config } from '../config';
-import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
-import { IdempotencyService } from '../idempotency';
-import type { JobQueue } from '../jobs';
-import type { Logger } from '../logging';
+import type { Config } from '../platform/config';
+import { NotFoundError, UnauthorizedError, ValidationError } from '../platform/errors';
+import { IdempotencyService } from '../platform/idempotency';
+import type { JobQueue } from '../platform/queue';
+import type { Logger } from '../platform/logging';
 import { directions as deriveDirections, recognizeStrategy, takerAddressHash } from '../protocol';
 import { PairDirectory, type ChainDirectory } from './pair-directory';
 import { quoteAnnounceJob, quoteExpireJob } from './quote.jobs';
@@ -13,8 +13,8 @@ import { QuoteRepository } from './quote.repository';
 import { parseQuoteRequest, type QuoteRequest } from './quote-request';
 import type { QuoteLegRow, QuoteRow } from './quote.types';
 import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote-views';
-import { secretMatches } from '../secrets';
-import { hashStreamToken, type StreamTokens } from '../streams';
+import { secretMatches } from '../platform/secrets';
+import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 
 export interface CreatedQuote {
   quote: TakerQuoteView;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addressSchema, chainIdSchema, intRange, intSchema, UINT8, uintString } from '../validation';
+import { addressSchema, chainIdSchema, intRange, intSchema, UINT8, uintString } from '../platform/validation';
 
 /** Contract map keys that belong to the coming-soon margin product; never served. */
 export const MARGIN_CONTRACT_KEY = /^margin_/;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Socket } from 'phoenix';
 import WebSocket from 'ws';
 import { quotesRequestsTopic, rfqMakerTopic, rfqStreamTopic, topics } from '../../shared/events';
-import { hashStreamToken, StreamTokens } from '../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../shared/platform/stream-tokens';
 import { randomAddress } from '../support/fixtures';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 import { disconnect, join, metricValue, phoenixSocket, publisher, startReplica, waitFor, type Replica } from '../integration/socket/socket-harness';

@@ -1,4 +1,4 @@
-import { IdempotencyService } from '../../shared/idempotency';
+import { IdempotencyService } from '../../shared/platform/idempotency';
 import { QuoteRepository } from '../../shared/quotes';
 import type { WorkerContext } from '../worker-context';
 import { expireQuote } from './quote-expiry';

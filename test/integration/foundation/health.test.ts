@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { createDataSource } from '../../../shared/db';
-import { closeRedis, createRedis } from '../../../shared/redis';
+import { createDataSource } from '../../../shared/entities';
+import { closeRedis, createRedis } from '../../../shared/platform/redis';
 import { buildApp } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 

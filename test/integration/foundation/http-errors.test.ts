@@ -1,8 +1,8 @@
 import express from 'express';
 import request from 'supertest';
-import { errorHandler } from '../../../api/http/error-handler';
-import { requestContext } from '../../../api/http/request-context';
-import { createLogger } from '../../../shared/logging';
+import { errorHandler } from '../../../shared/platform/http/error-handler';
+import { requestContext } from '../../../shared/platform/http/request-context';
+import { createLogger } from '../../../shared/platform/logging';
 import { buildApp } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { RegistryService } from '../../../shared/registry';
-import { ValidationError } from '../../../shared/errors';
+import { ValidationError } from '../../../shared/platform/errors';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';

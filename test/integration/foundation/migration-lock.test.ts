@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { openInfra, type Infra } from '../../../bin/boot';
-import { loadMigrations, MIGRATION_LOCK_NAME } from '../../../shared/db';
+import { loadMigrations, MIGRATION_LOCK_NAME } from '../../../shared/platform/db';
 import { dropDatabase, runId, urlFor, withAdmin } from '../../support/test-db';
 import { testConfig } from '../../support/test-env';
 

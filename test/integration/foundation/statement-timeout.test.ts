@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { openInfra } from '../../../bin/boot';
-import { loadConfig } from '../../../shared/config';
-import { createDataSource, runMigrationsLocked, type DataSource } from '../../../shared/db';
+import { loadConfig } from '../../../shared/platform/config';
+import { runMigrationsLocked, type DataSource } from '../../../shared/platform/db';
+import { createDataSource } from '../../../shared/entities';
 import { createTestEnv, testConfig, type TestEnv } from '../../support/test-env';
 
 describe('Postgres statement_timeout', () => {

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../../api/app';
 import { routeAuth } from '../../../api/auth';
-import type { Config } from '../../../shared/config';
+import type { Config } from '../../../shared/platform/config';
 import { startChallengeServer, type ChallengeServer } from '../../support/challenge-server';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { probeApp } from './probe-app';

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createApp } from '../../../api/app';
 import { exploreGate, routeAuth } from '../../../api/auth';
 import type { ApiContext } from '../../../api/context';
-import type { Config } from '../../../shared/config';
+import type { Config } from '../../../shared/platform/config';
 import { startChallengeServer, type ChallengeServer } from '../../support/challenge-server';
 import { buildApp } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { zeroAddress, type Address, type Hex } from 'viem';
 import { mothershipAbi, optionPairAbi, pairFactoryAbi } from '../../../shared/chain/abis';
-import type { Config } from '../../../shared/config';
-import { Lifecycle } from '../../../shared/lifecycle';
+import type { Config } from '../../../shared/platform/config';
+import { Lifecycle } from '../../../shared/platform/lifecycle';
 import { directions, encodeOptionId, packageOfferTypedData, takerAddressHash, type Leg, type PackageOffer } from '../../../shared/protocol';
-import { hashStreamToken } from '../../../shared/streams';
+import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { RegistryService, type NetworkInput } from '../../../shared/registry';
 import { startIndexer, type Indexer } from '../../../indexer';
 import type { LivePublisher } from '../../../indexer/publish/live-publisher';

@@ -2,9 +2,9 @@ import request from 'supertest';
 import type { Address } from 'viem';
 import { optionPairAbi } from '../../../shared/chain/abis';
 import { randomBytes } from 'node:crypto';
-import { ExploreClobWatchers } from '../../../shared/chain-data';
+import { ExploreClobWatchers } from '../../../shared/indexed';
 import { topics } from '../../../shared/events';
-import { hashStreamToken } from '../../../shared/streams';
+import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity, topicEvents } from '../../support/events';
 import { buildApp } from '../../support/http';
 import {

@@ -1,11 +1,11 @@
-import { bullPrefix } from '../../../shared/redis';
+import { bullPrefix } from '../../../shared/platform/redis';
 import type { Express } from 'express';
 import request from 'supertest';
 import { topics } from '../../../shared/events';
-import { JOBS } from '../../../shared/jobs';
+import { JOBS } from '../../../workers/job-catalog';
 import { hashStreamToken } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
-import { HANDLERS } from '../../../workers/handlers';
+import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';

@@ -1,11 +1,11 @@
-import { bullPrefix } from '../../../shared/redis';
+import { bullPrefix } from '../../../shared/platform/redis';
 import request from 'supertest';
 import { EventPublisher, topics } from '../../../shared/events';
-import { JOBS } from '../../../shared/jobs';
+import { JOBS } from '../../../workers/job-catalog';
 import { hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
 import { handles } from '../../../workers/job-registry';
-import { HANDLERS } from '../../../workers/handlers';
+import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';

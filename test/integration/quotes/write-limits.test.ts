@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../../api/app';
 import type { ApiContext } from '../../../api/context';
-import type { Config } from '../../../shared/config';
+import type { Config } from '../../../shared/platform/config';
 import { RegistryService } from '../../../shared/registry';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp } from '../../support/http';

@@ -4,7 +4,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
 import { quotesRequestsTopic, rfqStreamTopic, topics } from '../../../shared/events';
 import { RegistryService } from '../../../shared/registry';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';

@@ -1,10 +1,10 @@
 import { EventHistory, EventKeys, EventPublisher, parseLiveMessage, PubsubRegistrations, topics, type TopicRef } from '../../../shared/events';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { randomAddress } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { waitForAsync } from './socket-harness';
 
-describe('shared/events and shared/streams on Redis', () => {
+describe('shared/events and stream tokens on Redis', () => {
   let env: TestEnv;
   let pub: EventPublisher;
   let history: EventHistory;

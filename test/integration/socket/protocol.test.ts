@@ -1,6 +1,6 @@
 import type { Socket } from 'phoenix';
 import { rfqStreamTopic, topics } from '../../../shared/events';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { disconnect, join, phoenixSocket, publisher, RawClient, refusal, startReplica, waitFor, type Replica } from './socket-harness';
 

@@ -1,7 +1,7 @@
 import type { Socket } from 'phoenix';
-import type { Redis } from '../../../shared/redis';
+import type { Redis } from '../../../shared/platform/redis';
 import { EventHistory, rfqStreamTopic, topics, type TopicRef } from '../../../shared/events';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { disconnect, join, phoenixSocket, publisher, sleep, startReplica, waitFor, waitForAsync, type Joined, type Replica } from './socket-harness';
 

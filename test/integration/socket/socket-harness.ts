@@ -7,11 +7,11 @@ import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createApp } from '../../../api/app';
 import type { ApiContext } from '../../../api/context';
-import { createSocketServer, socketOnlyApp, type SocketServer } from '../../../api/socket';
+import { createSocketServer, socketOnlyApp, type SocketServer } from '../../../socket';
 import { closeServer } from '../../../api/server';
-import type { Config } from '../../../shared/config';
+import type { Config } from '../../../shared/platform/config';
 import { EventPublisher } from '../../../shared/events';
-import { Metrics } from '../../../shared/metrics';
+import { Metrics } from '../../../shared/platform/metrics';
 import type { TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signedKeyAdd } from '../../support/wallets';
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import type { Logger } from '../../../shared/logging';
+import type { Logger } from '../../../shared/platform/logging';
 
 /** A real pino logger whose JSON lines a test can read back, to assert what was logged. */
 export function captureLogs(level = 'info'): { logger: Logger; lines: () => Record<string, unknown>[] } {

@@ -1,9 +1,9 @@
 import { QueueEvents } from 'bullmq';
 import { EventPublisher, topics } from '../../../shared/events';
-import { JOBS } from '../../../shared/jobs';
+import { JOBS } from '../../../workers/job-catalog';
 import { quoteExpireJob, QUOTES_QUEUE } from '../../../shared/quotes';
-import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/redis';
-import { HANDLERS } from '../../../workers/handlers';
+import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
+import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { eventually, topicEvents } from '../../support/events';

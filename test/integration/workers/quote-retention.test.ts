@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
 import request from 'supertest';
-import { JOBS } from '../../../shared/jobs';
+import { JOBS } from '../../../workers/job-catalog';
 import { quotesRetentionJob, QUOTES_QUEUE } from '../../../shared/quotes';
-import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/redis';
+import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
 import { RegistryService } from '../../../shared/registry';
 import { scheduleQuoteJobs } from '../../../workers';
-import { HANDLERS } from '../../../workers/handlers';
+import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { networkFile, randomAddress } from '../../support/fixtures';

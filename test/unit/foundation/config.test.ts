@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../../shared/config';
+import { ConfigError, loadConfig } from '../../../shared/platform/config';
 
 describe('config', () => {
   it('gives working developer defaults', () => {

@@ -10,7 +10,7 @@ import {
   UINT8,
   uintString,
   UNIX_SECONDS,
-} from '../../../shared/validation';
+} from '../../../shared/platform/validation';
 
 describe('integer bounds', () => {
   it('a chain id fits the registry`s integer column, and nothing past it', () => {

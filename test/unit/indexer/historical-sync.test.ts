@@ -3,7 +3,7 @@ import { createRangeSizer } from '../../../indexer/rpc/log-range';
 import type { LightBlock } from '../../../indexer/rpc/rpc';
 import { historicalSync, type HistoricalBatch } from '../../../indexer/sync/historical-sync';
 import { sourcesFor } from '../../../indexer/sync/sources';
-import { createLogger } from '../../../shared/logging';
+import { createLogger } from '../../../shared/platform/logging';
 import { FakeNode, makeBlocks } from './fake-chain';
 
 const logger = createLogger({ level: 'silent' });

@@ -4,7 +4,7 @@ import { createRangeSizer } from '../../../indexer/rpc/log-range';
 import { createRealtimeSync, type RealtimeEvent } from '../../../indexer/sync/realtime-sync';
 import { sourcesFor } from '../../../indexer/sync/sources';
 import { UnfinalizedChain } from '../../../indexer/sync/unfinalized-chain';
-import { createLogger } from '../../../shared/logging';
+import { createLogger } from '../../../shared/platform/logging';
 import { FakeNode, makeBlocks } from './fake-chain';
 
 const logger = createLogger({ level: 'silent' });

@@ -1,5 +1,5 @@
 import { reorgWindowFor } from '../../../indexer/sync/reorg-window';
-import { ConfigError, loadConfig } from '../../../shared/config';
+import { ConfigError, loadConfig } from '../../../shared/platform/config';
 
 const config = (env: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'test', ...env });
 

@@ -1,8 +1,8 @@
 import type http from 'node:http';
-import { addressBucket, clientAddress } from '../../../api/socket/client-address';
-import { ConnectionLimiter } from '../../../api/socket/connection-limiter';
-import { JoinBucket } from '../../../api/socket/join-bucket';
-import { ReplayBudget } from '../../../api/socket/replay-budget';
+import { addressBucket, clientAddress } from '../../../socket/client-address';
+import { ConnectionLimiter } from '../../../socket/connection-limiter';
+import { JoinBucket } from '../../../socket/join-bucket';
+import { ReplayBudget } from '../../../socket/replay-budget';
 
 const upgrade = (remote: string, xff?: string) =>
   ({ socket: { remoteAddress: remote }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } }) as unknown as http.IncomingMessage;

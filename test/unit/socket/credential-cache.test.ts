@@ -1,8 +1,8 @@
-import { CredentialCache } from '../../../api/socket/credential-cache';
-import type { BearerResolver } from '../../../api/socket/channel-auth';
-import { SocketMetrics } from '../../../api/socket/socket-metrics';
+import { CredentialCache } from '../../../socket/credential-cache';
+import type { BearerResolver } from '../../../socket/channel-auth';
+import { SocketMetrics } from '../../../socket/socket-metrics';
 import type { Principal } from '../../../shared/identity';
-import { Metrics } from '../../../shared/metrics';
+import { Metrics } from '../../../shared/platform/metrics';
 
 const makerKey: Principal = { kind: 'maker_key', address: '0x00000000000000000000000000000000000000aa', keyId: 'k1', organizationId: 'o1' };
 

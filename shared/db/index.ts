@@ -1,6 +1,0 @@
-export { createDataSource, closeDataSource } from './data-source';
-export { ensureDatabase, databaseName, maintenanceUrl } from './ensure-database';
-export { loadMigrations, MIGRATIONS_DIR } from './migrations';
-export { runMigrationsLocked, MIGRATION_LOCK_NAME } from './migration-lock';
-export * from './entities';
-export type { DataSource, EntityManager } from 'typeorm';
