@@ -1,4 +1,5 @@
-import { EventHistory, EventKeys, EventPublisher, parseLiveMessage, PubsubRegistrations, topics, type TopicRef } from '../../../shared/events';
+import { EventPublisher, PubsubRegistrations, topics, type TopicRef } from '../../../shared/events';
+import { EventHistory, EventKeys, parseLiveMessage } from '../../../shared/platform/events';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { randomAddress } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';

@@ -1,6 +1,7 @@
 import type { Socket } from 'phoenix';
 import type { Redis } from '../../../shared/platform/redis';
-import { EventHistory, rfqStreamTopic, topics, type TopicRef } from '../../../shared/events';
+import { rfqStreamTopic, topics, type TopicRef } from '../../../shared/events';
+import { EventHistory } from '../../../shared/platform/events';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { disconnect, join, phoenixSocket, publisher, sleep, startReplica, waitFor, waitForAsync, type Joined, type Replica } from './socket-harness';
