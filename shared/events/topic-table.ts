@@ -20,7 +20,7 @@ interface TopicSpec<P extends object, A, H> {
   /**
    * A join without `last_seq` replays the topic from its first event rather than starting
    * live: a private topic exists for its one client, who must miss nothing published before
-   * the join (spec, Events rule 1: a taker joining just after creating a quote).
+   * the join (a taker joining just after creating a quote; docs/SOCKETS.md, "Ordering and replay").
    */
   replayFromStart: boolean;
   /** The stream-token kind whose token names the topic (a single-use, token-keyed topic); null for shared topics. */

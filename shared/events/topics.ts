@@ -1,4 +1,4 @@
-import type { TopicRef, TopicRules } from '../platform/events';
+import type { TopicKey, TopicRef, TopicRules } from '../platform/events';
 import type { StreamKind } from '../platform/stream-tokens';
 import type { PayloadOf } from './event-payloads';
 import type { Authorize, JoinCredentials, JoinGrant, JoinLookups } from './topic-join';
@@ -78,7 +78,7 @@ export const topics = Object.fromEntries(LIVE_TOPIC_KINDS.map((kind) => [camelCa
 };
 
 /** The key of a token-named topic from the token's kind and hash (what revocations announce). */
-export function tokenTopicKey(kind: StreamKind, tokenHash: string): TopicRef['key'] {
+export function tokenTopicKey(kind: StreamKind, tokenHash: string): TopicKey {
   const topicKind = TOPIC_KINDS.find((k) => TOPIC_TABLE[k].streamKind === kind);
   if (!topicKind) throw new Error(`unknown stream kind ${kind}`);
   return TOPIC_TABLE[topicKind].name.key(tokenHash as never);
