@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { allEntities } from './entities';
+import { GuardedPgClient } from './guarded-pg-client';
 import { loadMigrations } from './migrations';
 
 export interface DataSourceOptions {
@@ -25,6 +26,7 @@ export function createDataSource(opts: DataSourceOptions): DataSource {
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
       application_name: opts.applicationName ?? 'options-rfq',
+      Client: GuardedPgClient,
     },
   });
 }
