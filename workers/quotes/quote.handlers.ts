@@ -33,7 +33,8 @@ export const quoteHandlers: RegisteredJob[] = [
     for (const id of work.unannounced) await ctx.notifier.announce(id);
     for (const id of work.offers) await ctx.notifier.announceOffer(id);
     for (const id of work.expired) await expireQuote(ctx, id);
-    const n = work.unannounced.length + work.offers.length + work.expired.length;
+    for (const id of work.unpublished) await ctx.notifier.publishResult(id);
+    const n = work.unannounced.length + work.offers.length + work.expired.length + work.unpublished.length;
     if (n > 0) ctx.logger.warn({ ...work }, 'sweeper redid lost quote work');
     const forgotten = await new IdempotencyService(ctx.db).purge(ctx.config.IDEMPOTENCY_TTL_HOURS);
     if (forgotten > 0) ctx.logger.info({ forgotten }, 'idempotency keys past their TTL removed');
