@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { allFeeds, assertNoTakerLeak, awaitOutcome, feedCounters, summaryLine, type FaultSummary } from './fault-outcome';
 import { APP_NAME_PREFIX, PROCESS_NAMES, startStack, type ProcessName, type Stack } from './fault-stack';
-import { QuoteLoad, type CreatedQuote, type LoadOutcome } from './quote-load';
+import { QuoteLoad, type CreatedQuote } from './quote-load';
 import { createAndSettle, prepareSettlement } from './settlement';
 
 /**
@@ -37,7 +37,7 @@ async function measure(
   name: string,
   fault: (load: QuoteLoad) => Promise<CreatedQuote[] | void>,
   opts: { expectUnavailable?: boolean; mustFill?: boolean } = {},
-): Promise<{ summary: FaultSummary; load: LoadOutcome }> {
+): Promise<void> {
   const before = feedCounters(allFeeds(stack));
   let extra: CreatedQuote[] = [];
   const load = await new QuoteLoad(stack.procs.get('api')!.url, { ...LOAD, pair: stack.addresses.pair }).run(async (l) => {
@@ -60,7 +60,6 @@ async function measure(
   expect(summary.announced).toBe(summary.created);
   expect(summary.finalized).toBe(summary.created);
   assertNoTakerLeak(stack, everyQuote);
-  return { summary, load };
 }
 
 /** Processes of the stack that exited without the test killing them, with how they ended. */

@@ -58,41 +58,38 @@ describe('secrets stay out of logs when the database fails', () => {
     expect(tokenCandidates(text).filter((c) => minted.has(hashSecret(c)))).toEqual([]);
   }
 
-  it('a failing quote insert is a bare 500 and its log line carries no parameter', async () => {
-    await env.db.query(`CREATE TRIGGER test_refuse BEFORE INSERT ON quotes FOR EACH ROW EXECUTE FUNCTION test_refuse()`);
+  /** A create sent while every insert into `table` fails: its answer, the log lines it caused, and the taker's secrets. */
+  async function createWhileInsertsFail(table: 'quotes' | 'idempotency_keys', headers: Record<string, string> = {}) {
+    await env.db.query(`CREATE TRIGGER test_refuse BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION test_refuse()`);
     try {
-      const taker = randomAddress();
-      const referrer = randomAddress();
+      const secrets = { taker: randomAddress(), referrer: randomAddress() };
       const before = log.text().length;
-      const res = await request(app).post('/api/quote').send(quoteBody(taker, STRATEGY_ROWS[0].legs, { referrer })).expect(500);
-      expect(res.body).toEqual({ error: 'internal error', code: 'internal_error', request_id: expect.any(String) });
-      const text = log.text().slice(before);
-      // The failure is still logged, with what an operator needs to find it.
-      expect(text).toContain('injected fault');
-      expect(text).toContain('INSERT INTO quotes');
-      expect(text).toContain(res.body.request_id);
-      expectNoSecrets(text, { taker, referrer }, await mintedTokenHashes());
+      const res = await request(app).post('/api/quote').set(headers).send(quoteBody(secrets.taker, STRATEGY_ROWS[0].legs, { referrer: secrets.referrer }));
+      return { res, text: log.text().slice(before), secrets };
     } finally {
-      await env.db.query(`DROP TRIGGER test_refuse ON quotes`);
+      await env.db.query(`DROP TRIGGER test_refuse ON ${table}`);
     }
+  }
+
+  it('a failing quote insert is a bare 500 and its log line carries no parameter', async () => {
+    const { res, text, secrets } = await createWhileInsertsFail('quotes');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'internal error', code: 'internal_error', request_id: expect.any(String) });
+    // The failure is still logged, with what an operator needs to find it.
+    expect(text).toContain('injected fault');
+    expect(text).toContain('INSERT INTO quotes');
+    expect(text).toContain(res.body.request_id);
+    expectNoSecrets(text, secrets, await mintedTokenHashes());
   });
 
   it('a failing idempotency record (which holds the stream token) leaks no token either', async () => {
-    await env.db.query(`CREATE TRIGGER test_refuse BEFORE INSERT ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION test_refuse()`);
-    try {
-      const taker = randomAddress();
-      const referrer = randomAddress();
-      const before = log.text().length;
-      await request(app).post('/api/quote').set('Idempotency-Key', 'fault-1').send(quoteBody(taker, STRATEGY_ROWS[0].legs, { referrer })).expect(500);
-      const text = log.text().slice(before);
-      expect(text).toContain('INSERT INTO idempotency_keys');
-      const minted = await mintedTokenHashes();
-      expect(minted.size).toBeGreaterThan(0);
-      expectNoSecrets(text, { taker, referrer }, minted);
-      expect((await env.db.query(`SELECT count(*)::int AS n FROM quotes WHERE taker_address = $1`, [taker]))[0].n).toBe(0);
-    } finally {
-      await env.db.query(`DROP TRIGGER test_refuse ON idempotency_keys`);
-    }
+    const { res, text, secrets } = await createWhileInsertsFail('idempotency_keys', { 'Idempotency-Key': 'fault-1' });
+    expect(res.status).toBe(500);
+    expect(text).toContain('INSERT INTO idempotency_keys');
+    const minted = await mintedTokenHashes();
+    expect(minted.size).toBeGreaterThan(0);
+    expectNoSecrets(text, secrets, minted);
+    expect((await env.db.query(`SELECT count(*)::int AS n FROM quotes WHERE taker_address = $1`, [secrets.taker]))[0].n).toBe(0);
   });
 
   it('every role logs errors through the same serializer: values in query text, parameters and driver detail are masked', () => {
