@@ -36,7 +36,9 @@ export async function spawnService(
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': it comes once stdout is drained too, so `lines` holds the process's last
+  // log lines (a loaded machine can deliver them after 'exit').
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not listen in time; stderr: ${stderr}`)), opts.timeoutMs ?? 60000);
     let buf = '';
