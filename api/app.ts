@@ -1,9 +1,10 @@
 import cors from 'cors';
 import express, { type Express } from 'express';
 import { buildContext, type ApiContext, type ApiDeps } from './context';
-import { errorHandler, notFound } from './http/error-handler';
-import { requestContext } from './http/request-context';
-import { healthRoutes } from './routes/health.routes';
+import { writeLimits } from './auth';
+import { errorHandler, notFound } from '../shared/platform/http/error-handler';
+import { requestContext } from '../shared/platform/http/request-context';
+import { healthRoutes } from '../shared/platform/http/health.routes';
 import { publicRoutes } from './routes/public.routes';
 import { pubsubRoutes } from './routes/pubsub.routes';
 import { identityRoutes } from './routes/identity.routes';
@@ -36,6 +37,8 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   app.use(healthRoutes(ctx));
 
   const api = express.Router();
+  // Before the body parser: a refused write costs no parsing.
+  api.use(writeLimits(ctx));
   api.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
   api.use(publicRoutes(ctx));
   api.use(identityRoutes(ctx), makerKeysRoutes(ctx), takerRoutes(ctx));

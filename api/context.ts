@@ -1,10 +1,10 @@
-import type { ServiceDeps } from '../shared/runtime';
+import type { ServiceDeps } from '../shared/platform/runtime';
 import { OfferService, PairDirectory, QuoteService } from '../shared/quotes';
 import { RegistryService } from '../shared/registry';
 import { PubsubRegistrations } from '../shared/events';
-import { StreamTokens } from '../shared/streams';
+import { StreamTokens } from '../shared/platform/stream-tokens';
 import { IdentityService } from '../shared/identity';
-import { IndexerStatusService, PortfolioService } from '../shared/chain-data';
+import { IndexerStatusService, PortfolioService } from '../shared/indexed';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
 export type ApiDeps = ServiceDeps;

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import type { Lifecycle } from '../shared/lifecycle';
-import type { Logger } from '../shared/logging';
+import type { Lifecycle } from '../shared/platform/lifecycle';
+import type { Logger } from '../shared/platform/logging';
 
 /**
  * Listens with `app` (or a bare 404 handler for a socket-only process) and registers the

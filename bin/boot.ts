@@ -1,11 +1,12 @@
-import type { ServiceDeps } from '../shared/runtime';
-import type { Config } from '../shared/config';
-import { createDataSource, ensureDatabase } from '../shared/db';
-import { JobQueue } from '../shared/jobs';
-import { Lifecycle } from '../shared/lifecycle';
-import { createLogger } from '../shared/logging';
-import { Metrics } from '../shared/metrics';
-import { bullPrefix, closeRedis, createRedis } from '../shared/redis';
+import type { ServiceDeps } from '../shared/platform/runtime';
+import type { Config } from '../shared/platform/config';
+import { ensureDatabase, runMigrationsLocked } from '../shared/platform/db';
+import { createDataSource } from '../shared/entities';
+import { JobQueue } from '../shared/platform/queue';
+import { Lifecycle } from '../shared/platform/lifecycle';
+import { createLogger } from '../shared/platform/logging';
+import { Metrics } from '../shared/platform/metrics';
+import { bullPrefix, closeRedis, createRedis } from '../shared/platform/redis';
 
 /** The shared infrastructure every role uses, opened once per process and closed by the lifecycle. */
 export interface Infra extends ServiceDeps {
@@ -18,11 +19,16 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   if (config.DATABASE_CREATE_IF_MISSING && (await ensureDatabase(config.DATABASE_URL))) {
     logger.info('created database');
   }
-  const db = createDataSource({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: opts.name });
+  const db = createDataSource({
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: opts.name,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  });
   await db.initialize();
   lifecycle.onClose('postgres pool', () => db.destroy());
   if (opts.migrate) {
-    const ran = await db.runMigrations({ transaction: 'each' });
+    const ran = await runMigrationsLocked(db, { onWait: () => logger.info('another process is migrating; waiting for the migration lock') });
     logger.info({ applied: ran.map((m) => m.name) }, ran.length ? 'migrations applied' : 'schema up to date');
   }
   const redis = createRedis(config.REDIS_URL);

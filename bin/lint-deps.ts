@@ -2,23 +2,47 @@ import path from 'node:path';
 import madge from 'madge';
 
 /**
- * Enforces DESIGN.md's dependency rules and forbids import cycles:
- * - shared/ imports none of api/, workers/, indexer/, bin/;
- * - api/, workers/ and indexer/ never import each other (they meet in Postgres, Redis and shared/);
- * - migrations/ import nothing of ours: they are frozen history and must not change when code does.
+ * Enforces the layers of docs/ARCHITECTURE.md and forbids import cycles. Each file belongs to
+ * one layer, named by its folder; a layer may import only the layers listed for it:
+ *
+ *   shared/platform  <-  shared/protocol  <-  shared/chain  <-  shared/<domain>  <-  roles
+ *
+ * - platform (config, db, redis, http, queue, errors, ...) imports no protocol, domain or role;
+ * - protocol is pure hashing and typed data over platform's errors and validation;
+ * - chain holds ABIs, compiled artifacts and RPC clients, never dev tooling;
+ * - domains (identity, registry, quotes, events, indexed, ...) import each other without cycles;
+ * - roles (api, socket, workers, indexer) import shared/ and never each other;
+ * - dev/ (Hardhat node, deploy, compile) is loaded only by entry points and tests;
+ * - migrations import nothing of ours: they are frozen history.
  */
 const ROOT = path.resolve(__dirname, '..');
-const ROOTS = ['api', 'workers', 'indexer', 'shared', 'migrations', 'bin'];
+const ROOTS = ['api', 'socket', 'workers', 'indexer', 'shared', 'dev', 'migrations', 'bin'];
 
-const FORBIDDEN: Record<string, string[]> = {
-  shared: ['api', 'workers', 'indexer', 'bin', 'migrations'],
-  api: ['workers', 'indexer', 'bin'],
-  workers: ['api', 'indexer', 'bin'],
-  indexer: ['api', 'workers', 'bin'],
-  migrations: ['api', 'workers', 'indexer', 'shared', 'bin'],
+type Layer = 'platform' | 'protocol' | 'chain' | 'domain' | 'api' | 'socket' | 'workers' | 'indexer' | 'dev' | 'bin' | 'migrations';
+
+const SHARED: Layer[] = ['platform', 'protocol', 'chain', 'domain'];
+const MAY_IMPORT: Record<Layer, Layer[]> = {
+  platform: ['platform'],
+  protocol: ['platform', 'protocol'],
+  chain: ['platform', 'protocol', 'chain'],
+  domain: SHARED,
+  api: [...SHARED, 'api'],
+  socket: [...SHARED, 'socket'],
+  workers: [...SHARED, 'workers'],
+  indexer: [...SHARED, 'indexer'],
+  dev: [...SHARED, 'dev'],
+  bin: [...SHARED, 'api', 'socket', 'workers', 'indexer', 'dev', 'bin'],
+  migrations: [],
 };
 
-const top = (file: string) => file.split('/')[0];
+export function layerOf(file: string): Layer {
+  const [top, second] = file.split('/');
+  if (top === 'shared') {
+    if (second === 'platform' || second === 'protocol' || second === 'chain') return second;
+    return 'domain';
+  }
+  return top as Layer;
+}
 
 async function main(): Promise<number> {
   const result = await madge(ROOTS.map((r) => path.join(ROOT, r)), {
@@ -31,8 +55,16 @@ async function main(): Promise<number> {
   const problems: string[] = [];
   const graph = result.obj();
   for (const [file, deps] of Object.entries(graph)) {
-    const banned = FORBIDDEN[top(file)] ?? [];
-    for (const dep of deps) if (banned.includes(top(dep))) problems.push(`${file} imports ${dep} (${top(file)}/ must not import ${top(dep)}/)`);
+    const from = layerOf(file);
+    const allowed = MAY_IMPORT[from];
+    if (!allowed) {
+      problems.push(`${file} is in no known layer`);
+      continue;
+    }
+    for (const dep of deps) {
+      const to = layerOf(dep);
+      if (!allowed.includes(to)) problems.push(`${file} imports ${dep} (${from} must not import ${to})`);
+    }
   }
   for (const cycle of result.circular()) problems.push(`import cycle: ${cycle.join(' -> ')} -> ${cycle[0]}`);
   const files = Object.keys(graph).length;
@@ -40,11 +72,13 @@ async function main(): Promise<number> {
     process.stderr.write(`dependency lint failed (${problems.length}):\n  ${problems.join('\n  ')}\n`);
     return 1;
   }
-  process.stdout.write(`dependency lint: ${files} files, no cycles, layering respected\n`);
+  process.stdout.write(`dependency lint: ${files} files, no cycles, layers respected\n`);
   return 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`dependency lint crashed: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(2);
-});
+if (require.main === module) {
+  main().then((code) => process.exit(code), (err: unknown) => {
+    process.stderr.write(`dependency lint crashed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(2);
+  });
+}

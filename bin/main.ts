@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { createApp } from '../api/app';
 import { listen } from '../api/server';
-import { socketOnlyApp, startSocket } from '../api/socket';
-import { ensureDevchain } from '../shared/chain/devchain';
-import { configFromProcess, ConfigError } from '../shared/config';
+import { socketOnlyApp, startSocket } from '../socket';
+import { ensureDevchain } from '../dev/devchain';
+import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
 import { openInfra } from './boot';
@@ -14,6 +14,8 @@ async function main(): Promise<void> {
   const infra = await openInfra(config, { migrate: config.MIGRATE_ON_START, name: `options-rfq:${config.ROLES.join('+')}` });
   const { logger, lifecycle } = infra;
   lifecycle.installSignalHandlers();
+  // Before anything listens: from here on a crash drains through the lifecycle (docs/SECURITY.md).
+  lifecycle.installCrashHandlers();
   // DEVCHAIN=auto and an empty registry: run the local Hardhat chain inside this process.
   await ensureDevchain(infra);
   const roles = new Set(config.ROLES);

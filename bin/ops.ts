@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { configFromProcess, ConfigError } from '../shared/config';
-import { createDataSource, ensureDatabase } from '../shared/db';
-import { AppError } from '../shared/errors';
+import { configFromProcess, ConfigError } from '../shared/platform/config';
+import { ensureDatabase } from '../shared/platform/db';
+import { createDataSource } from '../shared/entities';
+import { AppError } from '../shared/platform/errors';
 import { parseArgs, UsageError } from './ops/command';
 import { COMMANDS } from './ops/commands';
 

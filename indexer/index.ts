@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
-import type { Config } from '../shared/config';
-import type { Lifecycle } from '../shared/lifecycle';
-import type { Logger } from '../shared/logging';
-import type { Metrics } from '../shared/metrics';
-import type { Redis } from '../shared/redis';
+import type { Config } from '../shared/platform/config';
+import type { Lifecycle } from '../shared/platform/lifecycle';
+import type { Logger } from '../shared/platform/logging';
+import type { Metrics } from '../shared/platform/metrics';
+import type { Redis } from '../shared/platform/redis';
 import { RegistryService } from '../shared/registry';
 import { createLivePublisher, type LivePublisher } from './publish/live-publisher';
 import { IndexerStore } from './store/indexer-store';
@@ -22,7 +22,7 @@ export interface IndexerDeps {
 }
 
 export interface Indexer {
-  /** Chain ids with a running (or fatally halted) tailer. */
+  /** Chain ids with a running (or halted, waiting for a resync) tailer. */
   networks(): number[];
   /** Rereads the registry now: starts new networks, restarts changed ones, stops removed ones. */
   refresh(): Promise<void>;
@@ -77,7 +77,19 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
         const message = (err as Error).message;
         logger.error({ chain_id: n.chain_id, err: message }, 'cannot start a tailer for this network');
         await tailerDeps.statusStore
-          .write({ chain_id: n.chain_id, state: 'stopped', head: null, head_timestamp: null, cursor: null, cursor_timestamp: null, rpc_ok: false, last_error: message, last_synced_at: null })
+          .write({
+            chain_id: n.chain_id,
+            state: 'stopped',
+            head: null,
+            head_timestamp: null,
+            cursor: null,
+            cursor_timestamp: null,
+            rpc_ok: false,
+            last_error: message,
+            error_code: 'rpc_unavailable',
+            action: null,
+            last_synced_at: null,
+          })
           .catch(() => undefined);
       }
     }

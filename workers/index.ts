@@ -1,18 +1,28 @@
-import { JOBS } from '../shared/jobs';
-import type { Lifecycle } from '../shared/lifecycle';
+import type { Config } from '../shared/platform/config';
+import type { JobQueue } from '../shared/platform/queue';
+import { JOBS } from './job-catalog';
+import type { Lifecycle } from '../shared/platform/lifecycle';
 import { PubsubRegistrations } from '../shared/events';
-import { bullPrefix } from '../shared/redis';
-import { QUOTES_QUEUE, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
-import { HANDLERS } from './handlers';
+import { bullPrefix } from '../shared/platform/redis';
+import { QUOTES_QUEUE, quotesRetentionJob, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
+import { HANDLERS } from './job-handlers';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
 
 export type { WorkerContext, WorkerDeps } from './worker-context';
 export { buildWorkerContext } from './worker-context';
 
+/** The quote jobs that run on a schedule, each under a fixed scheduler id (its job id). */
+export async function scheduleQuoteJobs(queue: JobQueue, config: Pick<Config, 'QUOTE_SWEEP_INTERVAL_MS' | 'QUOTE_RETENTION_INTERVAL_MS'>): Promise<void> {
+  const quotes = queue.queue(QUOTES_QUEUE);
+  await quotes.upsertJobScheduler(quotesSweepJob.jobId({}), { every: config.QUOTE_SWEEP_INTERVAL_MS }, { name: quotesSweepJob.name, data: {} });
+  await quotes.upsertJobScheduler(quotesRetentionJob.jobId({}), { every: config.QUOTE_RETENTION_INTERVAL_MS }, { name: quotesRetentionJob.name, data: {} });
+}
+
 /**
  * The workers role: checks the job registry, consumes every queue it names, and keeps the
- * quote sweeper scheduled (every replica upserts the same scheduler; BullMQ keeps one).
+ * quote sweeper and retention scheduled (every replica upserts the same schedulers, by fixed
+ * ids; BullMQ keeps one of each).
  */
 export async function startWorkers(
   deps: WorkerDeps,
@@ -27,9 +37,7 @@ export async function startWorkers(
     prefix: bullPrefix(deps.config.REDIS_PREFIX),
     concurrency: opts.concurrency ?? 32,
   });
-  await deps.queue
-    .queue(QUOTES_QUEUE)
-    .upsertJobScheduler('quotes-sweep', { every: deps.config.QUOTE_SWEEP_INTERVAL_MS }, { name: quotesSweepJob.name, data: {} });
+  await scheduleQuoteJobs(deps.queue, deps.config);
   host.start();
   lifecycle.onClose('workers', () => host.close());
   return host;

@@ -1,4 +1,4 @@
-import type { JobPayload, JobSpec } from '../shared/jobs';
+import type { JobPayload, JobSpec } from '../shared/platform/queue';
 import type { WorkerContext } from './worker-context';
 
 export type JobHandler<J extends JobSpec = JobSpec> = (payload: JobPayload<J>, ctx: WorkerContext, meta: { jobId: string; attempt: number }) => Promise<void>;

@@ -1,4 +1,4 @@
-import type { ServiceDeps } from '../shared/runtime';
+import type { ServiceDeps } from '../shared/platform/runtime';
 import { EventPublisher } from '../shared/events';
 import { QuoteNotifier, type InterestedMakers } from '../shared/quotes';
 

@@ -1,8 +1,9 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { createBullConnection, closeRedis, type Redis } from '../shared/redis';
-import type { JobSpec } from '../shared/jobs';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { createBullConnection, closeRedis, type Redis } from '../shared/platform/redis';
+import type { JobSpec } from '../shared/platform/queue';
 import type { RegisteredJob } from './job-registry';
 import { checkRegistry } from './job-registry';
+import { RetryLater } from './retry-later';
 import type { WorkerContext } from './worker-context';
 
 /**
@@ -32,7 +33,7 @@ export class WorkerHost {
     for (const queue of this.queueNames) {
       const connection = createBullConnection(this.opts.redisUrl);
       this.connections.push(connection);
-      const worker = new Worker(queue, (job) => this.run(job), {
+      const worker = new Worker(queue, (job, token) => this.run(job, token), {
         connection,
         prefix: this.opts.prefix,
         concurrency: this.opts.concurrency,
@@ -53,12 +54,20 @@ export class WorkerHost {
     this.ctx.logger.info({ queues: this.queueNames, jobs: [...this.jobs.keys()] }, 'workers started');
   }
 
-  private async run(job: Job): Promise<void> {
+  private async run(job: Job, token: string | undefined): Promise<void> {
     const registered = this.jobs.get(job.name);
     if (!registered) throw new UnrecoverableError(`no handler for job ${job.name}`);
     const parsed = registered.spec.schema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`job ${job.name} payload invalid: ${parsed.error.message}`);
-    await registered.handle(parsed.data, this.ctx, { jobId: String(job.id), attempt: job.attemptsMade + 1 });
+    try {
+      await registered.handle(parsed.data, this.ctx, { jobId: String(job.id), attempt: job.attemptsMade + 1 });
+    } catch (err) {
+      if (!(err instanceof RetryLater)) throw err;
+      // Back to the delayed set under the same id; BullMQ's DelayedError tells the worker the job moved on purpose.
+      this.ctx.logger.debug({ job: job.name, job_id: job.id, delay_ms: err.delayMs }, err.message);
+      await job.moveToDelayed(Date.now() + Math.max(1, err.delayMs), token);
+      throw new DelayedError();
+    }
   }
 
   /** Lets running jobs finish (BullMQ's close waits for them), then closes connections. `force` abandons them, as a crash would. */

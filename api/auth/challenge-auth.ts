@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ForbiddenError } from '../../shared/errors';
+import { ForbiddenError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
 
 /** Header carrying the widget token, as the spec names it. */

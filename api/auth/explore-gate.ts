@@ -1,9 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ForbiddenError, UnauthorizedError } from '../../shared/errors';
+import { ForbiddenError, UnauthorizedError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
 import { challengeRequired, passesChallenge } from './challenge-auth';
 import { principalOf } from './principal';
-import { consumeAll, createLimiter } from './rate-limit';
+import { consumeAll, createLimiter, ipBucket } from './rate-limit';
 
 /** The spec's widget actions: `/api/explore/clobs/*` and `/api/clob/*` vs `/api/explore/loans/*` and `/api/margin/loans*`. */
 export type ExploreAction = 'explore-clob' | 'explore-loan';
@@ -30,7 +30,7 @@ export function exploreGate(ctx: ApiContext, action: ExploreAction): RequestHand
     const country = req.get(config.GEOBLOCK_HEADER)?.trim().toUpperCase();
     if (country && blocked.has(country)) throw new ForbiddenError('explore is not available in your region', 'geoblocked');
 
-    const keys = [`ip:${req.ip ?? 'unknown'}`, `wallet:${p.address.toLowerCase()}`];
+    const keys = [ipBucket(req.ip), `wallet:${p.address.toLowerCase()}`];
     if (p.kind === 'delegate' && p.keyId) keys.push(`taker_key:${p.keyId}`);
     await consumeAll(limiter, keys);
 

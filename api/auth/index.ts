@@ -8,4 +8,6 @@ export { requireMakerRights } from './maker-key-auth';
 export { requireDelegateMinter } from './taker-key-auth';
 export { requireChallengeOrDelegate, QUOTE_CHALLENGE_ACTION } from './delegate-auth';
 export { requireChallenge, passesChallenge, CHALLENGE_HEADER } from './challenge-auth';
-export { limitPerIp, createLimiter, consumeAll } from './rate-limit';
+export { limitPerIp, createLimiter, consumeAll, ipBucket } from './rate-limit';
+export { writeLimits } from './write-limits';
+export { callerScope, credentialBuckets } from './caller';

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { UnauthorizedError } from '../../shared/errors';
+import { UnauthorizedError } from '../../shared/platform/errors';
 import type { Membership, Principal } from '../../shared/identity';
 import type { ApiContext } from '../context';
 

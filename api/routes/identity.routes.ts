@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { loginSchema } from '../../shared/identity';
-import { parseOrThrow } from '../../shared/validation';
+import { parseOrThrow } from '../../shared/platform/validation';
 import { limitPerIp, routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
+import { noStore } from '../../shared/platform/http/cache';
 
 /** Sign-in with Ethereum and the session it yields. */
 export function identityRoutes(ctx: ApiContext): Router {
@@ -22,8 +22,9 @@ export function identityRoutes(ctx: ApiContext): Router {
   });
 
   r.get('/me', noStore, ...routeAuth(ctx, 'session'), async (req, res) => {
-    if (req.principal?.kind !== 'siwe') throw new Error('session route reached without a SIWE principal');
-    res.json(await identity.session(req.principal.address));
+    const p = req.principal;
+    if (!p || p.kind === 'taker_key') throw new Error('session route reached without a wallet principal');
+    res.json(await identity.session(p));
   });
   return r;
 }

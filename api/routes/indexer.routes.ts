@@ -1,17 +1,7 @@
 import { Router } from 'express';
-import { z } from 'zod';
-import { parseOrThrow } from '../../shared/validation';
+import { chainIdQuery, parseOrThrow } from '../../shared/platform/validation';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
-
-/** `?chain_id=` as a query string gives it: a positive integer, optional. */
-export const chainIdQuery = z.object({
-  chain_id: z
-    .string({ message: 'must be a single positive integer' })
-    .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
-    .transform(Number)
-    .optional(),
-});
+import { noStore } from '../../shared/platform/http/cache';
 
 /** Indexer health and discovered CLOBs; 503 while the indexer or a network's RPC is unavailable. */
 export function indexerRoutes(ctx: ApiContext): Router {

@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { addMakerKeySchema, signedOnlySchema, transferAdminSchema } from '../../shared/identity';
-import { parseOrThrow } from '../../shared/validation';
+import { parseOrThrow } from '../../shared/platform/validation';
 import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
-import { keyIdOf, managerOf } from './org-request';
+import { noStore } from '../../shared/platform/http/cache';
+import { keyIdOf, managerOf } from '../auth/org-membership';
 
 /** Maker organization administration: bot keys and the admin role, each change wallet-signed. */
 export function makerKeysRoutes(ctx: ApiContext): Router {
@@ -18,7 +18,8 @@ export function makerKeysRoutes(ctx: ApiContext): Router {
 
   r.post('/maker/keys', noStore, ...manage, async (req, res) => {
     const body = parseOrThrow(addMakerKeySchema, req.body);
-    res.status(201).json(await makerAdmin.addKey(managerOf(req), body));
+    const { address_signature: addressSignature, ...rest } = body;
+    res.status(201).json(await makerAdmin.addKey(managerOf(req), { ...rest, addressSignature }));
   });
 
   r.delete('/maker/keys/:id', noStore, ...manage, async (req, res) => {

@@ -1,9 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { addressSchema, parseOrThrow } from '../../shared/validation';
+import { addressSchema, chainIdQuery, parseOrThrow } from '../../shared/platform/validation';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
-import { chainIdQuery } from './indexer.routes';
+import { noStore } from '../../shared/platform/http/cache';
 
 const params = z.object({ address: addressSchema });
 

@@ -1,17 +1,14 @@
 import { Router } from 'express';
-import { GoneError } from '../../shared/errors';
+import { GoneError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
-import { publicCache } from '../http/cache';
+import { publicCache } from '../../shared/platform/http/cache';
 
 /** The spec's public, unauthenticated registry and settings routes. */
 export function publicRoutes(ctx: ApiContext): Router {
   const r = Router();
   const { registry } = ctx.services;
   const cache = publicCache(ctx.config.PUBLIC_CACHE_SECONDS);
-  const challenge = {
-    sitekey: ctx.config.CHALLENGE_SITEKEY ?? null,
-    enabled: Boolean(ctx.config.CHALLENGE_SECRET),
-  };
+  const challenge = ctx.services.identity.challenge.publicSettings();
 
   r.get('/networks', cache, async (_req, res) => {
     res.json(await registry.networks());

@@ -1,34 +1,38 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { UnauthorizedError } from '../../shared/errors';
+import { UnauthorizedError } from '../../shared/platform/errors';
 import { quotesRequestsTopic, rfqMakerTopic, type PubsubTier } from '../../shared/events';
-import { chainIdSchema, parseOrThrow } from '../../shared/validation';
+import type { Principal } from '../../shared/identity';
+import { chainIdSchema, parseOrThrow } from '../../shared/platform/validation';
 import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
-import { SOCKET_PATH } from '../socket/socket-server';
+import { noStore } from '../../shared/platform/http/cache';
+import { SOCKET_PATH } from '../../shared/events';
 
 const registrationSchema = z.object({ chain_id: chainIdSchema });
+
+type Wallet = Exclude<Principal, { kind: 'taker_key' }>;
 
 /**
  * Pubsub registration: a wallet asks for a chain's request feed before joining
  * `quotes:<chain_id>:requests` on the socket. Premium needs maker rights, freemium any
- * signed-in wallet; both answer where to connect and which topics to join.
+ * signed-in wallet; both answer where to connect and which topics to join. A registration
+ * made with a maker key is tied to that key and ends when it is removed.
  */
 export function pubsubRoutes(ctx: ApiContext): Router {
   const r = Router();
   const register = (tier: PubsubTier) => async (req: Request, res: Response) => {
     const { chain_id } = parseOrThrow(registrationSchema, req.body);
     await ctx.services.registry.requireNetwork(chain_id);
-    const address = walletOf(req);
-    await ctx.services.pubsub.register(chain_id, address, tier);
+    const p = walletOf(req);
+    await ctx.services.pubsub.register(chain_id, p.address, tier, p.kind === 'maker_key' ? p.keyId : null);
     res.json({
       status: 'registered',
       tier,
       chain_id,
       socket_path: SOCKET_PATH,
       quotes_requests_topic: quotesRequestsTopic(chain_id),
-      rfq_maker_stream_topic: rfqMakerTopic(address),
+      ...makerTopicOf(p),
     });
   };
   r.post('/pubsub/premium', noStore, ...routeAuth(ctx, 'register_premium_pubsub'), register('premium'));
@@ -36,9 +40,18 @@ export function pubsubRoutes(ctx: ApiContext): Router {
   return r;
 }
 
-/** The wallet the registration is for: the session's, the delegate's, or the maker key's bot wallet. */
-function walletOf(req: Request): `0x${string}` {
+/** Who the registration is for: the session's wallet, the delegate's, or the maker key's bot wallet. */
+function walletOf(req: Request): Wallet {
   const p = req.principal;
   if (!p || p.kind === 'taker_key') throw new UnauthorizedError('an authenticated wallet is required', 'wallet_required');
-  return p.address;
+  return p;
+}
+
+/**
+ * `rfq_maker:<address>` is advertised only to a credential that can join it (see
+ * docs/SOCKETS.md): a wallet's own session or a maker key. A delegate's wallet was named by a
+ * taker organization, so a delegate cannot join that wallet's private topic and is not told to.
+ */
+function makerTopicOf(p: Wallet): { rfq_maker_stream_topic?: string } {
+  return p.kind === 'delegate' ? {} : { rfq_maker_stream_topic: rfqMakerTopic(p.address) };
 }

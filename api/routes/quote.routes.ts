@@ -1,8 +1,8 @@
 import { Router, type Request } from 'express';
-import { NotImplementedError, UnauthorizedError } from '../../shared/errors';
-import { routeAuth } from '../auth';
+import { NotImplementedError, UnauthorizedError } from '../../shared/platform/errors';
+import { callerScope, routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
+import { noStore } from '../../shared/platform/http/cache';
 
 /** The wallet an authenticated maker signs with: its SIWE address, or its API key's bot wallet. */
 function makerWallet(req: Request): `0x${string}` {
@@ -18,7 +18,7 @@ export function quoteRoutes(ctx: ApiContext): Router {
   r.use('/quote', noStore);
 
   r.post('/quote', ...routeAuth(ctx, 'create_quote'), async (req, res) => {
-    const out = await quotes.create(req.body, { idempotencyKey: req.get('idempotency-key') });
+    const out = await quotes.create(req.body, { idempotencyKey: req.get('idempotency-key'), caller: callerScope(req) });
     if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.status(out.status).json(out.body);
   });

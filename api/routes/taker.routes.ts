@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { addTakerKeySchema, delegateSchemas } from '../../shared/identity';
-import { parseOrThrow } from '../../shared/validation';
+import { parseOrThrow } from '../../shared/platform/validation';
 import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../http/cache';
-import { keyIdOf, managerOf } from './org-request';
+import { noStore } from '../../shared/platform/http/cache';
+import { keyIdOf, managerOf } from '../auth/org-membership';
 
 /** Taker organizations: long-lived API keys (admin session) and short-lived delegates. */
 export function takerRoutes(ctx: ApiContext): Router {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
-import { createDataSource } from '../../shared/db';
+import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { ApiClient } from '../../examples/lib';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
+import { BENCH_WRITE_LIMITS } from './bench-limits';
 
 const PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 const MAKERS = Number(process.env.BENCH_MAKERS ?? 500);
@@ -52,6 +53,9 @@ export async function fanout(): Promise<void> {
       JWT_SECRET: randomBytes(32).toString('hex'),
       NONCE_RATE_LIMIT: '100000',
       LOGIN_RATE_LIMIT: '100000',
+      // every bench maker connects from 127.0.0.1
+      SOCKET_MAX_CONNECTIONS_PER_IP: String(MAKERS + 100),
+      ...BENCH_WRITE_LIMITS,
     },
     'api listening',
   );

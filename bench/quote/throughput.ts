@@ -1,10 +1,11 @@
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { zeroAddress } from 'viem';
-import { createDataSource } from '../../shared/db';
+import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
+import { BENCH_WRITE_LIMITS } from './bench-limits';
 
 const PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -69,6 +70,7 @@ export async function quoteThroughput(): Promise<void> {
     NODE_ENV: 'production',
     DATABASE_POOL_SIZE: '20',
     JWT_SECRET: randomBytes(32).toString('hex'),
+    ...BENCH_WRITE_LIMITS,
   }, 'api listening');
   const bare = spawnServer('bench/quote/bare-server.ts', {}, 'bare listening');
   try {

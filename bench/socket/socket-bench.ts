@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { loadConfig } from '../../shared/config';
+import { loadConfig } from '../../shared/platform/config';
 import { EventPublisher, rfqStreamTopic, topics } from '../../shared/events';
-import { closeRedis, createRedis, type Redis } from '../../shared/redis';
-import { hashStreamToken, StreamTokens } from '../../shared/streams';
+import { closeRedis, createRedis, type Redis } from '../../shared/platform/redis';
+import { hashStreamToken, StreamTokens } from '../../shared/platform/stream-tokens';
 
 /**
  * Socket tier benchmark (DESIGN.md: 10,000 idle joined connections at <= 16 KB RSS each;
@@ -129,6 +129,9 @@ async function main(): Promise<void> {
     REDIS_PREFIX: prefix,
     // idle connections are the point here; the phoenix heartbeat is not
     SOCKET_IDLE_TIMEOUT_MS: '3600000',
+    // every bench client comes from 127.0.0.1
+    SOCKET_MAX_CONNECTIONS_PER_IP: String(connections + 1000),
+    SOCKET_MAX_CONNECTIONS: String(connections + 1000),
     LOG_LEVEL: 'warn',
   });
   const url = `ws://127.0.0.1:${server.port}/socket/websocket?vsn=2.0.0`;

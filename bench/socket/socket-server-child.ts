@@ -1,13 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { SocketServer } from '../../api/socket';
-import { loadConfig } from '../../shared/config';
+import { SocketServer } from '../../socket';
+import { loadConfig } from '../../shared/platform/config';
 import { PubsubRegistrations } from '../../shared/events';
-import { createLogger } from '../../shared/logging';
-import { Metrics } from '../../shared/metrics';
-import { closeRedis, createRedis } from '../../shared/redis';
-import { StreamTokens } from '../../shared/streams';
+import { createLogger } from '../../shared/platform/logging';
+import { Metrics } from '../../shared/platform/metrics';
+import { closeRedis, createRedis } from '../../shared/platform/redis';
+import { StreamTokens } from '../../shared/platform/stream-tokens';
 
 /**
  * The benchmark's server: one socket replica in a process of its own, so its RSS is the socket
@@ -30,6 +30,8 @@ async function main(): Promise<void> {
     identity: { resolveBearer: async () => null, hasMakerRights: async () => false },
     streams,
     registrations: new PubsubRegistrations(redis, config),
+    // no API keys in this bench: nothing for the periodic re-check to find
+    keyRevocations: { revokedAmong: async () => [] },
     revocations: { keys: `${config.REDIS_PREFIX}identity:revocations`, streamTokens: streams.revocationChannel },
   });
   await socket.start();

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { createDataSource } from '../../shared/db';
-import { maintenanceUrl } from '../../shared/db/ensure-database';
+import { createDataSource } from '../../shared/entities';
+import { maintenanceUrl } from '../../shared/platform/db/ensure-database';
 
 const BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -1,5 +1,5 @@
-import { deployReferenceContracts, expectedAddresses, hasReferenceContracts } from '../../shared/chain/deploy';
-import { devchainNetwork } from '../../shared/chain/devchain';
+import { deployReferenceContracts, expectedAddresses, hasReferenceContracts } from '../../dev/deploy';
+import { devchainNetwork } from '../../dev/devchain';
 import { RegistryService } from '../../shared/registry';
 import { requireFlag, UsageError, type OpsCommand } from './command';
 

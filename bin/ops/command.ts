@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Config } from '../../shared/config';
+import type { Config } from '../../shared/platform/config';
 
 export interface OpsContext {
   config: Config;

@@ -1,3 +1,4 @@
+import { runMigrationsLocked } from '../../shared/platform/db';
 import type { OpsCommand } from './command';
 
 export const migrateCommands: OpsCommand[] = [
@@ -7,7 +8,7 @@ export const migrateCommands: OpsCommand[] = [
     summary: 'apply every pending migration',
     rawDb: true,
     async run(ctx) {
-      const ran = await ctx.db.runMigrations({ transaction: 'each' });
+      const ran = await runMigrationsLocked(ctx.db);
       ctx.print({ applied: ran.map((m) => m.name) });
     },
   },

@@ -1,12 +1,13 @@
+import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
-import type { Config } from '../../shared/config';
-import { ExploreClobWatchers } from '../../shared/chain-data/explore-watchers';
+import type { Config } from '../../shared/platform/config';
+import { ExploreClobWatchers } from '../../shared/indexed/explore-watchers';
 import { EventPublisher, topics, type JsonValue } from '../../shared/events';
-import type { Logger } from '../../shared/logging';
-import type { Metrics } from '../../shared/metrics';
-import { publishQuoteResult } from '../../shared/quotes';
-import type { Redis } from '../../shared/redis';
-import type { Changeset, EventRow, TransferRow } from '../handlers/changeset';
+import type { Logger } from '../../shared/platform/logging';
+import type { Metrics } from '../../shared/platform/metrics';
+import { publishQuoteResult, QuoteRepository } from '../../shared/quotes';
+import type { Redis } from '../../shared/platform/redis';
+import type { Changeset, EventRow, TransferRow } from '../projectors/changeset';
 import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
 
 /**
@@ -14,13 +15,25 @@ import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
  * database is the record, and every event carries an idempotency key, so a publish retried
  * after a crash sends nothing twice.
  */
+/** The block a rollback went back to (number -1 and no hash: before genesis), and a key naming that rollback once. */
+export interface RollbackPoint {
+  number: number;
+  hash: string | null;
+  /** Idempotency key part: the ancestor's hash for a reorg, the request for a resync. */
+  key: string;
+}
+
 export interface LivePublisher {
   settled(chainId: number, filled: FilledQuote[]): Promise<void>;
-  reopened(chainId: number, quotes: ReopenedQuote[], ancestorHash: string): Promise<void>;
+  /**
+   * Quotes whose settlement was rolled back: `rfq_result` with `reorged: true` and the state
+   * they are in again, to the taker's stream and to the makers that heard the fill.
+   */
+  reopened(chainId: number, quotes: ReopenedQuote[], point: RollbackPoint): Promise<void>;
   /** Each pair event and transfer of a realtime batch, to the explore streams watching that pair. */
   explore(chainId: number, changes: Changeset): Promise<void>;
-  /** Tells watchers of `pairs` that their events above `ancestor` were reorganised away. */
-  exploreReorg(chainId: number, pairs: string[], ancestor: { number: number; hash: string }): Promise<void>;
+  /** Tells watchers of `pairs` that their events above the rollback point were undone. */
+  exploreReorg(chainId: number, pairs: string[], point: RollbackPoint): Promise<void>;
 }
 
 /**
@@ -47,17 +60,23 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
       // transaction; makers that offered hear the outcome, never the taker or the fill tx.
       for (const f of filled) {
         // The settling maker hears it too, even if it never posted its offer through the API.
-        const opts = { idempotencyKey: `rfq_result.${f.quote_id}.${f.settlement.block_hash}`, alsoMakers: [f.settlement.maker as `0x${string}`] };
+        const key = `rfq_result.${f.quote_id}.${f.settlement.block_hash.slice(2)}.${f.filled_at_ms}`;
+        const opts = { idempotencyKey: key, alsoMakers: [f.settlement.maker as `0x${string}`] };
         await guard('rfq_result', () => publishQuoteResult({ db: deps.db, events }, f.quote_id, opts));
       }
     },
 
-    async reopened(chainId, quotes, ancestorHash) {
+    async reopened(chainId, quotes, point) {
+      const repo = new QuoteRepository(deps.db);
       for (const q of quotes) {
-        const payload = { quote_id: q.quote_id, chain_id: chainId, state: q.state, reorged: true };
-        await guard('rfq_result', () =>
-          events.publish(takerStream(q.stream_token_hash), 'rfq_result', payload, { idempotencyKey: `reorg:${q.quote_id}:${ancestorHash}` }),
-        );
+        // Nothing here names the taker: the same payload may go to makers.
+        const payload = { quote_id: q.quote_id, chain_id: chainId, state: q.state, reorged: true, rolled_back_to: point.number };
+        const once = { idempotencyKey: `reorg:${q.quote_id}:${point.key}` };
+        await guard('rfq_result', async () => {
+          const makers = new Set([...(await repo.offeringMakers(q.quote_id)), getAddress(q.maker)]);
+          await events.publish(takerStream(q.stream_token_hash), 'rfq_result', payload, once);
+          for (const m of makers) await events.publish(topics.rfqMaker(m), 'rfq_result', payload, once);
+        });
       }
     },
 
@@ -103,12 +122,12 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
       });
     },
 
-    async exploreReorg(chainId, pairs, ancestor) {
+    async exploreReorg(chainId, pairs, point) {
       await guard('explore', async () => {
         for (const pair of pairs) {
           for (const hash of await watchers.list(chainId, pair)) {
-            const payload = { chain_id: chainId, clob: pair, event: 'reorg', ancestor_block: ancestor.number, ancestor_hash: ancestor.hash };
-            await events.publish(topics.exploreClobStream(hash), 'explore_clob_event', payload, { idempotencyKey: `reorg:${ancestor.hash}` });
+            const payload = { chain_id: chainId, clob: pair, event: 'reorg', ancestor_block: point.number, ancestor_hash: point.hash };
+            await events.publish(topics.exploreClobStream(hash), 'explore_clob_event', payload, { idempotencyKey: `reorg:${point.key}` });
           }
         }
       });

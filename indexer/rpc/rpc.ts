@@ -1,6 +1,6 @@
 import { getHttpRpcClient, type HttpRpcClient } from 'viem/utils';
-import type { Logger } from '../../shared/logging';
-import type { Metrics } from '../../shared/metrics';
+import type { Logger } from '../../shared/platform/logging';
+import type { Metrics } from '../../shared/platform/metrics';
 import { backoffDelay, createSemaphore, sleep } from './backoff';
 import {
   classifyRpcError,

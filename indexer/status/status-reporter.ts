@@ -1,4 +1,4 @@
-import type { Logger } from '../../shared/logging';
+import type { Logger } from '../../shared/platform/logging';
 import type { StatusRow, StatusStore } from '../store/status-store';
 
 /**
@@ -26,6 +26,8 @@ export class StatusReporter {
       cursor_timestamp: null,
       rpc_ok: false,
       last_error: null,
+      error_code: null,
+      action: null,
       last_synced_at: null,
     };
   }

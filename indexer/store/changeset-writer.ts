@@ -1,4 +1,4 @@
-import type { Changeset, EventRow, SettlementRow, TransferRow } from '../handlers/changeset';
+import type { Changeset, EventRow, SettlementRow, TransferRow } from '../projectors/changeset';
 import type { Hex } from '../rpc/rpc';
 import { exec, insertMany, type Column, type Queryable } from './sql';
 
@@ -7,6 +7,12 @@ export interface FilledQuote {
   quote_id: string;
   stream_token_hash: string;
   settlement: SettlementRow;
+  /**
+   * When this fill was recorded (ms). A quote reopened by a rollback and filled again by the same
+   * block (an operator's resync re-deriving it) is news again: its notice must not be taken for
+   * the first one's duplicate.
+   */
+  filled_at_ms: string;
 }
 
 const position = <R extends EventRow | TransferRow | SettlementRow>(): Column<R>[] => [
@@ -97,12 +103,12 @@ export async function writeChangeset(m: Queryable, chainId: number, c: Changeset
  */
 async function settle(m: Queryable, chainId: number, settlements: SettlementRow[]): Promise<FilledQuote[]> {
   if (settlements.length === 0) return [];
-  const { rows } = await exec<{ quote_id: string; taker_address_hash: Hex; stream_token_hash: string }>(
+  const { rows } = await exec<{ quote_id: string; taker_address_hash: Hex; stream_token_hash: string; filled_at_ms: string }>(
     m,
     `UPDATE quotes q SET state = 'filled', closed_at = now(), fill_tx_hash = s.tx_hash
        FROM unnest($2::text[], $3::text[]) AS s(taker_address_hash, tx_hash)
       WHERE q.chain_id = $1 AND q.taker_address_hash = s.taker_address_hash AND q.state IN ('open', 'expired')
-      RETURNING q.id AS quote_id, q.taker_address_hash, q.stream_token_hash`,
+      RETURNING q.id AS quote_id, q.taker_address_hash, q.stream_token_hash, (extract(epoch FROM q.closed_at) * 1000)::bigint::text AS filled_at_ms`,
     [chainId, settlements.map((s) => s.taker_address_hash), settlements.map((s) => s.tx_hash)],
   );
   const byHash = new Map(rows.map((r) => [r.taker_address_hash.toLowerCase(), r]));
@@ -114,7 +120,7 @@ async function settle(m: Queryable, chainId: number, settlements: SettlementRow[
     if (!q) continue;
     byHash.delete(s.taker_address_hash);
     quoteOf.set(s, q.quote_id);
-    filled.push({ quote_id: q.quote_id, stream_token_hash: q.stream_token_hash, settlement: s });
+    filled.push({ quote_id: q.quote_id, stream_token_hash: q.stream_token_hash, settlement: s, filled_at_ms: q.filled_at_ms });
   }
   await insertMany(m, 'indexer_settlements', settlements, [
     ...position<SettlementRow>(),

@@ -1,11 +1,14 @@
 import type { DataSource } from 'typeorm';
 import { CursorConflictError } from '../errors';
-import type { Changeset } from '../handlers/changeset';
+import type { Changeset } from '../projectors/changeset';
 import type { Hex, LightBlock } from '../rpc/rpc';
+import { ResyncRequestRepository, type ResyncRequest } from '../../shared/indexed/resync-requests.repository';
 import { writeChangeset, type FilledQuote } from './changeset-writer';
+import { rollbackDerived, type RollbackEffects } from './derived-tables';
 import { exec, insertMany, type Queryable } from './sql';
 
 export type { FilledQuote } from './changeset-writer';
+export type { ReopenedQuote, RollbackEffects } from './derived-tables';
 
 /** How far a network is indexed for one contract set: the last block whose logs are all written. */
 export interface Cursor {
@@ -22,20 +25,18 @@ export interface StoredState {
   blocks: LightBlock[];
   /** Pairs discovered so far (lower-case). */
   pairs: string[];
+  /** The first block indexed (null for a cursor written before this was recorded). */
+  startBlock: number | null;
 }
 
-/** A quote reopened because the settlement that filled it was reorganised away. */
-export interface ReopenedQuote {
-  quote_id: string;
-  state: 'open' | 'expired';
-  stream_token_hash: string;
-  taker_address_hash: Hex;
+/** A stored block hash: a window block or a checkpoint. */
+export interface StoredHash {
+  number: number;
+  hash: Hex;
 }
 
-/** Tables derived from logs: what a reorg or a reset deletes by height. */
-const DERIVED_BY_BLOCK = ['indexer_events', 'indexer_pairs', 'indexer_settlements', 'indexer_transfers'] as const;
-
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+/** Why a rollback happens; recorded in the same transaction. */
+export type RollbackCause = { kind: 'reorg'; depth: number; orphanedTip: number } | { kind: 'resync'; requestIds: number[]; outcome: string };
 
 /**
  * The indexer's repository: the only code that writes the chain-derived tables. Every write
@@ -46,9 +47,9 @@ export class IndexerStore {
   constructor(private readonly ds: DataSource) {}
 
   async load(chainId: number, contractSet: string): Promise<StoredState> {
-    const cursors = await exec<{ contract_set: string; block_number: string; block_hash: Hex | null; block_timestamp: string | null }>(
+    const cursors = await exec<{ contract_set: string; block_number: string; block_hash: Hex | null; block_timestamp: string | null; start_block: string | null }>(
       this.ds,
-      `SELECT contract_set, block_number, block_hash, block_timestamp FROM indexer_cursors WHERE chain_id = $1`,
+      `SELECT contract_set, block_number, block_hash, block_timestamp, start_block FROM indexer_cursors WHERE chain_id = $1`,
       [chainId],
     );
     const mine = cursors.rows.find((c) => c.contract_set === contractSet);
@@ -70,16 +71,25 @@ export class IndexerStore {
       staleSet: stale ? stale.contract_set : null,
       blocks: blocks.rows.map((b) => ({ number: Number(b.number), hash: b.hash, parentHash: b.parent_hash, timestamp: Number(b.timestamp) })),
       pairs: pairs.rows.map((p) => p.address.toLowerCase()),
+      startBlock: mine?.start_block == null ? null : Number(mine.start_block),
     };
   }
 
-  /** Starts a network over for `contractSet`: every derived row of the chain goes, the cursor sits before `startBlock`. */
-  async reset(chainId: number, contractSet: string, startBlock: number): Promise<void> {
-    await this.ds.transaction(async (m) => {
-      for (const t of [...DERIVED_BY_BLOCK, 'indexer_balances', 'indexer_orders', 'indexer_blocks', 'indexer_cursors']) {
-        await m.query(`DELETE FROM ${t} WHERE chain_id = $1`, [chainId]);
-      }
-      await m.query(`INSERT INTO indexer_cursors (chain_id, contract_set, block_number) VALUES ($1, $2, $3)`, [chainId, contractSet, startBlock - 1]);
+  /**
+   * Starts a network over for `contractSet`: every derived row of the chain is undone (through
+   * the same list a rollback runs), the window and checkpoints go, and the cursor sits before `startBlock`.
+   */
+  async reset(chainId: number, contractSet: string, startBlock: number): Promise<RollbackEffects> {
+    return this.ds.transaction(async (m) => {
+      const effects = await rollbackDerived(m, chainId, -1);
+      for (const t of ['indexer_blocks', 'indexer_checkpoints', 'indexer_cursors']) await m.query(`DELETE FROM ${t} WHERE chain_id = $1`, [chainId]);
+      await m.query(`INSERT INTO indexer_cursors (chain_id, contract_set, block_number, start_block) VALUES ($1, $2, $3, $4)`, [
+        chainId,
+        contractSet,
+        startBlock - 1,
+        startBlock,
+      ]);
+      return effects;
     });
   }
 
@@ -93,8 +103,10 @@ export class IndexerStore {
 
   /**
    * Writes a batch: its rows, their effects (balances, orders, quotes), the block window, and
-   * the cursor, in one transaction. `window.append` adds realtime blocks above the tip;
-   * `window.replace` makes one block the whole window (after a backfill range).
+   * the cursor, in one transaction. `window.append` adds blocks above the tip; `window.replace`
+   * makes linked blocks the whole window (after a backfill range that does not continue it), the
+   * blocks it held becoming checkpoints with `checkpoints` (headers the range read anyway).
+   * `trimBelow` moves window blocks below it to the checkpoints; `pruneBelow` forgets older checkpoints.
    */
   async commit(args: {
     chainId: number;
@@ -102,78 +114,130 @@ export class IndexerStore {
     expected: Cursor;
     cursor: LightBlock;
     changes: Changeset;
-    window: { append: LightBlock[] } | { replace: LightBlock };
+    window: { append: LightBlock[] } | { replace: LightBlock[]; checkpoints: StoredHash[] };
+    trimBelow?: number;
+    pruneBelow?: number;
   }): Promise<{ filled: FilledQuote[] }> {
+    const { chainId } = args;
     return this.ds.transaction(async (m) => {
       await relaxedCommit(m);
-      await this.moveCursor(m, args.chainId, args.contractSet, args.expected, args.cursor);
-      const filled = await writeChangeset(m, args.chainId, args.changes);
+      await this.moveCursor(m, chainId, args.contractSet, args.expected, args.cursor);
+      const filled = await writeChangeset(m, chainId, args.changes);
       if ('replace' in args.window) {
-        await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1`, [args.chainId]);
-        await this.insertBlocks(m, args.chainId, [args.window.replace]);
+        await this.windowToCheckpoints(m, chainId, Number.MAX_SAFE_INTEGER);
+        await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1`, [chainId]);
+        await this.insertCheckpoints(m, chainId, args.window.checkpoints);
+        await this.insertBlocks(m, chainId, args.window.replace);
       } else {
-        await this.insertBlocks(m, args.chainId, args.window.append);
+        await this.insertBlocks(m, chainId, args.window.append);
       }
+      if (args.trimBelow !== undefined) {
+        await this.windowToCheckpoints(m, chainId, args.trimBelow);
+        await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1 AND number < $2`, [chainId, args.trimBelow]);
+      }
+      if (args.pruneBelow !== undefined) await m.query(`DELETE FROM indexer_checkpoints WHERE chain_id = $1 AND number < $2`, [chainId, args.pruneBelow]);
       return { filled };
     });
   }
 
   /**
-   * Undoes everything derived from blocks above `ancestor`, in one transaction: balances are
-   * reverted by the orphaned transfers before those are deleted, orders touched by orphaned
-   * logs are recomputed from the logs that remain, quotes filled by orphaned settlements reopen.
+   * Undoes everything derived from blocks above `ancestor` (null: above nothing, the network
+   * from genesis), in one transaction: every table of the derived-table list, the window
+   * (trimmed to the ancestor, or reset to it when the ancestor is below the window), the
+   * checkpoints above it, the cursor, and the record of why (reorg counts, resync requests).
    */
   async rollback(args: {
     chainId: number;
     contractSet: string;
     expected: Cursor;
-    ancestor: LightBlock;
-  }): Promise<{ reopened: ReopenedQuote[]; pairs: string[] }> {
-    const { chainId, ancestor } = args;
+    ancestor: LightBlock | null;
+    cause: RollbackCause;
+  }): Promise<RollbackEffects> {
+    const { chainId, ancestor, cause } = args;
+    const at = ancestor?.number ?? -1;
     return this.ds.transaction(async (m) => {
       await this.moveCursor(m, chainId, args.contractSet, args.expected, ancestor);
-      const at = ancestor.number;
-      await revertBalances(m, chainId, at);
-      const reopened = await exec<ReopenedQuote>(
-        m,
-        `WITH gone AS (DELETE FROM indexer_settlements WHERE chain_id = $1 AND block_number > $2 AND quote_id IS NOT NULL RETURNING quote_id)
-         UPDATE quotes q
-            SET state = CASE WHEN q.expires_at > now() THEN 'open' ELSE 'expired' END,
-                closed_at = CASE WHEN q.expires_at > now() THEN NULL ELSE now() END,
-                fill_tx_hash = NULL
-           FROM gone WHERE q.id = gone.quote_id AND q.state = 'filled'
-         RETURNING q.id AS quote_id, q.state, q.stream_token_hash, q.taker_address_hash`,
-        [chainId, at],
-      );
-      const pairs = await exec<{ address: string }>(
-        m,
-        `SELECT address FROM indexer_events WHERE chain_id = $1 AND block_number > $2 AND event_name NOT IN ('PairCreated', 'PackageExecuted')
-         UNION SELECT pair FROM indexer_transfers WHERE chain_id = $1 AND block_number > $2`,
-        [chainId, at],
-      );
-      for (const t of DERIVED_BY_BLOCK) {
-        const col = t === 'indexer_pairs' ? 'created_block' : 'block_number';
-        await m.query(`DELETE FROM ${t} WHERE chain_id = $1 AND ${col} > $2`, [chainId, at]);
-      }
-      // last_block >= placed_block: the condition on last_block lets the index find the rows.
-      await m.query(`DELETE FROM indexer_orders WHERE chain_id = $1 AND last_block > $2 AND placed_block > $2`, [chainId, at]);
-      await recomputeOrders(m, chainId, at);
+      const effects = await rollbackDerived(m, chainId, at);
       await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1 AND number > $2`, [chainId, at]);
-      return { reopened: reopened.rows, pairs: pairs.rows.map((p) => p.address) };
+      await m.query(`DELETE FROM indexer_checkpoints WHERE chain_id = $1 AND number > $2`, [chainId, at]);
+      const kept = await exec<{ hash: string }>(m, `SELECT hash FROM indexer_blocks WHERE chain_id = $1 AND number = $2`, [chainId, at]);
+      if (kept.rows[0]?.hash !== ancestor?.hash) {
+        // The ancestor is below the window: it becomes the whole window, as after a backfill range.
+        await this.windowToCheckpoints(m, chainId, at);
+        await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1`, [chainId]);
+        if (ancestor) await this.insertBlocks(m, chainId, [ancestor]);
+      }
+      if (cause.kind === 'reorg') {
+        await m.query(
+          `INSERT INTO indexer_reorg_stats AS s (chain_id, reorgs, deepest, last_depth, last_ancestor_block, last_ancestor_hash, last_orphaned_tip, last_at)
+           VALUES ($1, 1, $2, $2, $3, $4, $5, now())
+           ON CONFLICT (chain_id) DO UPDATE SET reorgs = s.reorgs + 1, deepest = GREATEST(s.deepest, EXCLUDED.deepest), last_depth = EXCLUDED.last_depth,
+             last_ancestor_block = EXCLUDED.last_ancestor_block, last_ancestor_hash = EXCLUDED.last_ancestor_hash,
+             last_orphaned_tip = EXCLUDED.last_orphaned_tip, last_at = EXCLUDED.last_at`,
+          [chainId, cause.depth, at, ancestor?.hash ?? null, cause.orphanedTip],
+        );
+      } else {
+        await new ResyncRequestRepository(m).complete(cause.requestIds, { rolled_back_to: at, reopened_quotes: effects.reopened.length, outcome: cause.outcome });
+      }
+      return effects;
     });
   }
 
-  /** Forgets window blocks below `number` (they are final now). */
-  async finalize(chainId: number, number: number): Promise<void> {
-    await this.ds.query(`DELETE FROM indexer_blocks WHERE chain_id = $1 AND number < $2`, [chainId, number]);
+  /** An operator's resync requests for the network that no tailer has served yet, oldest first. */
+  pendingResyncs(chainId: number): Promise<ResyncRequest[]> {
+    return new ResyncRequestRepository(this.ds).pending(chainId);
   }
 
-  private async moveCursor(m: Queryable, chainId: number, contractSet: string, expected: Cursor, to: LightBlock): Promise<void> {
+  /** Closes resync requests that need no rollback (the network is already below them). */
+  async closeResync(requestIds: number[], cursor: number, outcome: string): Promise<void> {
+    await new ResyncRequestRepository(this.ds).complete(requestIds, { rolled_back_to: cursor, reopened_quotes: 0, outcome });
+  }
+
+  /**
+   * Window blocks below `number` leave the window (they are out of reorg reach by the window's
+   * measure) and become checkpoints; checkpoints below `pruneBelow` (out of reach of the hard
+   * limit) are forgotten.
+   */
+  async finalize(chainId: number, number: number, pruneBelow: number): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      await this.windowToCheckpoints(m, chainId, number);
+      await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1 AND number < $2`, [chainId, number]);
+      await m.query(`DELETE FROM indexer_checkpoints WHERE chain_id = $1 AND number < $2`, [chainId, pruneBelow]);
+    });
+  }
+
+  /** Stored hashes below `below`, newest first: what a deep ancestor search compares with the node. */
+  async checkpointsBelow(chainId: number, below: number, limit: number): Promise<StoredHash[]> {
+    const { rows } = await exec<{ number: string; hash: Hex }>(
+      this.ds,
+      `SELECT number, hash FROM indexer_checkpoints WHERE chain_id = $1 AND number < $2 ORDER BY number DESC LIMIT $3`,
+      [chainId, below, limit],
+    );
+    return rows.map((r) => ({ number: Number(r.number), hash: r.hash }));
+  }
+
+  private async windowToCheckpoints(m: Queryable, chainId: number, below: number): Promise<void> {
+    await m.query(
+      `INSERT INTO indexer_checkpoints (chain_id, number, hash) SELECT chain_id, number, hash FROM indexer_blocks WHERE chain_id = $1 AND number < $2
+       ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash`,
+      [chainId, below],
+    );
+  }
+
+  private async insertCheckpoints(m: Queryable, chainId: number, hashes: StoredHash[]): Promise<void> {
+    await insertMany(m, 'indexer_checkpoints', hashes, [
+      { name: 'number', type: 'bigint' },
+      { name: 'hash', type: 'text' },
+    ], { constants: [{ name: 'chain_id', value: chainId, type: 'integer' }], suffix: 'ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash' });
+  }
+
+  /** Moves the cursor by compare-and-set; `to` null puts it before genesis. */
+  private async moveCursor(m: Queryable, chainId: number, contractSet: string, expected: Cursor, to: LightBlock | null): Promise<void> {
     const res = await exec(
       m,
       `UPDATE indexer_cursors SET block_number = $3, block_hash = $4, block_timestamp = $5, updated_at = now()
         WHERE chain_id = $1 AND contract_set = $2 AND block_number = $6 AND block_hash IS NOT DISTINCT FROM $7`,
-      [chainId, contractSet, to.number, to.hash, to.timestamp, expected.block_number, expected.block_hash],
+      [chainId, contractSet, to?.number ?? -1, to?.hash ?? null, to?.timestamp ?? null, expected.block_number, expected.block_hash],
     );
     if (res.count !== 1) throw new CursorConflictError(chainId, expected.block_number);
   }
@@ -189,69 +253,10 @@ export class IndexerStore {
 }
 
 /**
- * Subtracts what orphaned transfers (those above `at`) added to balances, and removes balance
- * rows those transfers created. Both statements find their rows through the transfers' and the
- * balances' primary keys, so the cost follows the reorg's size, not the table's.
- */
-async function revertBalances(m: Queryable, chainId: number, at: number): Promise<void> {
-  const deltas = `
-    WITH gone AS (
-      SELECT pair, sender, receiver, option_id, amount FROM indexer_transfers WHERE chain_id = $1 AND block_number > $2
-    ), deltas AS (
-      SELECT receiver AS holder, pair, option_id, -amount AS d FROM gone WHERE receiver <> $3
-      UNION ALL
-      SELECT sender, pair, option_id, amount FROM gone WHERE sender <> $3
-    ), agg AS (
-      SELECT holder, pair, option_id, sum(d) AS d FROM deltas GROUP BY holder, pair, option_id
-    )`;
-  const params = [chainId, at, ZERO_ADDRESS];
-  await m.query(
-    `${deltas} DELETE FROM indexer_balances b USING agg
-      WHERE b.chain_id = $1 AND b.holder = agg.holder AND b.pair = agg.pair AND b.option_id = agg.option_id AND b.first_block > $2`,
-    params,
-  );
-  await m.query(
-    `${deltas} UPDATE indexer_balances b SET balance = b.balance + agg.d, updated_block = LEAST(b.updated_block, $2)
-      FROM agg WHERE b.chain_id = $1 AND b.holder = agg.holder AND b.pair = agg.pair AND b.option_id = agg.option_id`,
-    params,
-  );
-}
-
-/**
  * The commit returns before its WAL reaches disk. Safe for derived data: the cursor is in the
  * same transaction, so a database crash can only lose whole batches, which are indexed again
  * (and republished under the same idempotency keys). It saves a disk flush per batch.
  */
 async function relaxedCommit(m: Queryable): Promise<void> {
   await m.query(`SET LOCAL synchronous_commit TO OFF`);
-}
-
-/**
- * Orders whose last log was orphaned take the state of their latest surviving fill or cancel
- * (or of their placement when none survives). Reorgs are shallow, so this touches few rows.
- */
-async function recomputeOrders(m: Queryable, chainId: number, at: number): Promise<void> {
-  await m.query(
-    `UPDATE indexer_orders o
-        SET remaining = COALESCE(l.remaining, o.amount),
-            state = COALESCE(l.state, 'open'),
-            last_block = COALESCE(l.block_number, o.placed_block),
-            last_log_index = COALESCE(l.log_index, o.placed_log_index)
-       FROM (
-         SELECT o2.pair, o2.order_id, e.block_number, e.log_index,
-                CASE WHEN e.event_name = 'OrderCancelled' THEN 0 ELSE (e.args->>'remaining')::numeric END AS remaining,
-                CASE WHEN e.event_name = 'OrderCancelled' THEN 'cancelled'
-                     WHEN (e.args->>'remaining')::numeric = 0 THEN 'filled' ELSE 'open' END AS state
-           FROM indexer_orders o2
-           LEFT JOIN LATERAL (
-             SELECT block_number, log_index, event_name, args FROM indexer_events
-              WHERE chain_id = $1 AND address = o2.pair AND event_name IN ('OrderFilled', 'OrderCancelled')
-                AND args->>'orderId' = o2.order_id::text
-              ORDER BY block_number DESC, log_index DESC LIMIT 1
-           ) e ON true
-          WHERE o2.chain_id = $1 AND o2.last_block > $2
-       ) l
-      WHERE o.chain_id = $1 AND o.pair = l.pair AND o.order_id = l.order_id`,
-    [chainId, at],
-  );
 }

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { IndexerErrorCode } from '../../shared/indexed/indexer-error-codes';
 
 export type TailerState = 'starting' | 'backfill' | 'realtime' | 'stopped';
 
@@ -11,7 +12,11 @@ export interface StatusRow {
   cursor: number | null;
   cursor_timestamp: number | null;
   rpc_ok: boolean;
+  /** The last failure's text: for logs and operators only (the API shows `error_code`'s fixed words). */
   last_error: string | null;
+  error_code: IndexerErrorCode | null;
+  /** When halted: the operator command that resumes the network. */
+  action: string | null;
   last_synced_at: Date | null;
 }
 
@@ -21,12 +26,13 @@ export class StatusStore {
 
   async write(s: StatusRow): Promise<void> {
     await this.ds.query(
-      `INSERT INTO indexer_status (chain_id, state, head, head_timestamp, cursor, cursor_timestamp, rpc_ok, last_error, last_synced_at, heartbeat_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9, now())
+      `INSERT INTO indexer_status (chain_id, state, head, head_timestamp, cursor, cursor_timestamp, rpc_ok, last_error, last_synced_at, error_code, action, heartbeat_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11, now())
        ON CONFLICT (chain_id) DO UPDATE SET state = EXCLUDED.state, head = EXCLUDED.head, head_timestamp = EXCLUDED.head_timestamp,
          cursor = EXCLUDED.cursor, cursor_timestamp = EXCLUDED.cursor_timestamp, rpc_ok = EXCLUDED.rpc_ok,
-         last_error = EXCLUDED.last_error, last_synced_at = EXCLUDED.last_synced_at, heartbeat_at = now()`,
-      [s.chain_id, s.state, s.head, s.head_timestamp, s.cursor, s.cursor_timestamp, s.rpc_ok, s.last_error?.slice(0, 2000) ?? null, s.last_synced_at],
+         last_error = EXCLUDED.last_error, last_synced_at = EXCLUDED.last_synced_at, error_code = EXCLUDED.error_code,
+         action = EXCLUDED.action, heartbeat_at = now()`,
+      [s.chain_id, s.state, s.head, s.head_timestamp, s.cursor, s.cursor_timestamp, s.rpc_ok, s.last_error?.slice(0, 2000) ?? null, s.last_synced_at, s.error_code, s.action],
     );
   }
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '../../shared/logging';
+import type { Logger } from '../../shared/platform/logging';
 import { decodeLog, EVENT_SELECTORS, PAIR_CREATED_SELECTOR, type DecodedLog } from '../decode/decode-log';
 import { ChainInconsistencyError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';

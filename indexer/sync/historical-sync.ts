@@ -1,7 +1,7 @@
 import type { DecodedLog } from '../decode/decode-log';
-import { ChainInconsistencyError } from '../errors';
-import type { Changeset } from '../handlers/changeset';
-import { handleLogs } from '../handlers/handle-logs';
+import { BackfillReorgedError, ChainInconsistencyError } from '../errors';
+import type { Changeset } from '../projectors/changeset';
+import { handleLogs } from '../projectors/handle-logs';
 import type { RangeSizer } from '../rpc/log-range';
 import type { LightBlock, Rpc } from '../rpc/rpc';
 import { assertLogsMatchHeaders, decodeAll, fetchAdaptive, fetchRangeLogs, type FetchOptions } from './fetch-logs';
@@ -12,6 +12,15 @@ export interface HistoricalBatch {
   from: number;
   to: number;
   toBlock: LightBlock;
+  /** The header of `from - 1` read after the logs (null for block 0): the range must continue it. */
+  parent: LightBlock | null;
+  /**
+   * The linked headers of every block of the range at or above `denseFrom` (empty when the
+   * range ends below it): what the reorg window keeps of the range.
+   */
+  dense: LightBlock[];
+  /** Every header the range read (blocks with logs, `to`, `from - 1`, the dense ones): checkpoints for what the window does not keep. */
+  headers: LightBlock[];
   logs: DecodedLog[];
   timestamps: Map<number, number>;
   /**
@@ -29,6 +38,10 @@ export interface HistoricalSyncArgs extends FetchOptions {
   rpc: Rpc;
   sources: Sources;
   sizer: RangeSizer;
+  /** The indexed block the first range continues (null before anything is indexed). */
+  after: LightBlock | null;
+  /** Blocks from here on are within reorg reach: every header is read, for the window. */
+  denseFrom: number;
   /** Ranges fetched ahead of the one the consumer is writing (0: fetch only when asked). */
   prefetch: number;
   signal: AbortSignal;
@@ -41,27 +54,55 @@ interface Planned {
   result: Promise<HistoricalBatch>;
 }
 
+/**
+ * Reads one range. The header of `to` is read before the logs and again after them: when both
+ * agree, the logs came from that chain (a reorg landing between the two reads is retried, never
+ * half-written). The header of `from - 1` is read after the logs too, so the consumer can check
+ * that the range continues what it already wrote. Blocks within reorg reach (`denseFrom` on)
+ * have every header read in the same JSON-RPC batches, and must link.
+ */
 async function fetchBatch(args: HistoricalSyncArgs, from: number, to: number, pairs: Set<string>): Promise<HistoricalBatch> {
   const started = Date.now();
-  const [{ logs, created }, toBlock] = await Promise.all([
-    fetchAdaptive(args.rpc, args.sources, pairs, from, to, args.sizer, args),
-    args.rpc.blockByNumber(to),
-  ]);
+  const toBlock = await args.rpc.blockByNumber(to);
   if (!toBlock) throw new ChainInconsistencyError(`node has no block ${to} below the head it reported`);
-  const headers = await headersFor(args.rpc, logs.map((l) => Number(l.blockNumber)), toBlock);
+  const { logs, created } = await fetchAdaptive(args.rpc, args.sources, pairs, from, to, args.sizer, args);
+  const denseStart = Math.max(from, args.denseFrom);
+  const denseNumbers = Array.from({ length: Math.max(0, to - denseStart + 1) }, (_, i) => denseStart + i);
+  const headers = await headersOf(args.rpc, [...logs.map((l) => Number(l.blockNumber)), to, ...(from > 0 ? [from - 1] : []), ...denseNumbers]);
+  if (headers.get(to)!.hash !== toBlock.hash) throw new ChainInconsistencyError(`block ${to} changed while its range was read`);
   assertLogsMatchHeaders(logs, headers);
+  const dense = denseNumbers.map((n) => headers.get(n)!);
+  for (let i = 1; i < dense.length; i++) {
+    if (dense[i].parentHash !== dense[i - 1].hash) throw new ChainInconsistencyError(`fetched blocks ${dense[i - 1].number} and ${dense[i].number} do not link`);
+  }
+  const parent = headers.get(from - 1) ?? null;
+  if (dense.length > 0 && dense[0].number === from && parent && dense[0].parentHash !== parent.hash) {
+    throw new ChainInconsistencyError(`fetched blocks ${from - 1} and ${from} do not link`);
+  }
   const decoded = decodeAll(logs, args.sources, [...pairs, ...created], args.logger);
   const timestamps = new Map([...headers.values()].map((h) => [h.number, h.timestamp]));
-  return { from, to, toBlock, logs: decoded, timestamps, changes: handleLogs(decoded, timestamps), created, fetchMs: Date.now() - started };
+  return {
+    from,
+    to,
+    toBlock,
+    parent,
+    dense,
+    headers: [...headers.values()],
+    logs: decoded,
+    timestamps,
+    changes: handleLogs(decoded, timestamps),
+    created,
+    fetchMs: Date.now() - started,
+  };
 }
 
-/** Headers of the blocks that hold logs (timestamps, and the hash check), fetched in JSON-RPC batches. */
-async function headersFor(rpc: Rpc, numbers: number[], known: LightBlock): Promise<Map<number, LightBlock>> {
-  const wanted = [...new Set(numbers)].filter((n) => n !== known.number);
+/** Headers of `numbers` (blocks with logs, range ends) in JSON-RPC batches; every one must exist. */
+async function headersOf(rpc: Rpc, numbers: number[]): Promise<Map<number, LightBlock>> {
+  const wanted = [...new Set(numbers)];
   const blocks = await rpc.blocksByNumber(wanted);
-  const out = new Map<number, LightBlock>([[known.number, known]]);
+  const out = new Map<number, LightBlock>();
   blocks.forEach((b, i) => {
-    if (!b) throw new ChainInconsistencyError(`node has no block ${wanted[i]} although it returned logs from it`);
+    if (!b) throw new ChainInconsistencyError(`node has no block ${wanted[i]} although it answered for the range holding it`);
     out.set(b.number, b);
   });
   return out;
@@ -75,10 +116,15 @@ async function headersFor(rpc: Rpc, numbers: number[], known: LightBlock): Promi
  * A pair discovered in one range must be watched in every later range, including ranges
  * already fetched before it was known: those are topped up with the new pair's logs before
  * they are handed out.
+ *
+ * Each range must continue the previous one (or `after`): when the block under it changed
+ * since, the chain reorganised under the backfill and `BackfillReorgedError` ends it before
+ * anything of the new fork is handed out on top of the old one.
  */
 export async function* historicalSync(args: HistoricalSyncArgs, from: number, to: number): AsyncGenerator<HistoricalBatch> {
   const queue: Planned[] = [];
   let next = from;
+  let previous = args.after;
   /** Starts fetching ranges until `ahead` are queued. */
   const plan = (ahead: number) => {
     while (queue.length < ahead && next <= to && !args.signal.aborted) {
@@ -97,6 +143,8 @@ export async function* historicalSync(args: HistoricalSyncArgs, from: number, to
     const item = queue.shift();
     if (!item) return;
     const batch = await item.result;
+    if (previous && batch.parent && batch.parent.hash !== previous.hash) throw new BackfillReorgedError(previous.number, previous.hash, batch.parent.hash);
+    previous = batch.toBlock;
     const missing = [...args.sources.pairs].filter((p) => !item.pairs.has(p));
     if (missing.length > 0) await topUp(args, batch, missing);
     for (const p of batch.created) args.sources.pairs.add(p);
@@ -111,7 +159,8 @@ async function topUp(args: HistoricalSyncArgs, batch: HistoricalBatch, pairs: st
   const onlyPairs = { ...args.sources, factory: null, mothership: null };
   const { logs } = await fetchRangeLogs(args.rpc, onlyPairs, new Set(pairs), batch.from, batch.to, args);
   if (logs.length === 0) return;
-  const headers = await headersFor(args.rpc, logs.map((l) => Number(l.blockNumber)), batch.toBlock);
+  const headers = await headersOf(args.rpc, [...logs.map((l) => Number(l.blockNumber)), batch.to]);
+  if (headers.get(batch.to)!.hash !== batch.toBlock.hash) throw new ChainInconsistencyError(`block ${batch.to} changed before its range was topped up`);
   assertLogsMatchHeaders(logs, headers);
   for (const h of headers.values()) batch.timestamps.set(h.number, h.timestamp);
   const extra = decodeAll(logs, { ...args.sources, pairs: new Set(pairs) }, [], args.logger);

@@ -1,18 +1,20 @@
-import type { Config } from '../../shared/config';
-import type { Logger } from '../../shared/logging';
-import type { Metrics } from '../../shared/metrics';
+import type { Config } from '../../shared/platform/config';
+import type { Logger } from '../../shared/platform/logging';
+import type { Metrics } from '../../shared/platform/metrics';
 import { errorText } from '../rpc/rpc-errors';
-import { isFatal, isRpcFailure } from '../errors';
-import { handleLogs } from '../handlers/handle-logs';
-import type { LivePublisher } from '../publish/live-publisher';
+import { BackfillReorgedError, errorCode, isFatal, isRpcFailure, ReorgTooDeepError } from '../errors';
+import { handleLogs } from '../projectors/handle-logs';
+import type { LivePublisher, RollbackPoint } from '../publish/live-publisher';
 import { backoffDelay, sleep } from '../rpc/backoff';
 import { createRangeSizer } from '../rpc/log-range';
 import { createRpc, type LightBlock, type Rpc } from '../rpc/rpc';
-import type { IndexerStore } from '../store/indexer-store';
-import type { StatusStore } from '../store/status-store';
+import type { IndexerStore, RollbackCause } from '../store/indexer-store';
+import type { StatusRow, StatusStore } from '../store/status-store';
 import { StatusReporter } from '../status/status-reporter';
 import { historicalSync } from './historical-sync';
 import type { RealtimeEvent } from './realtime-sync';
+import { reorgWindowFor } from './reorg-window';
+import { planResync } from './resync';
 import { loadContext, type NetworkSpec, type TailerContext } from './tailer-context';
 
 export interface TailerDeps {
@@ -26,7 +28,7 @@ export interface TailerDeps {
 
 export interface NetworkTailer {
   readonly chainId: number;
-  /** Settles when the loop ends: stopped, or halted by a fatal error. */
+  /** Settles when the loop ends (stopped). A tailer halted by a fatal error keeps waiting for a resync request. */
   readonly done: Promise<void>;
   /** Finishes the write in progress, then stops the loop and the heartbeat. */
   stop(): Promise<void>;
@@ -34,9 +36,11 @@ export interface NetworkTailer {
 
 /**
  * One network's tailer: backfills finalized blocks with `eth_getLogs` ranges, then follows the
- * head block by block, writing every step in one transaction with its cursor. Failures a retry
- * can cure are retried with backoff, forever, while the status reports them; fatal ones (a reorg
- * deeper than the window, a wrong chain, a broken invariant) stop this network loudly.
+ * head block by block, writing every step in one transaction with its cursor. Reorgs of any
+ * depth down to INDEXER_REORG_MAX_DEPTH are rolled back and re-synced. Between steps it serves
+ * operators' resync requests. Failures a retry can cure are retried with backoff, forever, while
+ * the status reports them; fatal ones (a reorg beyond the hard limit, a wrong chain, a broken
+ * invariant) halt this network loudly: it writes nothing more until a resync request comes.
  */
 export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): NetworkTailer {
   const { config } = deps;
@@ -56,6 +60,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
   });
   const sizer = createRangeSizer({ initial: config.INDEXER_INITIAL_BLOCK_RANGE, max: config.INDEXER_MAX_BLOCK_RANGE, targetLogs: config.INDEXER_TARGET_LOGS_PER_RANGE });
   const status = new StatusReporter(deps.statusStore, chainId, config.INDEXER_HEARTBEAT_MS, logger);
+  const reorgWindow = reorgWindowFor(chainId, config);
   const labels = { chain_id: String(chainId) };
   const m = deps.metrics;
   const reorgs = m?.counter('indexer_reorgs_total', 'Reorgs rolled back', ['chain_id']);
@@ -81,46 +86,122 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       await deps.publisher.settled(chainId, filled);
       await deps.publisher.explore(chainId, changes);
     } else if (ev.type === 'reorg') {
-      const { reopened, pairs } = await deps.store.rollback({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, ancestor: ev.ancestor });
-      ctx.chain.rewindTo(ev.ancestor);
-      // Pairs created in orphaned blocks are gone from the table; watch exactly what remains.
-      const kept = await deps.store.load(chainId, ctx.sources.contractSet);
-      ctx.sources.pairs.clear();
-      for (const p of kept.pairs) ctx.sources.pairs.add(p);
-      advanced(ctx, ev.ancestor);
+      await rollBack(ctx, ev.ancestor, { kind: 'reorg', depth: ev.depth, orphanedTip: ctx.cursor.block_number });
       reorgs?.inc(labels);
-      logger.warn({ ancestor: ev.ancestor.number, orphaned: ev.orphaned.map((b) => b.number), reopened_quotes: reopened.length }, 'reorg rolled back');
-      await deps.publisher.reopened(chainId, reopened, ev.ancestor.hash);
-      await deps.publisher.exploreReorg(chainId, pairs, ev.ancestor);
+      logger.warn({ ancestor: ev.ancestor?.number ?? -1, depth: ev.depth, orphaned_in_window: ev.orphaned.length }, 'reorg rolled back');
     } else {
-      await deps.store.finalize(chainId, ev.block.number);
+      await deps.store.finalize(chainId, ev.block.number, ctx.cursor.block_number - config.INDEXER_REORG_MAX_DEPTH);
       ctx.chain.finalizeTo(ev.block.number);
     }
   }
 
-  async function backfill(ctx: TailerContext, to: number): Promise<void> {
+  /**
+   * Undoes everything above `ancestor` (a reorg's common ancestor, or the block before an
+   * operator's resync point; null: everything), then tells clients what changed. The window is
+   * rewound when the ancestor is in it, and otherwise restarts at the ancestor.
+   */
+  async function rollBack(ctx: TailerContext, ancestor: LightBlock | null, cause: RollbackCause): Promise<{ reopened: number }> {
+    const effects = await deps.store.rollback({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, ancestor, cause });
+    if (ancestor && ctx.chain.get(ancestor.number)?.hash === ancestor.hash) ctx.chain.rewindTo(ancestor);
+    else if (ancestor) ctx.chain.resetTo(ancestor);
+    else ctx.chain.clear();
+    // Pairs created in orphaned blocks are gone from the table; watch exactly what remains.
+    const kept = await deps.store.load(chainId, ctx.sources.contractSet);
+    ctx.sources.pairs.clear();
+    for (const p of kept.pairs) ctx.sources.pairs.add(p);
+    if (ancestor) advanced(ctx, ancestor);
+    else {
+      ctx.cursor = { block_number: -1, block_hash: null, block_timestamp: null };
+      status.update({ cursor: -1, cursor_timestamp: null });
+    }
+    const point: RollbackPoint = {
+      number: ancestor?.number ?? -1,
+      hash: ancestor?.hash ?? null,
+      key: cause.kind === 'reorg' ? (ancestor?.hash ?? 'genesis') : `resync-${cause.requestIds[0]}`,
+    };
+    await deps.publisher.reopened(chainId, effects.reopened, point);
+    await deps.publisher.exploreReorg(chainId, effects.pairs, point);
+    return { reopened: effects.reopened.length };
+  }
+
+  /** Serves pending resync requests; true when it rolled the network back. */
+  async function resync(ctx: TailerContext): Promise<boolean> {
+    const plan = await planResync(deps.store, rpc, chainId, ctx.cursor.block_number);
+    if (!plan) return false;
+    if (plan.kind === 'nothing') {
+      const outcome = `nothing to roll back: indexed up to block ${ctx.cursor.block_number}, below ${plan.fromBlock}`;
+      await deps.store.closeResync(plan.requestIds, ctx.cursor.block_number, outcome);
+      logger.info({ requests: plan.requestIds, from_block: plan.fromBlock }, outcome);
+      return false;
+    }
+    const to = plan.ancestor?.number ?? -1;
+    const outcome = `rolled back to block ${to}; re-syncing from block ${to + 1}`;
+    const { reopened } = await rollBack(ctx, plan.ancestor, { kind: 'resync', requestIds: plan.requestIds, outcome });
+    logger.warn({ requests: plan.requestIds, from_block: plan.fromBlock, reopened_quotes: reopened }, 'operator resync: rolled back');
+    return true;
+  }
+
+  /**
+   * Backfills up to `to` in `eth_getLogs` ranges. Ranges within reorg reach (from `denseFrom`
+   * on) bring every header, so the window fills as it would block by block; older ones leave
+   * one window block and their headers as checkpoints.
+   */
+  async function backfill(ctx: TailerContext, to: number, denseFrom: number): Promise<void> {
     status.update({ state: 'backfill' });
     const batches = historicalSync(
-      { rpc, sources: ctx.sources, sizer, prefetch: config.INDEXER_PREFETCH_RANGES, signal: abort.signal, maxAddresses: config.INDEXER_MAX_ADDRESSES_PER_REQUEST, logger },
+      {
+        rpc,
+        sources: ctx.sources,
+        sizer,
+        prefetch: config.INDEXER_PREFETCH_RANGES,
+        signal: abort.signal,
+        maxAddresses: config.INDEXER_MAX_ADDRESSES_PER_REQUEST,
+        logger,
+        after: ctx.chain.tip,
+        denseFrom,
+      },
       ctx.cursor.block_number + 1,
       to,
     );
+    // Block hashes older than the hard limit can never be an ancestor worth finding.
+    const keepFrom = to - config.INDEXER_REORG_MAX_DEPTH;
+    let resyncCheckedAt = Date.now();
     for await (const batch of batches) {
       const started = Date.now();
-      const { changes } = batch;
-      const { filled } = await deps.store.commit({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, cursor: batch.toBlock, changes, window: { replace: batch.toBlock } });
+      const { changes, dense } = batch;
+      const continues = dense.length > 0 && dense[0].number === batch.from && ctx.chain.tip?.hash === dense[0].parentHash;
+      const kept = dense.length > 0 ? dense : [batch.toBlock];
+      const trimBelow = batch.to - reorgWindow + 1;
+      const { filled } = await deps.store.commit({
+        chainId,
+        contractSet: ctx.sources.contractSet,
+        expected: ctx.cursor,
+        cursor: batch.toBlock,
+        changes,
+        window: continues ? { append: dense } : { replace: kept, checkpoints: batch.headers.filter((h) => h.number >= keepFrom && h.number < kept[0].number) },
+        trimBelow,
+        pruneBelow: keepFrom,
+      });
       logger.debug({ from: batch.from, to: batch.to, logs: batch.logs.length, fetch_ms: batch.fetchMs, write_ms: Date.now() - started }, 'backfill range written');
-      ctx.chain.resetTo(batch.toBlock);
+      if (continues) ctx.chain.append(dense);
+      else ctx.chain.resetTo(kept);
+      ctx.chain.finalizeTo(trimBelow);
       advanced(ctx, batch.toBlock);
       logsIndexed?.inc({ ...labels, mode: 'backfill' }, batch.logs.length);
       status.update({ last_synced_at: new Date() });
       await deps.publisher.settled(chainId, filled);
       if (abort.signal.aborted) return;
+      // An operator's resync is served between ranges, at most one check per poll interval.
+      if (Date.now() - resyncCheckedAt >= config.INDEXER_POLL_INTERVAL_MS) {
+        resyncCheckedAt = Date.now();
+        if ((await deps.store.pendingResyncs(chainId)).length > 0) return;
+      }
     }
   }
 
   /** One pass; true when there is more to do at once (no wait before the next pass). */
   async function step(ctx: TailerContext): Promise<boolean> {
+    if (await resync(ctx)) return true;
     const head = await rpc.latestBlock();
     status.update({ head: head.number, head_timestamp: head.timestamp });
     headGauge?.set(labels, head.number);
@@ -132,7 +213,14 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         await apply(ctx, ev);
         reorged = true;
       }
-      if (!reorged) await backfill(ctx, finalized);
+      if (reorged) return true;
+      try {
+        await backfill(ctx, finalized, head.number - reorgWindow + 1);
+      } catch (err) {
+        if (!(err instanceof BackfillReorgedError)) throw err;
+        // The next pass finds the replaced tip (checkTip) and rolls back to where the forks meet.
+        logger.warn({ err: err.message }, 'chain reorganised under the backfill');
+      }
       return true;
     }
     status.update({ state: 'realtime' });
@@ -144,30 +232,47 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     return moved && ctx.cursor.block_number < head.number;
   }
 
+  /** Records a failure in the status: a fixed code for the API, the text for the logs and operators. */
+  function failed(err: unknown, patch: Partial<StatusRow> = {}): string {
+    const text = errorText(err);
+    status.update({ last_error: text, error_code: errorCode(err), ...patch }, { now: true });
+    return text;
+  }
+
   async function run(): Promise<void> {
     status.start();
     let ctx: TailerContext | null = null;
     let failures = 0;
+    let halted = false;
     while (!abort.signal.aborted) {
       try {
+        if (halted) {
+          // Halted: nothing is written until an operator asks for a resync, which may cure it.
+          await sleep(config.INDEXER_POLL_INTERVAL_MS, abort.signal);
+          if (abort.signal.aborted || (await deps.store.pendingResyncs(chainId)).length === 0) continue;
+          halted = false;
+          status.update({ state: 'starting', error_code: null, action: null, last_error: null }, { now: true });
+          logger.warn('resync requested: resuming the halted network');
+        }
         ctx ??= await loadContext({ config, logger, store: deps.store, rpc, sizer }, network);
         const more = await step(ctx);
         failures = 0;
-        status.update({ rpc_ok: true, last_error: null, last_synced_at: new Date() });
+        status.update({ rpc_ok: true, last_error: null, error_code: null, last_synced_at: new Date() });
         if (!more) await sleep(config.INDEXER_POLL_INTERVAL_MS, abort.signal);
       } catch (err) {
         if (abort.signal.aborted) break;
-        const text = errorText(err);
-        if (isFatal(err)) {
-          logger.fatal({ err: text, kind: (err as Error).name }, 'indexer stopped for this network');
-          status.update({ state: 'stopped', last_error: text, rpc_ok: rpc.health().ok }, { now: true });
-          return;
-        }
-        failures++;
-        status.update({ last_error: text, rpc_ok: isRpcFailure(err) ? false : status.current.rpc_ok }, { now: true });
-        logger.warn({ err: text, kind: (err as Error).name, failures }, 'indexer step failed; retrying');
         // The database is the truth: after any failure the next pass reloads cursor, window and pairs.
         ctx = null;
+        if (isFatal(err)) {
+          const action = err instanceof ReorgTooDeepError ? err.action : null;
+          const text = failed(err, { state: 'stopped', action, rpc_ok: rpc.health().ok });
+          logger.fatal({ err: text, kind: (err as Error).name, action }, 'indexer halted for this network');
+          halted = true;
+          continue;
+        }
+        failures++;
+        const text = failed(err, { rpc_ok: isRpcFailure(err) ? false : status.current.rpc_ok });
+        logger.warn({ err: text, kind: (err as Error).name, failures }, 'indexer step failed; retrying');
         await sleep(backoffDelay(failures - 1, Math.max(config.INDEXER_RPC_BACKOFF_MS, 50), Math.max(config.INDEXER_RPC_BACKOFF_MAX_MS, config.INDEXER_POLL_INTERVAL_MS)), abort.signal);
       }
     }

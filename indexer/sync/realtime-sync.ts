@@ -1,8 +1,10 @@
-import type { Logger } from '../../shared/logging';
+import type { Logger } from '../../shared/platform/logging';
 import type { DecodedLog } from '../decode/decode-log';
-import { ChainInconsistencyError, DeepReorgError } from '../errors';
+import { ChainInconsistencyError, ReorgTooDeepError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
 import type { LightBlock, Rpc } from '../rpc/rpc';
+import type { StoredHash } from '../store/indexer-store';
+import { findCommonAncestor } from './ancestor-search';
 import { assertLogsMatchHeaders, decodeAll, fetchAdaptive } from './fetch-logs';
 import type { Sources } from './sources';
 import type { UnfinalizedChain } from './unfinalized-chain';
@@ -11,19 +13,33 @@ import type { UnfinalizedChain } from './unfinalized-chain';
  * What the realtime sync tells its consumer, in order. The consumer writes each event, then
  * applies it to the `UnfinalizedChain` (append / rewind / finalize) before asking for the next.
  * - `block`: consecutive new blocks that extend the local tip, with their logs;
- * - `reorg`: the blocks above `ancestor` are no longer canonical; undo them;
- * - `finalize`: blocks up to `block` can no longer be reorganised; stop keeping them.
+ * - `reorg`: the blocks above `ancestor` are no longer canonical; undo them. The ancestor is in
+ *   the window, or (a reorg deeper than the window) a block below it whose hash a checkpoint
+ *   vouches for; null means the network is re-derived from genesis;
+ * - `finalize`: blocks up to `block` leave the window (they become checkpoints).
  */
 export type RealtimeEvent =
   | { type: 'block'; blocks: LightBlock[]; logs: DecodedLog[]; timestamps: Map<number, number>; created: string[] }
-  | { type: 'reorg'; ancestor: LightBlock; orphaned: LightBlock[] }
+  | { type: 'reorg'; ancestor: LightBlock | null; orphaned: LightBlock[]; depth: number }
   | { type: 'finalize'; block: LightBlock };
+
+/** Parent hashes followed one by one before the search switches to comparing stored hashes in batches. */
+const WALK_STEPS = 32;
+/** Headers compared per JSON-RPC batch in an ancestor search. */
+const SEARCH_BATCH = 100;
 
 export interface RealtimeSyncArgs {
   rpc: Rpc;
   sources: Sources;
   chain: UnfinalizedChain;
-  confirmations: number;
+  /** Blocks the window keeps (the network's reorg window); older ones leave it as checkpoints. */
+  window: number;
+  /** The hard limit: an ancestor more than this far under the tip halts the network. */
+  maxDepth: number;
+  /** The network's first indexed block (null if unknown): nothing is derived below it. */
+  startBlock: number | null;
+  /** Checkpoints below `below`, newest first. */
+  checkpointsBelow(below: number, limit: number): Promise<StoredHash[]>;
   /** Most blocks taken in one `block` event: behind the head, one transaction covers this many. */
   batchBlocks: number;
   sizer: RangeSizer;
@@ -43,39 +59,54 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
   const chainId = args.sources.chainId;
 
   /**
-   * Walks back from `remote` (a canonical block that does not extend our chain) along its
-   * parents until one is in the local window. Parents are fetched by hash, so the walk follows
-   * one fork even if the provider's backends disagree about heights.
+   * Finds where `remote` (a canonical block that does not extend our chain) meets our chain.
+   * First its parents are followed by hash, a few steps: a shallow reorg is found within the
+   * window in as many calls as it is deep, and the walk stays on one fork even if a provider's
+   * backends disagree about heights. Past that, stored hashes (window, then checkpoints) are
+   * compared with the node's in batches down to the hard limit.
    */
   async function* reconcile(remote: LightBlock): AsyncGenerator<RealtimeEvent> {
     let cursor = remote;
-    for (;;) {
+    for (let step = 0; step < WALK_STEPS; step++) {
       const local = chain.get(cursor.number - 1);
       if (!local) break;
       if (local.hash === cursor.parentHash) {
-        const orphaned = chain.all().filter((b) => b.number > local.number);
-        logger.warn({ ancestor: local.number, depth: orphaned.length, new_block: remote.number }, 'reorg: rolling back to the common ancestor');
-        yield { type: 'reorg', ancestor: local, orphaned };
+        yield reorgTo(local, remote);
         return;
       }
       const parent = await rpc.blockByHash(cursor.parentHash);
       if (!parent) throw new ChainInconsistencyError(`node named parent ${cursor.parentHash} of block ${cursor.number} but does not have it`);
       cursor = parent;
     }
-    // The walk left the window without meeting our chain. A provider mixing forks can fake that,
-    // so the claim is checked once more against our base before the network is stopped.
-    const base = chain.base!;
-    const canonical = await rpc.blockByNumber(base.number);
-    if (!canonical || canonical.hash === base.hash) {
-      throw new ChainInconsistencyError(`block ${remote.number} does not lead back to our chain, yet our base ${base.number} is still canonical`);
+    const tip = chain.tip!;
+    const window = chain.all();
+    const result = await findCommonAncestor({
+      rpc,
+      storedBelow: async (below, limit) => {
+        const fromWindow = window.filter((b) => b.number < below).reverse().slice(0, limit);
+        if (fromWindow.length === limit) return fromWindow;
+        const lowest = fromWindow.length > 0 ? fromWindow[fromWindow.length - 1].number : Math.min(below, chain.base!.number);
+        return [...fromWindow, ...(await args.checkpointsBelow(lowest, limit - fromWindow.length))];
+      },
+      from: tip.number,
+      floor: tip.number - args.maxDepth,
+      fallback: args.startBlock === null ? null : args.startBlock - 1,
+      batch: SEARCH_BATCH,
+    });
+    if (!result.found) throw new ReorgTooDeepError(chainId, result.searchedDownTo, args.maxDepth, args.startBlock ?? 0);
+    if (result.ancestor?.number === tip.number) {
+      // Our tip is still canonical by number: the provider named a block of a stray fork.
+      throw new ChainInconsistencyError(`block ${remote.number} does not lead back to our chain, yet our tip ${tip.number} is still canonical`);
     }
-    throw new DeepReorgError(
-      chainId,
-      base.number,
-      `chain ${chainId} reorganised below block ${base.number}, the oldest block kept (confirmations ${args.confirmations}): ` +
-        `block ${base.number} is now ${canonical.hash}, was ${base.hash}. Indexed data from that depth may be wrong; ` +
-        `raise the network's confirmations and re-index it (ops) before restarting`,
-    );
+    yield reorgTo(result.ancestor, remote);
+  }
+
+  function reorgTo(ancestor: LightBlock | null, remote: LightBlock): RealtimeEvent {
+    const at = ancestor?.number ?? -1;
+    const orphaned = chain.all().filter((b) => b.number > at);
+    const depth = chain.tip!.number - at;
+    logger.warn({ ancestor: at, depth, new_block: remote.number, window: chain.length }, 'reorg: rolling back to the common ancestor');
+    return { type: 'reorg', ancestor, orphaned, depth };
   }
 
   /** Whether `head` (at or below our tip) is a block we already have: a lagging provider, not a reorg. */
@@ -129,8 +160,8 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
         timestamps: new Map(blocks.map((b) => [b.number, b.timestamp])),
         created,
       };
-      const finalized = chain.get(to - args.confirmations);
-      if (finalized && finalized.number > chain.base!.number) yield { type: 'finalize', block: finalized };
+      const leaving = chain.get(to - args.window + 1);
+      if (leaving && leaving.number > chain.base!.number) yield { type: 'finalize', block: leaving };
     },
   };
 }

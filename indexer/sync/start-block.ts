@@ -1,4 +1,4 @@
-import type { Logger } from '../../shared/logging';
+import type { Logger } from '../../shared/platform/logging';
 import type { Hex, Rpc } from '../rpc/rpc';
 
 /**

@@ -1,10 +1,11 @@
-import type { Config } from '../../shared/config';
-import type { Logger } from '../../shared/logging';
+import type { Config } from '../../shared/platform/config';
+import type { Logger } from '../../shared/platform/logging';
 import { ChainInconsistencyError, ChainMismatchError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
 import type { LightBlock, Rpc } from '../rpc/rpc';
 import type { Cursor, IndexerStore } from '../store/indexer-store';
 import { createRealtimeSync, type RealtimeSync } from './realtime-sync';
+import { reorgWindowFor } from './reorg-window';
 import { sourcesFor, watchedAddresses, type Sources } from './sources';
 import { findStartBlock } from './start-block';
 import { ChainInvariantError, UnfinalizedChain } from './unfinalized-chain';
@@ -24,6 +25,8 @@ export interface TailerContext {
   chain: UnfinalizedChain;
   cursor: Cursor;
   realtime: RealtimeSync;
+  /** The network's first indexed block (null for a cursor older than that record). */
+  startBlock: number | null;
 }
 
 export interface ContextDeps {
@@ -72,11 +75,14 @@ export async function loadContext(deps: ContextDeps, network: NetworkSpec): Prom
     rpc,
     sources,
     chain,
-    confirmations: network.confirmations,
+    window: reorgWindowFor(chainId, config),
+    maxDepth: config.INDEXER_REORG_MAX_DEPTH,
+    startBlock: state.startBlock,
+    checkpointsBelow: (below, limit) => store.checkpointsBelow(chainId, below, limit),
     batchBlocks: config.INDEXER_REALTIME_BATCH_BLOCKS,
     sizer: deps.sizer,
     maxAddresses: config.INDEXER_MAX_ADDRESSES_PER_REQUEST,
     logger,
   });
-  return { sources, chain, cursor, realtime };
+  return { sources, chain, cursor, realtime, startBlock: state.startBlock };
 }

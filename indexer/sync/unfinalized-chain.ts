@@ -12,9 +12,10 @@ export class ChainInvariantError extends Error {
  * The local copy of the chain above the last finalized block, lowest first.
  *
  * INVARIANT: every stored block links to the one before it: `blocks[i].number ===
- * blocks[i-1].number + 1` and `blocks[i].parentHash === blocks[i-1].hash`. The lowest block
- * (the base) is the newest block treated as final; nothing below it is kept, so a reorg that
- * replaces the base is deeper than this window can repair.
+ * blocks[i-1].number + 1` and `blocks[i].parentHash === blocks[i-1].hash`. The window holds
+ * the network's reorg window of blocks (not its confirmations); the lowest block (the base)
+ * is the deepest point a reorg can be walked back to by parent hash. Older hashes survive as
+ * sparse checkpoints (`indexer_checkpoints`), which repair deeper reorgs.
  *
  * Every method that changes the window keeps the invariant or throws before changing anything.
  */
@@ -87,8 +88,15 @@ export class UnfinalizedChain {
     return this.blocks.splice(0, keepFrom);
   }
 
-  /** Replaces the window with a single base block (after a backfill range). */
-  resetTo(block: LightBlock): void {
-    this.blocks = [block];
+  /** Replaces the window with linked blocks (after a backfill range, or a rollback below the window). */
+  resetTo(blocks: LightBlock | readonly LightBlock[]): void {
+    const next = Array.isArray(blocks) ? [...(blocks as readonly LightBlock[])] : [blocks as LightBlock];
+    UnfinalizedChain.assertLinked(next);
+    this.blocks = next;
+  }
+
+  /** Empties the window (a rollback to before genesis). */
+  clear(): void {
+    this.blocks = [];
   }
 }

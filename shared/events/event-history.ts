@@ -1,5 +1,5 @@
-import type { Config } from '../config';
-import type { Redis } from '../redis';
+import type { Config } from '../platform/config';
+import type { Redis } from '../platform/redis';
 import { EventKeys } from './event-keys';
 import type { DeliveredEvent } from './event-types';
 import { LuaScript } from './lua-script';

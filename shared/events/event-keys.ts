@@ -1,4 +1,4 @@
-import { RedisKeys } from '../redis';
+import { RedisKeys } from '../platform/redis';
 import type { DeliveredEvent } from './event-types';
 import type { TopicKey } from './topics';
 

@@ -1,22 +1,39 @@
-import type { Config } from '../config';
-import type { Metrics } from '../metrics';
-import type { Redis } from '../redis';
+import type { Config } from '../platform/config';
+import type { Metrics } from '../platform/metrics';
+import type { Redis } from '../platform/redis';
 import { EventKeys } from './event-keys';
 import { TOPIC_EVENT_NAMES, type EventName, type TopicEvents } from './event-types';
 import { LuaScript } from './lua-script';
-import type { LiveTopicKind, TopicRef } from './topics';
+import { StreamTokens } from '../platform/stream-tokens';
+import { streamTokenOf, type LiveTopicKind, type TopicRef } from './topics';
 
 /**
  * One script so that a seq is never handed out without its history entry and its live message:
  * a reader that sees seq n in the counter finds entries up to n in the log, and every replica
  * subscribed when the script ran receives message n, in seq order.
- * KEYS: seq, log, once. ARGV: live channel, event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once.
+ * A token-named topic is single-use: nobody can join it once its stream token lapses, so its
+ * keys live no longer than the token's remaining life plus a grace (read from the token's own
+ * key here, in the same step) instead of the shared topics' days.
+ * KEYS: seq, log, once, stream token (token topics; else any key, unread).
+ * ARGV: live channel, event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once, token grace ms ('' = shared topic).
  */
 const PUBLISH = new LuaScript(
   `
 if ARGV[7] == '1' then
   local prior = redis.call('GET', KEYS[3])
   if prior then return {tonumber(prior), 1} end
+end
+local logTtl = tonumber(ARGV[5])
+local seqTtl = tonumber(ARGV[6])
+if ARGV[8] ~= '' then
+  local left = redis.call('PTTL', KEYS[4])
+  -- -1: a token without expiry (never minted so); -2: gone, only the grace is left
+  if left ~= -1 then
+    if left < 0 then left = 0 end
+    local life = left + tonumber(ARGV[8])
+    if life < seqTtl then seqTtl = life end
+    if life < logTtl then logTtl = life end
+  end
 end
 local seq = redis.call('INCR', KEYS[1])
 -- the counter can only fall behind the log if someone deleted it: never reuse a seq
@@ -34,13 +51,13 @@ local s = string.format('%d', seq)
 local data
 if ARGV[3] == '{}' then data = '{"seq":' .. s .. '}' else data = '{"seq":' .. s .. ',' .. string.sub(ARGV[3], 2) end
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[4], s .. '-0', 'e', ARGV[2], 'd', data, 't', ms)
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-if ARGV[7] == '1' then redis.call('SET', KEYS[3], s, 'PX', ARGV[5]) end
+redis.call('PEXPIRE', KEYS[2], string.format('%d', logTtl))
+redis.call('PEXPIRE', KEYS[1], string.format('%d', seqTtl))
+if ARGV[7] == '1' then redis.call('SET', KEYS[3], s, 'PX', string.format('%d', logTtl)) end
 redis.call('PUBLISH', ARGV[1], s .. '\\t' .. ARGV[2] .. '\\t' .. ms .. '\\t' .. data)
 return {seq, 0}
 `,
-  3,
+  4,
 );
 
 /** Largest payload a topic carries: a client's frame limit is not ours to exceed. */
@@ -63,7 +80,7 @@ export interface PublishResult {
 
 export type EventPublisherConfig = Pick<
   Config,
-  'REDIS_PREFIX' | 'SOCKET_HISTORY_MAX_EVENTS' | 'SOCKET_HISTORY_MAX_AGE_SECONDS' | 'SOCKET_SEQ_TTL_SECONDS'
+  'REDIS_PREFIX' | 'SOCKET_HISTORY_MAX_EVENTS' | 'SOCKET_HISTORY_MAX_AGE_SECONDS' | 'SOCKET_SEQ_TTL_SECONDS' | 'SOCKET_TOKEN_TOPIC_GRACE_SECONDS'
 >;
 
 /**
@@ -73,11 +90,13 @@ export type EventPublisherConfig = Pick<
  */
 export class EventPublisher {
   private readonly keys: EventKeys;
+  private readonly tokens: StreamTokens;
   private readonly logTtlMs: number;
   private readonly seqTtlMs: number;
 
   constructor(private readonly deps: { redis: Redis; config: EventPublisherConfig; metrics?: Metrics }) {
     this.keys = new EventKeys(deps.config.REDIS_PREFIX);
+    this.tokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
     this.logTtlMs = deps.config.SOCKET_HISTORY_MAX_AGE_SECONDS * 1000;
     this.seqTtlMs = Math.max(deps.config.SOCKET_SEQ_TTL_SECONDS * 1000, this.logTtlMs);
   }
@@ -97,7 +116,9 @@ export class EventPublisher {
     const once = opts.idempotencyKey;
     if (once !== undefined && !IDEMPOTENCY_KEY.test(once)) throw new Error('idempotencyKey: 1-128 of A-Z a-z 0-9 : _ . -');
 
-    const keys = [this.keys.seq(topic.key), this.keys.log(topic.key), this.keys.once(topic.key, once ?? '-')];
+    const token = streamTokenOf(topic);
+    const seqKey = this.keys.seq(topic.key);
+    const keys = [seqKey, this.keys.log(topic.key), this.keys.once(topic.key, once ?? '-'), token ? this.tokens.key(token.kind, token.hash) : seqKey];
     const args = [
       this.keys.live(topic.key),
       event,
@@ -106,6 +127,7 @@ export class EventPublisher {
       this.logTtlMs,
       this.seqTtlMs,
       once === undefined ? '0' : '1',
+      token ? this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000 : '',
     ];
     const [seq, dup] = (await PUBLISH.run(this.deps.redis, keys, args)) as [number, number];
     this.deps.metrics

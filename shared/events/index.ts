@@ -6,6 +6,7 @@ export {
   parseTopic,
   topicRefOf,
   tokenTopicKey,
+  streamTokenOf,
   quotesRequestsTopic,
   rfqMakerTopic,
   rfqStreamTopic,
@@ -34,5 +35,6 @@ export type { PublishOptions, PublishResult, EventPublisherConfig } from './even
 export { EventHistory } from './event-history';
 export type { HistoryRead, EventHistoryConfig } from './event-history';
 export { EventKeys, parseLiveMessage } from './event-keys';
-export { PubsubRegistrations, PUBSUB_TIERS } from './pubsub-registrations';
-export type { PubsubTier } from './pubsub-registrations';
+export { PubsubRegistrations, PUBSUB_TIERS, dropKeyRegistrations } from './pubsub-registrations';
+export type { PubsubTier, RevokedAmong } from './pubsub-registrations';
+export { SOCKET_PATH, WEBSOCKET_PATH } from './socket-paths';

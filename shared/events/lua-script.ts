@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from '../redis';
+import type { Redis } from '../platform/redis';
 
 type Arg = string | number;
 

@@ -1,9 +1,56 @@
 import { getAddress } from 'viem';
-import type { Config } from '../config';
-import { RedisKeys, type Redis } from '../redis';
+import type { Config } from '../platform/config';
+import { RedisKeys, type Redis } from '../platform/redis';
+import { LuaScript } from './lua-script';
 
 export const PUBSUB_TIERS = ['premium', 'freemium'] as const;
 export type PubsubTier = (typeof PUBSUB_TIERS)[number];
+
+/** Which of these API key ids have been removed (the database decides). */
+export type RevokedAmong = (keyIds: string[]) => Promise<string[]>;
+
+/**
+ * Removes the registrations a key made: the members whose recorded key is ARGV[1].
+ * KEYS: the tier's sorted set, its member -> key id hash. Compare-and-delete in one step, so a
+ * wallet that re-registered with another credential meanwhile keeps that registration.
+ */
+const DROP_KEY = new LuaScript(
+  `
+local h = redis.call('HGETALL', KEYS[2])
+local n = 0
+for i = 1, #h, 2 do
+  if h[i + 1] == ARGV[1] then
+    redis.call('ZREM', KEYS[1], h[i])
+    redis.call('HDEL', KEYS[2], h[i])
+    n = n + 1
+  end
+end
+return n
+`,
+  2,
+);
+
+/**
+ * Forgets the key of members whose registration lapsed, and answers the rest: `[member, key id, ...]`.
+ * KEYS: the tier's sorted set, its member -> key id hash. ARGV: now (unix ms).
+ */
+const KEYED_MEMBERS = new LuaScript(
+  `
+local h = redis.call('HGETALL', KEYS[2])
+local out = {}
+for i = 1, #h, 2 do
+  local lapses = redis.call('ZSCORE', KEYS[1], h[i])
+  if lapses and tonumber(lapses) > tonumber(ARGV[1]) then
+    out[#out + 1] = h[i]
+    out[#out + 1] = h[i + 1]
+  else
+    redis.call('HDEL', KEYS[2], h[i])
+  end
+end
+return out
+`,
+  2,
+);
 
 /**
  * Who registered for which chain's request feed (POST /api/pubsub/premium|freemium). The
@@ -14,6 +61,11 @@ export type PubsubTier = (typeof PUBSUB_TIERS)[number];
  * one sorted set, member = checksummed wallet, score = when that registration lapses (unix ms);
  * registering again pushes the lapse out by the TTL. A premium registration is never
  * downgraded by a freemium one: the tiers are separate sets.
+ *
+ * A registration made with a maker API key goes with that key: beside each sorted set a hash
+ * records which key made a member's registration, so removing the key removes exactly what it
+ * registered, and a periodic sweep finds registrations of keys removed while nobody was told.
+ * The chains that have registrations are listed in a set, so both can reach every chain.
  */
 export class PubsubRegistrations {
   private readonly keys: RedisKeys;
@@ -27,17 +79,20 @@ export class PubsubRegistrations {
     this.ttlMs = config.PUBSUB_REGISTRATION_TTL_SECONDS * 1000;
   }
 
-  /** Registers (or refreshes) a wallet; returns when the registration lapses (unix ms). */
-  async register(chainId: number, address: string, tier: PubsubTier): Promise<number> {
+  /**
+   * Registers (or refreshes) a wallet; returns when the registration lapses (unix ms).
+   * `keyId`: the maker key it was made with, so it ends with that key; null for a wallet's own session.
+   */
+  async register(chainId: number, address: string, tier: PubsubTier, keyId: string | null = null): Promise<number> {
     const key = this.key(chainId, tier);
+    const byKey = this.keyedKey(chainId, tier);
+    const member = getAddress(address);
     const now = Date.now();
     const lapses = now + this.ttlMs;
-    await this.redis
-      .multi()
-      .zadd(key, lapses, getAddress(address))
-      .zremrangebyscore(key, '-inf', now)
-      .pexpire(key, this.ttlMs)
-      .exec();
+    const tx = this.redis.multi().zadd(key, lapses, member).zremrangebyscore(key, '-inf', now).pexpire(key, this.ttlMs);
+    if (keyId) tx.hset(byKey, member, keyId).pexpire(byKey, this.ttlMs);
+    else tx.hdel(byKey, member);
+    await tx.sadd(this.chainsKey(), String(chainId)).pexpire(this.chainsKey(), this.ttlMs).exec();
     return lapses;
   }
 
@@ -52,6 +107,17 @@ export class PubsubRegistrations {
     return null;
   }
 
+  /** True when the wallet holds a current registration on some chain, in either tier. */
+  async registeredAnywhere(address: string): Promise<boolean> {
+    const member = getAddress(address);
+    const chains = await this.chains();
+    if (chains.length === 0) return false;
+    const p = this.redis.pipeline();
+    for (const c of chains) for (const t of PUBSUB_TIERS) p.zscore(this.key(c, t), member);
+    const now = Date.now();
+    return (await p.exec())!.some(([err, lapses]) => !err && lapses !== null && Number(lapses) > now);
+  }
+
   /** Wallets currently registered on a chain, in one tier or both. */
   async registered(chainId: number, tier?: PubsubTier): Promise<`0x${string}`[]> {
     const now = Date.now();
@@ -60,7 +126,66 @@ export class PubsubRegistrations {
     return [...new Set(lists.flat())] as `0x${string}`[];
   }
 
-  private key(chainId: number, tier: PubsubTier): string {
-    return this.keys.key('pubsub', 'reg', chainId, tier);
+  /** Removes every registration the key made, on every chain; answers how many. */
+  dropKey(keyId: string): Promise<number> {
+    return dropKeyRegistrations(this.redis, this.keys.prefix, keyId);
   }
+
+  /**
+   * Drops the registrations of keys that were removed, for when the removal's own clean-up did
+   * not run (Redis was away, the process died between the two). At most one replica sweeps per
+   * `everyMs` (a Redis lock); answers how many registrations were dropped, null when another had the turn.
+   */
+  async sweepRemovedKeys(revokedAmong: RevokedAmong, everyMs: number): Promise<number | null> {
+    const turn = await this.redis.set(this.keys.key('pubsub', 'sweep'), '1', 'PX', everyMs, 'NX');
+    if (turn === null) return null;
+    const ids = new Set<string>();
+    for (const c of await this.chains()) {
+      for (const t of PUBSUB_TIERS) {
+        const pairs = (await KEYED_MEMBERS.run(this.redis, [this.key(c, t), this.keyedKey(c, t)], [Date.now()])) as string[];
+        for (let i = 1; i < pairs.length; i += 2) ids.add(pairs[i]);
+      }
+    }
+    if (ids.size === 0) return 0;
+    let n = 0;
+    for (const id of await revokedAmong([...ids])) n += await this.dropKey(id);
+    return n;
+  }
+
+  private chains(): Promise<number[]> {
+    return chainsOf(this.redis, this.keys);
+  }
+
+  private key(chainId: number, tier: PubsubTier): string {
+    return regKey(this.keys, chainId, tier);
+  }
+
+  private keyedKey(chainId: number, tier: PubsubTier): string {
+    return keyedKey(this.keys, chainId, tier);
+  }
+
+  private chainsKey(): string {
+    return chainsKey(this.keys);
+  }
+}
+
+/**
+ * Removes every registration an API key made, on every chain; answers how many. Standalone so
+ * the code that removes keys needs only Redis and the prefix.
+ */
+export async function dropKeyRegistrations(redis: Redis, prefix: string, keyId: string): Promise<number> {
+  const k = new RedisKeys(prefix);
+  let n = 0;
+  for (const c of await chainsOf(redis, k)) {
+    for (const t of PUBSUB_TIERS) n += Number(await DROP_KEY.run(redis, [regKey(k, c, t), keyedKey(k, c, t)], [keyId]));
+  }
+  return n;
+}
+
+const regKey = (keys: RedisKeys, chainId: number, tier: PubsubTier) => keys.key('pubsub', 'reg', chainId, tier);
+const keyedKey = (keys: RedisKeys, chainId: number, tier: PubsubTier) => keys.key('pubsub', 'reg-key', chainId, tier);
+const chainsKey = (keys: RedisKeys) => keys.key('pubsub', 'chains');
+
+async function chainsOf(redis: Redis, keys: RedisKeys): Promise<number[]> {
+  return (await redis.smembers(chainsKey(keys))).map(Number).filter((c) => Number.isSafeInteger(c));
 }

@@ -1,5 +1,5 @@
 import { getAddress, isAddress } from 'viem';
-import { hashStreamToken, STREAM_TOKEN_PATTERN, type StreamKind } from '../streams';
+import { hashStreamToken, STREAM_TOKEN_PATTERN, type StreamKind } from '../platform/stream-tokens';
 
 /**
  * Topic names as clients see them (the spec's Events table), and the keys events are stored
@@ -91,6 +91,13 @@ export function tokenTopicKey(kind: StreamKind, tokenHash: string): TopicKey {
   const topicKind = (Object.keys(TOKEN_TOPIC_STREAM_KIND) as TokenTopicKind[]).find((k) => TOKEN_TOPIC_STREAM_KIND[k] === kind);
   if (!topicKind) throw new Error(`unknown stream kind ${kind}`);
   return asKey(`${topicKind}:#${requireHash(tokenHash)}`);
+}
+
+/** The stream token a token-named topic belongs to (its kind and hash); null for shared topics. */
+export function streamTokenOf(ref: TopicRef): { kind: StreamKind; hash: string } | null {
+  if (!(ref.kind in TOKEN_TOPIC_STREAM_KIND)) return null;
+  const at = ref.key.indexOf(':#');
+  return at < 0 ? null : { kind: TOKEN_TOPIC_STREAM_KIND[ref.kind as TokenTopicKind], hash: ref.key.slice(at + 2) };
 }
 
 const CHAIN = '([1-9][0-9]{0,15})';

@@ -1,6 +1,6 @@
 import { isAddressEqual, keccak256, stringToBytes, type Hex } from 'viem';
-import { ForbiddenError } from '../errors';
-import { RedisKeys, type Redis } from '../redis';
+import { ForbiddenError } from '../platform/errors';
+import { RedisKeys, type Redis } from '../platform/redis';
 import { parseAdminStatement, STATEMENT_TITLE, type AdminAction } from './admin-statement';
 import { isManagingRole, type Membership, type OrgKind } from './identity.types';
 import type { OrganizationRepository } from './organization.repository';
@@ -18,6 +18,16 @@ export interface ExpectedStatement {
   member: `0x${string}`;
   organizationId: string;
   name: string;
+}
+
+/** A statement that passed every check but is not used up yet. */
+export interface CheckedStatement {
+  membership: Membership;
+  replayKey: string;
+}
+
+function replayed(): ForbiddenError {
+  return new ForbiddenError('statement already used; sign a new one', 'statement_replayed');
 }
 
 function mismatch(field: string, message: string): ForbiddenError {
@@ -39,8 +49,19 @@ export class AdminActionVerifier {
     this.keys = new RedisKeys(deps.prefix);
   }
 
-  /** The signer's membership once the statement checks out. */
+  /** The signer's membership once the statement checks out; the statement is then used up. */
   async verify(message: string, signature: Hex, expected: ExpectedStatement): Promise<Membership> {
+    const checked = await this.check(message, signature, expected);
+    await this.consume(checked);
+    return checked.membership;
+  }
+
+  /**
+   * Every check of `verify` without using the statement up, for a caller that has more to check
+   * (a co-signature, a conflict) before the action happens: a refusal there leaves the
+   * statement usable. Call `consume` right before acting.
+   */
+  async check(message: string, signature: Hex, expected: ExpectedStatement): Promise<CheckedStatement> {
     const s = parseAdminStatement(message);
     const title = STATEMENT_TITLE[expected.kind];
     if (s.title !== title) throw mismatch('title', `statement title does not match: expected "${title}"`);
@@ -61,9 +82,14 @@ export class AdminActionVerifier {
     if (!membership || membership.organizationId !== expected.organizationId || !isManagingRole(membership.role)) {
       throw mismatch('Admin', `signer ${signer} does not hold admin, owner or manager in organization ${expected.organizationId}`);
     }
-    const key = this.keys.key('admin-statement', keccak256(stringToBytes(message)));
-    const fresh = await this.deps.redis.set(key, '1', 'PX', 2 * STATEMENT_WINDOW_MS + 60_000, 'NX');
-    if (fresh !== 'OK') throw new ForbiddenError('statement already used; sign a new one', 'statement_replayed');
-    return membership;
+    const replayKey = this.keys.key('admin-statement', keccak256(stringToBytes(message)));
+    if ((await this.deps.redis.exists(replayKey)) === 1) throw replayed();
+    return { membership, replayKey };
+  }
+
+  /** Marks a checked statement used; the one caller that wins a concurrent race proceeds. */
+  async consume(checked: CheckedStatement): Promise<void> {
+    const fresh = await this.deps.redis.set(checked.replayKey, '1', 'PX', 2 * STATEMENT_WINDOW_MS + 60_000, 'NX');
+    if (fresh !== 'OK') throw replayed();
   }
 }

@@ -1,5 +1,5 @@
 import { getAddress, isAddress } from 'viem';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../platform/errors';
 import type { OrgKind } from './identity.types';
 
 /** The spec's actions, plus `mint_delegate` for a taker admin minting a delegate without an API key. */

@@ -1,7 +1,17 @@
 import type { DataSource } from 'typeorm';
-import { IsNull } from 'typeorm';
-import { ApiKeyEntity } from '../db/entities';
+import { In, IsNull } from 'typeorm';
+import { ApiKeyEntity } from './identity.entities';
 import type { OrgKind } from './identity.types';
+
+/** The partial unique index that keeps one active key per bot wallet (migration 1764000500000). */
+const ONE_ACTIVE_PER_ADDRESS = 'api_keys_one_active_per_address';
+
+/** An insert lost the race for a bot wallet to another key. */
+export class KeyAddressTakenError extends Error {
+  constructor() {
+    super('bot address already has an active key');
+  }
+}
 
 /** last_used_at is refreshed at most this often, so a busy bot does not write on every request. */
 const TOUCH_EVERY_MS = 60_000;
@@ -20,21 +30,48 @@ export class ApiKeyRepository {
     createdBy: string;
   }): Promise<ApiKeyEntity> {
     const repo = this.ds.getRepository(ApiKeyEntity);
-    await repo.insert({
-      id: k.id,
-      organization_id: k.organizationId,
-      kind: k.kind,
-      name: k.name,
-      address: k.address,
-      secret_hash: k.secretHash,
-      created_by: k.createdBy,
-    });
+    try {
+      await repo.insert({
+        id: k.id,
+        organization_id: k.organizationId,
+        kind: k.kind,
+        name: k.name,
+        address: k.address,
+        secret_hash: k.secretHash,
+        created_by: k.createdBy,
+      });
+    } catch (err) {
+      const pg = err as { code?: string; constraint?: string; driverError?: { constraint?: string } };
+      if (pg.code === '23505' && (pg.constraint ?? pg.driverError?.constraint) === ONE_ACTIVE_PER_ADDRESS) throw new KeyAddressTakenError();
+      throw err;
+    }
     return repo.findOneByOrFail({ id: k.id });
+  }
+
+  /** The active key bound to this wallet, in any organization. */
+  async findActiveByAddress(address: string): Promise<ApiKeyEntity | null> {
+    return this.ds
+      .getRepository(ApiKeyEntity)
+      .createQueryBuilder('k')
+      .where('lower(k.address) = lower(:address) AND k.revoked_at IS NULL', { address })
+      .getOne();
   }
 
   /** A key that has not been removed. */
   findActive(id: string, kind: OrgKind): Promise<ApiKeyEntity | null> {
     return this.ds.getRepository(ApiKeyEntity).findOneBy({ id, kind, revoked_at: IsNull() });
+  }
+
+  /** Which of these key ids (of either kind) are still active; queried in chunks so a long list stays one cheap index scan each. */
+  async activeIds(ids: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const valid = ids.filter((id) => uuid.test(id));
+    for (let i = 0; i < valid.length; i += 1000) {
+      const rows = await this.ds.getRepository(ApiKeyEntity).find({ select: { id: true }, where: { id: In(valid.slice(i, i + 1000)), revoked_at: IsNull() } });
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
   }
 
   listActive(organizationId: string, kind: OrgKind): Promise<ApiKeyEntity[]> {

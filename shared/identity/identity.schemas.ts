@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addressSchema } from '../validation';
+import { addressSchema } from '../platform/validation';
 
 /** A hex signature: 65 bytes for a wallet key, longer for contract wallets (ERC-1271 / ERC-6492). */
 export const signatureSchema = z
@@ -25,7 +25,8 @@ export const loginSchema = z.strictObject({
   signature: signatureSchema,
 });
 
-export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed });
+/** `address_signature`: the bot wallet's own personal_sign of `message`, proving it consents to the key. */
+export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed, address_signature: signatureSchema });
 export const signedOnlySchema = z.strictObject(signed);
 export const transferAdminSchema = z.strictObject({ new_admin: addressSchema, ...signed });
 export const addTakerKeySchema = z.strictObject({ name: keyNameSchema });

@@ -1,14 +1,16 @@
 import type { DataSource } from 'typeorm';
-import type { Config } from '../config';
-import type { Logger } from '../logging';
-import type { Redis } from '../redis';
+import type { Config } from '../platform/config';
+import { UnauthorizedError } from '../platform/errors';
+import type { Logger } from '../platform/logging';
+import type { Redis } from '../platform/redis';
 import { RegistryService } from '../registry';
 import { AdminActionVerifier } from './admin-action-verifier';
 import { ApiKeyRepository } from './api-key.repository';
+import { BotWalletBinding } from './bot-wallet-binding';
 import { ChallengeVerifier } from './challenge.service';
 import type { Principal, Role } from './identity.types';
 import { TokenIssuer } from './jwt-tokens';
-import { secretMatches } from '../secrets';
+import { secretMatches } from '../platform/secrets';
 import { looksLikeKeySecret, parseKeySecret } from './key-secrets';
 import { MakerAdminService } from './maker-admin.service';
 import { NonceStore } from './nonce-store';
@@ -20,9 +22,19 @@ import { TakerAdminService } from './taker-admin.service';
 /** Longer bearers are refused before any parsing or lookup. */
 const MAX_BEARER_LENGTH = 4096;
 
+/** Who GET /api/me describes: any principal that speaks for a wallet (a raw taker key does not). */
+export type WalletPrincipal = Exclude<Principal, { kind: 'taker_key' }>;
+
+/**
+ * GET /api/me. `credential` says which kind of bearer answered. A SIWE session has the spec's
+ * shape; a maker key is its bot wallet with maker rights but no managing role (`member`); a
+ * delegate is its end-user wallet, acting for the taker organization that minted it.
+ */
 export type SessionView =
-  | { address: string; tier: 'freemium' }
-  | { address: string; tier: 'maker'; role: Role; organization_id: string; organization_name: string };
+  | { credential: 'siwe'; address: string; tier: 'freemium' }
+  | { credential: 'siwe'; address: string; tier: 'maker'; role: Role; organization_id: string; organization_name: string }
+  | { credential: 'maker_key'; address: string; tier: 'maker'; role: 'member'; organization_id: string; organization_name: string; key_id: string }
+  | { credential: 'delegate'; address: string; tier: 'freemium'; organization_id: string; organization_name: string; key_id: string | null };
 
 /**
  * Identity for every role that authenticates: the API (routes and middleware) and the socket
@@ -48,7 +60,8 @@ export class IdentityService {
     const verifier = new SignatureVerifier({ registry: new RegistryService(db), rpcTimeoutMs: config.SIWE_RPC_TIMEOUT_MS, logger: deps.logger });
     const statements = new AdminActionVerifier({ redis, prefix, verifier, orgs: this.orgs.repo });
     this.siwe = new SiweService({ config, nonces: new NonceStore(redis, prefix), verifier, tokens: this.tokens });
-    this.makerAdmin = new MakerAdminService({ keys: this.keys, orgs: this.orgs, statements, redis, prefix, logger: deps.logger });
+    const bots = new BotWalletBinding({ verifier, keys: this.keys, orgs: this.orgs.repo });
+    this.makerAdmin = new MakerAdminService({ keys: this.keys, orgs: this.orgs, statements, bots, redis, prefix, logger: deps.logger });
     this.takerAdmin = new TakerAdminService({ keys: this.keys, statements, tokens: this.tokens, redis, prefix, logger: deps.logger });
     this.challenge = new ChallengeVerifier({ config, redis, prefix, logger: deps.logger });
   }
@@ -78,11 +91,21 @@ export class IdentityService {
     return (await this.orgs.membership(p.address, 'maker')) !== null;
   }
 
-  /** GET /api/me: `maker` tier with role and organization for maker members, else `freemium`. */
-  async session(address: `0x${string}`): Promise<SessionView> {
-    const m = await this.orgs.membership(address, 'maker');
-    if (!m) return { address, tier: 'freemium' };
-    return { address, tier: 'maker', role: m.role, organization_id: m.organizationId, organization_name: m.organizationName };
+  /** GET /api/me for the resolved bearer; see SessionView for what each credential gets. */
+  async session(p: WalletPrincipal): Promise<SessionView> {
+    if (p.kind === 'siwe') {
+      const m = await this.orgs.membership(p.address, 'maker');
+      if (!m) return { credential: 'siwe', address: p.address, tier: 'freemium' };
+      return { credential: 'siwe', address: p.address, tier: 'maker', role: m.role, organization_id: m.organizationId, organization_name: m.organizationName };
+    }
+    // The organization outlives its keys and delegates (removal cascades), so it is gone only
+    // if it was deleted after the bearer resolved: then the bearer is no longer valid.
+    const org = await this.orgs.repo.find(p.organizationId);
+    if (!org) throw new UnauthorizedError('invalid, expired or revoked bearer token', 'invalid_bearer');
+    const common = { address: p.address, organization_id: org.id, organization_name: org.name };
+    // A key never manages its organization, whatever role its wallet holds there.
+    if (p.kind === 'maker_key') return { credential: 'maker_key', tier: 'maker', role: 'member', ...common, key_id: p.keyId };
+    return { credential: 'delegate', tier: 'freemium', ...common, key_id: p.keyId };
   }
 
   private async resolveKey(raw: string): Promise<Principal | null> {

@@ -1,8 +1,8 @@
 export { IdentityService } from './identity.service';
-export type { SessionView } from './identity.service';
+export type { SessionView, WalletPrincipal } from './identity.service';
 export type { Principal, OrgKind, Role, Membership, KeyView, IssuedKey } from './identity.types';
 export { ROLES, ORG_KINDS, MANAGING_ROLES, isManagingRole } from './identity.types';
-export { revocationChannel } from './revocation';
+export { revocationChannel, KeyRevocations } from './revocation';
 export type { RevocationMessage } from './revocation';
 export { OrganizationService } from './organization.service';
 export type { OrganizationView } from './organization.service';
@@ -12,7 +12,7 @@ export { formatAdminStatement, parseAdminStatement, STATEMENT_TITLE, ADMIN_ACTIO
 export type { AdminAction, AdminStatement } from './admin-statement';
 export { STATEMENT_WINDOW_MS } from './admin-action-verifier';
 export { KEY_PREFIX, parseKeySecret, looksLikeKeySecret } from './key-secrets';
-export { hashSecret } from '../secrets';
+export { hashSecret } from '../platform/secrets';
 export type { IssuedNonce } from './nonce-store';
 export type { LoginResult } from './siwe.service';
 export type { DelegateGrant } from './taker-admin.service';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getAddress, isAddress } from 'viem';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
-import { ConfigError, type Config } from '../config';
+import { ConfigError, type Config } from '../platform/config';
 
 /** Used only outside production, so a fresh checkout runs without configuration. */
 const DEVELOPMENT_SECRET = 'options-rfq-development-only-jwt-secret-do-not-deploy';

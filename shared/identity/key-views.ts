@@ -1,4 +1,4 @@
-import type { ApiKeyEntity } from '../db/entities';
+import type { ApiKeyEntity } from './identity.entities';
 import type { KeyView } from './identity.types';
 
 /** A key record as the API returns it: maker keys carry their bot `address`, taker keys do not. */

@@ -1,11 +1,12 @@
 import type { Hex } from 'viem';
-import { NotFoundError } from '../errors';
-import type { Logger } from '../logging';
-import type { Redis } from '../redis';
+import { NotFoundError } from '../platform/errors';
+import type { Logger } from '../platform/logging';
+import type { Redis } from '../platform/redis';
 import type { AdminActionVerifier } from './admin-action-verifier';
-import type { ApiKeyRepository } from './api-key.repository';
+import { KeyAddressTakenError, type ApiKeyRepository } from './api-key.repository';
+import { botAddressInUse, type BotWalletBinding } from './bot-wallet-binding';
 import type { IssuedKey, KeyView, Membership } from './identity.types';
-import { hashSecret } from '../secrets';
+import { hashSecret } from '../platform/secrets';
 import { newKeySecret } from './key-secrets';
 import { keyView, removedKeyView } from './key-views';
 import type { OrganizationService } from './organization.service';
@@ -27,6 +28,7 @@ export class MakerAdminService {
       keys: ApiKeyRepository;
       orgs: OrganizationService;
       statements: AdminActionVerifier;
+      bots: BotWalletBinding;
       redis: Redis;
       prefix: string;
       logger: Logger;
@@ -38,9 +40,13 @@ export class MakerAdminService {
     return { keys: rows.map(keyView) };
   }
 
-  /** Statement: Action add_member, Member = the bot address, Name = the key name. */
-  async addKey(manager: Membership, input: SignedRequest & { address: `0x${string}`; name: string }): Promise<IssuedKey> {
-    await this.deps.statements.verify(input.message, input.signature, {
+  /**
+   * Statement: Action add_member, Member = the bot address, Name = the key name, signed by the
+   * admin (`signature`) and by the bot wallet (`addressSignature`). Every check runs before the
+   * statement is used up, so a refused request leaves nothing behind.
+   */
+  async addKey(manager: Membership, input: SignedRequest & { address: `0x${string}`; name: string; addressSignature: Hex }): Promise<IssuedKey> {
+    const statement = await this.deps.statements.check(input.message, input.signature, {
       kind: 'maker',
       action: 'add_member',
       bearer: manager.address,
@@ -48,16 +54,25 @@ export class MakerAdminService {
       organizationId: manager.organizationId,
       name: input.name,
     });
+    await this.deps.bots.proveControl(input.address, input.message, input.addressSignature);
+    await this.deps.bots.assertFree(input.address, manager.organizationId);
+    await this.deps.statements.consume(statement);
     const { keyId, secret } = newKeySecret('maker');
-    const row = await this.deps.keys.insert({
-      id: keyId,
-      organizationId: manager.organizationId,
-      kind: 'maker',
-      name: input.name,
-      address: input.address,
-      secretHash: hashSecret(secret),
-      createdBy: manager.address,
-    });
+    const row = await this.deps.keys
+      .insert({
+        id: keyId,
+        organizationId: manager.organizationId,
+        kind: 'maker',
+        name: input.name,
+        address: input.address,
+        secretHash: hashSecret(secret),
+        createdBy: manager.address,
+      })
+      .catch((err: unknown) => {
+        // A concurrent add for the same wallet won between assertFree and the insert.
+        if (err instanceof KeyAddressTakenError) throw botAddressInUse(input.address);
+        throw err;
+      });
     this.deps.logger.info({ key_id: keyId, organization_id: manager.organizationId, by: manager.address }, 'maker key issued');
     return { ...keyView(row), secret };
   }

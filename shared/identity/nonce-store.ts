@@ -1,5 +1,5 @@
-import type { Redis } from '../redis';
-import { RedisKeys } from '../redis';
+import type { Redis } from '../platform/redis';
+import { RedisKeys } from '../platform/redis';
 
 /** The nonce response of GET /api/login/nonce; every field must reappear in the signed message. */
 export interface IssuedNonce {

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { OrganizationEntity, OrganizationMemberEntity } from '../db/entities';
+import { OrganizationEntity, OrganizationMemberEntity } from './identity.entities';
 import type { Membership, OrgKind, Role } from './identity.types';
 
 /** Which uniqueness rule a failed insert broke, from the Postgres constraint name. */
@@ -73,6 +73,17 @@ export class OrganizationRepository {
       .getRawOne<{ organization_id: string; name: string; role: Role; address: `0x${string}` }>();
     if (!row) return null;
     return { organizationId: row.organization_id, organizationName: row.name, kind, address: row.address, role: row.role };
+  }
+
+  /** Every organization the wallet is a member of, of either kind. */
+  async memberships(address: string): Promise<Membership[]> {
+    const rows = await this.ds
+      .createQueryBuilder(OrganizationMemberEntity, 'mem')
+      .innerJoin(OrganizationEntity, 'org', 'org.id = mem.organization_id')
+      .select(['mem.organization_id AS organization_id', 'org.name AS name', 'mem.kind AS kind', 'mem.role AS role', 'mem.address AS address'])
+      .where('mem.address = :address', { address })
+      .getRawMany<{ organization_id: string; name: string; kind: OrgKind; role: Role; address: `0x${string}` }>();
+    return rows.map((r) => ({ organizationId: r.organization_id, organizationName: r.name, kind: r.kind, address: r.address, role: r.role }));
   }
 
   /**

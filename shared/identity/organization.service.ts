@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
-import type { OrganizationEntity, OrganizationMemberEntity } from '../db/entities';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
-import { addressSchema, parseOrThrow } from '../validation';
+import type { OrganizationEntity, OrganizationMemberEntity } from './identity.entities';
+import { ConflictError, ForbiddenError, NotFoundError } from '../platform/errors';
+import { addressSchema, parseOrThrow } from '../platform/validation';
 import { isManagingRole, ORG_KINDS, ROLES, type Membership, type OrgKind, type Role } from './identity.types';
 import { MemberConflictError, OrganizationRepository, type MemberConflict } from './organization.repository';
 

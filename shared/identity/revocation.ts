@@ -1,5 +1,8 @@
-import type { Logger } from '../logging';
-import type { Redis } from '../redis';
+import type { DataSource } from 'typeorm';
+import { dropKeyRegistrations } from '../events';
+import type { Logger } from '../platform/logging';
+import type { Redis } from '../platform/redis';
+import { ApiKeyRepository } from './api-key.repository';
 
 /** What is announced when a key is removed, so socket replicas can drop its connections at once. */
 export interface RevocationMessage {
@@ -13,13 +16,41 @@ export function revocationChannel(prefix: string): string {
 }
 
 /**
- * Announces a revocation. The database row is already revoked when this runs, so a lost
- * message only delays a socket's reaction until its next check; it is logged, not thrown.
+ * Runs once a key's row is revoked: drops the pubsub registrations the key made, then
+ * announces the revocation. Neither step is allowed to fail the removal: the database row
+ * already says revoked, and socket replicas re-check their key-authenticated channels and
+ * sweep registrations of removed keys periodically (SOCKET_KEY_RECHECK_INTERVAL_MS), so a
+ * step that fails here is only late. Failures are logged, not thrown.
  */
 export async function publishRevocation(redis: Redis, prefix: string, msg: RevocationMessage, logger: Logger): Promise<void> {
+  if (msg.kind === 'maker_key') {
+    try {
+      await dropKeyRegistrations(redis, prefix, msg.keyId);
+    } catch (err) {
+      logger.warn({ key_id: msg.keyId, err: (err as Error).message }, 'could not drop the pubsub registrations of a removed key');
+    }
+  }
   try {
     await redis.publish(revocationChannel(prefix), JSON.stringify(msg));
   } catch (err) {
     logger.warn({ key_id: msg.keyId, err: (err as Error).message }, 'could not announce key revocation');
+  }
+}
+
+/**
+ * The database's word on which keys are gone: what a socket replica asks periodically about the
+ * keys behind its channels, because one missed announcement must not keep a channel forever.
+ */
+export class KeyRevocations {
+  private readonly keys: ApiKeyRepository;
+
+  constructor(db: DataSource) {
+    this.keys = new ApiKeyRepository(db);
+  }
+
+  /** The ids among `keyIds` that are revoked or no longer exist. */
+  async revokedAmong(keyIds: string[]): Promise<string[]> {
+    const active = await this.keys.activeIds(keyIds);
+    return keyIds.filter((id) => !active.has(id));
   }
 }

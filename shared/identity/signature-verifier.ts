@@ -1,6 +1,6 @@
 import { createPublicClient, http, isAddressEqual, recoverMessageAddress, type Hex, type PublicClient } from 'viem';
-import { ServiceUnavailableError } from '../errors';
-import type { Logger } from '../logging';
+import { ServiceUnavailableError } from '../platform/errors';
+import type { Logger } from '../platform/logging';
 import type { RegistryService } from '../registry';
 
 /**

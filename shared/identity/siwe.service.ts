@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SiweMessage } from 'siwe';
 import { getAddress, type Hex } from 'viem';
-import type { Config } from '../config';
-import { UnauthorizedError } from '../errors';
+import type { Config } from '../platform/config';
+import { UnauthorizedError } from '../platform/errors';
 import type { TokenIssuer } from './jwt-tokens';
 import type { IssuedNonce, NonceStore } from './nonce-store';
 import type { SignatureVerifier } from './signature-verifier';

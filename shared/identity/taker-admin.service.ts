@@ -1,11 +1,11 @@
-import { NotFoundError } from '../errors';
-import type { Logger } from '../logging';
-import type { Redis } from '../redis';
+import { NotFoundError } from '../platform/errors';
+import type { Logger } from '../platform/logging';
+import type { Redis } from '../platform/redis';
 import type { AdminActionVerifier } from './admin-action-verifier';
 import type { ApiKeyRepository } from './api-key.repository';
 import type { IssuedKey, KeyView, Membership } from './identity.types';
 import type { TokenIssuer } from './jwt-tokens';
-import { hashSecret } from '../secrets';
+import { hashSecret } from '../platform/secrets';
 import { newKeySecret } from './key-secrets';
 import { keyView, removedKeyView } from './key-views';
 import type { SignedRequest } from './maker-admin.service';

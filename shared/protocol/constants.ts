@@ -1,12 +1,7 @@
 /** Numeric limits and enums of the on-chain protocol; see docs/PROTOCOL.md. */
 
-export const UINT8_MAX = 255n;
-export const UINT40_MAX = (1n << 40n) - 1n;
-export const UINT144_MAX = (1n << 144n) - 1n;
-export const UINT256_MAX = (1n << 256n) - 1n;
-
-/** Timestamps are uint40 on chain: unix seconds up to the year 36812. */
-export const MAX_TIMESTAMP = Number(UINT40_MAX);
+// The Solidity widths are defined with every other integer bound, in platform validation.
+export { UINT8_MAX, UINT40_MAX, UINT144_MAX, UINT256_MAX, MAX_TIMESTAMP } from '../platform/validation/integer-bounds';
 
 /** The most legs one quote may carry; the largest recipe has four. */
 export const MAX_LEGS = 8;

@@ -1,13 +1,12 @@
 import { getAddress, isAddress, type Address, type Hex } from 'viem';
-import { MAX_TIMESTAMP, UINT256_MAX } from './constants';
+import { readDecimalUint, readUnixSeconds } from '../platform/validation/integer-bounds';
+import { MAX_TIMESTAMP } from './constants';
 import type { Problems } from './problems';
 
 /**
  * Readers of single untrusted JSON fields. Each returns the parsed value, or undefined after
  * recording why it is wrong, so a parser can carry on and report every bad field.
  */
-
-const DECIMAL = /^(0|[1-9][0-9]*)$/;
 
 /** A plain JSON object (not null, not an array). */
 export function isRecord(v: unknown): v is Record<string, unknown> {
@@ -30,30 +29,18 @@ export function readUint(
   problems: Problems,
   opts: { min?: bigint; max?: bigint; what?: string } = {},
 ): bigint | undefined {
-  const { min = 0n, max = UINT256_MAX, what = 'uint256' } = opts;
-  if (typeof v !== 'string') {
-    problems.add(path, 'must be a decimal integer string');
+  const r = readDecimalUint(v, opts);
+  if ('problem' in r) {
+    problems.add(path, r.problem);
     return undefined;
   }
-  if (!DECIMAL.test(v) || v.length > 80) {
-    problems.add(path, 'must be a decimal integer string without sign, spaces or leading zeros');
-    return undefined;
-  }
-  const n = BigInt(v);
-  if (n < min || n > max) {
-    problems.add(path, min > 0n ? `must be between ${min} and ${max} (${what})` : `must fit ${what} (at most ${max})`);
-    return undefined;
-  }
-  return n;
+  return r.value;
 }
 
 /** Unix seconds as a JSON integer (or its decimal string), within uint40. */
 export function readTimestamp(v: unknown, path: string, problems: Problems): number | undefined {
-  const n = typeof v === 'string' && DECIMAL.test(v) && v.length <= 16 ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_TIMESTAMP) {
-    problems.add(path, `must be an integer of unix seconds between 0 and ${MAX_TIMESTAMP}`);
-    return undefined;
-  }
+  const n = readUnixSeconds(v);
+  if (n === undefined) problems.add(path, `must be an integer of unix seconds between 0 and ${MAX_TIMESTAMP}`);
   return n;
 }
 

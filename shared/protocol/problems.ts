@@ -1,4 +1,4 @@
-import { ValidationError, type FieldProblem } from '../errors';
+import { ValidationError, type FieldProblem } from '../platform/errors';
 
 /**
  * Collects one problem per bad field so a caller learns every mistake at once; the first

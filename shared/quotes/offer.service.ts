@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
-import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldProblem } from '../errors';
-import type { JobQueue } from '../jobs';
-import type { Logger } from '../logging';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldProblem } from '../platform/errors';
+import type { JobQueue } from '../platform/queue';
+import type { Logger } from '../platform/logging';
 import { packageOfferDigest, recoverPackageOfferSigner, type Leg, type PackageOffer } from '../protocol';
 import type { PairDirectory } from './pair-directory';
 import { offerAnnounceJob } from './quote.jobs';

@@ -1,10 +1,9 @@
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
-import type { NetworkEntity } from '../db/entities';
+import type { NetworkEntity } from '../registry/registry.entities';
+import { isPairKey } from '../indexed/registry-pairs';
 import { RegistryService } from '../registry';
 
-/** Contract-map keys that name a pair (CLOB): the registry's `opshuns_core` and any `pair_*`. */
-const PAIR_KEY = /^(opshuns_core|pair(_[a-z0-9_]+)?)$/;
 /** Contract-map keys that name tokens: the pair triple and the faucet mocks. */
 const TOKEN_KEY = /^(token0|token1|premium_[a-z0-9_]+|weth|usdc|wbtc|meme)$/;
 
@@ -47,7 +46,7 @@ export class PairDirectory {
     const pairs = new Set<Address>();
     const tokens = new Map<Address, string>();
     for (const [key, addr] of Object.entries(network.contracts)) {
-      if (PAIR_KEY.test(key)) pairs.add(getAddress(addr));
+      if (isPairKey(key)) pairs.add(getAddress(addr));
       else if (TOKEN_KEY.test(key)) tokens.set(getAddress(addr), key);
     }
     for (const addr of await this.discoveredCores(chainId)) pairs.add(getAddress(addr));

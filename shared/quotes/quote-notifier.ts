@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
 import { topics, type EventPublisher } from '../events';
-import type { Logger } from '../logging';
+import type { Logger } from '../platform/logging';
 import { QuoteRepository } from './quote.repository';
 import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from './quote-views';
 

@@ -1,7 +1,8 @@
 import { zeroAddress, type Address } from 'viem';
-import { NotImplementedError } from '../errors';
+import { NotImplementedError } from '../platform/errors';
 import { Problems, readIntentList, readPolarity, type Intent, type Polarity } from '../protocol';
 import { isRecord, readAddress } from '../protocol/fields';
+import { CHAIN_ID, inRange } from '../platform/validation';
 
 /** A standard RFQ create, parsed: every field normalised. */
 export interface QuoteRequest {
@@ -17,7 +18,6 @@ export interface QuoteRequestLimits {
   /** Unix seconds. */
   now: number;
   maxExpiresIn: number;
-  defaultExpiresIn: number;
 }
 
 const OFFER_FORMATS = ['package_only', 'legByLegOnly', 'dutch_only'] as const;
@@ -49,15 +49,14 @@ export function parseQuoteRequest(body: unknown, limits: QuoteRequestLimits): Qu
   };
 
   const chainId = b.chain_id;
-  if (present('chain_id') && (typeof chainId !== 'number' || !Number.isSafeInteger(chainId) || chainId <= 0)) {
-    problems.add('chain_id', 'must be a positive integer chain id');
-  }
+  if (present('chain_id') && !inRange(chainId, CHAIN_ID)) problems.add('chain_id', CHAIN_ID.message);
   const taker = present('taker_address') ? readAddress(b.taker_address, 'taker_address', problems) : undefined;
   const polarity = present('polarity') ? readPolarity(b.polarity, 'polarity', problems) : undefined;
   const referrer = b.referrer === undefined || b.referrer === null ? zeroAddress : readAddress(b.referrer, 'referrer', problems);
 
-  let expiresIn = limits.defaultExpiresIn;
-  if (b.expires_in !== undefined) {
+  // Required, as the spec's table says: a silent default would hide a client's missing field.
+  let expiresIn = 0;
+  if (present('expires_in')) {
     const e = b.expires_in;
     if (typeof e !== 'number' || !Number.isInteger(e) || e < 1 || e > limits.maxExpiresIn) {
       problems.add('expires_in', `must be an integer number of seconds from 1 to ${limits.maxExpiresIn}`);

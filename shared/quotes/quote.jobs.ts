@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob } from '../jobs/job-catalog';
+import { defineJob } from '../platform/queue/job-catalog';
 
 const uuid = z.uuid();
 
@@ -47,5 +47,17 @@ export const quotesSweepJob = defineJob({
   queue: QUOTES_QUEUE,
   schema: z.object({}).passthrough(),
   jobId: () => 'quotes-sweep',
+  attempts: 1,
+});
+
+/**
+ * Scheduled: deletes quotes closed more than QUOTE_RETENTION_DAYS ago, with their legs and
+ * offers, in bounded batches. Deleting what is already gone is a no-op, so runs may overlap.
+ */
+export const quotesRetentionJob = defineJob({
+  name: 'quotes.retention',
+  queue: QUOTES_QUEUE,
+  schema: z.object({}).passthrough(),
+  jobId: () => 'quotes-retention',
   attempts: 1,
 });

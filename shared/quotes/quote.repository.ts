@@ -142,6 +142,20 @@ export class QuoteRepository {
     return { unannounced: ids(unannounced), offers: ids(offers), expired: ids(expired), unpublished: ids(unpublished) };
   }
 
+  /**
+   * Deletes up to `limit` quotes closed more than `olderThanDays` ago, oldest first; their legs
+   * and offers go with them (ON DELETE CASCADE). Rows another purge holds are skipped, not waited for.
+   */
+  async purgeClosed(olderThanDays: number, limit: number): Promise<number> {
+    const [, count]: [unknown, number] = await this.ds.query(
+      `DELETE FROM quotes WHERE id IN (
+         SELECT id FROM quotes WHERE state <> 'open' AND closed_at < now() - make_interval(days => $1)
+         ORDER BY closed_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [olderThanDays, limit],
+    );
+    return count;
+  }
+
   /** Makers that offered on a quote (they are told the result). */
   async offeringMakers(quoteId: string): Promise<`0x${string}`[]> {
     const rows: { maker: `0x${string}` }[] = await this.ds.query(`SELECT DISTINCT maker FROM quote_offers WHERE quote_id = $1 ORDER BY maker`, [quoteId]);

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { toHex } from 'viem';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Config } from '../config';
-import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
-import { IdempotencyService } from '../idempotency';
-import type { JobQueue } from '../jobs';
-import type { Logger } from '../logging';
+import type { Config } from '../platform/config';
+import { NotFoundError, UnauthorizedError, ValidationError } from '../platform/errors';
+import { IdempotencyService } from '../platform/idempotency';
+import type { JobQueue } from '../platform/queue';
+import type { Logger } from '../platform/logging';
 import { directions as deriveDirections, recognizeStrategy, takerAddressHash } from '../protocol';
 import { PairDirectory, type ChainDirectory } from './pair-directory';
 import { quoteAnnounceJob, quoteExpireJob } from './quote.jobs';
@@ -13,8 +13,8 @@ import { QuoteRepository } from './quote.repository';
 import { parseQuoteRequest, type QuoteRequest } from './quote-request';
 import type { QuoteLegRow, QuoteRow } from './quote.types';
 import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote-views';
-import { secretMatches } from '../secrets';
-import { hashStreamToken, type StreamTokens } from '../streams';
+import { secretMatches } from '../platform/secrets';
+import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 
 export interface CreatedQuote {
   quote: TakerQuoteView;
@@ -37,14 +37,17 @@ export class QuoteService {
     this.idempotency = new IdempotencyService(deps.db);
   }
 
-  /** Validates, stores quote and legs atomically (one statement), then enqueues its announce and expiry. */
-  async create(body: unknown, opts: { idempotencyKey?: string } = {}): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
+  /**
+   * Validates, stores quote and legs atomically (one statement), then enqueues its announce and
+   * expiry. `caller` (a credential, else the client IP) scopes the Idempotency-Key: only the
+   * caller that created a quote can replay its response, which carries the stream token and salt.
+   */
+  async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
     if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
     const nowMs = this.clock();
     const req = parseQuoteRequest(body, {
       now: Math.floor(nowMs / 1000),
       maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN,
-      defaultExpiresIn: this.deps.config.QUOTE_DEFAULT_EXPIRES_IN,
     });
     const dir = await this.deps.pairs.get(req.chain_id);
     if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
@@ -55,7 +58,7 @@ export class QuoteService {
     const ttl = req.expires_in + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
     const work = async (m: EntityManager | null) => this.insert(m, req, nowMs, await this.deps.streamTokens.mint('rfq', ttl, {}));
     const out = opts.idempotencyKey
-      ? await this.idempotency.run('quote.create', opts.idempotencyKey, body, work)
+      ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
       : { ...(await work(null)), replayed: false };
     if (!out.replayed) await this.schedule(out.body.quote.id, new Date(out.body.quote.expires_at).getTime() - this.clock());
     return out;

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { NetworkEntity, SettingEntity, TokenEntity } from '../db/entities';
+import { NetworkEntity, SettingEntity, TokenEntity } from './registry.entities';
 import type { NetworkInput } from './registry.schemas';
 
 /** Queries of the registry tables. */

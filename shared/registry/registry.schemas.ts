@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addressSchema, chainIdSchema, uintString } from '../validation';
+import { addressSchema, chainIdSchema, intRange, intSchema, UINT8, uintString } from '../platform/validation';
 
 /** Contract map keys that belong to the coming-soon margin product; never served. */
 export const MARGIN_CONTRACT_KEY = /^margin_/;
@@ -8,7 +8,7 @@ export const tokenInputSchema = z.strictObject({
   address: addressSchema,
   symbol: z.string().regex(/^[A-Za-z0-9.+-]{1,16}$/, 'must be 1-16 letters, digits or . + -'),
   name: z.string().min(1).max(64),
-  decimals: z.number().int().min(0).max(255),
+  decimals: intSchema(UINT8),
   payment: z.boolean().default(false),
   default_premium: z.boolean().default(false),
   faucet: z.boolean().default(false),
@@ -32,7 +32,7 @@ export const networkInputSchema = z.strictObject({
     .min(1, 'at least one RPC URL'),
   contracts: z.record(z.string().regex(/^[a-z0-9_]{1,64}$/, 'contract keys are snake_case'), addressSchema).default({}),
   enabled: z.boolean().default(true),
-  confirmations: z.number().int().min(0).max(1000).default(12),
+  confirmations: intSchema(intRange(0, 1000, 'a block count')).default(12),
   tokens: z.array(tokenInputSchema).default([]),
 });
 

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import type { NetworkEntity, TokenEntity } from '../db/entities';
-import { BadRequestError, NotFoundError, ValidationError } from '../errors';
-import { parseOrThrow } from '../validation';
+import type { NetworkEntity, TokenEntity } from './registry.entities';
+import { BadRequestError, NotFoundError, ValidationError } from '../platform/errors';
+import { parseOrThrow } from '../platform/validation';
 import { RegistryRepository } from './registry.repository';
 import {
   isSettingKey,

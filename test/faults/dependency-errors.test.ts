@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { dependencyOutage } from '../../shared/errors';
-import { closeRedis, createRedis } from '../../shared/redis';
+import { dependencyOutage } from '../../shared/platform/errors';
+import { closeRedis, createRedis } from '../../shared/platform/redis';
 import { freePort } from '../support/chain';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 

@@ -1,5 +1,5 @@
 import { EventHistory, topics } from '../../shared/events';
-import { hashStreamToken } from '../../shared/streams';
+import { hashStreamToken } from '../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity } from '../support/events';
 import type { FeedRecorder } from './feed-recorder';
 import type { Stack } from './fault-stack';

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ApiClient } from '../../examples/lib';
 import { hardhatAccounts, localPublicClient, localWalletClient } from '../../shared/chain/clients';
-import { devchainNetwork } from '../../shared/chain/devchain';
-import { deployReferenceContracts, type DeployedAddresses } from '../../shared/chain/deploy';
-import { startHardhatNode, type HardhatNode } from '../../shared/chain/hardhat-node';
+import { devchainNetwork } from '../../dev/devchain';
+import { deployReferenceContracts, type DeployedAddresses } from '../../dev/deploy';
+import { startHardhatNode, type HardhatNode } from '../../dev/hardhat-node';
 import { RegistryService } from '../../shared/registry';
 import { startTcpProxy, type TcpProxy } from '../integration/indexer/tcp-proxy';
 import { freePort } from '../support/chain';
@@ -50,6 +50,11 @@ function sharedEnv(env: TestEnv, redis: TestRedis, jwtSecret: string): Record<st
     JWT_SECRET: jwtSecret,
     SHUTDOWN_TIMEOUT_MS: '3000',
     QUOTE_SWEEP_INTERVAL_MS: '500',
+    // The whole load comes from 127.0.0.1: the write limits must not be what the faults measure.
+    QUOTE_RATE_LIMIT_PER_IP: '1000000',
+    QUOTE_RATE_LIMIT_PER_CREDENTIAL: '1000000',
+    WRITE_RATE_LIMIT_PER_IP: '1000000',
+    WRITE_RATE_LIMIT_PER_CREDENTIAL: '1000000',
     INDEXER_POLL_INTERVAL_MS: '100',
     INDEXER_HEARTBEAT_MS: '200',
     INDEXER_RPC_TIMEOUT_MS: '1000',

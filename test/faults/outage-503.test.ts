@@ -1,5 +1,7 @@
 import { Client } from 'pg';
 import request from 'supertest';
+import { createApp } from '../../api/app';
+import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { networkFile, randomAddress } from '../support/fixtures';
 import { buildApp } from '../support/http';
@@ -115,6 +117,28 @@ describe('dependency outages answer 503', () => {
       if (res.status !== 201) expectUnavailable(res, 'database_unavailable');
     }
     await create().expect(201);
+  });
+
+  it('a create cancelled by the statement timeout (a database too busy to answer) is a 503, not a 500', async () => {
+    const db = createDataSource({ url: env.config.DATABASE_URL, poolSize: 2, statementTimeoutMs: 200 });
+    await db.initialize();
+    const slowApp = createApp({ config: env.config, logger: env.logger, db, redis: env.redis, metrics: env.metrics, queue: env.queue }).app;
+    const locker = new Client({ connectionString: env.config.DATABASE_URL, application_name: 'faults-locker' });
+    await locker.connect();
+    try {
+      await request(slowApp).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs)).expect(201);
+      const before = await quoteCount();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE quotes IN ACCESS EXCLUSIVE MODE');
+      const res = await request(slowApp).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs));
+      await locker.query('ROLLBACK');
+      expectUnavailable(res, 'database_unavailable');
+      expect(res.body.error).toMatch(/did not answer in time/);
+      expect(await quoteCount()).toBe(before);
+    } finally {
+      await locker.end();
+      await db.destroy();
+    }
   });
 });
 

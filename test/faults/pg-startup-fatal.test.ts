@@ -1,6 +1,6 @@
 import net from 'node:net';
-import { createDataSource } from '../../shared/db';
-import { dependencyOutage } from '../../shared/errors';
+import { createDataSource } from '../../shared/entities';
+import { dependencyOutage } from '../../shared/platform/errors';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
 /**

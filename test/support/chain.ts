@@ -1,9 +1,9 @@
 import net from 'node:net';
 import type { Account, Chain, HDAccount, Hex, PublicClient, Transport, WalletClient } from 'viem';
 import { DEVCHAIN_CHAIN_ID, hardhatAccounts, localPublicClient, localWalletClient, rawRpc } from '../../shared/chain/clients';
-import { devchainNetwork } from '../../shared/chain/devchain';
-import { deployReferenceContracts, type DeployedAddresses } from '../../shared/chain/deploy';
-import { startHardhatNode, type HardhatNode } from '../../shared/chain/hardhat-node';
+import { devchainNetwork } from '../../dev/devchain';
+import { deployReferenceContracts, type DeployedAddresses } from '../../dev/deploy';
+import { startHardhatNode, type HardhatNode } from '../../dev/hardhat-node';
 import type { NetworkInput } from '../../shared/registry';
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import 'reflect-metadata';
-import { createDataSource } from '../../shared/db';
+import { createDataSource } from '../../shared/entities';
 import { dropDatabase, templateName, urlFor, withAdmin } from './test-db';
 
 /**

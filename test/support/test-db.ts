@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { maintenanceUrl } from '../../shared/db/ensure-database';
+import { maintenanceUrl } from '../../shared/platform/db/ensure-database';
 
 /**
  * Database naming for one jest run. The run id is set by globalSetup and inherited by every

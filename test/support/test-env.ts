@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { loadConfig, type Config } from '../../shared/config';
-import { createDataSource } from '../../shared/db';
-import { JobQueue } from '../../shared/jobs';
-import { createLogger, type Logger } from '../../shared/logging';
-import { Metrics } from '../../shared/metrics';
-import { bullPrefix, closeRedis, createRedis, type Redis } from '../../shared/redis';
+import { loadConfig, type Config } from '../../shared/platform/config';
+import { createDataSource } from '../../shared/entities';
+import { JobQueue } from '../../shared/platform/queue';
+import { createLogger, type Logger } from '../../shared/platform/logging';
+import { Metrics } from '../../shared/platform/metrics';
+import { bullPrefix, closeRedis, createRedis, type Redis } from '../../shared/platform/redis';
 import { dropDatabase, runId, templateName, urlFor, withAdmin } from './test-db';
 
 export interface TestEnv {

@@ -84,6 +84,19 @@ export async function signStatement(wallet: PrivateKeyAccount, f: StatementField
   return { message, signature: await wallet.signMessage({ message }) };
 }
 
+/**
+ * The body of POST /api/maker/keys: the admin's `add_member` statement, signed by the admin and
+ * by the bot wallet itself (`address_signature`), which proves the bot consents to the binding.
+ */
+export async function signedKeyAdd(
+  admin: PrivateKeyAccount,
+  bot: PrivateKeyAccount,
+  f: { organization: string; name: string; issuedAt?: string },
+): Promise<{ address: `0x${string}`; name: string; message: string; signature: Hex; address_signature: Hex }> {
+  const signed = await signStatement(admin, { action: 'add_member', member: bot.address, organization: f.organization, name: f.name, issuedAt: f.issuedAt });
+  return { address: bot.address, name: f.name, ...signed, address_signature: await bot.signMessage({ message: signed.message }) };
+}
+
 /** The payload of a JWT, unverified: for asserting what the server put in it. */
 export function jwtClaims(token: string): Record<string, unknown> {
   const [, payload] = token.split('.');

@@ -1,9 +1,9 @@
 import { getAddress } from 'viem';
 import { localPublicClient, probeChainId } from '../../../shared/chain/clients';
-import { ensureDevchain, startAndRegisterDevchain, startDevchain } from '../../../shared/chain/devchain';
-import { expectedAddresses } from '../../../shared/chain/deploy';
-import { startHardhatNode } from '../../../shared/chain/hardhat-node';
-import { Lifecycle } from '../../../shared/lifecycle';
+import { ensureDevchain, startAndRegisterDevchain, startDevchain } from '../../../dev/devchain';
+import { expectedAddresses } from '../../../dev/deploy';
+import { startHardhatNode } from '../../../dev/hardhat-node';
+import { Lifecycle } from '../../../shared/platform/lifecycle';
 import { RegistryService } from '../../../shared/registry';
 import { freePort, startTestChain } from '../../support/chain';
 import { networkFile } from '../../support/fixtures';

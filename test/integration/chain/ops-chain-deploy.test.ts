@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { localPublicClient } from '../../../shared/chain/clients';
-import { startHardhatNode, type HardhatNode } from '../../../shared/chain/hardhat-node';
+import { startHardhatNode, type HardhatNode } from '../../../dev/hardhat-node';
 import { freePort } from '../../support/chain';
 import { buildApp } from '../../support/http';
 import { ops } from '../../support/ops';

@@ -12,7 +12,7 @@ import {
   pairFactoryAbi,
   transferEvent,
 } from '../../../shared/chain/abis';
-import { expectedAddresses } from '../../../shared/chain/deploy';
+import { expectedAddresses } from '../../../dev/deploy';
 import { encodeOptionId } from '../../../shared/protocol';
 import { startTestChain, type TestChain } from '../../support/chain';
 import { revertName } from './reverts';

@@ -2,6 +2,7 @@ import { RegistryService } from '../../../shared/registry';
 import { networkFile } from '../../support/fixtures';
 import { spawnService, type RunningService } from '../../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { serviceEnv } from './service-env';
 
 describe('bin/main.ts', () => {
   let env: TestEnv;
@@ -17,13 +18,7 @@ describe('bin/main.ts', () => {
   });
 
   it('starts the roles, answers from Postgres, and drains on SIGTERM with exit 0', async () => {
-    svc = await spawnService({
-      ROLES: 'api,workers',
-      DATABASE_URL: env.config.DATABASE_URL,
-      REDIS_URL: env.config.REDIS_URL,
-      REDIS_PREFIX: env.config.REDIS_PREFIX,
-      DEVCHAIN: 'off',
-    });
+    svc = await spawnService(serviceEnv(env));
     const res = await fetch(`${svc.url}/api/networks`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { networks: { chain_id: number }[] };

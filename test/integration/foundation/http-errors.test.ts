@@ -1,8 +1,8 @@
 import express from 'express';
 import request from 'supertest';
-import { errorHandler } from '../../../api/http/error-handler';
-import { requestContext } from '../../../api/http/request-context';
-import { createLogger } from '../../../shared/logging';
+import { errorHandler } from '../../../shared/platform/http/error-handler';
+import { requestContext } from '../../../shared/platform/http/request-context';
+import { createLogger } from '../../../shared/platform/logging';
 import { buildApp } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
@@ -42,6 +42,23 @@ describe('HTTP error handling', () => {
       .expect(413);
     expect(res.body.code).toBe('payload_too_large');
     expect(res.body.error).toBe('request body larger than 2048 bytes');
+  });
+
+  it('a path parameter whose percent-encoding does not decode: 400 invalid_path, not a 500', async () => {
+    for (const path of ['/api/quote/%', '/api/quote/%E0%A4%A', '/api/portfolio/%u0041', '/api/taker/keys/%ZZ']) {
+      const res = await request(app).get(path);
+      expect([path, res.status, res.body]).toEqual([
+        path,
+        400,
+        { error: 'the path has malformed percent-encoding', code: 'invalid_path', request_id: expect.any(String) },
+      ]);
+    }
+  });
+
+  it.each(['gzip', 'deflate', 'br'])('a body that is not %s-encoded as Content-Encoding says: 400 invalid_body_encoding, not a 500', async (encoding) => {
+    const res = await request(app).post('/api/premium/activate').set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('{"a":1}');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'request body does not decode with its Content-Encoding', code: 'invalid_body_encoding', request_id: expect.any(String) });
   });
 
   it('an unexpected error is a bare 500 carrying the request id, never the stack', async () => {

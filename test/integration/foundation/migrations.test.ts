@@ -1,4 +1,5 @@
-import { createDataSource, loadMigrations } from '../../../shared/db';
+import { loadMigrations } from '../../../shared/platform/db';
+import { createDataSource } from '../../../shared/entities';
 import { dropDatabase, runId, urlFor, withAdmin } from '../../support/test-db';
 
 async function tables(ds: ReturnType<typeof createDataSource>): Promise<string[]> {

@@ -35,7 +35,7 @@ describe('contract wallet sign-in', () => {
     const res = await request(app).post('/api/login').send({ message, signature: await owner.signMessage({ message }) }).expect(200);
     expect(res.body.address).toBe(wallet);
     const me = await request(app).get('/api/me').set(bearer(res.body.token)).expect(200);
-    expect(me.body).toEqual({ address: wallet, tier: 'freemium' });
+    expect(me.body).toEqual({ credential: 'siwe', address: wallet, tier: 'freemium' });
   });
 
   it('is refused when the contract rejects the signature', async () => {

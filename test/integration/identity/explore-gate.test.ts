@@ -3,11 +3,11 @@ import request from 'supertest';
 import { createApp } from '../../../api/app';
 import { exploreGate, routeAuth } from '../../../api/auth';
 import type { ApiContext } from '../../../api/context';
-import type { Config } from '../../../shared/config';
+import type { Config } from '../../../shared/platform/config';
 import { startChallengeServer, type ChallengeServer } from '../../support/challenge-server';
 import { buildApp } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
+import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../../support/wallets';
 import { probeApp } from './probe-app';
 
 const ORIGIN = 'https://app.example';
@@ -72,9 +72,8 @@ describe('Explore gate and bot challenge', () => {
     const makerAdmin = newWallet();
     const makerAdminToken = await signIn(app, makerAdmin);
     const makerOrg = await orgs.create({ kind: 'maker', name: 'Maker', owner: makerAdmin.address });
-    const bot = newWallet().address;
-    const keySig = await signStatement(makerAdmin, { action: 'add_member', member: bot, organization: makerOrg.id, name: 'bot' });
-    makerSecret = (await request(app).post('/api/maker/keys').set(bearer(makerAdminToken)).send({ address: bot, name: 'bot', ...keySig }).expect(201)).body.secret;
+    const keyAdd = await signedKeyAdd(makerAdmin, newWallet(), { organization: makerOrg.id, name: 'bot' });
+    makerSecret = (await request(app).post('/api/maker/keys').set(bearer(makerAdminToken)).send(keyAdd).expect(201)).body.secret;
   });
   afterAll(async () => {
     await env?.close();
@@ -126,11 +125,12 @@ describe('Explore gate and bot challenge', () => {
       .expect(200);
     expect(res.body.principal).toMatchObject({ kind: 'siwe' });
     expect(challenge.calls.at(-1)).toEqual({ secret: challenge.secret, response: 'good-token', remoteip: '203.0.113.7', contentType: expect.stringContaining('application/x-www-form-urlencoded') });
-    // Turnstile refuses a second siteverify of one token, so a verified token is remembered for its action.
+    // A solved token buys one request (Turnstile tokens are single-use): a second use is refused
+    // without asking the verifier again, for this action or any other.
     const calls = challenge.calls.length;
-    await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', 'https://other.example').set('X-Challenge-Response', 'good-token').expect(200);
-    expect(challenge.calls.length).toBe(calls);
+    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', 'https://other.example').set('X-Challenge-Response', 'good-token'), 403, 'challenge verification required');
     refused(await request(gate).get('/explore/loan').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'good-token'), 403, 'challenge verification required');
+    expect(challenge.calls.length).toBe(calls);
   });
 
   it('a verifier that does not answer in time counts as a failed challenge, without hanging', async () => {

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../../api/app';
-import type { Config } from '../../../shared/config';
+import type { Config } from '../../../shared/platform/config';
 import { buildApp } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, fetchNonce, jwtClaims, newWallet, siweMessage, signedLogin, signIn } from '../../support/wallets';
@@ -60,14 +60,14 @@ describe('sign-in with Ethereum', () => {
     expect((claims.exp as number) - (claims.iat as number)).toBe(env.config.SESSION_TTL_SECONDS);
 
     const me = await request(app).get('/api/me').set(bearer(res.body.token)).expect(200);
-    expect(me.body).toEqual({ address: wallet.address, tier: 'freemium' });
+    expect(me.body).toEqual({ credential: 'siwe', address: wallet.address, tier: 'freemium' });
   });
 
-  it('GET /api/me without a valid session bearer is 401', async () => {
+  it('GET /api/me without a valid bearer is 401', async () => {
     const none = await request(app).get('/api/me').expect(401);
-    expect(none.body.code).toBe('siwe_required');
+    expect(none.body.code).toBe('wallet_required');
     const forged = await request(app).get('/api/me').set(bearer('eyJhbGciOiJIUzI1NiJ9.eyJ0eXAiOiJzaXdlIn0.AAAA')).expect(401);
-    expect(forged.body.code).toBe('siwe_required');
+    expect(forged.body.code).toBe('wallet_required');
   });
 
   it('a nonce is usable once', async () => {

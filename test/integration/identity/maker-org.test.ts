@@ -6,7 +6,7 @@ import type { ApiContext } from '../../../api/context';
 import { revocationChannel } from '../../../shared/identity';
 import { buildApp } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
+import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../../support/wallets';
 import { probeApp } from './probe-app';
 
 interface Member {
@@ -27,10 +27,11 @@ describe('maker organizations and keys', () => {
     return { wallet, token: await signIn(app, wallet) };
   }
 
-  /** POST /api/maker/keys signed and sent by `who`. */
-  async function addKey(who: Member, name: string, bot: `0x${string}`, status = 201): Promise<request.Response> {
-    const signed = await signStatement(who.wallet, { action: 'add_member', member: bot, organization: orgId, name });
-    return request(app).post('/api/maker/keys').set(bearer(who.token)).send({ address: bot, name, ...signed }).expect(status);
+  /** POST /api/maker/keys signed by `who` and by the bot wallet, sent by `who`; answers the bot's address too. */
+  async function addKey(who: Member, name: string, status = 201): Promise<request.Response & { bot: `0x${string}` }> {
+    const bot = newWallet();
+    const res = await request(app).post('/api/maker/keys').set(bearer(who.token)).send(await signedKeyAdd(who.wallet, bot, { organization: orgId, name })).expect(status);
+    return Object.assign(res, { bot: bot.address });
   }
 
   beforeAll(async () => {
@@ -49,15 +50,15 @@ describe('maker organizations and keys', () => {
   it('GET /api/me gives tier maker with role and organization for each role, freemium otherwise', async () => {
     for (const role of ['owner', 'admin', 'manager', 'member'] as const) {
       const me = await request(app).get('/api/me').set(bearer(people[role].token)).expect(200);
-      expect(me.body).toEqual({ address: people[role].wallet.address, tier: 'maker', role, organization_id: orgId, organization_name: 'Deep Liquidity' });
+      expect(me.body).toEqual({ credential: 'siwe', address: people[role].wallet.address, tier: 'maker', role, organization_id: orgId, organization_name: 'Deep Liquidity' });
     }
     const me = await request(app).get('/api/me').set(bearer(people.outsider.token)).expect(200);
-    expect(me.body).toEqual({ address: people.outsider.wallet.address, tier: 'freemium' });
+    expect(me.body).toEqual({ credential: 'siwe', address: people.outsider.wallet.address, tier: 'freemium' });
   });
 
   it('an admin adds a key with a signed statement; the secret is shown once, stored hashed', async () => {
-    const bot = newWallet().address;
-    const res = await addKey(people.admin, 'bot alpha', bot);
+    const res = await addKey(people.admin, 'bot alpha');
+    const { bot } = res;
     expect(res.body).toEqual({ id: expect.any(String), name: 'bot alpha', address: bot, created_at: expect.any(String), last_used_at: null, secret: expect.stringMatching(/^mk_/) });
     const rows: { secret_hash: string }[] = await env.db.query(`SELECT secret_hash FROM api_keys WHERE id = $1`, [res.body.id]);
     expect(rows[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -69,12 +70,12 @@ describe('maker organizations and keys', () => {
   });
 
   it('owners and managers manage keys too; members and outsiders are refused', async () => {
-    await addKey(people.owner, 'owner bot', newWallet().address);
-    await addKey(people.manager, 'manager bot', newWallet().address);
+    await addKey(people.owner, 'owner bot');
+    await addKey(people.manager, 'manager bot');
 
     const memberList = await request(app).get('/api/maker/keys').set(bearer(people.member.token)).expect(403);
     expect(memberList.body.code).toBe('role_forbidden');
-    const memberAdd = await addKey(people.member, 'member bot', newWallet().address, 403);
+    const memberAdd = await addKey(people.member, 'member bot', 403);
     expect(memberAdd.body.error).toMatch(/role member may not manage/);
     const outsider = await request(app).get('/api/maker/keys').set(bearer(people.outsider.token)).expect(403);
     expect(outsider.body.code).toBe('not_maker_member');
@@ -82,17 +83,16 @@ describe('maker organizations and keys', () => {
   });
 
   it('a maker key authenticates as its bot wallet with maker rights and records last_used_at', async () => {
-    const bot = newWallet().address;
-    const key = (await addKey(people.admin, 'bot beta', bot)).body;
+    const added = await addKey(people.admin, 'bot beta');
+    const { bot, body: key } = added;
     const res = await request(probe).get('/maker-only').set(bearer(key.secret)).expect(200);
     expect(res.body.principal).toEqual({ kind: 'maker_key', address: bot, keyId: key.id, organizationId: orgId });
     const list = await request(app).get('/api/maker/keys').set(bearer(people.admin.token)).expect(200);
     const listed = list.body.keys.find((k: { id: string }) => k.id === key.id);
     expect(Date.parse(listed.last_used_at)).toBeGreaterThanOrEqual(Date.parse(key.created_at));
 
-    // A key is not a wallet session: it cannot manage keys or read /api/me.
+    // A key is not a wallet session: it cannot manage keys (GET /api/me answers it: see session.test.ts).
     expect((await request(app).get('/api/maker/keys').set(bearer(key.secret)).expect(401)).body.code).toBe('siwe_required');
-    await request(app).get('/api/me').set(bearer(key.secret)).expect(401);
     // A tampered secret with the same key id is refused.
     const tampered = key.secret.slice(0, -2) + (key.secret.endsWith('AA') ? 'BB' : 'AA');
     await request(probe).get('/maker-only').set(bearer(tampered)).expect(401);
@@ -106,7 +106,10 @@ describe('maker organizations and keys', () => {
   });
 
   it('every statement field that does not match the request is a 403 naming it', async () => {
-    const bot = newWallet().address;
+    const botWallet = newWallet();
+    const bot = botWallet.address;
+    // The bot co-signs whatever it is shown, so each refusal below is the admin statement's.
+    const cosigned = async (s: { message: string }) => ({ ...s, address_signature: await botWallet.signMessage({ message: s.message }) });
     const cases: [string, Partial<Parameters<typeof signStatement>[1]>, RegExp][] = [
       ['Action', { action: 'remove_member' }, /Action does not match: expected add_member/],
       ['Member', { member: newWallet().address }, /Member does not match/],
@@ -118,7 +121,7 @@ describe('maker organizations and keys', () => {
     ];
     for (const [field, override, text] of cases) {
       const signed = await signStatement(people.admin.wallet, { action: 'add_member', member: bot, organization: orgId, name: 'bot gamma', ...override });
-      const res = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...signed });
+      const res = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...(await cosigned(signed)) });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('statement_mismatch');
       expect(res.body.error).toMatch(text);
@@ -126,26 +129,25 @@ describe('maker organizations and keys', () => {
     }
     // Signed by a real manager, but sent with the admin's session: Admin is not the bearer.
     const byManager = await signStatement(people.manager.wallet, { action: 'add_member', member: bot, organization: orgId, name: 'bot gamma' });
-    const res = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...byManager }).expect(403);
+    const res = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...(await cosigned(byManager)) }).expect(403);
     expect(res.body.error).toMatch(/does not match the signed-in wallet/);
     // A maker title is required on maker routes.
     const takerTitle = await signStatement(people.admin.wallet, { kind: 'taker', action: 'add_member', member: bot, organization: orgId, name: 'bot gamma' });
-    expect((await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...takerTitle }).expect(403)).body.error).toMatch(/title/);
-    const malformed = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', message: 'please add', signature: byManager.signature }).expect(400);
+    expect((await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...(await cosigned(takerTitle)) }).expect(403)).body.error).toMatch(/title/);
+    const malformed = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...(await cosigned({ message: 'please add' })), signature: byManager.signature }).expect(400);
     expect(malformed.body.details[0].path).toBe('message');
   });
 
   it('a statement is accepted once; a replay is refused', async () => {
-    const bot = newWallet().address;
-    const signed = await signStatement(people.admin.wallet, { action: 'add_member', member: bot, organization: orgId, name: 'bot delta' });
-    await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot delta', ...signed }).expect(201);
-    const again = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot delta', ...signed }).expect(403);
+    const signed = await signedKeyAdd(people.admin.wallet, newWallet(), { organization: orgId, name: 'bot delta' });
+    await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send(signed).expect(201);
+    const again = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send(signed).expect(403);
     expect(again.body).toMatchObject({ code: 'statement_replayed', error: 'statement already used; sign a new one' });
   });
 
   it('removing a key needs remove_member over its bot address and name, stops it at once and announces it', async () => {
-    const bot = newWallet().address;
-    const key = (await addKey(people.admin, 'bot epsilon', bot)).body;
+    const added = await addKey(people.admin, 'bot epsilon');
+    const { bot, body: key } = added;
     await request(probe).get('/maker-only').set(bearer(key.secret)).expect(200);
 
     const wrong = await signStatement(people.admin.wallet, { action: 'remove_member', member: bot, organization: orgId, name: 'bot other' });
@@ -180,7 +182,7 @@ describe('maker organizations and keys', () => {
     expect(old.body.code).toBe('role_forbidden');
     expect((await request(app).get('/api/me').set(bearer(people.admin.token)).expect(200)).body.role).toBe('member');
     expect((await request(app).get('/api/me').set(bearer(next.token)).expect(200)).body).toMatchObject({ tier: 'maker', role: 'admin', organization_id: orgId });
-    await addKey(next, 'new admin bot', newWallet().address);
+    await addKey(next, 'new admin bot');
 
     // An owner may transfer admin too, and stays owner.
     const third = newWallet().address;

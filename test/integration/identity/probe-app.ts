@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { ApiContext } from '../../../api/context';
-import { errorHandler } from '../../../api/http/error-handler';
-import { requestContext } from '../../../api/http/request-context';
+import { errorHandler } from '../../../shared/platform/http/error-handler';
+import { requestContext } from '../../../shared/platform/http/request-context';
 
 /**
  * A tiny app that mounts auth middleware in front of a handler echoing the principal, the way

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { zeroAddress, type Address, type Hex } from 'viem';
 import { mothershipAbi, optionPairAbi, pairFactoryAbi } from '../../../shared/chain/abis';
-import type { Config } from '../../../shared/config';
-import { Lifecycle } from '../../../shared/lifecycle';
+import type { Config } from '../../../shared/platform/config';
+import { Lifecycle } from '../../../shared/platform/lifecycle';
 import { directions, encodeOptionId, packageOfferTypedData, takerAddressHash, type Leg, type PackageOffer } from '../../../shared/protocol';
-import { hashStreamToken } from '../../../shared/streams';
+import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { RegistryService, type NetworkInput } from '../../../shared/registry';
 import { startIndexer, type Indexer } from '../../../indexer';
 import type { LivePublisher } from '../../../indexer/publish/live-publisher';
@@ -79,6 +79,24 @@ export async function cursorOf(env: TestEnv, chainId: number): Promise<{ block_n
   return rows[0] ? { block_number: Number(rows[0].block_number), block_hash: rows[0].block_hash } : null;
 }
 
+/**
+ * Records every move of the cursor from now on (a row trigger), so that a step back is observed
+ * rather than inferred. `moves()` lists the block numbers it moved to, oldest first.
+ */
+export async function recordCursorMoves(env: TestEnv): Promise<{ moves(): Promise<number[]> }> {
+  await env.db.query(`CREATE TABLE test_cursor_moves (id bigserial PRIMARY KEY, block_number bigint NOT NULL)`);
+  await env.db.query(`
+    CREATE FUNCTION test_log_cursor() RETURNS trigger AS $$
+    BEGIN INSERT INTO test_cursor_moves (block_number) VALUES (NEW.block_number); RETURN NEW; END $$ LANGUAGE plpgsql`);
+  await env.db.query(`CREATE TRIGGER test_cursor_moves AFTER UPDATE ON indexer_cursors FOR EACH ROW EXECUTE FUNCTION test_log_cursor()`);
+  return {
+    async moves() {
+      const rows: { block_number: string }[] = await env.db.query(`SELECT block_number FROM test_cursor_moves ORDER BY id`);
+      return rows.map((r) => Number(r.block_number));
+    },
+  };
+}
+
 /** Waits until the indexer's cursor reaches the node's current head. */
 export async function waitForHead(h: Harness, confirmations = 0): Promise<number> {
   // Straight from the node: viem's client caches the block number for its polling interval.
@@ -141,7 +159,7 @@ let nonce = 0;
  */
 export async function settleQuote(
   h: Harness,
-  opts: { maker: number; taker: number; amount?: bigint; strike?: bigint; expired?: boolean },
+  opts: { maker: number; taker: number; amount?: bigint; strike?: bigint; expired?: boolean; /** false: return once sent (automine off) */ wait?: boolean },
 ): Promise<{ quoteId: string; streamHash: string; tx: Hex; expiry: number }> {
   const maker = h.chain.accounts[opts.maker];
   const taker = h.chain.accounts[opts.taker];
@@ -180,8 +198,10 @@ export async function settleQuote(
     functionName: 'executeFixedPackageIntent',
     args: [offer, signature, salt, dirs, zeroAddress],
   });
-  const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash: tx });
-  if (receipt.status !== 'success') throw new Error('settlement reverted');
+  if (opts.wait !== false) {
+    const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash: tx });
+    if (receipt.status !== 'success') throw new Error('settlement reverted');
+  }
   return { quoteId, streamHash, tx, expiry };
 }
 

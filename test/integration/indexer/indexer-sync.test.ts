@@ -2,9 +2,9 @@ import request from 'supertest';
 import type { Address } from 'viem';
 import { optionPairAbi } from '../../../shared/chain/abis';
 import { randomBytes } from 'node:crypto';
-import { ExploreClobWatchers } from '../../../shared/chain-data';
+import { ExploreClobWatchers } from '../../../shared/indexed';
 import { topics } from '../../../shared/events';
-import { hashStreamToken } from '../../../shared/streams';
+import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity, topicEvents } from '../../support/events';
 import { buildApp } from '../../support/http';
 import {
@@ -41,7 +41,8 @@ const pair = () => h.chain.addresses.pair;
 const portfolio = async (address: string) => (await request(app).get(`/api/portfolio/${address}?chain_id=31337`).expect(200)).body.networks[0];
 
 beforeAll(async () => {
-  h = await openHarness({ INDEXER_INITIAL_BLOCK_RANGE: '2', INDEXER_MAX_BLOCK_RANGE: '8', INDEXER_STATUS_STALE_MS: '1500' });
+  // A reorg window of 5 blocks, apart from the 2 confirmations: the window no longer follows them.
+  h = await openHarness({ INDEXER_INITIAL_BLOCK_RANGE: '2', INDEXER_MAX_BLOCK_RANGE: '8', INDEXER_STATUS_STALE_MS: '1500', INDEXER_REORG_WINDOW_BY_CHAIN: '31337:5' });
   app = buildApp(h.env).app;
   idA = await optionId(h.chain, 3000n);
   // History before the indexer starts: a mint, a transfer, an open order, and 40 empty blocks.
@@ -67,26 +68,45 @@ describe('indexer sync', () => {
     const getLogsCalls = rpcMetric.values.find((v) => (v as { metricName?: string }).metricName === 'indexer_rpc_seconds_count' && v.labels.method === 'eth_getLogs')?.value ?? 0;
     expect(getLogsCalls).toBeGreaterThanOrEqual(7);
     const status = await waitFor('realtime status', async () => (await request(app).get('/api/indexer/status')).body, (b) => b.networks?.[0]?.backfill === false);
+    const cursor = await cursorOf(h.env, 31337);
     expect(status).toEqual({
       networks: [
         {
           chain_id: 31337,
+          healthy: true,
+          state: 'realtime',
+          problem: null,
+          action: null,
           head: expect.any(Number),
           cursor: expect.any(Number),
+          finalized_block: status.networks[0].head - 2,
           lag_blocks: expect.any(Number),
           lag_seconds: expect.any(Number),
           last_synced_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           backfill: false,
+          // Every cursor the indexer keeps: one per contract set (factory and mothership).
+          cursors: [
+            {
+              contract_set: `factory=${h.chain.addresses.pairFactory.toLowerCase()};mothership=${h.chain.addresses.mothership.toLowerCase()}`,
+              block_number: expect.any(Number),
+              block_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+              start_block: expect.any(Number),
+              updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+            },
+          ],
+          blocks_kept: { window_from: expect.any(Number), window_to: expect.any(Number), window_blocks: expect.any(Number), oldest_checkpoint: expect.any(Number) },
+          reorgs: { count: 0, deepest: 0, last: null },
         },
       ],
     });
+    expect(status.networks[0].cursors[0].block_number).toBeGreaterThanOrEqual(cursor!.block_number - 5);
     expect(status.networks[0].lag_blocks).toBeLessThanOrEqual(2);
     const a = await portfolio(alice());
     expect(a.holdings).toEqual([expect.objectContaining({ clob: pair(), option_id: idA.toString(), balance: '7', option_type: 'call', strike_wad: '3000' })]);
     expect((await portfolio(bob())).open_orders).toEqual([expect.objectContaining({ side: 'sell', price: '7', amount: '2', remaining: '2' })]);
   });
 
-  it('follows new blocks live, keeping the window linked', async () => {
+  it('follows new blocks live, keeping a linked window of the reorg window size and older hashes as checkpoints', async () => {
     await pairCall(h.chain, 1, pair(), 'transfer', [carol(), idA, 2n]);
     await mineBlocks(h.chain, 3);
     const head = await waitForHead(h, 2);
@@ -97,9 +117,17 @@ describe('indexer sync', () => {
       `SELECT number, hash, parent_hash FROM indexer_blocks WHERE chain_id = 31337 ORDER BY number`,
     );
     expect(window.length).toBeGreaterThanOrEqual(1);
-    expect(window.length).toBeLessThanOrEqual(3);
+    expect(window.length).toBeLessThanOrEqual(5);
     for (let i = 1; i < window.length; i++) expect(window[i].parent_hash).toBe(window[i - 1].hash);
     expect(Number(window[window.length - 1].number)).toBe((await cursorOf(h.env, 31337))!.block_number);
+    // Hashes older than the window are kept as checkpoints, each the node's own.
+    const checkpoints: { number: string; hash: string }[] = await h.env.db.query(`SELECT number, hash FROM indexer_checkpoints WHERE chain_id = 31337 ORDER BY number`);
+    expect(checkpoints.length).toBeGreaterThan(0);
+    expect(Number(checkpoints[checkpoints.length - 1].number)).toBeLessThan(Number(window[0].number));
+    for (const c of checkpoints) {
+      const b = await h.chain.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${Number(c.number).toString(16)}`, false]);
+      expect(b.hash).toBe(c.hash);
+    }
   });
 
   it('publishes live pair events to the explore streams watching that pair', async () => {
@@ -123,7 +151,7 @@ describe('indexer sync', () => {
     await mint(h.chain, created, 3, id, 4n);
     await mineBlocks(h.chain, 2);
     const cores = await waitFor('new core', async () => (await request(app).get('/api/indexer/cores')).body, (b) => b.networks?.[0]?.cores?.length === 2);
-    expect(cores.networks[0].cores[1]).toEqual({ address: created, token0: wbtc, token1: usdc, premium_token: usdc, created_block: expect.any(Number) });
+    expect(cores.networks[0].cores[1]).toEqual({ address: created, token0: wbtc, token1: usdc, premium_token: usdc, created_block: expect.any(Number), discovered: true, registered: false });
     const c = await waitFor('carol holds the new series', () => portfolio(carol()), (p) => p.holdings.length === 2);
     expect(c.holdings).toEqual(
       expect.arrayContaining([expect.objectContaining({ clob: created, option_type: 'put', balance: '4', token0: wbtc, token1: usdc, premium_token: usdc })]),

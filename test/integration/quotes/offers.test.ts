@@ -1,11 +1,11 @@
-import { bullPrefix } from '../../../shared/redis';
+import { bullPrefix } from '../../../shared/platform/redis';
 import type { Express } from 'express';
 import request from 'supertest';
 import { topics } from '../../../shared/events';
-import { JOBS } from '../../../shared/jobs';
+import { JOBS } from '../../../workers/job-catalog';
 import { hashStreamToken } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
-import { HANDLERS } from '../../../workers/handlers';
+import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
@@ -14,7 +14,7 @@ import { buildApp } from '../../support/http';
 import { signedOffer, type QuoteLike } from '../../support/offers';
 import { FIXTURE_USDC, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
+import { bearer, newWallet, signedKeyAdd, signIn } from '../../support/wallets';
 
 const MOTHERSHIP = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
@@ -49,8 +49,7 @@ describe('maker package offers: POST /api/quote/:id', () => {
     makerToken = await signIn(app, maker);
     freemiumToken = await signIn(app, freemium);
     const ownerToken = await signIn(app, owner);
-    const signed = await signStatement(owner, { action: 'add_member', member: bot.address, organization: org.id, name: 'pricer' });
-    const key = await request(app).post('/api/maker/keys').set(bearer(ownerToken)).send({ address: bot.address, name: 'pricer', ...signed }).expect(201);
+    const key = await request(app).post('/api/maker/keys').set(bearer(ownerToken)).send(await signedKeyAdd(owner, bot, { organization: org.id, name: 'pricer' })).expect(201);
     botSecret = key.body.secret;
     host = new WorkerHost(buildWorkerContext(env, async () => []), JOBS, HANDLERS, {
       redisUrl: env.config.REDIS_URL,

@@ -111,8 +111,23 @@ describe('POST /api/quote (standard RFQ)', () => {
 
     it('requires the fields the spec requires', async () => {
       const res = await send({}).expect(400);
-      expect(paths(res)).toEqual(['chain_id', 'intents', 'polarity', 'taker_address']);
+      expect(paths(res)).toEqual(['chain_id', 'expires_in', 'intents', 'polarity', 'taker_address']);
       for (const d of res.body.details) expect(d.message).toBe('is required');
+    });
+
+    it('expires_in is required: a create without it is 400 naming the field and stores nothing', async () => {
+      const before = await env.db.query('SELECT count(*)::int AS n FROM quotes');
+      const { expires_in: _omitted, ...body } = quoteBody(taker, STRATEGY_ROWS[0].legs);
+      const res = await send(body).expect(400);
+      expect(res.body).toEqual({
+        error: 'invalid request: expires_in: is required',
+        code: 'validation_failed',
+        details: [{ path: 'expires_in', message: 'is required' }],
+        request_id: expect.any(String),
+      });
+      expect(await send({ ...body, expires_in: null }).expect(400)).toMatchObject({ body: { details: [{ path: 'expires_in', message: 'is required' }] } });
+      const after = await env.db.query('SELECT count(*)::int AS n FROM quotes');
+      expect(after[0].n).toBe(before[0].n);
     });
 
     it('refuses a non-object body', async () => {

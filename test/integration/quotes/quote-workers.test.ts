@@ -1,11 +1,11 @@
-import { bullPrefix } from '../../../shared/redis';
+import { bullPrefix } from '../../../shared/platform/redis';
 import request from 'supertest';
-import { topics } from '../../../shared/events';
-import { JOBS } from '../../../shared/jobs';
+import { EventPublisher, topics } from '../../../shared/events';
+import { JOBS } from '../../../workers/job-catalog';
 import { hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
 import { handles } from '../../../workers/job-registry';
-import { HANDLERS } from '../../../workers/handlers';
+import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
@@ -86,9 +86,13 @@ describe('quote workers', () => {
     expect(Date.parse(String(results[0].payload.closed_at))).toBeGreaterThanOrEqual(Date.parse(body.quote.expires_at));
     const poll = await request(app).get(`/api/quote/${body.quote.id}`).query({ stream_token: body.stream_token }).expect(200);
     expect(poll.body.quote.state).toBe('expired');
-    // nothing more arrives later
-    await new Promise((r) => setTimeout(r, 600));
-    expect((await topicEvents(env, stream)).filter((e) => e.event === 'rfq_result')).toHaveLength(1);
+    // Nothing more arrives later: once the one expiry job is finished, a sentinel published
+    // after it marks the end of anything it could have sent.
+    const job = await env.queue.queue('quotes').getJob(quoteExpireJob.jobId({ quote_id: body.quote.id }));
+    expect(await eventually(() => job!.getState(), (s) => s === 'completed')).toBe('completed');
+    await new EventPublisher({ redis: env.redis, config: env.config }).publish(stream, 'rfq_offer', { quote_id: 'sentinel' });
+    const all = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.payload.quote_id === 'sentinel'));
+    expect(all.filter((e) => e.event === 'rfq_result')).toHaveLength(1);
   });
 
   it('a replica that dies after closing the quote but before publishing: another replica publishes the result once', async () => {
@@ -117,8 +121,11 @@ describe('quote workers', () => {
   it('the sweeper announces and expires quotes whose jobs were lost, and forgets old idempotency keys', async () => {
     const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[5].legs, { expires_in: 1 })).expect(201);
     await env.queue.queue('quotes').obliterate({ force: true });
-    await env.db.query(`INSERT INTO idempotency_keys (scope, key, request_hash, status, response, created_at) VALUES ('quote.create', 'old-key', 'h', 201, '{}', now() - interval '25 hours')`);
-    await new Promise((r) => setTimeout(r, 3200));
+    await env.db.query(
+      `INSERT INTO idempotency_keys (scope, lookup_hash, request_mac, status, sealed_response, created_at) VALUES ('quote.create', 'old-key', 'h', 201, 'x', now() - interval '25 hours')`,
+    );
+    // Past the sweeper's grace, without waiting for it.
+    await env.db.query(`UPDATE quotes SET created_at = now() - interval '1 minute', expires_at = now() - interval '30 seconds' WHERE id = $1`, [body.quote.id]);
     startReplica();
     await env.queue.enqueue(JOBS['quotes.sweep'], {});
     const stream = topics.rfqStream(hashStreamToken(body.stream_token));
@@ -126,7 +133,7 @@ describe('quote workers', () => {
     expect(events.map((e) => e.event)).toEqual(['rfq_result']);
     // The purge is the sweep's last step: it may finish just after the result is published.
     const left = await eventually(
-      async () => (await env.db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = 'old-key'`))[0].n as number,
+      async () => (await env.db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE lookup_hash = 'old-key'`))[0].n as number,
       (n) => n === 0,
     );
     expect(left).toBe(0);

@@ -1,10 +1,10 @@
 import { EventHistory, EventKeys, EventPublisher, parseLiveMessage, PubsubRegistrations, topics, type TopicRef } from '../../../shared/events';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { randomAddress } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { sleep } from './socket-harness';
+import { waitForAsync } from './socket-harness';
 
-describe('shared/events and shared/streams on Redis', () => {
+describe('shared/events and stream tokens on Redis', () => {
   let env: TestEnv;
   let pub: EventPublisher;
   let history: EventHistory;
@@ -85,6 +85,43 @@ describe('shared/events and shared/streams on Redis', () => {
     expect(await history.head(topic.key)).toBe(0);
   });
 
+  describe('how long a topic keeps its seq and history', () => {
+    const grace = () => env.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000;
+
+    it('a token topic lives as long as its token plus a grace, not the shared topics\' seven days', async () => {
+      const token = await new StreamTokens(env.redis, env.config.REDIS_PREFIX).mint('rfq', 120);
+      const topic = topics.rfqStream(hashStreamToken(token));
+      await pub.publish(topic, 'rfq_request', { quote_id: 'q', chain_id: 1 });
+      const seqTtl = await env.redis.pttl(keys.seq(topic.key));
+      const logTtl = await env.redis.pttl(keys.log(topic.key));
+      expect(seqTtl).toBeGreaterThan(grace());
+      expect(seqTtl).toBeLessThanOrEqual(120_000 + grace());
+      expect(logTtl).toBeGreaterThan(0);
+      expect(logTtl).toBeLessThanOrEqual(seqTtl);
+
+      const shared = topics.quotesRequests(77);
+      await pub.publish(shared, 'rfq_request', { quote_id: 'q', chain_id: 77 });
+      expect(await env.redis.pttl(keys.seq(shared.key))).toBeGreaterThan(6 * 86400 * 1000);
+    });
+
+    it('an explore stream is tied to its own token the same way', async () => {
+      const token = await new StreamTokens(env.redis, env.config.REDIS_PREFIX).mint('explore_clob', 30);
+      const topic = topics.exploreClobStream(hashStreamToken(token));
+      await pub.publish(topic, 'explore_clob_event', { chain_id: 1, clob: '0x1' });
+      const seqTtl = await env.redis.pttl(keys.seq(topic.key));
+      expect(seqTtl).toBeGreaterThan(grace());
+      expect(seqTtl).toBeLessThanOrEqual(30_000 + grace());
+    });
+
+    it('a topic whose token is gone (expired or revoked) keeps only the grace', async () => {
+      const topic = fresh();
+      await pub.publish(topic, 'rfq_result', { quote_id: 'late' });
+      const seqTtl = await env.redis.pttl(keys.seq(topic.key));
+      expect(seqTtl).toBeGreaterThan(0);
+      expect(seqTtl).toBeLessThanOrEqual(grace());
+    });
+  });
+
   describe('StreamTokens', () => {
     let tokens: StreamTokens;
     beforeAll(() => {
@@ -114,7 +151,7 @@ describe('shared/events and shared/streams on Redis', () => {
     it('stops verifying a token once it expires or is revoked', async () => {
       const short = await tokens.mint('rfq', 1);
       expect(await tokens.verify('rfq', short)).not.toBeNull();
-      await sleep(1100);
+      await waitForAsync(async () => (await tokens.verify('rfq', short)) === null, 5000, 'the token to expire');
       expect(await tokens.verify('rfq', short)).toBeNull();
 
       const revoked = await tokens.mint('rfq', 60);

@@ -4,11 +4,11 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
 import { exploreClobStreamTopic, marginRequestsTopic, quotesRequestsTopic, rfqMakerTopic, rfqStreamTopic, topics } from '../../../shared/events';
 import { RegistryService } from '../../../shared/registry';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
-import { disconnect, join, phoenixSocket, publisher, refusal, sleep, startReplica, waitFor, type Replica } from './socket-harness';
+import { disconnect, issueMakerKey, join, phoenixSocket, publisher, refusal, startReplica, waitFor, type Replica } from './socket-harness';
 
 describe('socket tier: who may join what', () => {
   let env: TestEnv;
@@ -31,13 +31,7 @@ describe('socket tier: who may join what', () => {
     return { wallet, token: await signIn(r.app, wallet) };
   }
 
-  /** A maker API key for a fresh bot wallet, issued through the real route. */
-  async function makerKey(name: string): Promise<{ id: string; secret: string; bot: `0x${string}` }> {
-    const bot = newWallet().address;
-    const signed = await signStatement(owner.wallet, { action: 'add_member', member: bot, organization: orgId, name });
-    const res = await api().post('/api/maker/keys').set(bearer(owner.token)).send({ address: bot, name, ...signed }).expect(201);
-    return { id: res.body.id, secret: res.body.secret, bot };
-  }
+  const makerKey = (name: string) => issueMakerKey(r.app, owner, orgId, name);
 
   beforeAll(async () => {
     env = await createTestEnv({ SOCKET_SWEEP_INTERVAL_MS: '100', LOGIN_RATE_LIMIT: '1000' });
@@ -140,10 +134,43 @@ describe('socket tier: who may join what', () => {
       expect(own.events[0]).toEqual({ event: 'rfq_result', payload: { seq: 1, quote_id: 'q9' } });
 
       expect(await refusal(s, rfqMakerTopic(owner.wallet.address), { token: outsider.token })).toMatch(/^only that maker may join/);
-      expect(await refusal(s, rfqMakerTopic(outsider.wallet.address), { token: outsider.token })).toBe('maker rights required');
+      const stranger = await person();
+      expect(await refusal(s, rfqMakerTopic(stranger.wallet.address), { token: stranger.token })).toBe(
+        'maker rights or a pubsub registration required: POST /api/pubsub/freemium first',
+      );
       const key = await makerKey('maker topic bot');
       expect((await join(s, rfqMakerTopic(key.bot), { api_key: key.secret })).reply.status).toBe('ok');
       expect(await refusal(client(), rfqMakerTopic(owner.wallet.address), { api_key: key.secret })).toMatch(/^only that maker may join/);
+    });
+
+    it('admits a freemium wallet to the rfq_maker topic its registration advertises, by its SIWE bearer', async () => {
+      const wallet = await person();
+      const reg = await api().post('/api/pubsub/freemium').set(bearer(wallet.token)).send({ chain_id: 31337 }).expect(200);
+      expect(reg.body.rfq_maker_stream_topic).toBe(`rfq_maker:${wallet.wallet.address}`);
+      const j = await join(client(), reg.body.rfq_maker_stream_topic, { token: wallet.token });
+      expect(j.reply).toEqual({ status: 'ok', response: { seq: 0 } });
+      await publisher(env).publish(topics.rfqMaker(wallet.wallet.address), 'rfq_result', { quote_id: 'mine' });
+      await waitFor(() => j.events.length === 1);
+      expect(j.events[0]).toEqual({ event: 'rfq_result', payload: { seq: 1, quote_id: 'mine' } });
+    });
+
+    it("lets nobody join another wallet's rfq_maker topic: not another registered wallet, not a delegate named for it", async () => {
+      const victim = await person();
+      const other = await person();
+      await api().post('/api/pubsub/freemium').set(bearer(victim.token)).send({ chain_id: 31337 }).expect(200);
+      await api().post('/api/pubsub/freemium').set(bearer(other.token)).send({ chain_id: 31337 }).expect(200);
+      const s = client();
+      expect(await refusal(s, rfqMakerTopic(victim.wallet.address), { token: other.token })).toMatch(/^only that maker may join/);
+
+      // a taker organization names a delegate's wallet itself: the delegate proves no control of it
+      const takerOwner = await person();
+      await ctx.services.identity.orgs.create({ kind: 'taker', name: 'Delegating Takers', owner: takerOwner.wallet.address });
+      const tk = await api().post('/api/taker/keys').set(bearer(takerOwner.token)).send({ name: 'minter' }).expect(201);
+      const delegate = await api().post('/api/taker/delegate').set(bearer(tk.body.secret)).send({ address: victim.wallet.address, expires_in: 600 }).expect(200);
+      const viaDelegate = await api().post('/api/pubsub/freemium').set(bearer(delegate.body.token)).send({ chain_id: 31337 }).expect(200);
+      expect(viaDelegate.body).not.toHaveProperty('rfq_maker_stream_topic');
+      expect(await refusal(s, rfqMakerTopic(victim.wallet.address), { token: delegate.body.token })).toMatch(/^only that maker may join/);
+      expect(await refusal(s, rfqMakerTopic(victim.wallet.address), { api_key: tk.body.secret })).toBe('invalid api_key');
     });
 
     it('takes a SIWE bearer given as the phoenix.js authToken', async () => {
@@ -176,8 +203,12 @@ describe('socket tier: who may join what', () => {
       expect(j.reply.status).toBe('ok');
       await waitFor(() => j.ends.length === 1, 3000, 'phx_close');
       expect(j.ends).toEqual([{ event: 'phx_close', payload: { reason: 'credential expired' } }]);
+      // a sentinel on another topic of the same connection: one subscriber, one socket, so it arrives after 'late' would have
+      const other = await tokens.mint('rfq', 60, {});
+      const sentinel = await join(s, rfqStreamTopic(other));
       await publisher(env).publish(topics.rfqStream(hashStreamToken(token)), 'rfq_offer', { quote_id: 'late' });
-      await sleep(100);
+      await publisher(env).publish(topics.rfqStream(hashStreamToken(other)), 'rfq_offer', { quote_id: 'sentinel' });
+      await waitFor(() => sentinel.events.length === 1, 5000, 'the sentinel');
       expect(j.events).toHaveLength(0);
       expect(await refusal(s, rfqStreamTopic(token))).toBe('invalid or expired stream token');
     });

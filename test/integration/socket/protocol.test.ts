@@ -1,8 +1,8 @@
 import type { Socket } from 'phoenix';
 import { rfqStreamTopic, topics } from '../../../shared/events';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { disconnect, join, phoenixSocket, publisher, RawClient, refusal, sleep, startReplica, waitFor, type Replica } from './socket-harness';
+import { disconnect, join, phoenixSocket, publisher, RawClient, refusal, startReplica, waitFor, type Replica } from './socket-harness';
 
 describe('socket tier: the Phoenix channels protocol', () => {
   let env: TestEnv;
@@ -62,8 +62,11 @@ describe('socket tier: the Phoenix channels protocol', () => {
 
     const left = await new Promise((resolve) => j.channel.leave().receive('ok', resolve));
     expect(left).toEqual({});
+    const sentinelStream = await stream();
+    const sentinel = await join(s, sentinelStream.topic);
     await pub.publish(ref, 'rfq_result', { quote_id: 'q1' });
-    await sleep(150);
+    await pub.publish(sentinelStream.ref, 'rfq_result', { quote_id: 'sentinel' });
+    await waitFor(() => sentinel.events.length === 1, 5000, 'the sentinel');
     expect(j.events).toHaveLength(2);
   });
 
@@ -147,7 +150,13 @@ describe('socket tier: the Phoenix channels protocol', () => {
     const j = await join(s, (await stream()).topic);
     expect(j.reply.status).toBe('ok');
     expect(await idle.closed).toEqual({ code: 1000, reason: 'idle timeout: no heartbeat' });
-    await sleep(600);
+    // outlive a whole idle timeout counted in answered heartbeats (200 ms apart, timeout 1000 ms), not in wall time
+    let beats = 0;
+    s.onMessage((m) => {
+      const { topic, event } = m as { topic: string; event: string };
+      if (topic === 'phoenix' && event === 'phx_reply') beats++;
+    });
+    await waitFor(() => beats >= 7, 10_000, 'seven answered heartbeats');
     expect(s.isConnected()).toBe(true);
   });
 

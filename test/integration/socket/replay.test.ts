@@ -1,9 +1,9 @@
 import type { Socket } from 'phoenix';
-import type { Redis } from '../../../shared/redis';
-import { rfqStreamTopic, topics, type TopicRef } from '../../../shared/events';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import type { Redis } from '../../../shared/platform/redis';
+import { EventHistory, rfqStreamTopic, topics, type TopicRef } from '../../../shared/events';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
-import { disconnect, join, phoenixSocket, publisher, sleep, startReplica, waitFor, type Joined, type Replica } from './socket-harness';
+import { disconnect, join, phoenixSocket, publisher, sleep, startReplica, waitFor, waitForAsync, type Joined, type Replica } from './socket-harness';
 
 const seqs = (j: Joined) => j.events.map((e) => e.payload.seq);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -65,8 +65,10 @@ describe('socket tier: ordered, replayable delivery', () => {
     await waitFor(() => j2.events.length === 20);
     await publishN(env, ref, 3);
     await waitFor(() => j2.events.length === 23);
-    await sleep(100);
-    expect(seqs(j2)).toEqual(range(6, 28));
+    // a sentinel on the same topic: any duplicate would have arrived before it
+    await publishN(env, ref, 1);
+    await waitFor(() => seqs(j2).includes(29));
+    expect(seqs(j2)).toEqual(range(6, 29));
     expect(j2.events.slice(0, 20).map((e) => e.payload.i)).toEqual(range(0, 19));
   });
 
@@ -203,7 +205,8 @@ describe('socket tier: history bounds', () => {
   it('events older than the history age are not replayed: recovered: false', async () => {
     const { topic, ref } = await newStream(env);
     await publishN(env, ref, 3);
-    await sleep(1100);
+    const history = new EventHistory(env.redis, env.config);
+    await waitForAsync(async () => !(await history.readSince(ref.key, 1)).recovered, 5000, 'the events to age out');
     const s = phoenixSocket(r.url);
     sockets.push(s);
     const j = await join(s, topic, { last_seq: 1 });

@@ -3,13 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { Socket, type Channel } from 'phoenix';
 import WebSocket from 'ws';
 import type { Express } from 'express';
+import request from 'supertest';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { createApp } from '../../../api/app';
 import type { ApiContext } from '../../../api/context';
-import { createSocketServer, socketOnlyApp, type SocketServer } from '../../../api/socket';
+import { createSocketServer, socketOnlyApp, type SocketServer } from '../../../socket';
 import { closeServer } from '../../../api/server';
+import type { Config } from '../../../shared/platform/config';
 import { EventPublisher } from '../../../shared/events';
-import { Metrics } from '../../../shared/metrics';
+import { Metrics } from '../../../shared/platform/metrics';
 import type { TestEnv } from '../../support/test-env';
+import { bearer, newWallet, signedKeyAdd } from '../../support/wallets';
 
 /**
  * A socket replica in this process, on 127.0.0.1: its own HTTP server (the full API app when
@@ -29,9 +33,13 @@ export interface Replica {
   close(): Promise<void>;
 }
 
-export async function startReplica(env: TestEnv, opts: { port?: number; withApi?: boolean } = {}): Promise<Replica> {
+export async function startReplica(
+  env: TestEnv,
+  opts: { port?: number; withApi?: boolean; /** Settings of this replica only, over the env's. */ settings?: Partial<Config> } = {},
+): Promise<Replica> {
   const metrics = new Metrics(false);
-  const deps = { config: env.config, logger: env.logger, db: env.db, redis: env.redis, metrics, queue: env.queue };
+  const config: Config = Object.freeze({ ...env.config, ...opts.settings });
+  const deps = { config, logger: env.logger, db: env.db, redis: env.redis, metrics, queue: env.queue };
   const api = opts.withApi ? createApp(deps) : null;
   const app = api ? api.app : socketOnlyApp(deps);
   const server = http.createServer(app);
@@ -130,6 +138,15 @@ export async function waitFor(check: () => boolean, timeoutMs = 5000, what = 'co
   }
 }
 
+/** Like waitFor, for a check that has to ask Redis or the database. */
+export async function waitForAsync(check: () => Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function disconnect(socket: Socket): Promise<void> {
@@ -146,8 +163,8 @@ export class RawClient {
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
   }
 
-  static open(url: string, protocols?: string[]): Promise<RawClient> {
-    const ws = new WebSocket(url, protocols);
+  static open(url: string, protocols?: string[], headers?: Record<string, string>): Promise<RawClient> {
+    const ws = new WebSocket(url, protocols, { headers });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new RawClient(ws)));
       ws.once('error', reject);
@@ -169,4 +186,26 @@ export class RawClient {
   close(): void {
     this.ws.terminate();
   }
+}
+
+/** A maker API key for a fresh bot wallet, issued through the real route by the organization's owner. */
+export async function issueMakerKey(
+  app: Express,
+  owner: { wallet: PrivateKeyAccount; token: string },
+  orgId: string,
+  name: string,
+): Promise<{ id: string; secret: string; bot: `0x${string}` }> {
+  const bot = newWallet();
+  const res = await request(app).post('/api/maker/keys').set(bearer(owner.token)).send(await signedKeyAdd(owner.wallet, bot, { organization: orgId, name })).expect(201);
+  return { id: res.body.id, secret: res.body.secret, bot: bot.address };
+}
+
+/** The sum of a metric's values with these labels (all of them when none are given). */
+export async function metricValue(r: Replica, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const m = r.metrics.registry.getSingleMetric(name);
+  if (!m) return 0;
+  const { values } = await m.get();
+  return values
+    .filter((v) => Object.entries(labels).every(([k, want]) => String((v.labels as Record<string, unknown>)[k]) === want))
+    .reduce((sum, v) => sum + v.value, 0);
 }

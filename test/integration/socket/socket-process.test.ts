@@ -1,5 +1,5 @@
 import { rfqStreamTopic, topics } from '../../../shared/events';
-import { hashStreamToken, StreamTokens } from '../../../shared/streams';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { spawnService, type RunningService } from '../../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { disconnect, join, phoenixSocket, publisher, RawClient, waitFor } from './socket-harness';

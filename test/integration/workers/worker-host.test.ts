@@ -1,7 +1,7 @@
 import { QueueEvents } from 'bullmq';
 import { z } from 'zod';
-import { defineJob, type JobSpec } from '../../../shared/jobs';
-import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/redis';
+import { defineJob, type JobSpec } from '../../../shared/platform/queue';
+import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/platform/redis';
 import { checkRegistry, handles } from '../../../workers/job-registry';
 import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';

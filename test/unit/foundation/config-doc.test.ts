@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_KEYS } from '../../../shared/config';
+import { CONFIG_KEYS } from '../../../shared/platform/config';
 
 describe('docs/CONFIGURATION.md', () => {
   const doc = readFileSync(path.resolve(__dirname, '../../../docs/CONFIGURATION.md'), 'utf8');

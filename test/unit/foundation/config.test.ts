@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../../shared/config';
+import { ConfigError, loadConfig } from '../../../shared/platform/config';
 
 describe('config', () => {
   it('gives working developer defaults', () => {
@@ -35,5 +35,36 @@ describe('config', () => {
   it('returns a frozen object', () => {
     const c = loadConfig({});
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  describe('the development JWT secret is only for a loopback bind', () => {
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        return err as ConfigError;
+      }
+      throw new Error(`accepted ${JSON.stringify(env)}`);
+    };
+
+    it.each(['0.0.0.0', '::', '10.1.2.3', '192.168.0.7', 'api.example.com', '[::]'])('HOST=%s without JWT_SECRET is a config error naming JWT_SECRET', (host) => {
+      const err = refused({ HOST: host });
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(err.problems).toEqual([{ key: 'JWT_SECRET', message: expect.stringContaining(`HOST ${host} is not a loopback address`) }]);
+      expect(err.message).toContain('JWT_SECRET:');
+    });
+
+    it.each(['127.0.0.1', '127.0.0.53', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1'])('HOST=%s may use the development secret', (host) => {
+      expect(loadConfig({ HOST: host }).HOST).toBe(host);
+    });
+
+    it('any bind address is fine with a real secret', () => {
+      expect(loadConfig({ HOST: '0.0.0.0', JWT_SECRET: 's'.repeat(32) }).HOST).toBe('0.0.0.0');
+    });
+
+    it('is listed with every other bad key at once', () => {
+      const err = refused({ HOST: '0.0.0.0', PORT: 'eighty' });
+      expect(err.problems.map((p) => p.key).sort()).toEqual(['JWT_SECRET', 'PORT']);
+    });
   });
 });

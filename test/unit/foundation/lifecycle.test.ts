@@ -1,5 +1,5 @@
-import { Lifecycle } from '../../../shared/lifecycle';
-import { createLogger } from '../../../shared/logging';
+import { Lifecycle } from '../../../shared/platform/lifecycle';
+import { createLogger } from '../../../shared/platform/logging';
 
 describe('Lifecycle', () => {
   const logger = createLogger({ level: 'silent' });

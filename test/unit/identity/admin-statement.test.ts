@@ -1,4 +1,4 @@
-import { ValidationError } from '../../../shared/errors';
+import { ValidationError } from '../../../shared/platform/errors';
 import { formatAdminStatement, parseAdminStatement } from '../../../shared/identity';
 
 const admin = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';

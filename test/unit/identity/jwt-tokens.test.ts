@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { ConfigError, loadConfig } from '../../../shared/config';
+import { ConfigError, loadConfig } from '../../../shared/platform/config';
 import { jwtKey, TokenIssuer } from '../../../shared/identity/jwt-tokens';
 
 const address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';

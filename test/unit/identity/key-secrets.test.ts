@@ -1,6 +1,6 @@
 import { hashSecret, KEY_PREFIX, looksLikeKeySecret, parseKeySecret } from '../../../shared/identity';
 import { newKeySecret } from '../../../shared/identity/key-secrets';
-import { secretMatches } from '../../../shared/secrets';
+import { secretMatches } from '../../../shared/platform/secrets';
 
 describe('API key secrets', () => {
   it('carry a kind prefix, the key id and 256 random bits', () => {

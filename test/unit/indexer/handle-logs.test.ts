@@ -1,5 +1,5 @@
 import type { DecodedLog, LogMeta } from '../../../indexer/decode/decode-log';
-import { handleLogs } from '../../../indexer/handlers/handle-logs';
+import { handleLogs } from '../../../indexer/projectors/handle-logs';
 import type { Hex } from '../../../indexer/rpc/rpc';
 
 const PAIR = '0x1111111111111111111111111111111111111111' as Hex;

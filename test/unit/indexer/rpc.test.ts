@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRpc } from '../../../indexer/rpc/rpc';
 import { RangeTooLargeError, RpcRequestRejectedError, RpcUnavailableError } from '../../../indexer/rpc/rpc-errors';
-import { createLogger } from '../../../shared/logging';
+import { createLogger } from '../../../shared/platform/logging';
 
 type Handler = (body: { id: number; method: string; params: unknown[] } | { id: number; method: string }[], res: http.ServerResponse) => void;
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../../shared/errors';
+import { ValidationError } from '../../../shared/platform/errors';
 import { direction, directions, flipPolarity, parseDirections, parsePolarity } from '../../../shared/protocol';
 import { onlyProblem } from './helpers';
 

@@ -1,4 +1,4 @@
-import { ValidationError, type FieldProblem } from '../../../shared/errors';
+import { ValidationError, type FieldProblem } from '../../../shared/platform/errors';
 
 /** The details of the ValidationError `fn` throws; fails the test when it throws nothing or something else. */
 export function problemsOf(fn: () => unknown): FieldProblem[] {

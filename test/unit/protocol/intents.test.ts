@@ -1,4 +1,4 @@
-import { ValidationError } from '../../../shared/errors';
+import { ValidationError } from '../../../shared/platform/errors';
 import { intentToJson, intentToLeg, legToIntent, parseIntents } from '../../../shared/protocol';
 import { EXPIRY, NOW, onlyProblem, OTHER_PAIR, PAIR, problemsOf, rawIntent } from './helpers';
 

@@ -1,5 +1,5 @@
 import * as phoenix from 'phoenix';
-import { decodeBinary, decodeText, encodeMessage, encodeReply, negotiateVsn } from '../../../api/socket/phoenix-codec';
+import { decodeBinary, decodeText, encodeMessage, encodeReply, negotiateVsn } from '../../../socket/phoenix-codec';
 
 // @types/phoenix (1.6) does not declare the Serializer the 1.8 client exports
 const Serializer = (phoenix as unknown as { Serializer: unknown }).Serializer;

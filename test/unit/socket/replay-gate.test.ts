@@ -1,4 +1,4 @@
-import { ReplayGate } from '../../../api/socket/replay-gate';
+import { ReplayGate } from '../../../socket/replay-gate';
 
 describe('ReplayGate', () => {
   it('runs at most `limit` tasks at once, the rest in arrival order, and survives failures', async () => {

@@ -1,5 +1,5 @@
 import { parseTopic, type DeliveredEvent } from '../../../shared/events';
-import { Channel, type ChannelOwner } from '../../../api/socket/socket-channel';
+import { Channel, type ChannelOwner } from '../../../socket/socket-channel';
 
 const ev = (seq: number): DeliveredEvent => ({ seq, event: 'rfq_offer', data: `{"seq":${seq}}`, publishedAt: 0 });
 

@@ -1,5 +1,5 @@
 import { parseTopic, quotesRequestsTopic, rfqMakerTopic, tokenTopicKey, topicRefOf, topics } from '../../../shared/events';
-import { hashStreamToken } from '../../../shared/streams';
+import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 
 const token = 'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWpr';
 const addr = '0x52908400098527886E0F7030069857D2E4169EE7';

@@ -1,0 +1,39 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ApiContext } from '../context';
+import { credentialBuckets } from './caller';
+import { principalOf } from './principal';
+import { consumeAll, createLimiter, ipBucket } from './rate-limit';
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Express routes are case-insensitive and forgive a trailing slash; so does this match. */
+function isQuoteCreate(req: Request): boolean {
+  return req.method === 'POST' && req.path.toLowerCase().replace(/\/+$/, '') === '/quote';
+}
+
+/**
+ * Budgets of every write under /api, mounted once in front of all its routes so a new write
+ * route is covered without remembering to. Quote creation has its own budget; every other
+ * POST/PUT/PATCH/DELETE shares the write budget. The IP is charged first, before the bearer is
+ * resolved, so a flood of forged credentials costs one Redis call each and no database lookup;
+ * then each credential bucket the principal spends from. A refused request reaches no handler.
+ */
+export function writeLimits(ctx: ApiContext): RequestHandler {
+  const c = ctx.config;
+  const quote = {
+    ip: createLimiter(ctx, 'quote-ip', c.QUOTE_RATE_LIMIT_PER_IP, c.QUOTE_RATE_WINDOW_SECONDS),
+    credential: createLimiter(ctx, 'quote-credential', c.QUOTE_RATE_LIMIT_PER_CREDENTIAL, c.QUOTE_RATE_WINDOW_SECONDS),
+  };
+  const write = {
+    ip: createLimiter(ctx, 'write-ip', c.WRITE_RATE_LIMIT_PER_IP, c.WRITE_RATE_WINDOW_SECONDS),
+    credential: createLimiter(ctx, 'write-credential', c.WRITE_RATE_LIMIT_PER_CREDENTIAL, c.WRITE_RATE_WINDOW_SECONDS),
+  };
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    if (!WRITE_METHODS.has(req.method)) return next();
+    const budget = isQuoteCreate(req) ? quote : write;
+    await consumeAll(budget.ip, [ipBucket(req.ip)]);
+    const p = await principalOf(ctx, req);
+    if (p) await consumeAll(budget.credential, credentialBuckets(p));
+    next();
+  };
+}

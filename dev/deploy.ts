@@ -1,0 +1,129 @@
+import {
+  encodeAbiParameters,
+  getAddress,
+  getContractAddress,
+  keccak256,
+  concatHex,
+  type Abi,
+  type Account,
+  type Address,
+  type Hex,
+} from 'viem';
+import { loadArtifact, type ContractName } from '../shared/chain/artifacts';
+import { DEVCHAIN_CHAIN_ID, hardhatAccounts, localPublicClient, localWalletClient } from '../shared/chain/clients';
+
+/** Where the reference contracts live on one chain. */
+export interface DeployedAddresses {
+  mothership: Address;
+  pairFactory: Address;
+  bondVault: Address;
+  weth: Address;
+  usdc: Address;
+  wbtc: Address;
+  meme: Address;
+  /** The WETH / USDC pair with USDC premiums. */
+  pair: Address;
+}
+
+interface TokenSpec {
+  key: 'weth' | 'usdc' | 'wbtc' | 'meme';
+  name: string;
+  symbol: string;
+  decimals: number;
+  /** What one faucet() call mints, in whole tokens. */
+  faucetWhole: bigint;
+  payment: boolean;
+  defaultPremium: boolean;
+  minNotional?: string;
+}
+
+/** The faucet tokens, in deployment order (their addresses follow from it). */
+export const DEV_TOKENS: readonly TokenSpec[] = [
+  { key: 'weth', name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, faucetWhole: 10n, payment: true, defaultPremium: false, minNotional: '10000000000000000' },
+  { key: 'usdc', name: 'USD Coin', symbol: 'USDC', decimals: 6, faucetWhole: 100_000n, payment: true, defaultPremium: true, minNotional: '10000000' },
+  { key: 'wbtc', name: 'Wrapped Bitcoin', symbol: 'WBTC', decimals: 8, faucetWhole: 1n, payment: false, defaultPremium: false },
+  { key: 'meme', name: 'Meme Coin', symbol: 'MEME', decimals: 18, faucetWhole: 1_000_000n, payment: false, defaultPremium: false },
+];
+
+function tokenArgs(t: TokenSpec): readonly [string, string, number, bigint] {
+  return [t.name, t.symbol, t.decimals, t.faucetWhole * 10n ** BigInt(t.decimals)];
+}
+
+function initCode(name: ContractName, args: readonly unknown[]): Hex {
+  const { abi, bytecode } = loadArtifact(name);
+  const ctor = (abi as Abi).find((item) => item.type === 'constructor');
+  if (!ctor || ctor.inputs.length === 0) return bytecode;
+  return concatHex([bytecode, encodeAbiParameters(ctor.inputs, args)]);
+}
+
+function pairSalt(token0: Address, token1: Address, premiumToken: Address): Hex {
+  return keccak256(
+    encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'address' }], [token0, token1, premiumToken]),
+  );
+}
+
+/**
+ * The addresses a deployment from `deployer` starting at nonce 0 produces. Deployment order is
+ * fixed, so a fresh node always gets these, and a restarted devchain can be recognised.
+ */
+export function expectedAddresses(deployer: Address = hardhatAccounts(1)[0].address): DeployedAddresses {
+  const at = (nonce: number) => getContractAddress({ from: deployer, nonce: BigInt(nonce) });
+  const [weth, usdc, wbtc, meme] = [0, 1, 2, 3].map(at);
+  const mothership = at(4);
+  const pairFactory = at(5);
+  const bondVault = at(6);
+  const pair = getContractAddress({
+    opcode: 'CREATE2',
+    from: pairFactory,
+    salt: pairSalt(weth, usdc, usdc),
+    bytecode: initCode('OptionPair', [weth, usdc, usdc, mothership]),
+  });
+  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair };
+}
+
+/**
+ * Deploys the reference contracts and creates the WETH / USDC (premium USDC) pair. `deployer`
+ * must have sent no transaction yet on this chain for the addresses to match expectedAddresses.
+ */
+export async function deployReferenceContracts(opts: {
+  rpcUrl: string;
+  deployer?: Account;
+  chainId?: number;
+}): Promise<DeployedAddresses> {
+  const deployer = opts.deployer ?? hardhatAccounts(1)[0];
+  const publicClient = localPublicClient(opts.rpcUrl, opts.chainId ?? DEVCHAIN_CHAIN_ID);
+  const wallet = localWalletClient(opts.rpcUrl, deployer, opts.chainId ?? DEVCHAIN_CHAIN_ID);
+
+  const deploy = async (name: ContractName, args: readonly unknown[] = []): Promise<Address> => {
+    const hash = await wallet.sendTransaction({ data: initCode(name, args) });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying ${name} failed in ${hash}`);
+    return getAddress(receipt.contractAddress);
+  };
+
+  const tokens: Address[] = [];
+  for (const t of DEV_TOKENS) tokens.push(await deploy('MockERC20', tokenArgs(t)));
+  const [weth, usdc, wbtc, meme] = tokens;
+  const mothership = await deploy('Mothership');
+  const pairFactory = await deploy('PairFactory', [mothership]);
+  const bondVault = await deploy('BondVault');
+
+  const { abi } = loadArtifact('PairFactory');
+  const hash = await wallet.writeContract({ address: pairFactory, abi, functionName: 'createPair', args: [weth, usdc, usdc] });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`createPair failed in ${hash}`);
+  const pair = (await publicClient.readContract({ address: pairFactory, abi, functionName: 'getPair', args: [weth, usdc, usdc] })) as Address;
+  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair: getAddress(pair) };
+}
+
+/**
+ * Whether the chain at `rpcUrl` holds this build of the reference contracts at `addresses`:
+ * the mothership's runtime code must equal the artifact's (it has no immutables), and every
+ * other address must hold code.
+ */
+export async function hasReferenceContracts(rpcUrl: string, addresses: DeployedAddresses, chainId = DEVCHAIN_CHAIN_ID): Promise<boolean> {
+  const client = localPublicClient(rpcUrl, chainId);
+  const codes = await Promise.all(Object.values(addresses).map((address) => client.getCode({ address })));
+  if (codes.some((c) => !c || c === '0x')) return false;
+  return codes[Object.keys(addresses).indexOf('mothership')] === loadArtifact('Mothership').deployedBytecode;
+}

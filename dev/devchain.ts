@@ -1,0 +1,150 @@
+import type { DataSource } from 'typeorm';
+import { isAddress, type Address } from 'viem';
+import type { Config } from '../shared/platform/config';
+import type { Lifecycle } from '../shared/platform/lifecycle';
+import type { Logger } from '../shared/platform/logging';
+import { RegistryService, type NetworkInput } from '../shared/registry';
+import { DEVCHAIN_CHAIN_ID, localPublicClient, probeChainId } from '../shared/chain/clients';
+import { DEV_TOKENS, deployReferenceContracts, expectedAddresses, hasReferenceContracts, type DeployedAddresses } from './deploy';
+import { startHardhatNode } from './hardhat-node';
+
+/** A local chain with the reference contracts deployed. */
+export interface Devchain {
+  rpcUrl: string;
+  chainId: number;
+  addresses: DeployedAddresses;
+  /** True when a node already running on the port was adopted rather than started. */
+  reused: boolean;
+  /** Stops the node if this process started it; a reused node is left running. */
+  stop(): Promise<void>;
+}
+
+/** How long to wait for a sibling process that may be deploying on a node it just started. */
+const ADOPT_WAIT_MS = 15_000;
+
+/**
+ * Brings up the devchain on 127.0.0.1:`port`: adopts a node already answering there when it
+ * holds our contracts, otherwise starts Hardhat, deploys and creates the WETH / USDC pair.
+ * A node on the port without our contracts is an error: deploying onto someone else's chain
+ * would give addresses nobody expects.
+ */
+export async function startDevchain(opts: { port: number; logger?: Logger; adoptWaitMs?: number }): Promise<Devchain> {
+  const rpcUrl = `http://127.0.0.1:${opts.port}`;
+  const expected = expectedAddresses();
+  const chainId = await probeChainId(rpcUrl);
+  if (chainId !== null) {
+    if (chainId !== DEVCHAIN_CHAIN_ID) {
+      throw new Error(`${rpcUrl} answers as chain ${chainId}, not the devchain (${DEVCHAIN_CHAIN_ID}): free the port, set DEVCHAIN_PORT, or set DEVCHAIN=off`);
+    }
+    const deadline = Date.now() + (opts.adoptWaitMs ?? ADOPT_WAIT_MS);
+    while (!(await hasReferenceContracts(rpcUrl, expected))) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `a node answers on ${rpcUrl} but does not hold this build of the reference contracts (mothership expected at ` +
+            `${expected.mothership}): stop that node, set DEVCHAIN_PORT to a free port, or set DEVCHAIN=off`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    opts.logger?.info({ rpcUrl }, 'devchain: adopted the node already running');
+    return { rpcUrl, chainId, addresses: expected, reused: true, stop: async () => undefined };
+  }
+
+  const node = await startHardhatNode({ port: opts.port });
+  try {
+    const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
+    opts.logger?.info({ rpcUrl, pid: node.pid, addresses }, 'devchain: hardhat node started, contracts deployed');
+    return { rpcUrl: node.rpcUrl, chainId: DEVCHAIN_CHAIN_ID, addresses, reused: false, stop: node.stop };
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
+}
+
+/** The registry's contract map of a devchain (keys as GET /api/networks serves them). */
+export function devchainContracts(a: DeployedAddresses): Record<string, Address> {
+  return {
+    mothership: a.mothership,
+    rfq: a.mothership,
+    opshuns_core: a.pair,
+    token0: a.weth,
+    token1: a.usdc,
+    premium_usdc: a.usdc,
+    weth: a.weth,
+    usdc: a.usdc,
+    wbtc: a.wbtc,
+    meme: a.meme,
+    pair_factory: a.pairFactory,
+    bond_vault: a.bondVault,
+  };
+}
+
+/** The network document RegistryService.upsertNetwork takes for a devchain. */
+export function devchainNetwork(rpcUrl: string, a: DeployedAddresses): NetworkInput {
+  return {
+    chain_id: DEVCHAIN_CHAIN_ID,
+    name: 'Hardhat devchain',
+    rpc_urls: [rpcUrl],
+    contracts: devchainContracts(a),
+    enabled: true,
+    // Hardhat mines one block per transaction and never reorgs.
+    confirmations: 0,
+    tokens: DEV_TOKENS.map((t) => ({
+      address: a[t.key],
+      symbol: t.symbol,
+      name: t.name,
+      decimals: t.decimals,
+      payment: t.payment,
+      default_premium: t.defaultPremium,
+      faucet: true,
+      min_notional: t.minNotional,
+    })),
+  };
+}
+
+/** Starts the devchain and writes network 31337 with every address into the registry. */
+export async function startAndRegisterDevchain(deps: { db: DataSource; port: number; logger?: Logger }): Promise<Devchain> {
+  const chain = await startDevchain({ port: deps.port, logger: deps.logger });
+  try {
+    await new RegistryService(deps.db).upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
+  } catch (err) {
+    await chain.stop();
+    throw err;
+  }
+  return chain;
+}
+
+/** Whether the registry's devchain entry points at a node that still has its mothership. */
+async function registeredDevchainAlive(rpcUrls: string[], mothership: string | undefined): Promise<boolean> {
+  const rpcUrl = rpcUrls[0];
+  if (!rpcUrl || !mothership || !isAddress(mothership) || (await probeChainId(rpcUrl)) !== DEVCHAIN_CHAIN_ID) return false;
+  const code = await localPublicClient(rpcUrl).getCode({ address: mothership });
+  return !!code && code !== '0x';
+}
+
+/**
+ * `npm start`'s devchain step (DEVCHAIN=auto): when the registry has no network, or its
+ * devchain (31337) has lost its contracts because the node restarted empty, bring up the
+ * devchain, (re)deploy, re-register, and stop it with the process. Real networks in the
+ * registry, production, or DEVCHAIN=off leave everything alone.
+ */
+export async function ensureDevchain(deps: {
+  config: Pick<Config, 'DEVCHAIN' | 'DEVCHAIN_PORT' | 'NODE_ENV'>;
+  db: DataSource;
+  logger: Logger;
+  lifecycle: Pick<Lifecycle, 'onClose'>;
+}): Promise<Devchain | null> {
+  const { config, logger } = deps;
+  if (config.DEVCHAIN === 'off') return null;
+  const networks = await new RegistryService(deps.db).allNetworks();
+  const dev = networks.find((n) => n.chain_id === DEVCHAIN_CHAIN_ID);
+  if (networks.length > 0 && !dev) return null;
+  if (dev && (await registeredDevchainAlive(dev.rpc_urls, dev.contracts.mothership))) return null;
+  if (config.NODE_ENV === 'production') {
+    logger.warn('devchain: not started in production; configure a network with `npm run ops` or set DEVCHAIN=off');
+    return null;
+  }
+  const chain = await startAndRegisterDevchain({ db: deps.db, port: config.DEVCHAIN_PORT, logger });
+  if (!chain.reused) deps.lifecycle.onClose('devchain', () => chain.stop());
+  return chain;
+}

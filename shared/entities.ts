@@ -1,0 +1,16 @@
+import type { DataSource } from 'typeorm';
+import { createDataSource as createPlatformDataSource, type DataSourceOptions } from './platform/db/data-source';
+import { ApiKeyEntity, OrganizationEntity, OrganizationMemberEntity } from './identity/identity.entities';
+import { NetworkEntity, SettingEntity, TokenEntity } from './registry/registry.entities';
+
+/**
+ * Every TypeORM entity, gathered from the domains that own them (`<domain>/<domain>.entities.ts`).
+ * The platform's data source takes its entity list as an argument so that it imports no domain;
+ * a new entity is added to its domain's file and to this list.
+ */
+export const ALL_ENTITIES: Function[] = [NetworkEntity, TokenEntity, SettingEntity, OrganizationEntity, OrganizationMemberEntity, ApiKeyEntity];
+
+/** The data source every role, test and tool opens: the platform's TypeORM setup with every entity. */
+export function createDataSource(opts: Omit<DataSourceOptions, 'entities'>): DataSource {
+  return createPlatformDataSource({ ...opts, entities: ALL_ENTITIES });
+}

@@ -1,2 +1,0 @@
-export { IdempotencyService, requestHash } from './idempotency.service';
-export type { StoredResponse } from './idempotency.service';

@@ -1,4 +1,0 @@
-export { defineJob } from './job-catalog';
-export type { JobSpec, JobPayload } from './job-catalog';
-export { JobQueue } from './job-queue';
-export { JOBS } from './jobs';

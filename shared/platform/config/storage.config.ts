@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { envBool, envInt, envUrl } from './schema-helpers';
+
+export const storageEnv = {
+  DATABASE_URL: envUrl('postgres://postgres@127.0.0.1:5432/options_rfq', ['postgres:', 'postgresql:']),
+  /** Create the database named in DATABASE_URL when it does not exist. */
+  DATABASE_CREATE_IF_MISSING: envBool(true),
+  DATABASE_POOL_SIZE: envInt(10, 1, 200),
+  /**
+   * Postgres cancels any statement of the pool running longer than this (0 = never). A runaway
+   * query or a lock wait then fails one request instead of holding a pooled connection forever.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: envInt(10_000, 0, 3_600_000),
+  REDIS_URL: envUrl('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+  /** Prefix of every Redis key and BullMQ queue this deployment owns. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'letters, digits and : _ . - only, at most 64')
+    .default('rfq:'),
+  /** Health probes give up after this long. */
+  PROBE_TIMEOUT_MS: envInt(2000, 50, 60000),
+};

@@ -1,0 +1,5 @@
+export { closeDataSource, type DataSourceOptions } from './data-source';
+export { ensureDatabase, databaseName, maintenanceUrl } from './ensure-database';
+export { loadMigrations, MIGRATIONS_DIR } from './migrations';
+export { runMigrationsLocked, MIGRATION_LOCK_NAME } from './migration-lock';
+export type { DataSource, EntityManager } from 'typeorm';

@@ -1,0 +1,2 @@
+export { IdempotencyService } from './idempotency.service';
+export type { StoredResponse } from './idempotency.service';

@@ -1,0 +1,81 @@
+import type { Logger } from '../logging';
+
+type Closer = { name: string; close: () => Promise<void> | void };
+
+/**
+ * The one shutdown path. Every server, worker, pool and watcher registers how to close;
+ * `shutdown()` closes them in reverse order of registration (servers before the pools
+ * they use), each bounded by the shared deadline, and never twice.
+ */
+export class Lifecycle {
+  private readonly closers: Closer[] = [];
+  private closing: Promise<void> | null = null;
+  /** Set by a crash: the process then exits non-zero whatever started the shutdown. */
+  private crashed = false;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly timeoutMs: number,
+  ) {}
+
+  onClose(name: string, close: Closer['close']): void {
+    if (this.closing) throw new Error(`cannot register ${name}: shutdown has begun`);
+    this.closers.push({ name, close });
+  }
+
+  shutdown(reason: string): Promise<void> {
+    if (!this.closing) this.closing = this.run(reason);
+    return this.closing;
+  }
+
+  private async run(reason: string): Promise<void> {
+    const deadline = Date.now() + this.timeoutMs;
+    this.logger.info({ reason, parts: this.closers.length }, 'shutting down');
+    for (const c of [...this.closers].reverse()) {
+      const left = Math.max(1, deadline - Date.now());
+      const started = Date.now();
+      try {
+        await Promise.race([
+          Promise.resolve().then(c.close),
+          new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${left} ms`)), left).unref()),
+        ]);
+        this.logger.info({ part: c.name, ms: Date.now() - started }, 'closed');
+      } catch (err) {
+        this.logger.error({ part: c.name, err }, 'close failed');
+      }
+    }
+  }
+
+  /** SIGTERM/SIGINT drain then exit; a second signal exits at once. */
+  installSignalHandlers(exit: (code: number) => void = (code) => process.exit(code)): void {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (this.closing) {
+        this.logger.warn({ signal }, 'second signal: exiting now');
+        exit(1);
+        return;
+      }
+      void this.shutdown(signal).then(() => exit(this.crashed ? 1 : 0));
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+
+  /**
+   * The crash policy. After an unhandled rejection or an uncaught exception nobody knows what
+   * state the process is in (a half-applied write, a dead timer, a leaked connection), so it
+   * does not carry on: it logs one fatal line with the error's fields, closes everything through
+   * this lifecycle (in-flight requests drain, pools close), and exits 1 for its supervisor to
+   * start a clean process. A crash while already shutting down is logged and changes nothing
+   * but the exit code.
+   */
+  installCrashHandlers(exit: (code: number) => void = (code) => process.exit(code)): void {
+    const crash = (event: 'unhandledRejection' | 'uncaughtException', err: unknown, origin?: string) => {
+      this.crashed = true;
+      const fields = err instanceof Error ? { err } : { reason: String(err) };
+      this.logger.fatal({ event, origin, ...fields }, 'process crash: shutting down');
+      void this.shutdown(event).then(() => exit(1));
+    };
+    process.on('unhandledRejection', (reason) => crash('unhandledRejection', reason));
+    process.on('uncaughtException', (err, origin) => crash('uncaughtException', err, origin));
+  }
+}

@@ -1,0 +1,3 @@
+export * from './primitives';
+export * from './integer-bounds';
+export { parseOrThrow } from './parse';

@@ -1,2 +1,0 @@
-export * from './primitives';
-export { parseOrThrow } from './parse';

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import type { HistoryRead } from '../shared/events';
+import type { JoinCredentials } from './channel-auth';
+import type { Channel } from './socket-channel';
+import type { SocketRuntime } from './socket-runtime';
+
+/** The join payload. Unknown keys are ignored, as Phoenix channels do. */
+export const joinParamsSchema = z.object({
+  last_seq: z.number({ message: 'last_seq must be a non-negative integer' }).int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  token: z.string().min(1).max(4096).optional(),
+  api_key: z.string().min(1).max(1024).optional(),
+});
+export type JoinParams = z.output<typeof joinParamsSchema>;
+
+/** The connection side of a join: how it answers and ends channels. */
+export interface JoinHost {
+  readonly credentials: JoinCredentials;
+  /** Null when this connection may replay history now; else the seconds until its replay budget renews. */
+  replayBudgetWait(): number | null;
+  /** Counts bytes a replay sent against the connection's budget. */
+  spendOnReplay(bytes: number): void;
+  acceptJoin(ch: Channel, response: { seq: number; recovered?: boolean }): void;
+  refuseJoin(ch: Channel, reason: string): void;
+  end(ch: Channel, how: 'close' | 'error', reason: string | null, code: string): void;
+}
+
+/**
+ * Token-named topics are private to one client and exist for it; a join without last_seq
+ * there starts from the beginning, so a taker who joins just after creating a quote misses
+ * no early offer (spec, Events rule 1). Shared topics start live.
+ */
+const REPLAY_FROM_START = new Set(['rfq_stream', 'explore_clob_stream', 'explore_loan_stream']);
+
+/**
+ * authorise -> subscribe -> read history -> reply -> replay -> live. Live events that arrive
+ * from the moment the subscription is confirmed are held by the channel, so nothing published
+ * between the history read and the reply is lost, and what both delivered is sent once.
+ * Every await can see the channel closed (leave, duplicate join, disconnect): it then stops.
+ */
+export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, params: JoinParams): Promise<void> {
+  const kind = ch.parsed.kind;
+  try {
+    const offered = params.token !== undefined || params.api_key !== undefined;
+    const creds = offered ? { token: params.token, api_key: params.api_key } : host.credentials;
+    const grant = await rt.auth.authorize(ch.parsed, creds);
+    if (!ch.isOpen) return;
+    if (!grant.ok) {
+      rt.metrics.joins.inc({ topic_kind: kind, result: 'refused' });
+      host.refuseJoin(ch, grant.reason);
+      return;
+    }
+    ch.expiresAt = grant.expiresAt;
+    ch.keyId = grant.keyId;
+
+    const after = params.last_seq ?? (REPLAY_FROM_START.has(kind) ? 0 : undefined);
+    const wait = after === undefined ? null : host.replayBudgetWait();
+    if (wait !== null) {
+      rt.metrics.joins.inc({ topic_kind: kind, result: 'replay_budget' });
+      const reason = `replay budget of this connection used up: retry in ${wait} s`;
+      // a shared topic can be joined live instead; a token topic always starts from its history
+      host.refuseJoin(ch, REPLAY_FROM_START.has(kind) ? reason : `${reason}, or join without last_seq to start live`);
+      return;
+    }
+    ch.hold();
+    await rt.hub.add(ch);
+    if (!ch.isOpen) return;
+    const read: HistoryRead | { head: number; recovered?: undefined; events: [] } =
+      after === undefined ? { head: await rt.history.head(ch.key), events: [] } : await rt.gate.run(() => rt.history.readSince(ch.key, after));
+    if (!ch.isOpen) return;
+
+    const position = after !== undefined && read.recovered ? after : read.head;
+    host.acceptJoin(ch, read.recovered === undefined ? { seq: position } : { seq: position, recovered: read.recovered });
+    rt.index.add(ch);
+    rt.metrics.joins.inc({ topic_kind: kind, result: 'ok' });
+    if (read.recovered !== undefined) rt.metrics.replays.inc({ result: read.recovered ? 'recovered' : 'not_recovered' });
+    if (read.events.length > 0) {
+      let bytes = 0;
+      for (const ev of read.events) bytes += Buffer.byteLength(ev.data);
+      host.spendOnReplay(bytes);
+      rt.metrics.replayedEvents.inc(read.events.length);
+      rt.metrics.replayedBytes.inc(bytes);
+    }
+    ch.release(position, read.events);
+  } catch (err) {
+    if (!ch.isOpen) return;
+    rt.logger.warn({ err, topic_kind: kind }, 'join failed');
+    rt.metrics.joins.inc({ topic_kind: kind, result: 'failed' });
+    host.refuseJoin(ch, 'temporarily unavailable, retry');
+  }
+}
+
+/**
+ * Live delivery skipped a seq (a message lost while the subscriber reconnected): fetch the
+ * missing events; when history no longer has them, end the channel with phx_error so the
+ * client rejoins with its last_seq and learns `recovered: false`.
+ */
+export function runRepair(rt: SocketRuntime, host: JoinHost, ch: Channel): void {
+  const from = ch.lastSeq;
+  rt.gate
+    .run(() => rt.history.readSince(ch.key, from))
+    .then((read) => {
+      if (!ch.isOpen) return;
+      rt.metrics.replays.inc({ result: read.recovered ? 'repaired' : 'repair_failed' });
+      if (!read.recovered) {
+        host.end(ch, 'error', 'events were lost and are no longer in history: rejoin', 'history_lost');
+        return;
+      }
+      if (read.events.length > 0) rt.metrics.replayedEvents.inc(read.events.length);
+      ch.release(from, read.events);
+    })
+    .catch((err: unknown) => {
+      if (!ch.isOpen) return;
+      rt.logger.warn({ err }, 'gap repair failed');
+      host.end(ch, 'error', 'temporarily unavailable, rejoin', 'unavailable');
+    });
+}

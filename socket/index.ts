@@ -1,0 +1,56 @@
+import type http from 'node:http';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../shared/platform/config';
+import { PubsubRegistrations } from '../shared/events';
+import { IdentityService, KeyRevocations, revocationChannel } from '../shared/identity';
+import type { Lifecycle } from '../shared/platform/lifecycle';
+import type { Logger } from '../shared/platform/logging';
+import type { Metrics } from '../shared/platform/metrics';
+import type { Redis } from '../shared/platform/redis';
+import { StreamTokens } from '../shared/platform/stream-tokens';
+import { WEBSOCKET_PATH } from '../shared/events/socket-paths';
+import { SocketServer } from './socket-server';
+
+export { SocketServer } from './socket-server';
+export { SOCKET_PATH, WEBSOCKET_PATH } from '../shared/events/socket-paths';
+export type { SocketServerDeps } from './socket-server';
+export type { StreamTokenVerifier } from './channel-auth';
+export { socketOnlyApp } from './socket-http';
+
+export interface SocketDeps {
+  config: Config;
+  logger: Logger;
+  db: DataSource;
+  redis: Redis;
+  metrics: Metrics;
+}
+
+/** Builds a socket replica over the process's infrastructure, with the real identity and token services. */
+export function createSocketServer(deps: SocketDeps): SocketServer {
+  const streams = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
+  return new SocketServer({
+    config: deps.config,
+    logger: deps.logger,
+    redis: deps.redis,
+    metrics: deps.metrics,
+    identity: new IdentityService(deps),
+    streams,
+    registrations: new PubsubRegistrations(deps.redis, deps.config),
+    keyRevocations: new KeyRevocations(deps.db),
+    revocations: { keys: revocationChannel(deps.config.REDIS_PREFIX), streamTokens: streams.revocationChannel },
+  });
+}
+
+/**
+ * The socket role: serves `/socket/websocket` on `server` (the API's, or a socket-only one)
+ * and closes before it, so clients get a 1001 close frame rather than a reset.
+ */
+export async function startSocket(deps: SocketDeps & { lifecycle: Lifecycle }, server: http.Server): Promise<SocketServer> {
+  const socket = createSocketServer(deps);
+  await socket.start();
+  socket.attach(server);
+  deps.lifecycle.onClose('socket server', () => socket.close());
+  const addr = server.address();
+  deps.logger.info({ path: WEBSOCKET_PATH, port: typeof addr === 'object' && addr ? addr.port : null }, 'socket attached');
+  return socket;
+}

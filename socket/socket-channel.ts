@@ -1,0 +1,111 @@
+import type { DeliveredEvent, ParsedTopic, TopicKey } from '../shared/events';
+import type { Ref } from './phoenix-codec';
+
+/** What a channel needs from its connection. */
+export interface ChannelOwner {
+  sendEvent(ch: Channel, ev: DeliveredEvent): void;
+  /** Live delivery skipped a seq: fetch the missing events from history. */
+  repair(ch: Channel): void;
+  /** Ends the channel: `close` for good (phx_close), `error` to make the client rejoin (phx_error). */
+  end(ch: Channel, how: 'close' | 'error', reason: string | null, code: string): void;
+}
+
+/**
+ * One joined (or joining) topic on one connection, and the ordering rule of the socket tier:
+ * the client receives seq lastSeq+1, lastSeq+2, ... and nothing twice. While a history read
+ * is running (join with last_seq, or a gap repair) live events are held, then released after
+ * the replayed ones, skipping what the replay already covered.
+ *
+ *   joining --auth ok--> replaying --history read--> live --gap--> replaying --read--> live
+ *      any state --leave / end / disconnect--> closed
+ *
+ * Kept small: thousands of these live in one process.
+ */
+export class Channel {
+  state: 'joining' | 'replaying' | 'live' | 'closed' = 'joining';
+  /** The last seq the client has (or, before the first event, the seq it starts after). */
+  lastSeq = 0;
+  /** Unix ms at which the credential that opened the channel expires; 0 = never. */
+  expiresAt = 0;
+  /** The API key behind the credential, so revoking the key ends the channel. */
+  keyId: string | null = null;
+  /** The join was answered ok (it counts in the joined-channels gauge). */
+  joined = false;
+  private held: DeliveredEvent[] | null = null;
+
+  constructor(
+    readonly owner: ChannelOwner,
+    /** The topic exactly as the client wrote it: every frame echoes it. */
+    readonly topic: string,
+    readonly parsed: ParsedTopic,
+    readonly joinRef: Ref,
+    /** The ref of the phx_join message, which its reply answers. */
+    readonly joinMsgRef: Ref,
+    private readonly maxHeld: number,
+  ) {}
+
+  get key(): TopicKey {
+    return this.parsed.key;
+  }
+
+  get isOpen(): boolean {
+    return this.state !== 'closed';
+  }
+
+  /** From now until `release`, live events are held rather than sent. */
+  hold(): void {
+    this.state = 'replaying';
+    this.held ??= [];
+  }
+
+  /** A live event from Redis. */
+  onLive(ev: DeliveredEvent): void {
+    if (this.held) {
+      if (this.held.length >= this.maxHeld) {
+        this.owner.end(this, 'error', 'too many events while catching up', 'hold_overflow');
+        return;
+      }
+      this.held.push(ev);
+      return;
+    }
+    if (this.state === 'live') this.deliver(ev);
+  }
+
+  /**
+   * The history read is done: the client is at `position`, `replay` holds the events that
+   * follow it. Sends them, then the held live events that come after them.
+   */
+  release(position: number, replay: readonly DeliveredEvent[]): void {
+    if (this.state === 'closed') return;
+    this.lastSeq = position;
+    const queue = this.held ? [...replay, ...this.held] : replay;
+    this.held = null;
+    this.state = 'live';
+    for (let i = 0; i < queue.length; i++) {
+      if (!this.deliver(queue[i])) {
+        // a new gap: deliver() is holding again; keep the rest behind the event that opened it
+        this.held!.push(...queue.slice(i + 1));
+        return;
+      }
+    }
+  }
+
+  close(): void {
+    this.state = 'closed';
+    this.held = null;
+  }
+
+  /** False when `ev` opened a gap (a repair has started and holds it). */
+  private deliver(ev: DeliveredEvent): boolean {
+    if (ev.seq <= this.lastSeq) return true;
+    if (ev.seq !== this.lastSeq + 1) {
+      this.state = 'replaying';
+      this.held = [ev];
+      this.owner.repair(this);
+      return false;
+    }
+    this.lastSeq = ev.seq;
+    this.owner.sendEvent(this, ev);
+    return true;
+  }
+}

@@ -1,0 +1,95 @@
+import { EventKeys, parseLiveMessage, type TopicKey } from '../shared/events';
+import type { Logger } from '../shared/platform/logging';
+import type { Redis } from '../shared/platform/redis';
+import type { Channel } from './socket-channel';
+import type { SocketMetrics } from './socket-metrics';
+
+interface TopicEntry {
+  channels: Set<Channel>;
+  /** Resolves once Redis confirmed the SUBSCRIBE: events published after that reach us. */
+  ready: Promise<void>;
+}
+
+/**
+ * The replica's Redis subscriptions: one per topic someone here has joined, dropped with the
+ * last channel. Commands on the subscriber connection run in order, so a SUBSCRIBE sent after
+ * an UNSUBSCRIBE of the same topic leaves it subscribed.
+ */
+export class TopicHub {
+  private readonly topics = new Map<TopicKey, TopicEntry>();
+  private readonly keys: EventKeys;
+  private connectedOnce = false;
+
+  constructor(
+    private readonly sub: Redis,
+    prefix: string,
+    private readonly metrics: SocketMetrics,
+    private readonly logger: Logger,
+    /** Called after the subscriber reconnected: events published meanwhile were lost live. */
+    private readonly onResubscribed: (channels: Channel[]) => void,
+  ) {
+    this.keys = new EventKeys(prefix);
+    sub.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+    sub.on('ready', () => {
+      if (this.connectedOnce) this.onResubscribed(this.allChannels());
+      this.connectedOnce = true;
+    });
+  }
+
+  /** Starts routing the topic's live events to `ch`; resolves once they are sure to arrive. */
+  add(ch: Channel): Promise<void> {
+    let entry = this.topics.get(ch.key);
+    if (!entry) {
+      const ready = this.sub.subscribe(this.keys.live(ch.key)).then(() => undefined);
+      entry = { channels: new Set(), ready };
+      // a failed SUBSCRIBE must not leave an entry that later joins would trust
+      ready.catch(() => {
+        if (this.topics.get(ch.key) === entry) this.drop(ch.key);
+      });
+      this.topics.set(ch.key, entry);
+      this.metrics.topics.inc();
+    }
+    entry.channels.add(ch);
+    return entry.ready;
+  }
+
+  remove(ch: Channel): void {
+    const entry = this.topics.get(ch.key);
+    if (!entry || !entry.channels.delete(ch) || entry.channels.size > 0) return;
+    this.drop(ch.key);
+  }
+
+  channelsOf(key: TopicKey): Channel[] {
+    return [...(this.topics.get(key)?.channels ?? [])];
+  }
+
+  get size(): number {
+    return this.topics.size;
+  }
+
+  private drop(key: TopicKey): void {
+    this.topics.delete(key);
+    this.metrics.topics.dec();
+    this.sub.unsubscribe(this.keys.live(key)).catch((err: unknown) => this.logger.warn({ err, topic: key }, 'unsubscribe failed'));
+  }
+
+  private dispatch(channel: string, message: string): void {
+    const key = this.keys.topicOfLive(channel);
+    const entry = key && this.topics.get(key);
+    if (!entry) return;
+    const ev = parseLiveMessage(message);
+    if (!ev) {
+      this.logger.warn({ topic: key }, 'dropped an unreadable live message');
+      return;
+    }
+    this.metrics.deliveryLag.observe(Math.max(0, Date.now() - ev.publishedAt) / 1000);
+    for (const ch of entry.channels) ch.onLive(ev);
+    this.metrics.fanout.observe(Math.max(0, Date.now() - ev.publishedAt) / 1000);
+  }
+
+  private allChannels(): Channel[] {
+    const out: Channel[] = [];
+    for (const entry of this.topics.values()) out.push(...entry.channels);
+    return out;
+  }
+}

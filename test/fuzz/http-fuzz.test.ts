@@ -1,0 +1,144 @@
+import http from 'node:http';
+import fc from 'fast-check';
+import { requestsFor, unknownRequests, type FuzzRequest } from './http-requests';
+import { mountedRoutes, routeKey } from './http-routes';
+import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-world';
+
+/**
+ * Property: whatever arrives on any mounted route (valid-shaped, truncated, wrong types, huge
+ * numbers, long or odd unicode strings, duplicate keys, odd content types and encodings, junk
+ * credentials and ids), the service answers below 500, every 4xx carries the error body
+ * {error, code, request_id, details?}, and a 4xx writes nothing: no row in any table, no Redis key
+ * under the test's prefix.
+ */
+
+const RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? 10_000);
+const SEED = process.env.FUZZ_HTTP_SEED === undefined ? Date.now() : Number(process.env.FUZZ_HTTP_SEED);
+
+/** 5xx answers that are designed, not failures: the Dutch flow answers 501 until it exists. */
+const DESIGNED_5XX = new Set(['501 dutch_not_available']);
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+function send(world: FuzzWorld, agent: http.Agent, r: FuzzRequest): Promise<Answer> {
+  const url = new URL(world.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { agent, host: url.hostname, port: url.port, method: r.method, path: r.path, headers: { ...r.headers, ...(r.body ? { 'content-length': String(r.body.length) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(15_000, () => req.destroy(new Error('no answer within 15 s')));
+    req.on('error', reject);
+    req.end(r.body);
+  });
+}
+
+/** Why an answer breaks the contract, or null. */
+function contractBreach(a: Answer): string | null {
+  if (a.status >= 500) {
+    const code = (() => {
+      try {
+        return (JSON.parse(a.text) as { code?: string }).code;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (!DESIGNED_5XX.has(`${a.status} ${code}`)) return `server error ${a.status}: ${a.text.slice(0, 300)}`;
+  }
+  if (a.status < 400) return null;
+  if (!String(a.headers['content-type']).startsWith('application/json')) return `${a.status} is not JSON: ${a.headers['content-type']}`;
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(a.text) as Record<string, unknown>;
+  } catch {
+    return `${a.status} body is not JSON: ${a.text.slice(0, 200)}`;
+  }
+  const extra = Object.keys(body).filter((k) => !['error', 'code', 'details', 'request_id'].includes(k));
+  if (extra.length > 0) return `error body has extra keys ${extra.join(', ')}`;
+  if (typeof body.error !== 'string' || body.error.length === 0) return 'error body without an error text';
+  if (typeof body.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(body.code)) return `error body code ${JSON.stringify(body.code)} is not snake_case`;
+  if (typeof body.request_id !== 'string' || body.request_id !== a.headers['x-request-id']) return 'error body request_id missing or not the X-Request-Id header';
+  if (body.details !== undefined) {
+    const ok = Array.isArray(body.details) && body.details.length > 0 && body.details.every((d) => typeof d?.path === 'string' && typeof d?.message === 'string');
+    if (!ok) return `details ${JSON.stringify(body.details).slice(0, 200)} is not a list of {path, message}`;
+  }
+  return null;
+}
+
+function writeBetween(before: WriteSnapshot, after: WriteSnapshot): string | null {
+  const tables = Object.keys(after.rows).filter((t) => after.rows[t] !== before.rows[t]);
+  const parts = tables.map((t) => `${t} ${before.rows[t]} -> ${after.rows[t]}`);
+  if (after.redisKeys !== before.redisKeys) parts.push(`redis keys ${before.redisKeys} -> ${after.redisKeys}`);
+  return parts.length > 0 ? parts.join(', ') : null;
+}
+
+const show = (r: FuzzRequest) =>
+  `${r.method} ${r.path.slice(0, 300)} headers=${JSON.stringify(r.headers).slice(0, 400)} body=${r.body ? JSON.stringify(r.body.toString('utf8').slice(0, 400)) : '-'}`;
+
+describe('HTTP fuzz: every mounted route', () => {
+  let world: FuzzWorld;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+  beforeAll(async () => {
+    world = await createFuzzWorld();
+  }, 60_000);
+  afterAll(async () => {
+    agent.destroy();
+    await world?.close();
+  });
+
+  it(`answers ${RUNS} generated requests without a 5xx, with the error body on every 4xx, writing nothing for a 4xx`, async () => {
+    const routes = mountedRoutes(world.app);
+    expect(routes.length).toBeGreaterThan(20);
+    const arbitrary = fc.oneof(...routes.map((r) => requestsFor(r, world.material)), unknownRequests(world.material));
+    const perRoute = new Map<string, number>();
+    const routeStatuses = new Map<string, Map<string, number>>();
+    const statuses = new Map<number, number>();
+    let sent = 0;
+    let checked4xx = 0;
+    let baseline = await world.snapshot();
+
+    await fc.assert(
+      fc.asyncProperty(arbitrary, async (r) => {
+        const a = await send(world, agent, r);
+        const after = await world.snapshot();
+        const before = baseline;
+        baseline = after;
+        sent++;
+        perRoute.set(r.route, (perRoute.get(r.route) ?? 0) + 1);
+        statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+        const byCode = routeStatuses.get(r.route) ?? new Map<string, number>();
+        const code = a.status >= 400 ? `${a.status} ${/"code":"([a-z0-9_]+)"/.exec(a.text)?.[1] ?? '?'}` : String(a.status);
+        byCode.set(code, (byCode.get(code) ?? 0) + 1);
+        routeStatuses.set(r.route, byCode);
+        const breach = contractBreach(a);
+        if (breach) throw new Error(`${breach}\n  request: ${show(r)}`);
+        if (a.status >= 400 && a.status < 500) {
+          checked4xx++;
+          const wrote = writeBetween(before, after);
+          if (wrote) throw new Error(`a ${a.status} (${a.text.slice(0, 200)}) wrote: ${wrote}\n  request: ${show(r)}`);
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+
+    const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ');
+    process.stdout.write(`http fuzz: seed ${SEED}, ${sent} requests over ${routes.length} routes, 4xx checked for writes ${checked4xx}; statuses ${summary}\n`);
+    if (process.env.FUZZ_HTTP_VERBOSE) {
+      for (const [route, byCode] of routeStatuses) process.stdout.write(`  ${route}: ${[...byCode].map(([c, n]) => `${c}=${n}`).join(', ')}\n`);
+    }
+    expect(sent).toBeGreaterThanOrEqual(RUNS);
+    // Every mounted route got a fair share of the run.
+    const starved = routes.map(routeKey).filter((k) => (perRoute.get(k) ?? 0) < RUNS / (routes.length + 1) / 4);
+    expect(starved).toEqual([]);
+  }, 180_000);
+});

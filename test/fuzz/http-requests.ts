@@ -1,0 +1,163 @@
+import fc from 'fast-check';
+import { routeKey, type MountedRoute } from './http-routes';
+import type { FuzzMaterial } from './http-world';
+import { headerText, jsonText, junk, mutate, text, urlPart } from './http-values';
+
+/** One generated request, ready for the wire. */
+export interface FuzzRequest {
+  /** The mounted route it was generated for (`POST /api/quote`), or `unknown`. */
+  route: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+/** What to generate for one route beyond the generic: valid-shaped bodies, query keys, path params. */
+interface RouteShape {
+  body?: unknown;
+  query?: Record<string, fc.Arbitrary<string>>;
+  /** Credentials that get past this route's auth, so most requests reach its validation. */
+  auth?: Bearer[];
+}
+
+type Bearer = keyof FuzzMaterial['bearers'];
+
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=utf-16',
+  'application/json; charset=nope',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=zz',
+  'application/merge-patch+json',
+  'garbage',
+];
+
+const ENCODINGS = ['gzip', 'deflate', 'br', 'identity', 'x-nope'];
+
+const signature = `0x${'1b'.repeat(65)}`;
+const statement = 'Service maker admin action\n\nAction: add_member\nAdmin: 0x0\nMember: 0x0\nOrganization: x\nName: bot\nIssued At: 2020-01-01T00:00:00Z';
+
+/** Valid-shaped bodies and known query keys of the routes the service mounts today. */
+function shapes(m: FuzzMaterial): Record<string, RouteShape> {
+  const chainIds = fc.constantFrom('31337', '1', '0', '-1', '2147483647', '2147483648', '3000000000', '9007199254740993', '1e3', '');
+  const signed = { message: statement, signature };
+  return {
+    'POST /api/quote': { body: m.quote },
+    'GET /api/quote/:id': { query: { stream_token: fc.constantFrom(m.streamToken, m.streamToken.slice(1), '') } },
+    'POST /api/quote/:id': { body: m.signed.offer, auth: ['maker_key'] },
+    'POST /api/quote/:id/offer': { body: { buy_override_bps: 10, sell_override_bps: 10 }, auth: ['maker_key', 'maker_admin'] },
+    'GET /api/me': { auth: ['wallet', 'maker_admin'] },
+    'GET /api/maker/keys': { auth: ['maker_admin'] },
+    'GET /api/taker/keys': { auth: ['taker_admin'] },
+    'DELETE /api/taker/keys/:id': { auth: ['taker_admin'] },
+    'POST /api/login': { body: { message: `localhost:3000 wants you to sign in with your Ethereum account:\n${m.addresses[2]}\n\nNonce: abcdefgh12345678`, signature } },
+    'POST /api/maker/keys': { body: m.signed.addMakerKey, auth: ['maker_admin'] },
+    'DELETE /api/maker/keys/:id': { body: m.signed.removeMakerKey, auth: ['maker_admin'] },
+    'PUT /api/maker/organization': { body: { new_admin: m.addresses[2], ...signed }, auth: ['maker_admin'] },
+    'POST /api/taker/keys': { body: { name: 'fuzz key' }, auth: ['taker_admin'] },
+    'POST /api/taker/delegate': { body: m.signed.delegateAsAdmin, auth: ['taker_admin', 'taker_key'] },
+    'POST /api/pubsub/premium': { body: { chain_id: 31337 }, auth: ['maker_admin', 'maker_key'] },
+    'POST /api/pubsub/freemium': { body: { chain_id: 31337 }, auth: ['wallet', 'delegate', 'maker_key'] },
+    'GET /api/indexer/status': { query: { chain_id: chainIds } },
+    'GET /api/indexer/cores': { query: { chain_id: chainIds } },
+    'GET /api/portfolio/:address': { query: { chain_id: chainIds } },
+  };
+}
+
+/** Values for a path parameter: the real ids the world holds, uuids, and junk. */
+function paramValue(route: string, name: string, m: FuzzMaterial): fc.Arbitrary<string> {
+  const real: string[] = [];
+  if (route.includes('/quote/')) real.push(m.quoteId);
+  if (route.includes('/maker/keys/')) real.push(m.spareMakerKeyId);
+  if (route.includes('/taker/keys/')) real.push(m.spareTakerKeyId);
+  if (name === 'address') real.push(...m.addresses, m.addresses[0].toLowerCase(), `0x${'0'.repeat(40)}`);
+  const known = real.length > 0 ? [{ weight: 4, arbitrary: fc.constantFrom(...real) }] : [];
+  return urlPart(fc.oneof(...known, { weight: 2, arbitrary: fc.uuid() }, { weight: 2, arbitrary: text }));
+}
+
+function pathOf(route: MountedRoute, m: FuzzMaterial): fc.Arbitrary<string> {
+  const parts = route.path.split('/');
+  const segs = parts.map((p) => (p.startsWith(':') ? paramValue(route.path, p.slice(1), m) : fc.constant(p)));
+  return fc.tuple(...segs).map((s) => s.join('/'));
+}
+
+function queryOf(shape: RouteShape | undefined): fc.Arbitrary<string> {
+  const known = Object.entries(shape?.query ?? {}).map(([k, v]) => fc.tuple(fc.constant(k), urlPart(v)));
+  const pair = fc.oneof(...known.map((arbitrary) => ({ weight: 4, arbitrary })), { weight: 1, arbitrary: fc.tuple(urlPart(fc.string({ maxLength: 10 })), urlPart(text)) });
+  return fc
+    .oneof({ weight: 2, arbitrary: fc.constant([] as [string, string][]) }, { weight: 3, arbitrary: fc.array(pair, { minLength: 1, maxLength: 4 }) })
+    .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`));
+}
+
+function headersOf(m: FuzzMaterial, hasBody: boolean, preferred: Bearer[] = []): fc.Arbitrary<Record<string, string>> {
+  const tokens = Object.values(m.bearers);
+  const fitting = preferred.length > 0 ? [{ weight: 12, arbitrary: fc.constantFrom(...preferred.map((b) => `Bearer ${m.bearers[b]}`)) }] : [];
+  const auth = fc.oneof(
+    ...fitting,
+    { weight: 3, arbitrary: fc.constant(undefined) },
+    { weight: 5, arbitrary: fc.constantFrom(...tokens).map((t) => `Bearer ${t}`) },
+    { weight: 1, arbitrary: fc.constantFrom(...tokens).map((t) => `bearer  ${t} `) },
+    { weight: 1, arbitrary: fc.constantFrom(...tokens).map((t) => `Bearer ${t.slice(0, -2)}`) },
+    { weight: 2, arbitrary: headerText.map((t) => `Bearer ${t}`) },
+    { weight: 1, arbitrary: headerText },
+  );
+  const sometimes = (v: fc.Arbitrary<string>, absentWeight = 2) => fc.oneof({ weight: absentWeight, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: v });
+  const optional = (v: fc.Arbitrary<string>) => sometimes(v);
+  return fc
+    .record({
+      authorization: auth,
+      'content-type': hasBody ? fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) }) : fc.constant(undefined),
+      'content-encoding': hasBody ? sometimes(fc.constantFrom(...ENCODINGS), 15) : fc.constant(undefined),
+      'x-request-id': optional(headerText),
+      'idempotency-key': optional(fc.oneof(headerText, fc.uuid())),
+      'x-quote-stream-token': optional(fc.oneof(fc.constant(m.streamToken), headerText)),
+      'x-challenge-response': optional(headerText),
+      origin: optional(fc.oneof(fc.constant('http://localhost:3000'), headerText)),
+      'x-forwarded-for': optional(headerText),
+    })
+    .map((h) => Object.fromEntries(Object.entries(h).filter((e): e is [string, string] => e[1] !== undefined)));
+}
+
+function bodyOf(shape: RouteShape | undefined): fc.Arbitrary<Buffer | undefined> {
+  const value = shape?.body !== undefined ? fc.oneof({ weight: 8, arbitrary: mutate(shape.body) }, { weight: 1, arbitrary: junk }) : junk;
+  return fc.oneof(
+    { weight: 20, arbitrary: jsonText(value).map((t) => (t === undefined ? undefined : Buffer.from(t, 'utf8'))) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)) },
+    { weight: 1, arbitrary: fc.constant(Buffer.from(`"${'x'.repeat(300 * 1024)}"`)) },
+  );
+}
+
+function methodsOf(route: MountedRoute): string[] {
+  return route.method === 'all' ? ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] : [route.method.toUpperCase()];
+}
+
+/** Requests for one mounted route: its own method mostly, sometimes one it does not serve. */
+export function requestsFor(route: MountedRoute, m: FuzzMaterial): fc.Arbitrary<FuzzRequest> {
+  const shape = shapes(m)[routeKey(route)];
+  const sendsBody = route.method !== 'get';
+  const method = fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...methodsOf(route)) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS') });
+  return fc
+    .tuple(method, pathOf(route, m), queryOf(shape), fc.boolean())
+    .chain(([verb, path, query, withBody]) => {
+      const hasBody = verb !== 'GET' && verb !== 'OPTIONS' ? sendsBody || withBody : withBody && !sendsBody;
+      return fc.tuple(headersOf(m, hasBody, shape?.auth), hasBody ? bodyOf(shape) : fc.constant(undefined)).map(([headers, body]) => ({
+        route: routeKey(route),
+        method: verb,
+        path: path + query,
+        headers,
+        body,
+      }));
+    });
+}
+
+/** Paths nobody mounted, near the real ones. */
+export function unknownRequests(m: FuzzMaterial): fc.Arbitrary<FuzzRequest> {
+  const path = fc.oneof(
+    fc.array(urlPart(text), { minLength: 1, maxLength: 4 }).map((s) => `/api/${s.join('/')}`),
+    fc.constantFrom('/api', '/api/', '/API/networks', '//api//networks', '/api/networks/x', '/', '/api/quote/', '/socket', '/favicon.ico'),
+  );
+  return fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), path, headersOf(m, false)).map(([method, p, headers]) => ({ route: 'unknown', method, path: p, headers }));
+}

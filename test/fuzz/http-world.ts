@@ -1,0 +1,180 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import request from 'supertest';
+import type { ApiContext } from '../../api/context';
+import { RegistryService } from '../../shared/registry';
+import { networkFile, randomAddress } from '../support/fixtures';
+import { signedOffer } from '../support/offers';
+import { buildApp } from '../support/http';
+import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
+import { createTestEnv, testConfig, type TestEnv } from '../support/test-env';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../support/wallets';
+
+/** Credentials and ids the fuzzer can put in requests, so generated requests get past auth and lookups. */
+export interface FuzzMaterial {
+  /** Bearer tokens by who holds them. */
+  bearers: Record<'maker_admin' | 'wallet' | 'taker_admin' | 'maker_key' | 'taker_key' | 'delegate', string>;
+  quoteId: string;
+  streamToken: string;
+  /** Ids of keys the fuzzer may remove; the keys it authenticates with are not among them. */
+  spareTakerKeyId: string;
+  spareMakerKeyId: string;
+  orgIds: string[];
+  addresses: `0x${string}`[];
+  /** A body POST /api/quote accepts. */
+  quote: Record<string, unknown>;
+  /**
+   * Bodies that pass every check once, signed by the right wallets: mutations of them reach the
+   * deepest checks (signature recovery, statement fields, replays).
+   */
+  signed: {
+    offer: Record<string, unknown>;
+    addMakerKey: Record<string, unknown>;
+    removeMakerKey: Record<string, unknown>;
+    delegateAsAdmin: Record<string, unknown>;
+  };
+}
+
+/** What the fuzz compares around each request: rows per table and this test's Redis keys. */
+export interface WriteSnapshot {
+  rows: Record<string, number>;
+  redisKeys: number;
+}
+
+export interface FuzzWorld {
+  env: TestEnv;
+  app: Express;
+  ctx: ApiContext;
+  baseUrl: string;
+  material: FuzzMaterial;
+  snapshot(): Promise<WriteSnapshot>;
+  close(): Promise<void>;
+}
+
+/**
+ * Redis logical database of the fuzz run: counting this test's keys is a SCAN, and in the shared
+ * database 0 that walks every key of every test running on the machine.
+ */
+const FUZZ_REDIS_DB = 13;
+
+/**
+ * Rate-limit counters count every attempt, refused ones included: that is their job, so a 4xx may
+ * create one. Every other key must stay put.
+ */
+const countsAsWrite = (key: string, prefix: string) => !key.startsWith(`${prefix}rl:`);
+
+export async function createFuzzWorld(): Promise<FuzzWorld> {
+  const redisUrl = new URL(testConfig().REDIS_URL);
+  redisUrl.pathname = `/${FUZZ_REDIS_DB}`;
+  const env = await createTestEnv({
+    REDIS_URL: redisUrl.toString(),
+    // The fuzz is after wrong answers, not rate limits: keep the limits out of its way.
+    LOGIN_RATE_LIMIT: '100000',
+    NONCE_RATE_LIMIT: '100000',
+    EXPLORE_RATE_LIMIT: '1000000',
+    QUOTE_RATE_LIMIT_PER_IP: '10000000',
+    QUOTE_RATE_LIMIT_PER_CREDENTIAL: '10000000',
+    WRITE_RATE_LIMIT_PER_IP: '10000000',
+    WRITE_RATE_LIMIT_PER_CREDENTIAL: '10000000',
+    INDEXER_STATUS_STALE_MS: '3600000',
+  });
+  const { app, ctx } = buildApp(env);
+  await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+  // A healthy indexer, so the indexer routes answer 200 instead of their designed 503.
+  await env.db.query(
+    `INSERT INTO indexer_status (chain_id, state, head, head_timestamp, cursor, cursor_timestamp, rpc_ok, last_synced_at, heartbeat_at)
+     VALUES (31337, 'realtime', 100, 1700000000, 100, 1700000000, true, now(), now())`,
+  );
+
+  const makerAdmin = newWallet();
+  const takerAdmin = newWallet();
+  const wallet = newWallet();
+  const makerOrg = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Fuzz Makers', owner: makerAdmin.address });
+  const takerOrg = await ctx.services.identity.orgs.create({ kind: 'taker', name: 'Fuzz Takers', owner: takerAdmin.address });
+  const [makerToken, takerToken, walletToken] = [await signIn(app, makerAdmin), await signIn(app, takerAdmin), await signIn(app, wallet)];
+
+  const addKey = async (wallet: PrivateKeyAccount, name: string) => {
+    const body = await signedKeyAdd(makerAdmin, wallet, { organization: makerOrg.id, name });
+    return (await request(app).post('/api/maker/keys').set(bearer(makerToken)).send(body).expect(201)).body;
+  };
+  const botWallet = newWallet();
+  const bot = botWallet.address;
+  const makerKey = await addKey(botWallet, 'fuzz bot');
+  const spareWallet = newWallet();
+  const spareBot = spareWallet.address;
+  const spareMakerKey = await addKey(spareWallet, 'spare bot');
+  const nextWallet = newWallet();
+  const takerKey = (await request(app).post('/api/taker/keys').set(bearer(takerToken)).send({ name: 'fuzz' }).expect(201)).body;
+  const spare = (await request(app).post('/api/taker/keys').set(bearer(takerToken)).send({ name: 'spare' }).expect(201)).body;
+  const delegate = (await request(app).post('/api/taker/delegate').set(bearer(takerKey.secret)).send({ address: wallet.address, expires_in: 3600 }).expect(200)).body;
+  const quote = quoteBody(randomAddress(), STRATEGY_ROWS[7].legs);
+  const created = (await request(app).post('/api/quote').send(quote).expect(201)).body;
+  const fixture = networkFile(31337);
+  const offer = await signedOffer(created.quote, botWallet, {
+    mothership: fixture.contracts.mothership as `0x${string}`,
+    premiumToken: fixture.tokens[0].address as `0x${string}`,
+  });
+  const delegateUser = newWallet().address;
+
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const tables: string[] = (
+    await env.db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`)
+  ).map((r: { table_name: string }) => r.table_name);
+  const countSql = `SELECT json_build_object(${tables.map((t) => `'${t}', (SELECT count(*) FROM "${t}")`).join(', ')}) AS rows`;
+  const prefix = env.config.REDIS_PREFIX;
+
+  return {
+    env,
+    app,
+    ctx,
+    baseUrl: `http://127.0.0.1:${port}`,
+    material: {
+      bearers: {
+        maker_admin: makerToken,
+        wallet: walletToken,
+        taker_admin: takerToken,
+        maker_key: makerKey.secret,
+        taker_key: takerKey.secret,
+        delegate: delegate.token,
+      },
+      quoteId: created.quote.id,
+      streamToken: created.stream_token,
+      spareTakerKeyId: spare.id,
+      spareMakerKeyId: spareMakerKey.id,
+      orgIds: [makerOrg.id, takerOrg.id],
+      addresses: [makerAdmin.address, takerAdmin.address, wallet.address, bot],
+      quote,
+      signed: {
+        offer,
+        addMakerKey: await signedKeyAdd(makerAdmin, nextWallet, { organization: makerOrg.id, name: 'next bot' }),
+        removeMakerKey: await signStatement(makerAdmin, { action: 'remove_member', member: spareBot, organization: makerOrg.id, name: 'spare bot' }),
+        delegateAsAdmin: {
+          address: delegateUser,
+          expires_in: 300,
+          ...(await signStatement(takerAdmin, { kind: 'taker', action: 'mint_delegate', member: delegateUser, organization: takerOrg.id, name: 'Fuzz Takers' })),
+        },
+      },
+    },
+    async snapshot() {
+      const [{ rows }] = await env.db.query(countSql);
+      let cursor = '0';
+      let redisKeys = 0;
+      do {
+        const [next, keys] = await env.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        redisKeys += keys.filter((k) => countsAsWrite(k, prefix)).length;
+      } while (cursor !== '0');
+      return { rows, redisKeys };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await env.close();
+    },
+  };
+}

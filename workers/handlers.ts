@@ -1,5 +1,0 @@
-import type { RegisteredJob } from './job-registry';
-import { quoteHandlers } from './quotes/quote.handlers';
-
-/** One handler per catalogued job (see shared/jobs/jobs.ts). */
-export const HANDLERS: RegisteredJob[] = [...quoteHandlers];

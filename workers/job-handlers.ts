@@ -1,0 +1,5 @@
+import type { RegisteredJob } from './job-registry';
+import { quoteHandlers } from './quotes/quote.handlers';
+
+/** One handler per catalogued job (see workers/job-catalog.ts). */
+export const HANDLERS: RegisteredJob[] = [...quoteHandlers];

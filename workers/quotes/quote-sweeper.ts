@@ -1,0 +1,44 @@
+import { IdempotencyService } from '../../shared/platform/idempotency';
+import { QuoteRepository } from '../../shared/quotes';
+import type { WorkerContext } from '../worker-context';
+import { expireQuote } from './quote-expiry';
+
+/** Past its window by this much, an open quote is the sweeper's to expire; younger ones belong to their delayed job. */
+const SWEEP_GRACE_SECONDS = 2;
+const SWEEP_BATCH = 500;
+
+/**
+ * The backstop for lost jobs: announces unannounced quotes and offers, expires open quotes past
+ * their window, publishes results of closed quotes whose publish never happened (a worker killed
+ * between its close and its publish, a fill stored while Redis was down), and forgets
+ * idempotency records past their TTL. Each item stands alone: one
+ * that fails is logged and left for the next sweep, and the rest still get done.
+ */
+export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
+  const work = await new QuoteRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
+  const steps: [step: string, ids: string[], run: (id: string) => Promise<unknown>][] = [
+    ['announce', work.unannounced, (id) => ctx.notifier.announce(id)],
+    ['announce_offer', work.offers, (id) => ctx.notifier.announceOffer(id)],
+    ['expire', work.expired, (id) => expireQuote(ctx, id)],
+    ['publish_result', work.unpublished, (id) => ctx.notifier.publishResult(id)],
+  ];
+  let skipped = 0;
+  for (const [step, ids, run] of steps) {
+    for (const id of ids) {
+      try {
+        await run(id);
+      } catch (err) {
+        skipped++;
+        ctx.logger.warn({ step, id, err: (err as Error).message }, 'sweeper skipped an item that failed; the next sweep tries it again');
+      }
+    }
+  }
+  const n = work.unannounced.length + work.offers.length + work.expired.length + work.unpublished.length;
+  if (n > 0) ctx.logger.warn({ ...work, skipped }, 'sweeper redid lost quote work');
+  try {
+    const forgotten = await new IdempotencyService(ctx.db).purge(ctx.config.IDEMPOTENCY_TTL_HOURS);
+    if (forgotten > 0) ctx.logger.info({ forgotten }, 'idempotency keys past their TTL removed');
+  } catch (err) {
+    ctx.logger.warn({ err: (err as Error).message }, 'idempotency purge failed; the next sweep tries again');
+  }
+}
