@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { ServiceUnavailableError, TooManyRequestsError } from '../../shared/platform/errors';
+import { dependencyOutage, ServiceUnavailableError, TooManyRequestsError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
 
 /** A Redis-backed fixed-window limiter under the deployment's key prefix, shared by every replica. */
@@ -21,7 +21,8 @@ export async function consumeAll(limiter: RateLimiterRedis, keys: string[]): Pro
       await limiter.consume(key);
     } catch (err) {
       if (err instanceof RateLimiterRes) throw new TooManyRequestsError(err.msBeforeNext / 1000);
-      throw new ServiceUnavailableError('rate limiter unavailable', 'rate_limiter_unavailable', 1);
+      // Redis down is told like everywhere else (shared/platform/errors); anything else the store throws fails closed too.
+      throw dependencyOutage(err) ?? new ServiceUnavailableError('rate limiter unavailable', 'rate_limiter_unavailable', 1);
     }
   }
 }

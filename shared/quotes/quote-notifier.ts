@@ -83,5 +83,7 @@ export async function publishQuoteResult(
     deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_result', { ...takerResultView(q) }, once),
     ...makers.map((m) => deps.events.publish(topics.rfqMaker(m), 'rfq_result', forMakers, once)),
   ]);
+  // Only now: a close whose publish never happened (a crash, Redis down) is the sweeper's to redo.
+  await repo.markResultPublished(q.id);
   return true;
 }

@@ -37,9 +37,10 @@ export const offerAnnounceJob = defineJob({
 });
 
 /**
- * Backstop, run on a schedule: announces quotes whose announce job never ran and expires
- * quotes past their window, so a lost job (Redis flushed, enqueue failed after commit) is late,
- * never lost.
+ * Backstop, run on a schedule: announces quotes whose announce job never ran, expires quotes
+ * past their window, and publishes results of closed quotes whose publish never happened, so a
+ * lost job (Redis flushed, enqueue failed after commit, a worker killed between a close and its
+ * publish, a fill stored while Redis was down) is late, never lost.
  */
 export const quotesSweepJob = defineJob({
   name: 'quotes.sweep',

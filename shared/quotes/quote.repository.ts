@@ -118,15 +118,28 @@ export class QuoteRepository {
     await this.ds.query(`UPDATE ${table} SET announced_at = now() WHERE id = $1 AND announced_at IS NULL`, [id]);
   }
 
-  /** Work the sweeper must redo: unannounced quotes and offers, and open quotes past their window. */
-  async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; offers: string[]; expired: string[] }> {
-    const [unannounced, offers, expired] = await Promise.all([
+  /** The result of the quote's latest close has been published. */
+  async markResultPublished(id: string): Promise<void> {
+    await this.ds.query(`UPDATE quotes SET result_published_at = now() WHERE id = $1 AND state <> 'open'`, [id]);
+  }
+
+  /**
+   * Work the sweeper must redo: unannounced quotes and offers, open quotes past their window,
+   * and closed quotes whose result was never published after their latest close.
+   */
+  async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; offers: string[]; expired: string[]; unpublished: string[] }> {
+    const [unannounced, offers, expired, unpublished] = await Promise.all([
       this.ds.query(`SELECT id FROM quotes WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
       this.ds.query(`SELECT id FROM quote_offers WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
       this.ds.query(`SELECT id FROM quotes WHERE state = 'open' AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query(
+        `SELECT id FROM quotes WHERE state <> 'open' AND (result_published_at IS NULL OR result_published_at < closed_at)
+           AND closed_at < now() - make_interval(secs => $1) ORDER BY closed_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
     ]);
     const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
-    return { unannounced: ids(unannounced), offers: ids(offers), expired: ids(expired) };
+    return { unannounced: ids(unannounced), offers: ids(offers), expired: ids(expired), unpublished: ids(unpublished) };
   }
 
   /**

@@ -7,6 +7,9 @@ export interface RunningService {
   child: ChildProcess;
   /** Every JSON log line so far. */
   lines: Record<string, unknown>[];
+  /** What the process wrote to stderr so far (a crash's stack lands here). */
+  stderr(): string;
+  /** The HTTP port, or 0 for a role that serves none (workers, indexer) started with `readyMsg`. */
   port: number;
   url: string;
   /** SIGTERM, then the exit code. */
@@ -15,9 +18,14 @@ export interface RunningService {
 
 /**
  * Starts `bin/main.ts` as a real process with the given environment and waits for the log line
- * that says the HTTP server listens (it reports the port, so PORT=0 works).
+ * that says the HTTP server listens (it reports the port, so PORT=0 works). A role without an
+ * HTTP server passes `readyMsg` instead: the first line with that `msg` means it is up (main
+ * logs `started` once every role it runs has started).
  */
-export async function spawnService(env: Record<string, string>, opts: { timeoutMs?: number; listenMsg?: string } = {}): Promise<RunningService> {
+export async function spawnService(
+  env: Record<string, string>,
+  opts: { timeoutMs?: number; listenMsg?: string; readyMsg?: string } = {},
+): Promise<RunningService> {
   // `node --import tsx` keeps the service in this one process, so a signal (SIGKILL included)
   // reaches it rather than a wrapper that would leave it orphaned.
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
@@ -28,7 +36,9 @@ export async function spawnService(env: Record<string, string>, opts: { timeoutM
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': it comes once stdout is drained too, so `lines` holds the process's last
+  // log lines (a loaded machine can deliver them after 'exit').
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not listen in time; stderr: ${stderr}`)), opts.timeoutMs ?? 60000);
     let buf = '';
@@ -41,7 +51,10 @@ export async function spawnService(env: Record<string, string>, opts: { timeoutM
         try {
           const line = JSON.parse(raw) as Record<string, unknown>;
           lines.push(line);
-          if (line.msg === (opts.listenMsg ?? 'api listening') && typeof line.port === 'number') {
+          if (opts.readyMsg !== undefined && line.msg === opts.readyMsg) {
+            clearTimeout(timer);
+            resolve(typeof line.port === 'number' ? line.port : 0);
+          } else if (opts.readyMsg === undefined && line.msg === (opts.listenMsg ?? 'api listening') && typeof line.port === 'number') {
             clearTimeout(timer);
             resolve(line.port);
           }
@@ -58,6 +71,7 @@ export async function spawnService(env: Record<string, string>, opts: { timeoutM
   return {
     child,
     lines,
+    stderr: () => stderr,
     port,
     url: `http://127.0.0.1:${port}`,
     async stop(signal = 'SIGTERM') {

@@ -9,7 +9,9 @@ const SWEEP_BATCH = 500;
 
 /**
  * The backstop for lost jobs: announces unannounced quotes and offers, expires open quotes past
- * their window, and forgets idempotency records past their TTL. Each item stands alone: one
+ * their window, publishes results of closed quotes whose publish never happened (a worker killed
+ * between its close and its publish, a fill stored while Redis was down), and forgets
+ * idempotency records past their TTL. Each item stands alone: one
  * that fails is logged and left for the next sweep, and the rest still get done.
  */
 export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
@@ -18,6 +20,7 @@ export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
     ['announce', work.unannounced, (id) => ctx.notifier.announce(id)],
     ['announce_offer', work.offers, (id) => ctx.notifier.announceOffer(id)],
     ['expire', work.expired, (id) => expireQuote(ctx, id)],
+    ['publish_result', work.unpublished, (id) => ctx.notifier.publishResult(id)],
   ];
   let skipped = 0;
   for (const [step, ids, run] of steps) {
@@ -30,7 +33,7 @@ export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
       }
     }
   }
-  const n = work.unannounced.length + work.offers.length + work.expired.length;
+  const n = work.unannounced.length + work.offers.length + work.expired.length + work.unpublished.length;
   if (n > 0) ctx.logger.warn({ ...work, skipped }, 'sweeper redid lost quote work');
   try {
     const forgotten = await new IdempotencyService(ctx.db).purge(ctx.config.IDEMPOTENCY_TTL_HOURS);

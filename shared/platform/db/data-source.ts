@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
+import { GuardedPgClient } from './guarded-pg-client';
 import { loadMigrations } from './migrations';
 
 export interface DataSourceOptions {
@@ -28,6 +29,7 @@ export function createDataSource(opts: DataSourceOptions): DataSource {
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
       application_name: opts.applicationName ?? 'options-rfq',
+      Client: GuardedPgClient,
       // Sent as a startup parameter, so it is each session's default: RESET returns to it.
       ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
     },

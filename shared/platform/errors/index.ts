@@ -1,2 +1,3 @@
 export * from './app-error';
 export * from './zod-problems';
+export * from './dependency-errors';

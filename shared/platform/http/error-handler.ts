@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ZodError } from 'zod';
-import { AppError, NotFoundError, PayloadTooLargeError, validationFromZod } from '../errors';
+import { AppError, dependencyOutage, DependencyUnavailableError, NotFoundError, PayloadTooLargeError, validationFromZod } from '../errors';
 
 interface BodyParserError {
   type?: string;
@@ -12,6 +12,8 @@ interface BodyParserError {
 function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (err instanceof ZodError) return validationFromZod(err);
+  const outage = dependencyOutage(err);
+  if (outage) return outage;
   const bp = err as BodyParserError;
   switch (bp?.type) {
     case 'entity.parse.failed':
@@ -54,7 +56,8 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
     res.status(500).json({ error: 'internal error', code: 'internal_error', request_id: req.id });
     return;
   }
-  if (app.status >= 500) req.log.warn({ code: app.code, msg: app.message }, 'service error');
+  if (app instanceof DependencyUnavailableError) req.log.warn({ code: app.code, err: app.cause }, 'dependency unavailable');
+  else if (app.status >= 500) req.log.warn({ code: app.code, msg: app.message }, 'service error');
   for (const [k, v] of Object.entries(app.headers ?? {})) res.setHeader(k, v);
   res.status(app.status).json({
     error: app.message,

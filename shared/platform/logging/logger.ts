@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { serializeError } from './error-serializer';
 
 export type { Logger };
 
@@ -17,14 +18,29 @@ const REDACT = [
   '*.stream_token',
 ];
 
-/** The process logger: JSON lines on stdout, one `role` field per process. */
-export function createLogger(opts: { level: string; name?: string; base?: Record<string, unknown> }): Logger {
-  return pino({
+/**
+ * Any error logged at the top level of a line, whatever its key (`err`, `error`, `cause`...),
+ * goes through the masking serializer; pino's own serializers only know the keys named.
+ */
+function serializeErrors(obj: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(obj)) {
+    if (v instanceof Error) (out ??= { ...obj })[k] = serializeError(v);
+  }
+  return out ?? obj;
+}
+
+/** The process logger: JSON lines on stdout (or `destination`), one `role` field per process. */
+export function createLogger(opts: { level: string; name?: string; base?: Record<string, unknown>; destination?: pino.DestinationStream }): Logger {
+  const options: pino.LoggerOptions = {
     level: opts.level,
     name: opts.name ?? 'options-rfq',
     base: { pid: process.pid, ...opts.base },
     redact: { paths: REDACT, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-  });
+    formatters: { level: (label) => ({ level: label }), log: serializeErrors },
+    serializers: { err: serializeError, error: serializeError },
+  };
+  // Without a destination pino keeps its own synchronous stdout writer, so no line is lost at exit.
+  return opts.destination ? pino(options, opts.destination) : pino(options);
 }

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { ApiClient } from '../../examples/lib';
+import { hardhatAccounts, localPublicClient, localWalletClient } from '../../shared/chain/clients';
+import { devchainNetwork } from '../../dev/devchain';
+import { deployReferenceContracts, type DeployedAddresses } from '../../dev/deploy';
+import { startHardhatNode, type HardhatNode } from '../../dev/hardhat-node';
+import { RegistryService } from '../../shared/registry';
+import { startTcpProxy, type TcpProxy } from '../integration/indexer/tcp-proxy';
+import { freePort } from '../support/chain';
+import { ops } from '../support/ops';
+import { spawnService, type RunningService } from '../support/spawn-service';
+import { createTestEnv, type TestEnv } from '../support/test-env';
+import { FeedRecorder } from './feed-recorder';
+import { startTestRedis, type TestRedis } from './redis-server';
+import { startTcpBalancer, type TcpBalancer } from './tcp-balancer';
+
+export const CHAIN_ID = 31337;
+
+/** The processes of the stack by name; each name is also its Postgres application_name suffix. */
+export type ProcessName = 'api' | 'socket-a' | 'socket-b' | 'workers-a' | 'workers-b' | 'indexer';
+
+const ROLE_OF: Record<ProcessName, { roles: string; ready: { listenMsg: string } | { readyMsg: string } }> = {
+  api: { roles: 'api', ready: { listenMsg: 'api listening' } },
+  'socket-a': { roles: 'socket', ready: { listenMsg: 'socket attached' } },
+  'socket-b': { roles: 'socket', ready: { listenMsg: 'socket attached' } },
+  'workers-a': { roles: 'workers', ready: { readyMsg: 'started' } },
+  'workers-b': { roles: 'workers', ready: { readyMsg: 'started' } },
+  indexer: { roles: 'indexer', ready: { readyMsg: 'started' } },
+};
+export const PROCESS_NAMES = Object.keys(ROLE_OF) as ProcessName[];
+
+/** Prefix of every service session's application_name: what "the service's sessions" are in Postgres. */
+export const APP_NAME_PREFIX = 'faults-';
+
+/**
+ * Settings every process of the stack shares. Timings are shortened so that recovery (sweeper,
+ * indexer retries) happens within a test; nothing else differs from production defaults.
+ */
+function sharedEnv(env: TestEnv, redis: TestRedis, jwtSecret: string): Record<string, string> {
+  return {
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    DEVCHAIN: 'off',
+    MIGRATE_ON_START: 'false',
+    DATABASE_CREATE_IF_MISSING: 'false',
+    DATABASE_POOL_SIZE: '4',
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: env.config.REDIS_PREFIX,
+    JWT_SECRET: jwtSecret,
+    SHUTDOWN_TIMEOUT_MS: '3000',
+    QUOTE_SWEEP_INTERVAL_MS: '500',
+    // The whole load comes from 127.0.0.1: the write limits must not be what the faults measure.
+    QUOTE_RATE_LIMIT_PER_IP: '1000000',
+    QUOTE_RATE_LIMIT_PER_CREDENTIAL: '1000000',
+    WRITE_RATE_LIMIT_PER_IP: '1000000',
+    WRITE_RATE_LIMIT_PER_CREDENTIAL: '1000000',
+    INDEXER_POLL_INTERVAL_MS: '100',
+    INDEXER_HEARTBEAT_MS: '200',
+    INDEXER_RPC_TIMEOUT_MS: '1000',
+    INDEXER_RPC_RETRIES: '1',
+    INDEXER_RPC_BACKOFF_MS: '20',
+    INDEXER_RPC_BACKOFF_MAX_MS: '300',
+    INDEXER_NETWORKS_REFRESH_MS: '1000',
+  };
+}
+
+export interface Stack {
+  env: TestEnv;
+  redis: TestRedis;
+  node: HardhatNode;
+  addresses: DeployedAddresses;
+  /** What the indexer reaches the node through; stopping it refuses the indexer's connections. */
+  rpcProxy: TcpProxy;
+  /** Spreads socket clients over the socket replicas. */
+  balancer: TcpBalancer;
+  procs: Map<ProcessName, RunningService>;
+  api: ApiClient;
+  socketUrl: string;
+  /** The maker organisation's admin wallet, signed in, registered premium, posting offers. */
+  maker: { account: PrivateKeyAccount; token: string };
+  /** Every maker-visible feed: the request feed of three freemium wallets and the maker's own, and the maker's rfq_maker topic. */
+  feeds: { requests: FeedRecorder[]; makerTopic: FeedRecorder };
+  /** Restarts a process (after a kill) under the same name and settings. */
+  respawn(name: ProcessName): Promise<RunningService>;
+  /** The socket replicas' ports, for the balancer. */
+  socketPorts(): number[];
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service as production runs it, one role per process: an API, two socket replicas
+ * behind a balancer, two worker replicas and an indexer, over a private Redis, a fresh
+ * database and a Hardhat node with the reference contracts (reached through a TCP proxy).
+ */
+export async function startStack(): Promise<Stack> {
+  const redis = await startTestRedis();
+  const [env, node] = await Promise.all([createTestEnv({ REDIS_URL: redis.url }), startHardhatNode({ port: await freePort() })]);
+  const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
+  const rpcProxy = await startTcpProxy(node.rpcUrl);
+  await new RegistryService(env.db).upsertNetwork(devchainNetwork(rpcProxy.url, addresses));
+
+  const common = sharedEnv(env, redis, randomBytes(32).toString('hex'));
+  const procs = new Map<ProcessName, RunningService>();
+  const spawnOne = async (name: ProcessName) => {
+    const url = new URL(env.config.DATABASE_URL);
+    url.searchParams.set('application_name', `${APP_NAME_PREFIX}${name}`);
+    const svc = await spawnService({ ...common, ROLES: ROLE_OF[name].roles, DATABASE_URL: url.toString() }, { timeoutMs: 90_000, ...ROLE_OF[name].ready });
+    procs.set(name, svc);
+    return svc;
+  };
+  await Promise.all(PROCESS_NAMES.map(spawnOne));
+  const socketPorts = () => (['socket-a', 'socket-b'] as const).map((n) => procs.get(n)!).filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => p.port);
+  const balancer = await startTcpBalancer(socketPorts());
+  const api = new ApiClient(procs.get('api')!.url);
+  const socketUrl = `ws://127.0.0.1:${balancer.port}/socket`;
+
+  const makerAccount = privateKeyToAccount(generatePrivateKey());
+  const created = await ops(env, 'org:create', '--kind', 'maker', '--name', 'Fault maker', '--owner', makerAccount.address);
+  if (created.code !== 0) throw new Error(`org:create failed: ${created.stderr}`);
+  const makerToken = await api.signIn(makerAccount);
+  await api.call('POST', '/api/pubsub/premium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${makerToken}` });
+  const topic = `quotes:${CHAIN_ID}:requests`;
+  const requests: FeedRecorder[] = [await FeedRecorder.open(socketUrl, topic, { token: makerToken })];
+  for (let i = 0; i < 3; i++) {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const token = await api.signIn(wallet);
+    await api.call('POST', '/api/pubsub/freemium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${token}` });
+    requests.push(await FeedRecorder.open(socketUrl, topic, { token }));
+  }
+  const makerTopic = await FeedRecorder.open(socketUrl, `rfq_maker:${makerAccount.address}`, { token: makerToken });
+
+  return {
+    env,
+    redis,
+    node,
+    addresses,
+    rpcProxy,
+    balancer,
+    procs,
+    api,
+    socketUrl,
+    maker: { account: makerAccount, token: makerToken },
+    feeds: { requests, makerTopic },
+    respawn: spawnOne,
+    socketPorts,
+    async close() {
+      await Promise.allSettled([...requests, makerTopic].map((f) => f.close()));
+      await Promise.allSettled([...procs.values()].map((p) => p.stop('SIGKILL')));
+      await balancer.close();
+      await rpcProxy.close();
+      await node.stop();
+      await env.close();
+      await redis.close();
+    },
+  };
+}
+
+/** A funded Hardhat account that takes quotes and settles them on the node directly (not through the proxy). */
+export function takerWallet(stack: Stack, index: number) {
+  const account = hardhatAccounts(index + 1)[index];
+  return {
+    account,
+    wallet: localWalletClient(stack.node.rpcUrl, account),
+    client: localPublicClient(stack.node.rpcUrl),
+  };
+}

@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../support/chain';
+
+/**
+ * A private `redis-server` for one test file, on its own 127.0.0.1 port, that the test can stop
+ * and start again on the same port: a real outage, not a mocked client.
+ *
+ * It writes an append-only file synced on every write, as a production Redis that BullMQ and the
+ * event log depend on is configured, so a restart keeps queues, seq counters and history; what
+ * the outage itself costs is then what the service does about it.
+ */
+export interface TestRedis {
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM waits for the AOF to be flushed; SIGKILL does not). */
+  stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  /** Starts it again on the same port with the same data directory; resolves once it answers PING. */
+  start(): Promise<void>;
+  /** SIGSTOP: connections stay open and nothing answers, as with a hung server or a partition. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
+  /** Stops it and removes its data directory. */
+  close(): Promise<void>;
+}
+
+export async function startTestRedis(): Promise<TestRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rfq-faults-redis-'));
+  let child: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  const killOnExit = () => {
+    child?.kill('SIGCONT');
+    child?.kill('SIGKILL');
+  };
+  process.on('exit', killOnExit);
+
+  const start = async () => {
+    const c = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir, '--logfile', ''],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    c.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    child = c;
+    exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    await waitForPing(port, c, () => stderr);
+  };
+
+  const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') => {
+    const c = child;
+    child = null;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    c.kill('SIGCONT');
+    c.kill(signal);
+    await exited;
+  };
+
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+    async close() {
+      await stop('SIGKILL');
+      process.removeListener('exit', killOnExit);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** PING over a raw socket until the server answers PONG (not LOADING), or the process dies. */
+async function waitForPing(port: number, child: ChildProcess, stderr: () => string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr()}`);
+    if ((await ping(port)) === '+PONG') return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`redis-server on ${port} did not answer PING: ${stderr()}`);
+}
+
+function ping(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    let buf = '';
+    s.setTimeout(500, () => s.destroy());
+    s.on('connect', () => s.write('PING\r\n'));
+    s.on('data', (d) => {
+      buf += d.toString();
+      if (buf.includes('\r\n')) {
+        s.destroy();
+        resolve(buf.split('\r\n')[0]);
+      }
+    });
+    s.on('error', () => resolve(''));
+    s.on('close', () => resolve(buf.split('\r\n')[0]));
+  });
+}
