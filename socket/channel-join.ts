@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { HistoryRead } from '../shared/events';
-import type { JoinCredentials } from './channel-auth';
+import { authorizeJoin, replaysFromStart, type JoinCredentials } from '../shared/events';
+import type { HistoryRead } from '../shared/platform/events';
 import type { Channel } from './socket-channel';
 import type { SocketRuntime } from './socket-runtime';
 
@@ -25,13 +25,6 @@ export interface JoinHost {
 }
 
 /**
- * Token-named topics are private to one client and exist for it; a join without last_seq
- * there starts from the beginning, so a taker who joins just after creating a quote misses
- * no early offer (spec, Events rule 1). Shared topics start live.
- */
-const REPLAY_FROM_START = new Set(['rfq_stream', 'explore_clob_stream', 'explore_loan_stream']);
-
-/**
  * authorise -> subscribe -> read history -> reply -> replay -> live. Live events that arrive
  * from the moment the subscription is confirmed are held by the channel, so nothing published
  * between the history read and the reply is lost, and what both delivered is sent once.
@@ -42,7 +35,7 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, pa
   try {
     const offered = params.token !== undefined || params.api_key !== undefined;
     const creds = offered ? { token: params.token, api_key: params.api_key } : host.credentials;
-    const grant = await rt.auth.authorize(ch.parsed, creds);
+    const grant = await authorizeJoin(ch.parsed, creds, rt.lookups);
     if (!ch.isOpen) return;
     if (!grant.ok) {
       rt.metrics.joins.inc({ topic_kind: kind, result: 'refused' });
@@ -52,13 +45,15 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, pa
     ch.expiresAt = grant.expiresAt;
     ch.keyId = grant.keyId;
 
-    const after = params.last_seq ?? (REPLAY_FROM_START.has(kind) ? 0 : undefined);
+    // a private topic starts from its first event (the table's replayFromStart), a shared one live
+    const fromStart = replaysFromStart(kind);
+    const after = params.last_seq ?? (fromStart ? 0 : undefined);
     const wait = after === undefined ? null : host.replayBudgetWait();
     if (wait !== null) {
       rt.metrics.joins.inc({ topic_kind: kind, result: 'replay_budget' });
       const reason = `replay budget of this connection used up: retry in ${wait} s`;
       // a shared topic can be joined live instead; a token topic always starts from its history
-      host.refuseJoin(ch, REPLAY_FROM_START.has(kind) ? reason : `${reason}, or join without last_seq to start live`);
+      host.refuseJoin(ch, fromStart ? reason : `${reason}, or join without last_seq to start live`);
       return;
     }
     ch.hold();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { BearerResolver } from '../shared/events';
 import type { Principal } from '../shared/identity';
-import type { BearerResolver } from './channel-auth';
 import type { SocketMetrics } from './socket-metrics';
 
 interface Entry<T> {

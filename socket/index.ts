@@ -1,20 +1,19 @@
 import type http from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../shared/platform/config';
-import { PubsubRegistrations } from '../shared/events';
+import { PubsubRegistrations, WEBSOCKET_PATH } from '../shared/events';
 import { IdentityService, KeyRevocations, revocationChannel } from '../shared/identity';
 import type { Lifecycle } from '../shared/platform/lifecycle';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import type { Redis } from '../shared/platform/redis';
 import { StreamTokens } from '../shared/platform/stream-tokens';
-import { WEBSOCKET_PATH } from '../shared/events/socket-paths';
 import { SocketServer } from './socket-server';
 
 export { SocketServer } from './socket-server';
-export { SOCKET_PATH, WEBSOCKET_PATH } from '../shared/events/socket-paths';
+export { SOCKET_PATH, WEBSOCKET_PATH } from '../shared/events';
 export type { SocketServerDeps } from './socket-server';
-export type { StreamTokenVerifier } from './channel-auth';
+export type { StreamTokenVerifier } from '../shared/events';
 export { socketOnlyApp } from './socket-http';
 
 export interface SocketDeps {

@@ -1,4 +1,5 @@
-import type { DeliveredEvent, ParsedTopic, TopicKey } from '../shared/events';
+import type { ParsedTopic } from '../shared/events';
+import type { DeliveredEvent, TopicKey } from '../shared/platform/events';
 import type { Ref } from './phoenix-codec';
 
 /** What a channel needs from its connection. */

@@ -1,6 +1,6 @@
-import type { EventHistory } from '../shared/events';
+import type { JoinLookups } from '../shared/events';
+import type { EventHistory } from '../shared/platform/events';
 import type { Logger } from '../shared/platform/logging';
-import type { ChannelAuthorizer } from './channel-auth';
 import type { ChannelIndex } from './channel-index';
 import type { ReplayGate } from './replay-gate';
 import type { SocketMetrics } from './socket-metrics';
@@ -24,7 +24,8 @@ export interface SocketRuntime {
   logger: Logger;
   metrics: SocketMetrics;
   hub: TopicHub;
-  auth: ChannelAuthorizer;
+  /** What join rules look up (stream tokens, bearers, registrations); the topic table decides. */
+  lookups: JoinLookups;
   history: EventHistory;
   gate: ReplayGate;
   index: ChannelIndex;

@@ -2,12 +2,12 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../shared/platform/config';
-import { EventHistory, tokenTopicKey, type RevokedAmong } from '../shared/events';
+import { tokenTopicKey, WEBSOCKET_PATH, type BearerResolver, type JoinCredentials, type RegistrationLookup, type RevokedAmong, type StreamTokenVerifier } from '../shared/events';
+import { EventHistory } from '../shared/platform/events';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import { closeRedis, createRedis, type Redis } from '../shared/platform/redis';
 import type { StreamKind } from '../shared/platform/stream-tokens';
-import { ChannelAuthorizer, type BearerResolver, type JoinCredentials, type RegistrationLookup, type StreamTokenVerifier } from './channel-auth';
 import { ChannelIndex } from './channel-index';
 import { clientAddress } from './client-address';
 import { ConnectionLimiter, type ConnectionRefusal } from './connection-limiter';
@@ -20,7 +20,6 @@ import { SocketConnection } from './socket-connection';
 import { SocketMetrics } from './socket-metrics';
 import type { SocketRuntime } from './socket-runtime';
 import { TopicHub } from './topic-hub';
-import { WEBSOCKET_PATH } from '../shared/events/socket-paths';
 
 /** The websocket transport's path; `/socket` is what clients configure (phoenix.js appends `/websocket`). */
 const AUTH_TOKEN_PREFIX = 'base64url.bearer.phx.';
@@ -89,7 +88,7 @@ export class SocketServer {
       logger,
       metrics,
       hub: new TopicHub(this.sub, config.REDIS_PREFIX, metrics, logger, (chs) => this.repairAll(chs)),
-      auth: new ChannelAuthorizer({ streams: deps.streams, identity: this.credentials, registrations: deps.registrations }),
+      lookups: { streams: deps.streams, identity: this.credentials, registrations: deps.registrations },
       history: new EventHistory(deps.redis, config),
       gate: new ReplayGate(config.SOCKET_REPLAY_CONCURRENCY),
       index,

@@ -1,13 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { UnauthorizedError } from '../../shared/platform/errors';
-import { quotesRequestsTopic, rfqMakerTopic, type PubsubTier } from '../../shared/events';
+import { quotesRequestsTopic, rfqMakerTopic, SOCKET_PATH, type PubsubTier } from '../../shared/events';
 import type { Principal } from '../../shared/identity';
 import { chainIdSchema, parseOrThrow } from '../../shared/platform/validation';
 import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
 import { noStore } from '../../shared/platform/http/cache';
-import { SOCKET_PATH } from '../../shared/events';
 
 const registrationSchema = z.object({ chain_id: chainIdSchema });
 

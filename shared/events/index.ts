@@ -1,12 +1,19 @@
+export { TOPIC_TABLE } from './topic-table';
+export type { AnyTopicSpec } from './topic-table';
 export {
+  TOPIC_KINDS,
   LIVE_TOPIC_KINDS,
   PLANNED_TOPIC_KINDS,
-  TOKEN_TOPIC_STREAM_KIND,
+  TOPIC_RULES,
   topics,
+  topicName,
+  topicRef,
   parseTopic,
   topicRefOf,
   tokenTopicKey,
   streamTokenOf,
+  replaysFromStart,
+  authorizeJoin,
   quotesRequestsTopic,
   rfqMakerTopic,
   rfqStreamTopic,
@@ -16,25 +23,13 @@ export {
   marginLenderTopic,
   marginRfqStreamTopic,
 } from './topics';
-export type { TopicKind, LiveTopicKind, PlannedTopicKind, TokenTopicKind, TopicKey, TopicRef, ParsedTopic } from './topics';
-export { TOPIC_EVENT_NAMES } from './event-types';
-export type {
-  JsonValue,
-  EventPayload,
-  EventName,
-  TopicEvents,
-  RfqRequestEvent,
-  RfqOfferEvent,
-  RfqResultEvent,
-  ExploreClobEvent,
-  ExploreLoanEvent,
-  DeliveredEvent,
-} from './event-types';
-export { EventPublisher, MAX_EVENT_PAYLOAD_BYTES } from './event-publisher';
-export type { PublishOptions, PublishResult, EventPublisherConfig } from './event-publisher';
-export { EventHistory } from './event-history';
-export type { HistoryRead, EventHistoryConfig } from './event-history';
-export { EventKeys, parseLiveMessage } from './event-keys';
+export type { TopicKind, LiveTopicKind, PlannedTopicKind, TokenTopicKind, ParsedTopic, NameArgOf, HeldOf, TopicEvents, EventName } from './topics';
+export type { StreamTokenVerifier, BearerResolver, RegistrationLookup, JoinLookups, JoinCredentials, JoinGrant, JoinAttempt, Authorize } from './topic-join';
+export { rfqRequestPayload, rfqOfferPayload, rfqResultPayload, exploreClobPayload, exploreLoanPayload } from './event-payloads';
+export type { PayloadOf, RfqRequestEvent, RfqOfferEvent, RfqResultEvent, ExploreClobEvent, ExploreLoanEvent } from './event-payloads';
+export { EventPublisher } from './event-publisher';
+// What publishers name when they publish; the machinery itself lives in shared/platform/events.
+export type { TopicKey, TopicRef, JsonValue, EventPayload, PublishOptions, PublishResult } from '../platform/events';
 export { PubsubRegistrations, PUBSUB_TIERS, dropKeyRegistrations } from './pubsub-registrations';
 export type { PubsubTier, RevokedAmong } from './pubsub-registrations';
 export { SOCKET_PATH, WEBSOCKET_PATH } from './socket-paths';

@@ -1,7 +1,6 @@
 import { getAddress } from 'viem';
 import type { Config } from '../platform/config';
-import { RedisKeys, type Redis } from '../platform/redis';
-import { LuaScript } from './lua-script';
+import { LuaScript, RedisKeys, type Redis } from '../platform/redis';
 
 export const PUBSUB_TIERS = ['premium', 'freemium'] as const;
 export type PubsubTier = (typeof PUBSUB_TIERS)[number];

@@ -1,145 +1,124 @@
-import { getAddress, isAddress } from 'viem';
-import { hashStreamToken, STREAM_TOKEN_PATTERN, type StreamKind } from '../platform/stream-tokens';
+import type { TopicKey, TopicRef, TopicRules } from '../platform/events';
+import type { StreamKind } from '../platform/stream-tokens';
+import type { PayloadOf } from './event-payloads';
+import type { Authorize, JoinCredentials, JoinGrant, JoinLookups } from './topic-join';
+import { tokenHashOfKey } from './topic-names';
+import { TOPIC_TABLE, type AnyTopicSpec } from './topic-table';
 
 /**
- * Topic names as clients see them (the spec's Events table), and the keys events are stored
- * and routed under. The two differ only for topics named by a stream token: the token is a
- * secret and workers only ever hold its sha-256, so those topics are keyed by the hash.
+ * Everything the roles ask about topics, read from the one table (topic-table.ts): kinds,
+ * name parsing, publishable refs, join authorisation, replay, and the event catalog. Nothing
+ * here names a topic kind.
  */
 
+type Table = typeof TOPIC_TABLE;
+export type TopicKind = keyof Table;
+export type LiveTopicKind = { [K in TopicKind]: Table[K]['status'] extends 'live' ? K : never }[TopicKind];
+export type PlannedTopicKind = Exclude<TopicKind, LiveTopicKind>;
+/** Kinds named by a stream token of some kind: single-use topics keyed by the token's hash. */
+export type TokenTopicKind = { [K in TopicKind]: Table[K]['streamKind'] extends StreamKind ? K : never }[TopicKind];
+
+/** A client-visible topic name parsed: its kind, canonical key and parameter (chain id, address or token). */
+export type ParsedTopic = { [K in TopicKind]: { kind: K } & NonNullable<ReturnType<Table[K]['name']['parse']>> }[TopicKind];
+/** What a client-visible name is made from: a chain id, an address, a raw stream token. */
+export type NameArgOf<K extends TopicKind> = Parameters<Table[K]['name']['format']>[0];
+/** What a publisher holds to address a topic: a chain id, an address, a stream token's sha-256. */
+export type HeldOf<K extends TopicKind> = Parameters<Table[K]['name']['key']>[0];
+
+/** Event name -> payload, per live topic kind. Publishing anything else does not compile. */
+export type TopicEvents = { [K in LiveTopicKind]: { -readonly [E in keyof Table[K]['events']]: PayloadOf<Table[K]['events'][E]> } };
+export type EventName<K extends LiveTopicKind> = keyof TopicEvents[K] & string;
+
+export const TOPIC_KINDS = Object.keys(TOPIC_TABLE) as TopicKind[];
 /** Topic kinds a client may join today. */
-export const LIVE_TOPIC_KINDS = ['quotes_requests', 'rfq_maker', 'rfq_stream', 'explore_clob_stream', 'explore_loan_stream'] as const;
+export const LIVE_TOPIC_KINDS = TOPIC_KINDS.filter((k) => TOPIC_TABLE[k].status === 'live') as LiveTopicKind[];
 /** Topic kinds the spec lists as coming soon: recognised, refused on join. */
-export const PLANNED_TOPIC_KINDS = ['margin_requests', 'margin_lender', 'margin_rfq_stream'] as const;
+export const PLANNED_TOPIC_KINDS = TOPIC_KINDS.filter((k) => TOPIC_TABLE[k].status === 'planned') as PlannedTopicKind[];
 
-export type LiveTopicKind = (typeof LIVE_TOPIC_KINDS)[number];
-export type PlannedTopicKind = (typeof PLANNED_TOPIC_KINDS)[number];
-export type TopicKind = LiveTopicKind | PlannedTopicKind;
-
-/** The stream-token kind a token-named topic is opened by. */
-export const TOKEN_TOPIC_STREAM_KIND = {
-  rfq_stream: 'rfq',
-  explore_clob_stream: 'explore_clob',
-  explore_loan_stream: 'explore_loan',
-} as const satisfies Partial<Record<TopicKind, StreamKind>>;
-export type TokenTopicKind = keyof typeof TOKEN_TOPIC_STREAM_KIND;
-
-/** Where a topic's events are stored and published: never contains a secret. */
-export type TopicKey = string & { readonly __topicKey: unique symbol };
-
-/** A topic that events can be published to: its kind (which fixes its event names) and key. */
-export interface TopicRef<K extends LiveTopicKind = LiveTopicKind> {
-  kind: K;
-  key: TopicKey;
-}
-
-export type ParsedTopic =
-  | { kind: 'quotes_requests' | 'margin_requests'; key: TopicKey; chainId: number }
-  | { kind: 'rfq_maker' | 'margin_lender'; key: TopicKey; address: `0x${string}` }
-  | { kind: TokenTopicKind | 'margin_rfq_stream'; key: TopicKey; token: string };
-
-const asKey = (s: string) => s as TopicKey;
-const HASH = /^[0-9a-f]{64}$/;
-
-// ---- client-visible names (what API responses and docs show) ----
-
-export const quotesRequestsTopic = (chainId: number) => `quotes:${chainId}:requests`;
-/** Addresses appear checksummed, as everywhere in the API; joins accept any case. */
-export const rfqMakerTopic = (address: string) => `rfq_maker:${getAddress(address)}`;
-export const rfqStreamTopic = (token: string) => `rfq_stream:${token}`;
-export const exploreClobStreamTopic = (token: string) => `explore_clob_stream:${token}`;
-export const exploreLoanStreamTopic = (token: string) => `explore_loan_stream:${token}`;
-export const marginRequestsTopic = (chainId: number) => `margin:${chainId}:requests`;
-export const marginLenderTopic = (address: string) => `margin_lender:${getAddress(address)}`;
-export const marginRfqStreamTopic = (token: string) => `margin_rfq_stream:${token}`;
-
-// ---- refs publishers use ----
-
-function requireChainId(chainId: number): number {
-  if (!Number.isSafeInteger(chainId) || chainId < 1) throw new Error(`bad chain id ${chainId}`);
-  return chainId;
-}
-
-function requireHash(tokenHash: string): string {
-  if (!HASH.test(tokenHash)) throw new Error('a stream token hash is 64 lower-case hex digits (hashStreamToken)');
-  return tokenHash;
-}
-
-/**
- * Builders of publishable topics. Token-named topics take the token's hash (what a quote
- * or explore row stores), or the raw token through `topicRefOf(name)`.
- */
-export const topics = {
-  quotesRequests: (chainId: number): TopicRef<'quotes_requests'> => ({
-    kind: 'quotes_requests',
-    key: asKey(quotesRequestsTopic(requireChainId(chainId))),
-  }),
-  rfqMaker: (address: string): TopicRef<'rfq_maker'> => ({ kind: 'rfq_maker', key: asKey(rfqMakerTopic(address)) }),
-  rfqStream: (tokenHash: string): TopicRef<'rfq_stream'> => ({ kind: 'rfq_stream', key: asKey(`rfq_stream:#${requireHash(tokenHash)}`) }),
-  exploreClobStream: (tokenHash: string): TopicRef<'explore_clob_stream'> => ({
-    kind: 'explore_clob_stream',
-    key: asKey(`explore_clob_stream:#${requireHash(tokenHash)}`),
-  }),
-  exploreLoanStream: (tokenHash: string): TopicRef<'explore_loan_stream'> => ({
-    kind: 'explore_loan_stream',
-    key: asKey(`explore_loan_stream:#${requireHash(tokenHash)}`),
-  }),
-};
-
-/** The key of a token-named topic from the token's kind and hash (what revocations announce). */
-export function tokenTopicKey(kind: StreamKind, tokenHash: string): TopicKey {
-  const topicKind = (Object.keys(TOKEN_TOPIC_STREAM_KIND) as TokenTopicKind[]).find((k) => TOKEN_TOPIC_STREAM_KIND[k] === kind);
-  if (!topicKind) throw new Error(`unknown stream kind ${kind}`);
-  return asKey(`${topicKind}:#${requireHash(tokenHash)}`);
-}
-
-/** The stream token a token-named topic belongs to (its kind and hash); null for shared topics. */
-export function streamTokenOf(ref: TopicRef): { kind: StreamKind; hash: string } | null {
-  if (!(ref.kind in TOKEN_TOPIC_STREAM_KIND)) return null;
-  const at = ref.key.indexOf(':#');
-  return at < 0 ? null : { kind: TOKEN_TOPIC_STREAM_KIND[ref.kind as TokenTopicKind], hash: ref.key.slice(at + 2) };
-}
-
-const CHAIN = '([1-9][0-9]{0,15})';
-const PATTERNS: { re: RegExp; build: (m: RegExpExecArray) => ParsedTopic | null }[] = [
-  { re: new RegExp(`^quotes:${CHAIN}:requests$`), build: (m) => chainTopic('quotes_requests', m[1]) },
-  { re: new RegExp(`^margin:${CHAIN}:requests$`), build: (m) => chainTopic('margin_requests', m[1]) },
-  { re: /^rfq_maker:(0x[0-9a-fA-F]{40})$/, build: (m) => addressTopic('rfq_maker', m[1]) },
-  { re: /^margin_lender:(0x[0-9a-fA-F]{40})$/, build: (m) => addressTopic('margin_lender', m[1]) },
-  { re: /^(rfq_stream|explore_clob_stream|explore_loan_stream|margin_rfq_stream):(.+)$/, build: (m) => tokenTopic(m[1] as TokenTopicKind, m[2]) },
-];
-
-function chainTopic(kind: 'quotes_requests' | 'margin_requests', digits: string): ParsedTopic | null {
-  const chainId = Number(digits);
-  if (!Number.isSafeInteger(chainId)) return null;
-  const name = kind === 'quotes_requests' ? quotesRequestsTopic(chainId) : marginRequestsTopic(chainId);
-  return { kind, key: asKey(name), chainId };
-}
-
-function addressTopic(kind: 'rfq_maker' | 'margin_lender', raw: string): ParsedTopic | null {
-  if (!isAddress(raw, { strict: false })) return null;
-  const address = getAddress(raw);
-  return { kind, key: asKey(`${kind}:${address}`), address };
-}
-
-function tokenTopic(kind: TokenTopicKind | 'margin_rfq_stream', token: string): ParsedTopic | null {
-  if (!STREAM_TOKEN_PATTERN.test(token)) return null;
-  return { kind, key: asKey(`${kind}:#${hashStreamToken(token)}`), token };
+function specOf(kind: string): AnyTopicSpec | undefined {
+  return Object.hasOwn(TOPIC_TABLE, kind) ? TOPIC_TABLE[kind as TopicKind] : undefined;
 }
 
 /** A client-visible topic name parsed into its kind, canonical key and parameter; null when it is no topic of ours. */
 export function parseTopic(name: string): ParsedTopic | null {
   if (typeof name !== 'string' || name.length > 255) return null;
-  for (const p of PATTERNS) {
-    const m = p.re.exec(name);
-    if (m) return p.build(m);
+  for (const kind of TOPIC_KINDS) {
+    const parsed = TOPIC_TABLE[kind].name.parse(name);
+    if (parsed) return { kind, ...parsed } as ParsedTopic;
   }
   return null;
 }
 
+/** The client-visible name of a topic (what API responses and docs show). */
+export function topicName<K extends TopicKind>(kind: K, arg: NameArgOf<K>): string {
+  return TOPIC_TABLE[kind].name.format(arg as never);
+}
+
+/** A publishable ref from what a publisher holds; token topics take the token's sha-256 (hashStreamToken). */
+export function topicRef<K extends LiveTopicKind>(kind: K, held: HeldOf<K>): TopicRef<K> {
+  return { kind, key: TOPIC_TABLE[kind].name.key(held as never) };
+}
+
 /** A publishable ref from a client-visible name (raw tokens are hashed); null for unknown or planned topics. */
-export function topicRefOf(name: string): TopicRef | null {
+export function topicRefOf(name: string): TopicRef<LiveTopicKind> | null {
   const t = parseTopic(name);
-  if (!t || !(LIVE_TOPIC_KINDS as readonly string[]).includes(t.kind)) return null;
+  if (!t || TOPIC_TABLE[t.kind].status !== 'live') return null;
   return { kind: t.kind as LiveTopicKind, key: t.key };
 }
+
+type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
+const camelCase = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * `topics.<kind in camelCase>(held)`: a builder of publishable refs per live kind, made from
+ * the table, so a new kind has its builder without another line (`topics.rfqStream(tokenHash)`).
+ */
+export const topics = Object.fromEntries(LIVE_TOPIC_KINDS.map((kind) => [camelCase(kind), (held: never) => topicRef(kind, held)])) as {
+  [K in LiveTopicKind as CamelCase<K>]: (held: HeldOf<K>) => TopicRef<K>;
+};
+
+/** The key of a token-named topic from the token's kind and hash (what revocations announce). */
+export function tokenTopicKey(kind: StreamKind, tokenHash: string): TopicKey {
+  const topicKind = TOPIC_KINDS.find((k) => TOPIC_TABLE[k].streamKind === kind);
+  if (!topicKind) throw new Error(`unknown stream kind ${kind}`);
+  return TOPIC_TABLE[topicKind].name.key(tokenHash as never);
+}
+
+/** The stream token a token-named topic belongs to (its kind and hash); null for shared topics. */
+export function streamTokenOf(ref: TopicRef): { kind: StreamKind; hash: string } | null {
+  const streamKind = specOf(ref.kind)?.streamKind;
+  const hash = streamKind ? tokenHashOfKey(ref.key) : null;
+  return streamKind && hash ? { kind: streamKind, hash } : null;
+}
+
+/** What the publishing infrastructure (shared/platform/events) asks of our topics. */
+export const TOPIC_RULES: TopicRules = {
+  carries: (kind, event) => {
+    const spec = specOf(kind);
+    return spec?.status === 'live' && Object.hasOwn(spec.events, event);
+  },
+  streamTokenOf,
+};
+
+/** A join without `last_seq` starts from the topic's first event rather than live. */
+export function replaysFromStart(kind: TopicKind): boolean {
+  return TOPIC_TABLE[kind].replayFromStart;
+}
+
+/** Runs the topic's own join rule with the lookups the socket tier provides. */
+export function authorizeJoin(topic: ParsedTopic, credentials: JoinCredentials, lookups: JoinLookups): Promise<JoinGrant> {
+  const spec: AnyTopicSpec = TOPIC_TABLE[topic.kind];
+  // `satisfies` in the table makes each entry's rule take its own name's parameter, which `topic` carries
+  const authorize = spec.authorize as Authorize<ParsedTopic>;
+  return authorize({ topic, credentials, streamKind: spec.streamKind }, lookups);
+}
+
+// Client-visible names of the topics the API and docs name today; any kind has `topicName(kind, arg)`.
+export const quotesRequestsTopic = (chainId: number) => topicName('quotes_requests', chainId);
+export const rfqMakerTopic = (address: string) => topicName('rfq_maker', address);
+export const rfqStreamTopic = (token: string) => topicName('rfq_stream', token);
+export const exploreClobStreamTopic = (token: string) => topicName('explore_clob_stream', token);
+export const exploreLoanStreamTopic = (token: string) => topicName('explore_loan_stream', token);
+export const marginRequestsTopic = (chainId: number) => topicName('margin_requests', chainId);
+export const marginLenderTopic = (address: string) => topicName('margin_lender', address);
+export const marginRfqStreamTopic = (token: string) => topicName('margin_rfq_stream', token);

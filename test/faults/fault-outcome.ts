@@ -1,4 +1,5 @@
-import { EventHistory, topics } from '../../shared/events';
+import { topics } from '../../shared/events';
+import { EventHistory } from '../../shared/platform/events';
 import { hashStreamToken } from '../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity } from '../support/events';
 import type { FeedRecorder } from './feed-recorder';

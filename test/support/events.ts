@@ -1,4 +1,5 @@
-import { EventHistory, type TopicRef } from '../../shared/events';
+import type { TopicRef } from '../../shared/events';
+import { EventHistory } from '../../shared/platform/events';
 import type { TestEnv } from './test-env';
 
 export interface SeenEvent {

@@ -1,10 +1,11 @@
-import { EventHistory, EventKeys, EventPublisher, parseLiveMessage, PubsubRegistrations, topics, type TopicRef } from '../../../shared/events';
+import { EventPublisher, PubsubRegistrations, topics, type TopicRef } from '../../../shared/events';
+import { EventHistory, EventKeys, parseLiveMessage, TopicEventPublisher, type TopicKey, type TopicRules } from '../../../shared/platform/events';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { randomAddress } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { waitForAsync } from './socket-harness';
 
-describe('shared/events and stream tokens on Redis', () => {
+describe('the event log, stream tokens and registrations on Redis', () => {
   let env: TestEnv;
   let pub: EventPublisher;
   let history: EventHistory;
@@ -83,6 +84,25 @@ describe('shared/events and stream tokens on Redis', () => {
     await expect(pub.publish(topic, 'rfq_offer', { quote_id: 'x'.repeat(300 * 1024) })).rejects.toThrow(/larger than/);
     await expect(pub.publish(topic, 'rfq_offer', { quote_id: 'q' }, { idempotencyKey: 'has space' })).rejects.toThrow(/idempotencyKey/);
     expect(await history.head(topic.key)).toBe(0);
+  });
+
+  it('serves any topic table: the platform publisher asks its rules, not ours', async () => {
+    type Catalog = { ping: { pong: { n: number } } };
+    const asked: string[] = [];
+    const rules: TopicRules = {
+      carries: (kind, event) => {
+        asked.push(`${kind}/${event}`);
+        return kind === 'ping' && event === 'pong';
+      },
+      streamTokenOf: () => null,
+    };
+    const foreign = new TopicEventPublisher<Catalog>({ redis: env.redis, config: env.config, rules });
+    const topic = { kind: 'ping' as const, key: `ping:${++n}` as TopicKey };
+    expect(await foreign.publish(topic, 'pong', { n: 1 })).toEqual({ seq: 1, duplicate: false });
+    await expect(foreign.publish(topic, 'ping' as never, { n: 2 } as never)).rejects.toThrow(/does not belong on a ping topic/);
+    expect(asked).toEqual(['ping/pong', 'ping/ping']);
+    expect((await history.readSince(topic.key, 0)).events.map((e) => JSON.parse(e.data))).toEqual([{ seq: 1, n: 1 }]);
+    expect(await env.redis.pttl(keys.seq(topic.key))).toBeGreaterThan(6 * 86400 * 1000);
   });
 
   describe('how long a topic keeps its seq and history', () => {

@@ -2,7 +2,17 @@ import type { Socket } from 'phoenix';
 import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
-import { exploreClobStreamTopic, marginRequestsTopic, quotesRequestsTopic, rfqMakerTopic, rfqStreamTopic, topics } from '../../../shared/events';
+import {
+  exploreClobStreamTopic,
+  LIVE_TOPIC_KINDS,
+  marginRequestsTopic,
+  quotesRequestsTopic,
+  rfqMakerTopic,
+  rfqStreamTopic,
+  TOPIC_TABLE,
+  topicName,
+  topics,
+} from '../../../shared/events';
 import { RegistryService } from '../../../shared/registry';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { networkFile } from '../../support/fixtures';
@@ -188,6 +198,21 @@ describe('socket tier: who may join what', () => {
       expect((await join(s, exploreClobStreamTopic(clob))).reply.status).toBe('ok');
       expect(await refusal(s, rfqStreamTopic(clob))).toBe('invalid or expired stream token');
       expect(await refusal(s, rfqStreamTopic('A'.repeat(43)))).toBe('invalid or expired stream token');
+    });
+
+    it('admit every token topic of the table by a token of its own stream kind only', async () => {
+      const s = client();
+      const tokenTopics = LIVE_TOPIC_KINDS.flatMap((kind) => {
+        const streamKind = TOPIC_TABLE[kind].streamKind;
+        return streamKind ? [{ kind, streamKind }] : [];
+      });
+      expect(tokenTopics.length).toBeGreaterThan(0);
+      for (const { kind, streamKind } of tokenTopics) {
+        const own = await tokens.mint(streamKind, 60, {});
+        const foreign = await tokens.mint(streamKind === 'rfq' ? 'explore_loan' : 'rfq', 60, {});
+        expect([kind, (await join(s, topicName(kind, own as never))).reply.status]).toEqual([kind, 'ok']);
+        expect([kind, await refusal(s, topicName(kind, foreign as never))]).toEqual([kind, 'invalid or expired stream token']);
+      }
     });
 
     it('refuses the coming-soon margin topics', async () => {

@@ -1,6 +1,7 @@
 import type { Socket } from 'phoenix';
 import type { Redis } from '../../../shared/platform/redis';
-import { EventHistory, rfqStreamTopic, topics, type TopicRef } from '../../../shared/events';
+import { LIVE_TOPIC_KINDS, rfqStreamTopic, TOPIC_TABLE, topicName, topicRef, topics, type TopicRef } from '../../../shared/events';
+import { EventHistory } from '../../../shared/platform/events';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { disconnect, join, phoenixSocket, publisher, sleep, startReplica, waitFor, waitForAsync, type Joined, type Replica } from './socket-harness';
@@ -79,6 +80,26 @@ describe('socket tier: ordered, replayable delivery', () => {
     expect(j.reply.response).toEqual({ seq: 0, recovered: true });
     await waitFor(() => j.events.length === 3);
     expect(seqs(j)).toEqual([1, 2, 3]);
+  });
+
+  it('every kind the table marks replayFromStart replays from its first event when joined without last_seq', async () => {
+    const fromStart = LIVE_TOPIC_KINDS.filter((k) => TOPIC_TABLE[k].replayFromStart);
+    expect(fromStart.length).toBeGreaterThan(0);
+    const tokens = new StreamTokens(env.redis, env.config.REDIS_PREFIX);
+    for (const kind of fromStart) {
+      const { streamKind, events } = TOPIC_TABLE[kind];
+      // joining a shared topic takes a credential this test does not set up: extend it with the first such kind
+      if (!streamKind) throw new Error(`${kind} replays from its start but is not token-named`);
+      const token = await tokens.mint(streamKind, 600, {});
+      const event = Object.keys(events)[0];
+      const ref = topicRef(kind, hashStreamToken(token) as never);
+      // one payload that every schema of the table accepts: the test reaches every kind, not one's shape
+      for (let i = 0; i < 2; i++) await publisher(env).publish(ref, event as never, { quote_id: 'q', chain_id: 1, clob: '0x1', i } as never);
+      const j = await join(client(a), topicName(kind, token as never));
+      expect([kind, j.reply.response]).toEqual([kind, { seq: 0, recovered: true }]);
+      await waitFor(() => j.events.length === 2, 5000, `${kind} to replay`);
+      expect([kind, seqs(j)]).toEqual([kind, [1, 2]]);
+    }
   });
 
   it('says recovered: false, with the head seq, when last_seq is ahead of the topic', async () => {

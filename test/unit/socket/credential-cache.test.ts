@@ -1,5 +1,5 @@
 import { CredentialCache } from '../../../socket/credential-cache';
-import type { BearerResolver } from '../../../socket/channel-auth';
+import type { BearerResolver } from '../../../shared/events';
 import { SocketMetrics } from '../../../socket/socket-metrics';
 import type { Principal } from '../../../shared/identity';
 import { Metrics } from '../../../shared/platform/metrics';

@@ -1,4 +1,5 @@
-import { parseTopic, type DeliveredEvent } from '../../../shared/events';
+import { parseTopic } from '../../../shared/events';
+import type { DeliveredEvent } from '../../../shared/platform/events';
 import { Channel, type ChannelOwner } from '../../../socket/socket-channel';
 
 const ev = (seq: number): DeliveredEvent => ({ seq, event: 'rfq_offer', data: `{"seq":${seq}}`, publishedAt: 0 });

@@ -1,6 +1,5 @@
-import { RedisKeys } from '../platform/redis';
-import type { DeliveredEvent } from './event-types';
-import type { TopicKey } from './topics';
+import { RedisKeys } from '../redis';
+import type { DeliveredEvent, TopicKey } from './event-types';
 
 /**
  * Where a topic lives in Redis, under the deployment prefix:

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from '../platform/redis';
+import type { Redis } from './redis';
 
 type Arg = string | number;
 

@@ -1,9 +1,7 @@
-import type { Config } from '../platform/config';
-import type { Redis } from '../platform/redis';
+import type { Config } from '../config';
+import { LuaScript, type Redis } from '../redis';
 import { EventKeys } from './event-keys';
-import type { DeliveredEvent } from './event-types';
-import { LuaScript } from './lua-script';
-import type { TopicKey } from './topics';
+import type { DeliveredEvent, TopicKey } from './event-types';
 
 /**
  * The head seq and the entries after `after`, read in one step so that the entries reach

@@ -1,0 +1,144 @@
+import type { Config } from '../config';
+import type { Metrics } from '../metrics';
+import { LuaScript, type Redis } from '../redis';
+import { StreamTokens } from '../stream-tokens';
+import { EventKeys } from './event-keys';
+import type { EventCatalog, TopicRef, TopicRules } from './event-types';
+
+/**
+ * One script so that a seq is never handed out without its history entry and its live message:
+ * a reader that sees seq n in the counter finds entries up to n in the log, and every replica
+ * subscribed when the script ran receives message n, in seq order.
+ * A token-named topic is single-use: nobody can join it once its stream token lapses, so its
+ * keys live no longer than the token's remaining life plus a grace (read from the token's own
+ * key here, in the same step) instead of the shared topics' days.
+ * KEYS: seq, log, once, stream token (token topics; else any key, unread).
+ * ARGV: live channel, event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once, token grace ms ('' = shared topic).
+ */
+const PUBLISH = new LuaScript(
+  `
+if ARGV[7] == '1' then
+  local prior = redis.call('GET', KEYS[3])
+  if prior then return {tonumber(prior), 1} end
+end
+local logTtl = tonumber(ARGV[5])
+local seqTtl = tonumber(ARGV[6])
+if ARGV[8] ~= '' then
+  local left = redis.call('PTTL', KEYS[4])
+  -- -1: a token without expiry (never minted so); -2: gone, only the grace is left
+  if left ~= -1 then
+    if left < 0 then left = 0 end
+    local life = left + tonumber(ARGV[8])
+    if life < seqTtl then seqTtl = life end
+    if life < logTtl then logTtl = life end
+  end
+end
+local seq = redis.call('INCR', KEYS[1])
+-- the counter can only fall behind the log if someone deleted it: never reuse a seq
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+if #last > 0 then
+  local lastSeq = tonumber(string.match(last[1][1], '^(%d+)'))
+  if lastSeq >= seq then
+    seq = lastSeq + 1
+    redis.call('SET', KEYS[1], string.format('%d', seq))
+  end
+end
+local now = redis.call('TIME')
+local ms = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+local s = string.format('%d', seq)
+local data
+if ARGV[3] == '{}' then data = '{"seq":' .. s .. '}' else data = '{"seq":' .. s .. ',' .. string.sub(ARGV[3], 2) end
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[4], s .. '-0', 'e', ARGV[2], 'd', data, 't', ms)
+redis.call('PEXPIRE', KEYS[2], string.format('%d', logTtl))
+redis.call('PEXPIRE', KEYS[1], string.format('%d', seqTtl))
+if ARGV[7] == '1' then redis.call('SET', KEYS[3], s, 'PX', string.format('%d', logTtl)) end
+redis.call('PUBLISH', ARGV[1], s .. '\\t' .. ARGV[2] .. '\\t' .. ms .. '\\t' .. data)
+return {seq, 0}
+`,
+  4,
+);
+
+/** Largest payload a topic carries: a client's frame limit is not ours to exceed. */
+export const MAX_EVENT_PAYLOAD_BYTES = 256 * 1024;
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9:_.-]{1,128}$/;
+
+export interface PublishOptions {
+  /**
+   * Same key on the same topic within the history window = the same event: a retried job
+   * publishes nothing twice and gets the first seq back.
+   */
+  idempotencyKey?: string;
+}
+
+export interface PublishResult {
+  seq: number;
+  /** True when the idempotency key had already been published; nothing was sent. */
+  duplicate: boolean;
+}
+
+export type EventPublisherConfig = Pick<
+  Config,
+  'REDIS_PREFIX' | 'SOCKET_HISTORY_MAX_EVENTS' | 'SOCKET_HISTORY_MAX_AGE_SECONDS' | 'SOCKET_SEQ_TTL_SECONDS' | 'SOCKET_TOKEN_TOPIC_GRACE_SECONDS'
+>;
+
+export interface TopicEventPublisherDeps {
+  redis: Redis;
+  config: EventPublisherConfig;
+  metrics?: Metrics;
+  /** The topic table's answers: which events a kind carries, which topics a stream token names. */
+  rules: TopicRules;
+}
+
+/**
+ * Sends events to the topics of catalog `C`: workers and the indexer publish, socket replicas
+ * deliver. Each topic's events get seq 1, 2, 3...; the recent ones stay in a Redis Stream for
+ * replay, and every replica gets them live over Redis pub/sub. Knows no topic itself: what it
+ * must know about one is asked through `TopicRules`, so any topic table can use it.
+ */
+export class TopicEventPublisher<C extends EventCatalog> {
+  private readonly keys: EventKeys;
+  private readonly tokens: StreamTokens;
+  private readonly logTtlMs: number;
+  private readonly seqTtlMs: number;
+
+  constructor(private readonly deps: TopicEventPublisherDeps) {
+    this.keys = new EventKeys(deps.config.REDIS_PREFIX);
+    this.tokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
+    this.logTtlMs = deps.config.SOCKET_HISTORY_MAX_AGE_SECONDS * 1000;
+    this.seqTtlMs = Math.max(deps.config.SOCKET_SEQ_TTL_SECONDS * 1000, this.logTtlMs);
+  }
+
+  async publish<K extends keyof C & string, E extends keyof C[K] & string>(
+    topic: TopicRef<K>,
+    event: E,
+    payload: C[K][E],
+    opts: PublishOptions = {},
+  ): Promise<PublishResult> {
+    if (!this.deps.rules.carries(topic.kind, event)) throw new Error(`event ${event} does not belong on a ${topic.kind} topic`);
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('an event payload is a JSON object');
+    if (Object.prototype.hasOwnProperty.call(payload, 'seq')) throw new Error('an event payload must not carry seq: the socket tier assigns it');
+    const json = JSON.stringify(payload);
+    if (Buffer.byteLength(json) > MAX_EVENT_PAYLOAD_BYTES) throw new Error(`event payload larger than ${MAX_EVENT_PAYLOAD_BYTES} bytes`);
+    const once = opts.idempotencyKey;
+    if (once !== undefined && !IDEMPOTENCY_KEY.test(once)) throw new Error('idempotencyKey: 1-128 of A-Z a-z 0-9 : _ . -');
+
+    const token = this.deps.rules.streamTokenOf(topic);
+    const seqKey = this.keys.seq(topic.key);
+    const keys = [seqKey, this.keys.log(topic.key), this.keys.once(topic.key, once ?? '-'), token ? this.tokens.key(token.kind, token.hash) : seqKey];
+    const args = [
+      this.keys.live(topic.key),
+      event,
+      json,
+      this.deps.config.SOCKET_HISTORY_MAX_EVENTS,
+      this.logTtlMs,
+      this.seqTtlMs,
+      once === undefined ? '0' : '1',
+      token ? this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000 : '',
+    ];
+    const [seq, dup] = (await PUBLISH.run(this.deps.redis, keys, args)) as [number, number];
+    this.deps.metrics
+      ?.counter('events_published_total', 'Events published to socket topics', ['topic_kind', 'duplicate'])
+      .inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
+    return { seq, duplicate: dup === 1 };
+  }
+}
