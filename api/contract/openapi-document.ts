@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorBodySchema, type ErrorCase } from './error-cases';
+import { AUTH_ERRORS, errorBodySchema, PLATFORM_ERRORS, type ErrorCase } from './error-cases';
 import { openApiPath, pathParamNames } from './path-template';
 import { answersOf } from './route-answers';
 import type { HttpMethod, NamedContract, ResponseSpec } from './route-contract';
@@ -21,7 +21,7 @@ export type OpenApiDocument = {
   info: { title: string; version: string; description: string };
   tags: { name: string; description: string }[];
   paths: Record<string, Partial<Record<HttpMethod, Json>>>;
-  components: { schemas: Record<string, Json>; securitySchemes: typeof SECURITY_SCHEMES };
+  components: { schemas: Record<string, Json>; securitySchemes: typeof SECURITY_SCHEMES; examples: Record<string, Json> };
 };
 
 const ALL_METHODS: HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
@@ -108,6 +108,15 @@ function successResponse(spec: ResponseSpec, ref: Json): Json {
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } };
 
+const REQUEST_ID = '3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b';
+const errorExample = (e: ErrorCase): Json => ({ summary: e.code, value: { error: e.example, code: e.code, request_id: REQUEST_ID } });
+
+/**
+ * The errors of the credentials and the platform, each shown once under components.examples
+ * (the spec's Explore texts among them) and referenced by every route that can answer them.
+ */
+const SHARED_ERRORS = new Map<ErrorCase, string>(Object.entries({ ...PLATFORM_ERRORS, ...AUTH_ERRORS }).map(([key, e]) => [e, key]));
+
 function errorResponse(status: number, cases: ErrorCase[]): Json {
   return {
     description: STATUS_TEXT[status] ?? 'Error.',
@@ -116,7 +125,10 @@ function errorResponse(status: number, cases: ErrorCase[]): Json {
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorBody' },
         examples: Object.fromEntries(
-          cases.map((e) => [e.code, { summary: e.code, value: { error: e.example, code: e.code, request_id: '3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b' } }]),
+          cases.map((e) => {
+            const shared = SHARED_ERRORS.get(e);
+            return [e.code, shared ? { $ref: `#/components/examples/${shared}` } : errorExample(e)];
+          }),
         ),
       },
     },
@@ -183,6 +195,10 @@ export function buildOpenApiDocument(routes: readonly NamedContract[], tags: Rec
     },
     tags: used.map((name) => ({ name, description: tags[name] })),
     paths,
-    components: { schemas: { ...componentsOf(inputs, 'input'), ...componentsOf(outputs, 'output') }, securitySchemes: SECURITY_SCHEMES },
+    components: {
+      schemas: { ...componentsOf(inputs, 'input'), ...componentsOf(outputs, 'output') },
+      securitySchemes: SECURITY_SCHEMES,
+      examples: Object.fromEntries([...SHARED_ERRORS].map(([e, key]) => [key, errorExample(e)])),
+    },
   };
 }
