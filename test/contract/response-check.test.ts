@@ -83,7 +83,7 @@ describe('response checks against the route contracts', () => {
     const wrongId = { ...noRequestId, body: { ...noRequestId.body, request_id: 'other-1234' } };
     expect(contractViolation(contracts, 'GET', '/api/me', wrongId)).toMatch(/not its X-Request-Id header/);
     const unmatched = { status: 200, headers, body: {}, text: '{}' };
-    expect(contractViolation(contracts, 'GET', '/api/nope', unmatched)).toMatch(/GET \/api\/nope answered 200, which no route \(fallback\) does not declare/);
+    expect(contractViolation(contracts, 'GET', '/api/nope', unmatched)).toMatch(/GET \/api\/nope answered 200, which the answer to unmatched paths does not declare/);
   });
 
   it('leaves apps that were not built from contracts unchecked (probe apps of the auth tests)', async () => {
