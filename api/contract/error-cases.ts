@@ -40,7 +40,7 @@ export const PLATFORM_ERRORS = {
   requestAborted: e(400, 'request_aborted', 'request aborted'),
   invalidBodyEncoding: e(400, 'invalid_body_encoding', 'request body does not decode with its Content-Encoding'),
   invalidPath: e(400, 'invalid_path', 'the path has malformed percent-encoding'),
-  payloadTooLarge: e(413, 'payload_too_large', 'request body larger than 65536 bytes'),
+  payloadTooLarge: e(413, 'payload_too_large', 'request body larger than 262144 bytes'),
   unsupportedEncoding: e(415, 'unsupported_encoding', 'unsupported content encoding or charset'),
   rateLimited: e(429, 'rate_limited', 'too many requests'),
   rateLimiterUnavailable: e(503, 'rate_limiter_unavailable', 'rate limiter unavailable'),

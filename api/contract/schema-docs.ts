@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { addressSchema, chainIdQuery, chainIdSchema } from '../../shared/platform/validation';
 
 /**
@@ -13,7 +12,7 @@ const SHARED: ReadonlyMap<unknown, Record<string, unknown>> = new Map<unknown, R
   [chainIdQuery.shape.chain_id, { pattern: '^(0|[1-9][0-9]{0,15})$', description: 'Limits the answer to one registry network (plain decimal digits, given once).' }],
 ]);
 
-export function describeSharedSchema(ctx: { zodSchema: z.core.$ZodTypes | unknown; jsonSchema: Record<string, unknown> }): void {
+export function describeSharedSchema(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
   const extra = SHARED.get(ctx.zodSchema);
   if (extra) Object.assign(ctx.jsonSchema, extra);
 }
