@@ -4,19 +4,14 @@ import { buildContext, type ApiContext, type ApiDeps } from './context';
 import { writeLimits } from './auth';
 import { errorHandler, notFound } from '../shared/platform/http/error-handler';
 import { requestContext } from '../shared/platform/http/request-context';
-import { healthRoutes } from '../shared/platform/http/health.routes';
-import { publicRoutes } from './routes/public.routes';
-import { pubsubRoutes } from './routes/pubsub.routes';
-import { identityRoutes } from './routes/identity.routes';
-import { makerKeysRoutes } from './routes/maker-keys.routes';
-import { takerRoutes } from './routes/taker.routes';
-import { quoteRoutes } from './routes/quote.routes';
-import { indexerRoutes } from './routes/indexer.routes';
-import { portfolioRoutes } from './routes/portfolio.routes';
+import { noStore } from '../shared/platform/http/cache';
+import { mountRoutes, recordContracts } from './contract/mount-routes';
+import { API_ROUTES, boundRoutes } from './routes/route-registry';
 
 /**
  * Builds the Express app from its dependencies. Stateless: every request can land on any
- * replica. Tests build it with supertest against their own database and Redis prefix.
+ * replica. Tests build it with supertest against their own database and Redis prefix. Every
+ * route is mounted from its contract (api/routes/route-registry.ts).
  */
 export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   const ctx = buildContext(deps);
@@ -34,21 +29,33 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
       maxAge: 600,
     }),
   );
-  app.use(healthRoutes(ctx));
+  // Nothing is stored by caches unless its route says it is public (registry data).
+  app.use(noStore);
+  const routes = boundRoutes(ctx);
+  const probes = express.Router();
+  mountRoutes(
+    probes,
+    '',
+    routes.filter((r) => !r.contract.path.startsWith('/api/')),
+    ctx,
+  );
+  app.use(probes);
 
   const api = express.Router();
   // Before the body parser: a refused write costs no parsing.
   api.use(writeLimits(ctx));
   api.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
-  api.use(publicRoutes(ctx));
-  api.use(identityRoutes(ctx), makerKeysRoutes(ctx), takerRoutes(ctx));
-  api.use(quoteRoutes(ctx));
-  api.use(pubsubRoutes(ctx));
-  api.use(indexerRoutes(ctx), portfolioRoutes(ctx));
+  mountRoutes(
+    api,
+    '/api',
+    routes.filter((r) => r.contract.path.startsWith('/api/')),
+    ctx,
+  );
   api.use(notFound);
   app.use('/api', api);
 
   app.use(notFound);
   app.use(errorHandler);
+  recordContracts(app, API_ROUTES);
   return { app, ctx };
 }

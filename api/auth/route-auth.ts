@@ -39,6 +39,8 @@ export const WHO_NEEDS_WHAT = {
   register_freemium_pubsub: 'any_wallet',
   /** GET /api/me ("bearer"): whichever credential speaks for a wallet: SIWE, maker key or delegate. */
   session: 'any_wallet',
+  /** GET /api/login/nonce and POST /api/login: the way to a credential needs none (spec: "none"). */
+  sign_in: 'none',
 } as const satisfies Record<string, AuthRule>;
 
 export type RouteAction = keyof typeof WHO_NEEDS_WHAT;

@@ -1,30 +1,26 @@
-import { Router } from 'express';
-import { loginSchema } from '../../shared/identity';
-import { parseOrThrow } from '../../shared/platform/validation';
-import { limitPerIp, routeAuth } from '../auth';
+import { limitPerIp } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../../shared/platform/http/cache';
+import type { RouteHandlers } from '../contract/route-contract';
+import type { identityContracts } from './identity.contract';
 
 /** Sign-in with Ethereum and the session it yields. */
-export function identityRoutes(ctx: ApiContext): Router {
-  const r = Router();
+export function identityHandlers(ctx: ApiContext): RouteHandlers<typeof identityContracts> {
   const { identity } = ctx.services;
   const { config } = ctx;
   const window = config.AUTH_RATE_WINDOW_SECONDS;
-
-  r.get('/login/nonce', noStore, limitPerIp(ctx, 'nonce', config.NONCE_RATE_LIMIT, window), async (_req, res) => {
-    res.json(await identity.siwe.issueNonce());
-  });
-
-  r.post('/login', noStore, limitPerIp(ctx, 'login', config.LOGIN_RATE_LIMIT, window), async (req, res) => {
-    const body = parseOrThrow(loginSchema, req.body);
-    res.json(await identity.siwe.login(body.message, body.signature));
-  });
-
-  r.get('/me', noStore, ...routeAuth(ctx, 'session'), async (req, res) => {
-    const p = req.principal;
-    if (!p || p.kind === 'taker_key') throw new Error('session route reached without a wallet principal');
-    res.json(await identity.session(p));
-  });
-  return r;
+  return {
+    getLoginNonce: {
+      before: [limitPerIp(ctx, 'nonce', config.NONCE_RATE_LIMIT, window)],
+      handle: async () => identity.siwe.issueNonce(),
+    },
+    login: {
+      before: [limitPerIp(ctx, 'login', config.LOGIN_RATE_LIMIT, window)],
+      handle: async ({ body }) => identity.siwe.login(body.message, body.signature),
+    },
+    getSession: async (_input, req) => {
+      const p = req.principal;
+      if (!p || p.kind === 'taker_key') throw new Error('session route reached without a wallet principal');
+      return identity.session(p);
+    },
+  };
 }

@@ -1,40 +1,24 @@
-import { Router } from 'express';
 import { GoneError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
-import { publicCache } from '../../shared/platform/http/cache';
+import type { RouteHandlers } from '../contract/route-contract';
+import type { LandingPageSettings, publicContracts } from './public.contract';
 
 /** The spec's public, unauthenticated registry and settings routes. */
-export function publicRoutes(ctx: ApiContext): Router {
-  const r = Router();
+export function publicHandlers(ctx: ApiContext): RouteHandlers<typeof publicContracts> {
   const { registry } = ctx.services;
-  const cache = publicCache(ctx.config.PUBLIC_CACHE_SECONDS);
   const challenge = ctx.services.identity.challenge.publicSettings();
-
-  r.get('/networks', cache, async (_req, res) => {
-    res.json(await registry.networks());
-  });
-  r.get('/payment-tokens', cache, async (_req, res) => {
-    res.json(await registry.paymentTokens());
-  });
-  r.get('/default-premium-tokens', cache, async (_req, res) => {
-    res.json(await registry.defaultPremiumTokens());
-  });
-  r.get('/recommended-min-notional', cache, async (_req, res) => {
-    res.json(await registry.recommendedMinNotional());
-  });
-  r.get('/filler-page-settings', cache, async (_req, res) => {
-    res.json(await registry.fillerPageSettings());
-  });
-  r.get('/landing-page-settings', cache, async (_req, res) => {
-    res.json(await registry.landingPageSettings(challenge));
-  });
-  r.get('/bond-requirements', cache, async (_req, res) => {
-    res.json(await registry.bondRequirements());
-  });
-
-  // Premium activation was removed from the product; clients still calling it learn so.
-  r.all('/premium/activate', () => {
-    throw new GoneError('premium activation has been removed; register with POST /api/pubsub/premium', 'removed');
-  });
-  return r;
+  return {
+    listNetworks: async () => registry.networks(),
+    listPaymentTokens: async () => registry.paymentTokens(),
+    listDefaultPremiumTokens: async () => registry.defaultPremiumTokens(),
+    listRecommendedMinNotional: async () => registry.recommendedMinNotional(),
+    getFillerPageSettings: async () => registry.fillerPageSettings(),
+    // The service merges free-form operator content, so its type is loose; the contract states the fixed part.
+    getLandingPageSettings: async () => (await registry.landingPageSettings(challenge)) as LandingPageSettings,
+    getBondRequirements: async () => registry.bondRequirements(),
+    // Premium activation was removed from the product; clients still calling it learn so.
+    activatePremium: async () => {
+      throw new GoneError('premium activation has been removed; register with POST /api/pubsub/premium', 'removed');
+    },
+  };
 }

@@ -1,14 +1,10 @@
-import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
+import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
 import { quotesRequestsTopic, rfqMakerTopic, SOCKET_PATH, type PubsubTier } from '../../shared/events';
 import type { Principal } from '../../shared/identity';
-import { chainIdSchema, parseOrThrow } from '../../shared/platform/validation';
-import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../../shared/platform/http/cache';
-
-const registrationSchema = z.object({ chain_id: chainIdSchema });
+import type { RouteHandlers, RouteInput } from '../contract/route-contract';
+import type { pubsubContracts } from './pubsub.contract';
 
 type Wallet = Exclude<Principal, { kind: 'taker_key' }>;
 
@@ -18,25 +14,24 @@ type Wallet = Exclude<Principal, { kind: 'taker_key' }>;
  * signed-in wallet; both answer where to connect and which topics to join. A registration
  * made with a maker key is tied to that key and ends when it is removed.
  */
-export function pubsubRoutes(ctx: ApiContext): Router {
-  const r = Router();
-  const register = (tier: PubsubTier) => async (req: Request, res: Response) => {
-    const { chain_id } = parseOrThrow(registrationSchema, req.body);
-    await ctx.services.registry.requireNetwork(chain_id);
-    const p = walletOf(req);
-    await ctx.services.pubsub.register(chain_id, p.address, tier, p.kind === 'maker_key' ? p.keyId : null);
-    res.json({
-      status: 'registered',
-      tier,
-      chain_id,
-      socket_path: SOCKET_PATH,
-      quotes_requests_topic: quotesRequestsTopic(chain_id),
-      ...makerTopicOf(p),
-    });
-  };
-  r.post('/pubsub/premium', noStore, ...routeAuth(ctx, 'register_premium_pubsub'), register('premium'));
-  r.post('/pubsub/freemium', noStore, ...routeAuth(ctx, 'register_freemium_pubsub'), register('freemium'));
-  return r;
+export function pubsubHandlers(ctx: ApiContext): RouteHandlers<typeof pubsubContracts> {
+  const register =
+    <T extends PubsubTier>(tier: T) =>
+    async ({ body }: RouteInput<(typeof pubsubContracts)['registerPremium']['request']>, req: Request) => {
+      const { chain_id } = body;
+      await ctx.services.registry.requireNetwork(chain_id);
+      const p = walletOf(req);
+      await ctx.services.pubsub.register(chain_id, p.address, tier, p.kind === 'maker_key' ? p.keyId : null);
+      return {
+        status: 'registered' as const,
+        tier,
+        chain_id,
+        socket_path: SOCKET_PATH,
+        quotes_requests_topic: quotesRequestsTopic(chain_id),
+        ...makerTopicOf(p),
+      };
+    };
+  return { registerPremium: register('premium'), registerFreemium: register('freemium') };
 }
 
 /** Who the registration is for: the session's wallet, the delegate's, or the maker key's bot wallet. */

@@ -1,40 +1,27 @@
-import { Router } from 'express';
-import { addTakerKeySchema, delegateSchemas } from '../../shared/identity';
+import { delegateSchemas } from '../../shared/identity';
 import { parseOrThrow } from '../../shared/platform/validation';
-import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { noStore } from '../../shared/platform/http/cache';
-import { keyIdOf, managerOf } from '../auth/org-membership';
+import type { RouteHandlers } from '../contract/route-contract';
+import { managerOf } from '../auth/org-membership';
+import type { takerContracts } from './taker.contract';
 
 /** Taker organizations: long-lived API keys (admin session) and short-lived delegates. */
-export function takerRoutes(ctx: ApiContext): Router {
-  const r = Router();
+export function takerHandlers(ctx: ApiContext): RouteHandlers<typeof takerContracts> {
   const { takerAdmin } = ctx.services.identity;
-  const manage = routeAuth(ctx, 'manage_taker_keys');
   const delegate = delegateSchemas(ctx.config.DELEGATE_MAX_TTL_SECONDS);
-
-  r.get('/taker/keys', noStore, ...manage, async (req, res) => {
-    res.json(await takerAdmin.listKeys(managerOf(req)));
-  });
-
-  r.post('/taker/keys', noStore, ...manage, async (req, res) => {
-    const body = parseOrThrow(addTakerKeySchema, req.body);
-    res.status(201).json(await takerAdmin.addKey(managerOf(req), body.name));
-  });
-
-  r.delete('/taker/keys/:id', noStore, ...manage, async (req, res) => {
-    res.json(await takerAdmin.removeKey(managerOf(req), keyIdOf(req, 'taker')));
-  });
-
-  r.post('/taker/delegate', noStore, ...routeAuth(ctx, 'mint_delegate'), async (req, res) => {
-    const p = req.principal;
-    if (p?.kind === 'taker_key') {
-      const body = parseOrThrow(delegate.withKey, req.body);
-      res.json(await takerAdmin.mintWithKey(p, { address: body.address, expiresIn: body.expires_in }));
-      return;
-    }
-    const body = parseOrThrow(delegate.asAdmin, req.body);
-    res.json(await takerAdmin.mintAsAdmin(managerOf(req), { ...body, expiresIn: body.expires_in }));
-  });
-  return r;
+  return {
+    listTakerKeys: async (_input, req) => takerAdmin.listKeys(managerOf(req)),
+    addTakerKey: async ({ body }, req) => takerAdmin.addKey(managerOf(req), body.name),
+    removeTakerKey: async ({ params }, req) => takerAdmin.removeKey(managerOf(req), params.id),
+    // A taker key mints with `{address, expires_in}`; the admin's session also signs a statement.
+    mintDelegate: async ({ body: raw }, req) => {
+      const p = req.principal;
+      if (p?.kind === 'taker_key') {
+        const body = parseOrThrow(delegate.withKey, raw);
+        return takerAdmin.mintWithKey(p, { address: body.address, expiresIn: body.expires_in });
+      }
+      const body = parseOrThrow(delegate.asAdmin, raw);
+      return takerAdmin.mintAsAdmin(managerOf(req), { ...body, expiresIn: body.expires_in });
+    },
+  };
 }

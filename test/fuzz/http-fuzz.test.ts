@@ -1,15 +1,18 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { requestsFor, unknownRequests, type FuzzRequest } from './http-requests';
-import { mountedRoutes, routeKey } from './http-routes';
+import { contractsOf } from '../../api/contract/mount-routes';
+import { contractViolation } from '../support/contract-check';
+import { mountedRoutes, routeKey } from '../support/mounted-routes';
 import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-world';
 
 /**
  * Property: whatever arrives on any mounted route (valid-shaped, truncated, wrong types, huge
  * numbers, long or odd unicode strings, duplicate keys, odd content types and encodings, junk
  * credentials and ids), the service answers below 500, every 4xx carries the error body
- * {error, code, request_id, details?}, and a 4xx writes nothing: no row in any table, no Redis key
- * under the test's prefix.
+ * {error, code, request_id, details?}, every answer keeps its route's contract (a status and code
+ * it declares, a body its schema accepts), and a 4xx writes nothing: no row in any table, no Redis
+ * key under the test's prefix.
  */
 
 const RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? 10_000);
@@ -74,6 +77,19 @@ function contractBreach(a: Answer): string | null {
   return null;
 }
 
+/** Why an answer breaks its route's contract (api/contract): an undeclared status or code, a body off its schema. */
+function contractDrift(world: FuzzWorld, r: FuzzRequest, a: Answer): string | null {
+  const contracts = contractsOf(world.app);
+  if (!contracts) throw new Error('the fuzz app was not built from route contracts');
+  let body: unknown;
+  try {
+    body = String(a.headers['content-type']).startsWith('application/json') ? JSON.parse(a.text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return contractViolation(contracts, r.method, r.path.split('?')[0], { status: a.status, headers: a.headers, body, text: a.text });
+}
+
 function writeBetween(before: WriteSnapshot, after: WriteSnapshot): string | null {
   const tables = Object.keys(after.rows).filter((t) => after.rows[t] !== before.rows[t]);
   const parts = tables.map((t) => `${t} ${before.rows[t]} -> ${after.rows[t]}`);
@@ -120,7 +136,7 @@ describe('HTTP fuzz: every mounted route', () => {
         const code = a.status >= 400 ? `${a.status} ${/"code":"([a-z0-9_]+)"/.exec(a.text)?.[1] ?? '?'}` : String(a.status);
         byCode.set(code, (byCode.get(code) ?? 0) + 1);
         routeStatuses.set(r.route, byCode);
-        const breach = contractBreach(a);
+        const breach = contractBreach(a) ?? contractDrift(world, r, a);
         if (breach) throw new Error(`${breach}\n  request: ${show(r)}`);
         if (a.status >= 400 && a.status < 500) {
           checked4xx++;

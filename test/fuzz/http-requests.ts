@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { routeKey, type MountedRoute } from './http-routes';
+import { routeKey, type MountedRoute } from '../support/mounted-routes';
 import type { FuzzMaterial } from './http-world';
 import { headerText, jsonText, junk, mutate, text, urlPart } from './http-values';
 

@@ -1,12 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import request from 'supertest';
 import type { ApiContext } from '../../api/context';
 import { RegistryService } from '../../shared/registry';
 import { networkFile, randomAddress } from '../support/fixtures';
 import { signedOffer } from '../support/offers';
-import { buildApp } from '../support/http';
+import { buildApp, request } from '../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
 import { createTestEnv, testConfig, type TestEnv } from '../support/test-env';
 import type { PrivateKeyAccount } from 'viem/accounts';

@@ -1,9 +1,9 @@
 import type { Express } from 'express';
 import { SiweMessage } from 'siwe';
-import request from 'supertest';
 import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { formatAdminStatement, type AdminAction, type IssuedNonce, type OrgKind } from '../../shared/identity';
+import { request } from './http';
 
 /**
  * Real wallets for tests: viem private-key accounts that sign SIWE messages and admin

@@ -1,8 +1,7 @@
-import request from 'supertest';
 import { localPublicClient } from '../../../shared/chain/clients';
 import { startHardhatNode, type HardhatNode } from '../../../dev/hardhat-node';
 import { freePort } from '../../support/chain';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { ops } from '../../support/ops';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 

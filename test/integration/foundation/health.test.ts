@@ -1,9 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import request from 'supertest';
 import { createDataSource } from '../../../shared/entities';
 import { closeRedis, createRedis } from '../../../shared/platform/redis';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /** A port on loopback with nothing listening (the discard port is closed on these machines). */

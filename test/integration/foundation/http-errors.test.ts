@@ -1,9 +1,8 @@
 import express from 'express';
-import request from 'supertest';
 import { errorHandler } from '../../../shared/platform/http/error-handler';
 import { requestContext } from '../../../shared/platform/http/request-context';
 import { createLogger } from '../../../shared/platform/logging';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 describe('HTTP error handling', () => {

@@ -1,9 +1,8 @@
-import request from 'supertest';
 import type { Express } from 'express';
 import { RegistryService } from '../../../shared/registry';
 import { ValidationError } from '../../../shared/platform/errors';
 import { networkFile, randomAddress } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';

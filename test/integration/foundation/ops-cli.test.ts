@@ -1,9 +1,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import request from 'supertest';
 import { networkFile } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { ops } from '../../support/ops';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 

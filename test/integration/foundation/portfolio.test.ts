@@ -1,9 +1,8 @@
-import request from 'supertest';
 import type { Express } from 'express';
 import { encodeOptionId } from '../../../shared/protocol';
 import { RegistryService } from '../../../shared/registry';
 import { networkFile, randomAddress } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { FIXTURE_PAIR, FIXTURE_USDC } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 

@@ -1,7 +1,6 @@
-import request from 'supertest';
 import { RegistryService } from '../../../shared/registry';
 import { networkFile } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 describe('public registry routes', () => {

@@ -1,11 +1,11 @@
 import type { Express } from 'express';
-import request from 'supertest';
 import { createApp } from '../../../api/app';
 import { routeAuth } from '../../../api/auth';
 import type { Config } from '../../../shared/platform/config';
 import { startChallengeServer, type ChallengeServer } from '../../support/challenge-server';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { probeApp } from './probe-app';
+import { request } from '../../support/http';
 
 /** The challenge's Redis keys under this deployment's prefix. */
 async function challengeKeys(env: TestEnv): Promise<string[]> {

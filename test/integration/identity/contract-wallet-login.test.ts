@@ -1,9 +1,8 @@
 import type { Express } from 'express';
-import request from 'supertest';
 import type { Address } from 'viem';
 import { RegistryService } from '../../../shared/registry';
 import { startTestChain, type TestChain } from '../../support/chain';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, fetchNonce, newWallet, siweMessage } from '../../support/wallets';
 import { deployContractWallet } from './contract-wallet';

@@ -1,11 +1,10 @@
 import type { Express } from 'express';
-import request from 'supertest';
 import { createApp } from '../../../api/app';
 import { exploreGate, routeAuth } from '../../../api/auth';
 import type { ApiContext } from '../../../api/context';
 import type { Config } from '../../../shared/platform/config';
 import { startChallengeServer, type ChallengeServer } from '../../support/challenge-server';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../../support/wallets';
 import { probeApp } from './probe-app';

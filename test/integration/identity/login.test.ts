@@ -1,8 +1,7 @@
 import type { Express } from 'express';
-import request from 'supertest';
 import { createApp } from '../../../api/app';
 import type { Config } from '../../../shared/platform/config';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, fetchNonce, jwtClaims, newWallet, siweMessage, signedLogin, signIn } from '../../support/wallets';
 

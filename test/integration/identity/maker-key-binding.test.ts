@@ -1,11 +1,11 @@
 import type { Socket } from 'phoenix';
-import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
 import { rfqMakerTopic } from '../../../shared/events';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../../support/wallets';
 import { disconnect, join, phoenixSocket, refusal, startReplica, type Replica } from '../socket/socket-harness';
+import { request } from '../../support/http';
 
 interface Person {
   wallet: PrivateKeyAccount;

@@ -1,10 +1,9 @@
 import type { Express } from 'express';
-import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { routeAuth } from '../../../api/auth';
 import type { ApiContext } from '../../../api/context';
 import { revocationChannel } from '../../../shared/identity';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../../support/wallets';
 import { probeApp } from './probe-app';

@@ -1,5 +1,4 @@
-import request from 'supertest';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { ops } from '../../support/ops';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';

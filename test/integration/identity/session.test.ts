@@ -1,8 +1,7 @@
 import type { Express } from 'express';
-import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../../support/wallets';
 

@@ -1,7 +1,6 @@
-import request from 'supertest';
 import { BOOKKEEPING_TABLES, DERIVED_TABLES } from '../../../indexer/store/derived-tables';
 import { RegistryService } from '../../../shared/registry';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { cursorOf, FAST_INDEXER, runIndexer, waitFor, type Harness } from './harness';
 

@@ -1,5 +1,4 @@
-import request from 'supertest';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { expectSameAsFreshIndexer } from './fresh-indexer';
 import { cursorOf, mineBlocks, mint, openHarness, optionId, pairCall, runIndexer, settleQuote, waitFor, type Harness } from './harness';
 import { expectMirrorsChain } from './mirror';

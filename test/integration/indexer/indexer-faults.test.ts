@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import request from 'supertest';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { cursorOf, mineBlocks, mint, openHarness, optionId, runIndexer, waitFor, waitForHead, type Harness } from './harness';
 import { expectMirrorsChain } from './mirror';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import request from 'supertest';
 import type { Hex } from 'viem';
 import { optionPairAbi, pairFactoryAbi } from '../../../shared/chain/abis';
 import { ExploreClobWatchers } from '../../../shared/indexed';
 import { topics } from '../../../shared/events';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity, topicEvents } from '../../support/events';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { ACCOUNTED_TABLES, expectSameAsFreshIndexer, recordWrites } from './fresh-indexer';
 import { cursorOf, mineBlocks, mint, openHarness, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
 import { expectMirrorsChain } from './mirror';

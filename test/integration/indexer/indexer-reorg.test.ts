@@ -1,8 +1,7 @@
-import request from 'supertest';
 import { optionPairAbi } from '../../../shared/chain/abis';
 import { topics } from '../../../shared/events';
 import { topicEvents } from '../../support/events';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { ops } from '../../support/ops';
 import { cursorOf, mineBlocks, recordCursorMoves, mint, openHarness, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
 import { expectMirrorsChain } from './mirror';

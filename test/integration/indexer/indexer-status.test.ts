@@ -1,8 +1,7 @@
-import request from 'supertest';
 import { getAddress } from 'viem';
 import { PairDirectory } from '../../../shared/quotes';
 import { freePort } from '../../support/chain';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { openHarness, runIndexer, waitFor, waitForHead, type Harness } from './harness';
 
 /**

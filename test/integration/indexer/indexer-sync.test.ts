@@ -1,4 +1,3 @@
-import request from 'supertest';
 import type { Address } from 'viem';
 import { optionPairAbi } from '../../../shared/chain/abis';
 import { randomBytes } from 'node:crypto';
@@ -6,7 +5,7 @@ import { ExploreClobWatchers } from '../../../shared/indexed';
 import { topics } from '../../../shared/events';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity, topicEvents } from '../../support/events';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import {
   balanceOf,
   createPair,

@@ -1,9 +1,8 @@
 import type { Express } from 'express';
-import request from 'supertest';
 import { createApp } from '../../../api/app';
 import { RegistryService } from '../../../shared/registry';
 import { networkFile, randomAddress } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';

@@ -1,6 +1,5 @@
 import { bullPrefix } from '../../../shared/platform/redis';
 import type { Express } from 'express';
-import request from 'supertest';
 import { topics } from '../../../shared/events';
 import { JOBS } from '../../../workers/job-catalog';
 import { hashStreamToken } from '../../../shared/quotes';
@@ -10,7 +9,7 @@ import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { signedOffer, type QuoteLike } from '../../support/offers';
 import { FIXTURE_USDC, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';

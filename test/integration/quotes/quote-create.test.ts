@@ -1,8 +1,7 @@
-import request from 'supertest';
 import { encodeAbiParameters, keccak256 } from 'viem';
 import { RegistryService } from '../../../shared/registry';
 import { networkFile, randomAddress } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { FIXTURE_USDC, intents, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 

@@ -1,5 +1,4 @@
 import type { Socket } from 'phoenix';
-import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
 import { quotesRequestsTopic, rfqStreamTopic, topics } from '../../../shared/events';
@@ -9,6 +8,7 @@ import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
 import { disconnect, issueMakerKey, join, metricValue, phoenixSocket, publisher, RawClient, refusal, startReplica, waitFor, type Joined, type Replica } from './socket-harness';
+import { request } from '../../support/http';
 
 /** A connection that is still served: a heartbeat is answered. */
 async function heartbeatAnswered(c: RawClient, ref: string): Promise<void> {

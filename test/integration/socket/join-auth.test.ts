@@ -1,5 +1,4 @@
 import type { Socket } from 'phoenix';
-import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
 import {
@@ -19,6 +18,7 @@ import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
 import { disconnect, issueMakerKey, join, phoenixSocket, publisher, refusal, startReplica, waitFor, type Replica } from './socket-harness';
+import { request } from '../../support/http';
 
 describe('socket tier: who may join what', () => {
   let env: TestEnv;

@@ -1,5 +1,4 @@
 import type { Socket } from 'phoenix';
-import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { PubsubRegistrations, quotesRequestsTopic, rfqMakerTopic } from '../../../shared/events';
 import { ApiKeyRepository } from '../../../shared/identity/api-key.repository';
@@ -8,6 +7,7 @@ import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
 import { disconnect, issueMakerKey, join, phoenixSocket, refusal, startReplica, waitFor, waitForAsync, type Replica } from './socket-harness';
+import { request } from '../../support/http';
 
 /**
  * Revocation is announced once over Redis pub/sub; a replica whose subscriber was reconnecting

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { Socket, type Channel } from 'phoenix';
 import WebSocket from 'ws';
 import type { Express } from 'express';
-import request from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createApp } from '../../../api/app';
 import type { ApiContext } from '../../../api/context';
@@ -14,6 +13,7 @@ import { EventPublisher } from '../../../shared/events';
 import { Metrics } from '../../../shared/platform/metrics';
 import type { TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signedKeyAdd } from '../../support/wallets';
+import { request } from '../../support/http';
 
 /**
  * A socket replica in this process, on 127.0.0.1: its own HTTP server (the full API app when

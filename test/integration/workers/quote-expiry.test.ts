@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
 import type { Express } from 'express';
-import request from 'supertest';
 import { zeroAddress } from 'viem';
 import { createApp } from '../../../api/app';
 import { topics } from '../../../shared/events';
@@ -21,6 +20,7 @@ import { FIXTURE_PAIR, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { jobFinished } from './job-events';
 import { captureLogs } from './log-capture';
+import { request } from '../../support/http';
 
 /** Expiry and the sweeper: a bad quote is skipped, an early job waits, a quote inside the skew closes. */
 describe('quote expiry and the sweeper', () => {

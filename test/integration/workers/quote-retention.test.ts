@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
-import request from 'supertest';
 import { JOBS } from '../../../workers/job-catalog';
 import { quotesRetentionJob, QUOTES_QUEUE } from '../../../shared/quotes';
 import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
@@ -10,7 +9,7 @@ import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
 import { networkFile, randomAddress } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { jobFinished } from './job-events';

@@ -1,0 +1,89 @@
+import type { Express, Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import { validationFromZod } from '../../shared/platform/errors';
+import { parseOrThrow } from '../../shared/platform/validation';
+import { noStore, publicCache } from '../../shared/platform/http/cache';
+import { routeAuth } from '../auth';
+import type { ApiContext } from '../context';
+import { Reply, type NamedContract, type RouteBinding, type RouteContract, type RouteHandler } from './route-contract';
+
+/** A contract with the handler that answers it. */
+export interface BoundRoute {
+  contract: NamedContract;
+  binding: RouteBinding<RouteContract>;
+}
+
+/** The contracts each app was built from: the API tests check its answers against them. */
+const MOUNTED = new WeakMap<Express, readonly NamedContract[]>();
+
+export function recordContracts(app: Express, contracts: readonly NamedContract[]): void {
+  MOUNTED.set(app, contracts);
+}
+
+/** The contracts `app` mounts, or undefined for an app not built from contracts. */
+export function contractsOf(app: Express): readonly NamedContract[] | undefined {
+  return MOUNTED.get(app);
+}
+
+function authMiddleware(ctx: ApiContext, c: RouteContract): RequestHandler[] {
+  const auth = c.auth;
+  if ('streamToken' in auth) return [];
+  return auth.action === 'explore' ? routeAuth(ctx, 'explore', auth.challenge) : routeAuth(ctx, auth.action);
+}
+
+function parsePart(schema: z.ZodType | undefined, raw: unknown): unknown {
+  return schema === undefined ? {} : parseOrThrow(schema, raw);
+}
+
+/** Each request part through its schema: params first (an id that cannot exist is a 404 when the contract says so), then query, headers, body. */
+function parseInput(c: RouteContract, req: Request) {
+  const r = c.request;
+  let params: unknown = {};
+  if (r.params) {
+    const parsed = r.params.safeParse(req.params);
+    if (!parsed.success) throw r.paramsMiss ? r.paramsMiss(req.params as Record<string, string>) : validationFromZod(parsed.error);
+    params = parsed.data;
+  }
+  const check = r.bodyCheck ?? 'contract';
+  return {
+    params,
+    query: parsePart(r.query, req.query),
+    headers: parsePart(r.headers, req.headers),
+    body: r.body === undefined ? undefined : check === 'contract' ? parseOrThrow(r.body, req.body) : req.body,
+  };
+}
+
+/** The one success status of a contract, for handlers that answer a bare body. */
+function defaultStatus(c: NamedContract): number {
+  const statuses = Object.keys(c.responses).map(Number);
+  if (statuses.length !== 1) throw new Error(`route ${c.id} declares ${statuses.length} success statuses; its handler must answer with a Reply`);
+  return statuses[0];
+}
+
+function answer(c: NamedContract, handle: RouteHandler<RouteContract>): RequestHandler {
+  const status = Object.keys(c.responses).length === 1 ? defaultStatus(c) : undefined;
+  return async (req: Request, res: Response) => {
+    const out: unknown = await handle(parseInput(c, req) as never, req, res);
+    const reply = out instanceof Reply ? out : new Reply(status ?? defaultStatus(c), out);
+    for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
+    res.status(reply.status);
+    const spec = c.responses[reply.status as keyof typeof c.responses];
+    if (spec?.contentType === 'text/plain') res.send(reply.body);
+    else res.json(reply.body);
+  };
+}
+
+/**
+ * Mounts routes on `router`, which serves the paths under `base` (`/api`, or '' for the app).
+ * Each route runs: its Cache-Control, its own middleware (a per-route rate limit), its auth
+ * rule's middleware, then its handler with the parsed input.
+ */
+export function mountRoutes(router: Router, base: string, routes: readonly BoundRoute[], ctx: ApiContext): void {
+  const cache = { public: publicCache(ctx.config.PUBLIC_CACHE_SECONDS), 'no-store': noStore };
+  for (const { contract: c, binding } of routes) {
+    if (!c.path.startsWith(`${base}/`)) throw new Error(`route ${c.id} (${c.path}) is not under ${base}/`);
+    const { before, handle } = typeof binding === 'function' ? { before: [], handle: binding } : binding;
+    const chain = [cache[c.cache], ...before, ...authMiddleware(ctx, c), answer(c, handle)];
+    router[c.method](c.path.slice(base.length), chain);
+  }
+}

@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import { AUTH_ERRORS, errorBodySchema, PLATFORM_ERRORS, type ErrorCase } from './error-cases';
+import { openApiPath, pathParamNames } from './path-template';
+import { answersOf } from './route-answers';
+import type { HttpMethod, NamedContract, ResponseSpec } from './route-contract';
+import { authDoc, authSentence, SECURITY_SCHEMES } from './route-security';
+import { describeSharedSchema } from './schema-docs';
+
+/**
+ * The OpenAPI 3.1 document, generated from the route contracts when the app starts. Request
+ * schemas are rendered as clients send them (zod `io: 'input'`), responses as the service
+ * answers them (`io: 'output'`); bodies become named components, error statuses share one
+ * ErrorBody schema and show each code the route can answer as an example.
+ */
+
+type Json = Record<string, unknown>;
+type JsonSchema = Json & { properties?: Record<string, Json>; required?: string[] };
+
+export type OpenApiDocument = {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  tags: { name: string; description: string }[];
+  paths: Record<string, Partial<Record<HttpMethod, Json>>>;
+  components: { schemas: Record<string, Json>; securitySchemes: typeof SECURITY_SCHEMES; examples: Record<string, Json> };
+};
+
+const ALL_METHODS: HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request: a field, the JSON or the path is malformed.',
+  401: 'No valid credential for this route.',
+  403: 'The credential may not do this.',
+  404: 'Not found.',
+  409: 'Conflicts with the current state.',
+  410: 'Removed.',
+  413: 'Body larger than BODY_LIMIT_BYTES.',
+  415: 'Unsupported content encoding or charset.',
+  429: 'Over a rate limit: wait Retry-After seconds.',
+  500: 'Unexpected error: the body carries only the request id.',
+  501: 'Not available yet.',
+  503: 'A dependency is unavailable: retry after Retry-After seconds.',
+};
+
+const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
+
+/** Converts schemas kept in one registry, with references between components. */
+function componentsOf(registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output'): Record<string, Json> {
+  const out = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}`, override: describeSharedSchema }).schemas;
+  return Object.fromEntries(
+    Object.entries(out).map(([id, schema]) => {
+      const { $schema: _s, $id: _i, ...rest } = schema as Json;
+      return [id, rest];
+    }),
+  );
+}
+
+/** Registers `schema` under `id` (or finds the id it already has) and answers a $ref to it. */
+function refTo(registry: z.core.$ZodRegistry<{ id: string }>, schema: z.ZodType, id: string): Json {
+  const known = registry.get(schema)?.id;
+  if (!known) registry.add(schema, { id });
+  return { $ref: `#/components/schemas/${known ?? id}` };
+}
+
+/** Path, query and header parameters; those a security scheme of the route already names are left to it. */
+function parameters(c: NamedContract): Json[] {
+  const covered = new Set(
+    authDoc(c.auth).security.flatMap((req) =>
+      Object.keys(req).map((name) => {
+        const s = SECURITY_SCHEMES[name as keyof typeof SECURITY_SCHEMES];
+        return s.type === 'apiKey' ? `${s.in}:${s.name.toLowerCase()}` : '';
+      }),
+    ),
+  );
+  const out: Json[] = [];
+  const parts: ['path' | 'query' | 'header', z.ZodType | undefined][] = [
+    ['path', c.request.params],
+    ['query', c.request.query],
+    ['header', c.request.headers],
+  ];
+  for (const [where, schema] of parts) {
+    if (!schema) continue;
+    const json = z.toJSONSchema(schema, { io: 'input', override: describeSharedSchema }) as JsonSchema;
+    for (const [name, prop] of Object.entries(json.properties ?? {})) {
+      if (covered.has(`${where}:${name.toLowerCase()}`)) continue;
+      const { description, ...propSchema } = prop;
+      out.push({
+        name: where === 'header' ? name.replace(/(^|-)([a-z])/g, (_m, dash: string, ch: string) => dash + ch.toUpperCase()) : name,
+        in: where,
+        required: where === 'path' || (json.required ?? []).includes(name),
+        ...(description ? { description } : {}),
+        schema: propSchema,
+      });
+    }
+  }
+  const declared = new Set(out.filter((p) => p.in === 'path').map((p) => p.name));
+  const missing = pathParamNames(c.path).filter((n) => !declared.has(n));
+  if (missing.length > 0) throw new Error(`route ${c.id} (${c.path}) declares no schema for path parameter(s) ${missing.join(', ')}`);
+  return out;
+}
+
+function successResponse(spec: ResponseSpec, ref: Json): Json {
+  const type = spec.contentType ?? 'application/json';
+  return {
+    description: spec.description,
+    content: { [type]: { schema: ref, ...(spec.examples ? { examples: spec.examples } : {}) } },
+  };
+}
+
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } };
+
+const REQUEST_ID = '3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b';
+const errorExample = (e: ErrorCase): Json => ({ summary: e.code, value: { error: e.example, code: e.code, request_id: REQUEST_ID } });
+
+/**
+ * The errors of the credentials and the platform, each shown once under components.examples
+ * (the spec's Explore texts among them) and referenced by every route that can answer them.
+ */
+const SHARED_ERRORS = new Map<ErrorCase, string>(Object.entries({ ...PLATFORM_ERRORS, ...AUTH_ERRORS }).map(([key, e]) => [e, key]));
+
+function errorResponse(status: number, cases: ErrorCase[]): Json {
+  return {
+    description: STATUS_TEXT[status] ?? 'Error.',
+    ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorBody' },
+        examples: Object.fromEntries(
+          cases.map((e) => {
+            const shared = SHARED_ERRORS.get(e);
+            return [e.code, shared ? { $ref: `#/components/examples/${shared}` } : errorExample(e)];
+          }),
+        ),
+      },
+    },
+  };
+}
+
+function operation(c: NamedContract, inputs: z.core.$ZodRegistry<{ id: string }>, outputs: z.core.$ZodRegistry<{ id: string }>, operationId: string): Json {
+  const answers = answersOf(c);
+  const responses: Json = {};
+  for (const [status, spec] of answers.success) {
+    const name = answers.success.size > 1 ? `${pascal(c.id)}Response${status}` : `${pascal(c.id)}Response`;
+    responses[String(status)] = successResponse(spec, refTo(outputs, spec.schema, name));
+  }
+  for (const [status, cases] of answers.errors) responses[String(status)] = errorResponse(status, cases);
+  const body = c.request.body;
+  return {
+    operationId,
+    summary: c.summary,
+    description: [c.description, authSentence(c.auth)].filter(Boolean).join('\n\n'),
+    tags: [...c.tags],
+    ...(c.deprecated ? { deprecated: true } : {}),
+    security: authDoc(c.auth).security,
+    parameters: parameters(c),
+    ...(body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: refTo(inputs, body, `${pascal(c.id)}Request`), ...(c.request.examples ? { examples: c.request.examples } : {}) },
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/** The document for `routes`, in their mount order. `tags` describes each tag the routes use. */
+export function buildOpenApiDocument(routes: readonly NamedContract[], tags: Record<string, string>, version: string): OpenApiDocument {
+  const inputs = z.registry<{ id: string }>();
+  const outputs = z.registry<{ id: string }>();
+  outputs.add(errorBodySchema, { id: 'ErrorBody' });
+  const paths: OpenApiDocument['paths'] = {};
+  for (const c of routes) {
+    const path = openApiPath(c.path);
+    const item = (paths[path] ??= {});
+    const methods = c.method === 'all' ? ALL_METHODS : [c.method];
+    for (const m of methods) {
+      if (item[m]) throw new Error(`two routes answer ${m.toUpperCase()} ${c.path}`);
+      item[m] = operation(c, inputs, outputs, c.method === 'all' ? `${c.id}${pascal(m)}` : c.id);
+    }
+  }
+  const used = [...new Set(routes.flatMap((r) => r.tags))];
+  const undescribed = used.filter((t) => !tags[t]);
+  if (undescribed.length > 0) throw new Error(`tags without a description: ${undescribed.join(', ')}`);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Options RFQ, Orders and Explore API',
+      version,
+      description:
+        'REST API of the on-chain options RFQ market. Live traffic (quote feeds, offers, results) uses the Phoenix-channel WebSocket at /socket (docs/SOCKETS.md). ' +
+        'Errors always carry {error, code, details?, request_id}; big integers are decimal strings; times are ISO 8601 UTC unless a field says unix seconds.',
+    },
+    tags: used.map((name) => ({ name, description: tags[name] })),
+    paths,
+    components: {
+      schemas: { ...componentsOf(inputs, 'input'), ...componentsOf(outputs, 'output') },
+      securitySchemes: SECURITY_SCHEMES,
+      examples: Object.fromEntries([...SHARED_ERRORS].map(([e, key]) => [key, errorExample(e)])),
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { PLATFORM_ERRORS as P, VALIDATION_FAILED, type ErrorCase } from './error-cases';
+import { authDoc } from './route-security';
+import type { ResponseSpec, RouteContract, RouteMethod } from './route-contract';
+
+/** Everything a route can answer: its success bodies and, per error status, the codes it may carry. */
+export interface RouteAnswers {
+  success: Map<number, ResponseSpec>;
+  errors: Map<number, ErrorCase[]>;
+}
+
+const WRITES: ReadonlySet<RouteMethod> = new Set(['post', 'put', 'patch', 'delete', 'all']);
+
+/** Every request under /api goes through the JSON body parser (GETs with a body too). */
+const BODY_PARSER = [P.invalidJson, P.requestAborted, P.invalidBodyEncoding, P.payloadTooLarge, P.unsupportedEncoding];
+/** Every write under /api spends from the write budgets first (api/auth/write-limits.ts). */
+const WRITE_LIMITS = [P.rateLimited, P.rateLimiterUnavailable];
+
+function group(cases: readonly ErrorCase[]): Map<number, ErrorCase[]> {
+  const out = new Map<number, ErrorCase[]>();
+  for (const c of cases) {
+    const list = out.get(c.status) ?? [];
+    if (!list.some((x) => x.code === c.code)) list.push(c);
+    out.set(c.status, list);
+  }
+  return new Map([...out].sort(([a], [b]) => a - b));
+}
+
+/** True when the route parses a request part that can fail (a 400 naming the field). */
+function parsesInput(c: RouteContract): boolean {
+  const r = c.request;
+  return (r.body !== undefined && (r.bodyCheck ?? 'contract') === 'contract') || r.query !== undefined || (r.params !== undefined && !r.paramsMiss);
+}
+
+/**
+ * The route's own errors, those of its auth rule, and the platform's: the body parser and
+ * malformed paths under /api, the write budgets, and the bare 500 every route can answer.
+ */
+export function answersOf(c: RouteContract): RouteAnswers {
+  const underApi = c.path.startsWith('/api/');
+  const cases: ErrorCase[] = [
+    ...c.errors,
+    ...authDoc(c.auth).errors,
+    ...(parsesInput(c) ? [VALIDATION_FAILED] : []),
+    ...(underApi ? BODY_PARSER : []),
+    ...(underApi && c.path.includes(':') ? [P.invalidPath] : []),
+    ...(underApi && WRITES.has(c.method) ? WRITE_LIMITS : []),
+    P.internal,
+  ];
+  const success = new Map(Object.entries(c.responses).map(([s, spec]) => [Number(s), spec as ResponseSpec]));
+  return { success, errors: group(cases) };
+}
+
+/**
+ * What a request that matches no route answers: 404, unless the platform answered first (a bad
+ * body, a write over budget, a path that another method's template failed to decode).
+ */
+export function fallbackAnswers(method: string): RouteAnswers {
+  const write = WRITES.has(method.toLowerCase() as RouteMethod);
+  return { success: new Map(), errors: group([P.routeNotFound, ...BODY_PARSER, P.invalidPath, ...(write ? WRITE_LIMITS : []), P.internal]) };
+}

@@ -1,0 +1,18 @@
+import { healthProbes } from '../../shared/platform/http/health.routes';
+import type { ApiContext } from '../context';
+import type { RouteHandlers } from '../contract/route-contract';
+import type { healthContracts } from './health.contract';
+
+/** The platform's probes, mounted from the API's contracts (a socket-only process mounts them itself). */
+export function healthHandlers(ctx: ApiContext): RouteHandlers<typeof healthContracts> {
+  const probes = healthProbes(ctx);
+  return {
+    liveness: async () => probes.live(),
+    readiness: async (_input, req) => probes.ready(req),
+    metrics: async (_input, _req, res) => {
+      const m = await probes.metrics();
+      res.setHeader('Content-Type', m.contentType);
+      return m.text;
+    },
+  };
+}

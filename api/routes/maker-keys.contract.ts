@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { addMakerKeySchema, keyIdSchema, signedOnlySchema, transferAdminSchema } from '../../shared/identity';
+import { NotFoundError } from '../../shared/platform/errors';
+import { defineRoute } from '../contract/route-contract';
+import { errorCase } from '../contract/error-cases';
+import { wireAddress, wireTime } from '../contract/wire-formats';
+import { RPC_UNAVAILABLE } from './identity.contract';
+
+/** What checking a signed admin statement answers (docs/AUTH.md "Signed admin statements"). */
+export const STATEMENT_ERRORS = [
+  errorCase(403, 'statement_mismatch', 'Name does not match the organization name'),
+  errorCase(403, 'statement_replayed', 'statement already used; sign a new one'),
+  RPC_UNAVAILABLE,
+];
+
+export const keyFields = { id: z.string(), name: z.string(), created_at: wireTime, last_used_at: wireTime.nullable() };
+
+/** A maker key as listed: its bot wallet, never its secret. */
+const makerKeyView = z.strictObject({ ...keyFields, address: wireAddress.optional() });
+
+const manage = { tags: ['maker organization'], auth: { action: 'manage_maker_keys' }, cache: 'no-store' } as const;
+
+/** A key id from the path: anything that is not a key id names no key. */
+export function keyIdParams(kind: 'maker' | 'taker') {
+  return {
+    params: z.object({ id: keyIdSchema }),
+    paramsMiss: (raw: Record<string, string>) => new NotFoundError(`no ${kind} key ${String(raw.id)} in this organization`, 'key_not_found'),
+  };
+}
+
+export const keyNotFound = (kind: 'maker' | 'taker') =>
+  errorCase(404, 'key_not_found', `no ${kind} key 4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10 in this organization`);
+
+/** Maker organization administration: bot keys and the admin role, each change wallet-signed. */
+export const makerKeysContracts = {
+  listMakerKeys: defineRoute({
+    ...manage,
+    method: 'get',
+    path: '/api/maker/keys',
+    summary: 'List the organization\'s bot keys',
+    request: {},
+    responses: { 200: { description: 'Active keys, without secrets.', schema: z.strictObject({ keys: z.array(makerKeyView) }) } },
+    errors: [],
+  }),
+  addMakerKey: defineRoute({
+    ...manage,
+    method: 'post',
+    path: '/api/maker/keys',
+    summary: 'Issue a bot key for a wallet that consents',
+    description:
+      'The admin signs the add_member statement (`message` + `signature`); the bot wallet signs the same message (`address_signature`), proving it consents. The secret is shown only in this answer.',
+    request: { body: addMakerKeySchema },
+    responses: { 201: { description: 'The new key with its secret.', schema: makerKeyView.extend({ secret: z.string() }) } },
+    errors: [
+      ...STATEMENT_ERRORS,
+      errorCase(403, 'address_signature_mismatch', 'address_signature is not a signature of message by address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8'),
+      errorCase(409, 'bot_address_in_use', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 is already the address of an active maker key'),
+      errorCase(409, 'bot_address_in_other_organization', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 belongs to another maker organization'),
+    ],
+  }),
+  removeMakerKey: defineRoute({
+    ...manage,
+    method: 'delete',
+    path: '/api/maker/keys/:id',
+    summary: 'Remove a bot key (signed remove_member statement)',
+    request: { ...keyIdParams('maker'), body: signedOnlySchema },
+    responses: { 200: { description: 'The removed key.', schema: makerKeyView.extend({ removed_at: wireTime }) } },
+    errors: [...STATEMENT_ERRORS, keyNotFound('maker')],
+  }),
+  transferMakerAdmin: defineRoute({
+    ...manage,
+    method: 'put',
+    path: '/api/maker/organization',
+    summary: 'Transfer the organization\'s admin role (signed transfer_admin statement)',
+    request: { body: transferAdminSchema },
+    responses: {
+      200: {
+        description: 'The organization with its new admin.',
+        schema: z.strictObject({ id: z.string(), name: z.string(), admin: wireAddress, previous_admin: wireAddress.nullable() }),
+      },
+    },
+    errors: [
+      ...STATEMENT_ERRORS,
+      errorCase(409, 'already_admin', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 is already the admin'),
+      errorCase(409, 'already_in_organization', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 already belongs to a maker organization'),
+      errorCase(409, 'already_member', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 is already a member of this organization'),
+      errorCase(409, 'admin_exists', 'the organization already has an admin; transfer admin instead'),
+    ],
+  }),
+};

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { addTakerKeySchema, delegateSchemas } from '../../shared/identity';
+import { defineRoute } from '../contract/route-contract';
+import { VALIDATION_FAILED } from '../contract/error-cases';
+import { wireAddress, wireTime } from '../contract/wire-formats';
+import { keyFields, keyIdParams, keyNotFound, STATEMENT_ERRORS } from './maker-keys.contract';
+
+/** The ceiling DELEGATE_MAX_TTL_SECONDS may be configured to; the deployment's own limit may be lower. */
+const DELEGATE_TTL_CEILING = 7 * 86400;
+const delegateBodies = delegateSchemas(DELEGATE_TTL_CEILING);
+
+/** A taker key as listed: no address (a backend's credential, not a wallet's), never its secret. */
+const takerKeyView = z.strictObject(keyFields);
+
+const manage = { tags: ['taker organization'], auth: { action: 'manage_taker_keys' }, cache: 'no-store' } as const;
+
+/** Taker organizations: long-lived API keys (admin session) and short-lived delegates. */
+export const takerContracts = {
+  listTakerKeys: defineRoute({
+    ...manage,
+    method: 'get',
+    path: '/api/taker/keys',
+    summary: 'List the organization\'s API keys',
+    request: {},
+    responses: { 200: { description: 'Active keys, without secrets.', schema: z.strictObject({ keys: z.array(takerKeyView) }) } },
+    errors: [],
+  }),
+  addTakerKey: defineRoute({
+    ...manage,
+    method: 'post',
+    path: '/api/taker/keys',
+    summary: 'Issue a taker API key',
+    request: { body: addTakerKeySchema },
+    responses: { 201: { description: 'The new key with its secret, shown only here.', schema: takerKeyView.extend({ secret: z.string() }) } },
+    errors: [],
+  }),
+  removeTakerKey: defineRoute({
+    ...manage,
+    method: 'delete',
+    path: '/api/taker/keys/:id',
+    summary: 'Remove a taker API key; its delegates stop working',
+    request: keyIdParams('taker'),
+    responses: { 200: { description: 'The removed key.', schema: takerKeyView.extend({ removed_at: wireTime }) } },
+    errors: [keyNotFound('taker')],
+  }),
+  mintDelegate: defineRoute({
+    method: 'post',
+    path: '/api/taker/delegate',
+    summary: 'Mint a short-lived delegate JWT for an end-user wallet',
+    description:
+      'With a taker API key as bearer: `{address, expires_in}`; the delegate carries `key_id`, skips the bot challenge on quote create and may use Explore. ' +
+      'With the taker admin\'s SIWE bearer: also a signed mint_delegate statement (`message`, `signature`); that delegate has no `key_id` and is refused on Explore. ' +
+      '`expires_in` is at most DELEGATE_MAX_TTL_SECONDS (default 3600).',
+    tags: ['taker organization'],
+    auth: { action: 'mint_delegate' },
+    cache: 'no-store',
+    request: {
+      // Which body applies depends on the credential, so the handler picks the schema.
+      body: z.union([delegateBodies.withKey, delegateBodies.asAdmin]),
+      bodyCheck: 'handler',
+      examples: {
+        withKey: { summary: 'Minted by a backend with its taker API key', value: { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', expires_in: 900 } },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The delegate: send it as `Authorization: Bearer <token>`.',
+        schema: z.strictObject({ token: z.string(), address: wireAddress, expires_in: z.number().int().min(1), key_id: z.string().optional() }),
+        examples: {
+          withKey: {
+            summary: 'A delegate minted with a taker API key',
+            value: {
+              token: 'eyJhbGciOiJIUzI1NiJ9.eyJ0eXAiOiJkZWxlZ2F0ZSJ9.c2lnbmF0dXJl',
+              address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+              expires_in: 900,
+              key_id: '4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10',
+            },
+          },
+        },
+      },
+    },
+    errors: [VALIDATION_FAILED, ...STATEMENT_ERRORS],
+  }),
+};
