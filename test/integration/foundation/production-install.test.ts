@@ -3,6 +3,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RegistryService } from '../../../shared/registry';
+import { eventually } from '../../support/events';
 import { opsWithEnv } from '../../support/ops';
 import { spawnService, type RunningService } from '../../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -76,10 +77,17 @@ describe('production install (npm ci --omit=dev)', () => {
         LOADED_MODULES_FILE: out,
       }),
     );
+    const running = svc;
+    // 'api listening' comes before the socket tier attaches: stop only once every role has started.
+    const started = await eventually(async () => running.lines.some((l) => l.msg === 'started'), Boolean, 60_000);
+    expect(started).toBe(true);
     const health = await fetch(`${svc.url}/healthz`);
     expect(health.status).toBe(200);
     expect(((await health.json()) as { status: string }).status).toBe('ok');
-    expect(await svc.stop('SIGTERM')).toBe(0);
+    const code = await svc.stop('SIGTERM');
+    // A module missing from this install would surface as a crash or an error line: show them first.
+    expect(svc.lines.filter((l) => l.level === 'fatal' || l.level === 'error')).toEqual([]);
+    expect(code).toBe(0);
 
     const loaded = await loadedModules(out);
     // The recorder saw the service itself, so an empty or partial list cannot pass by accident.
