@@ -3,7 +3,7 @@ const { TASK_COMPILE } = require('hardhat/builtin-tasks/task-names');
 
 /**
  * Hardhat 2 is used only as a local JSON-RPC node (`hardhat node`). Contracts are compiled by
- * solc-js (dev/build-contracts.ts, shared/chain/artifacts.ts), so there is no `solidity`
+ * solc-js (dev/build-contracts.ts, dev/contract-artifacts.ts), so there is no `solidity`
  * section and the compile task is disabled: Hardhat must never download a compiler. Its own
  * scratch directories live under cache/ (git-ignored).
  */

@@ -9,10 +9,11 @@ import madge from 'madge';
  *
  * - platform (config, db, redis, http, queue, errors, ...) imports no protocol, domain or role;
  * - protocol is pure hashing and typed data over platform's errors and validation;
- * - chain holds ABIs, compiled artifacts and RPC clients, never dev tooling;
+ * - chain holds ABIs, the reference contracts' sources and RPC clients, never dev tooling;
  * - domains (identity, registry, quotes, events, indexed, ...) import each other without cycles;
  * - roles (api, socket, workers, indexer) import shared/ and never each other;
- * - dev/ (Hardhat node, deploy, compile) is loaded only by entry points and tests;
+ * - dev/ (Hardhat node, deploy, compile) is loaded only by entry points and tests, and by
+ *   bin/main.ts only when DEVCHAIN asks for it (a production install has no hardhat or solc);
  * - migrations import nothing of ours: they are frozen history.
  */
 const ROOT = path.resolve(__dirname, '..');
@@ -49,7 +50,7 @@ async function main(): Promise<number> {
     baseDir: ROOT,
     fileExtensions: ['ts'],
     tsConfig: path.join(ROOT, 'tsconfig.json'),
-    excludeRegExp: [/\.d\.ts$/, /node_modules/, /shared\/chain\/artifacts/],
+    excludeRegExp: [/\.d\.ts$/, /node_modules/, /shared\/chain\/artifacts\//],
     detectiveOptions: { ts: { skipTypeImports: false } },
   });
   const problems: string[] = [];

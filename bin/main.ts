@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { createApp } from '../api/app';
 import { listen } from '../api/server';
 import { socketOnlyApp, startSocket } from '../socket';
-import { ensureDevchain } from '../dev/devchain';
 import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
@@ -16,8 +15,12 @@ async function main(): Promise<void> {
   lifecycle.installSignalHandlers();
   // Before anything listens: from here on a crash drains through the lifecycle (docs/SECURITY.md).
   lifecycle.installCrashHandlers();
-  // DEVCHAIN=auto and an empty registry: run the local Hardhat chain inside this process.
-  await ensureDevchain(infra);
+  // DEVCHAIN=auto and an empty registry: run the local Hardhat chain inside this process. dev/ is
+  // imported only then: a production install has no hardhat or solc (devDependencies).
+  if (config.DEVCHAIN !== 'off') {
+    const { ensureDevchain } = await import('../dev/devchain');
+    await ensureDevchain(infra);
+  }
   const roles = new Set(config.ROLES);
 
   if (roles.has('workers')) await startWorkers(infra, lifecycle);

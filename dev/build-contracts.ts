@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ARTIFACTS_DIR, buildArtifacts, REPO_ROOT } from '../shared/chain/artifacts';
+import { ARTIFACTS_DIR, buildArtifacts, REPO_ROOT } from './contract-artifacts';
 
 /**
  * `npm run contracts:build`: compiles shared/chain/contracts/*.sol with solc-js into

@@ -9,7 +9,7 @@ import {
   type Address,
   type Hex,
 } from 'viem';
-import { loadArtifact, type ContractName } from '../shared/chain/artifacts';
+import { loadArtifact, type ContractName } from './contract-artifacts';
 import { DEVCHAIN_CHAIN_ID, hardhatAccounts, localPublicClient, localWalletClient } from '../shared/chain/clients';
 
 /** Where the reference contracts live on one chain. */

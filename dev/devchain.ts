@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { isAddress, type Address } from 'viem';
-import type { Config } from '../shared/platform/config';
+import { ConfigError, type Config } from '../shared/platform/config';
 import type { Lifecycle } from '../shared/platform/lifecycle';
 import type { Logger } from '../shared/platform/logging';
 import { RegistryService, type NetworkInput } from '../shared/registry';
 import { DEVCHAIN_CHAIN_ID, localPublicClient, probeChainId } from '../shared/chain/clients';
+import { assertDevTools, missingDevTools, notInstalled } from './dev-tools';
 import { DEV_TOKENS, deployReferenceContracts, expectedAddresses, hasReferenceContracts, type DeployedAddresses } from './deploy';
 import { startHardhatNode } from './hardhat-node';
 
@@ -29,6 +30,8 @@ const ADOPT_WAIT_MS = 15_000;
  * would give addresses nobody expects.
  */
 export async function startDevchain(opts: { port: number; logger?: Logger; adoptWaitMs?: number }): Promise<Devchain> {
+  // Even adopting a running node compiles the contracts (to know their addresses): solc is needed either way.
+  assertDevTools('the devchain');
   const rpcUrl = `http://127.0.0.1:${opts.port}`;
   const expected = expectedAddresses();
   const chainId = await probeChainId(rpcUrl);
@@ -143,6 +146,15 @@ export async function ensureDevchain(deps: {
   if (config.NODE_ENV === 'production') {
     logger.warn('devchain: not started in production; configure a network with `npm run ops` or set DEVCHAIN=off');
     return null;
+  }
+  const missing = missingDevTools();
+  if (missing.length > 0) {
+    throw new ConfigError([
+      {
+        key: 'DEVCHAIN',
+        message: `auto would start the local Hardhat chain (no usable network is registered), but ${notInstalled(missing)}; or set DEVCHAIN=off and register a network with \`npm run ops -- network:upsert\``,
+      },
+    ]);
   }
   const chain = await startAndRegisterDevchain({ db: deps.db, port: config.DEVCHAIN_PORT, logger });
   if (!chain.reused) deps.lifecycle.onClose('devchain', () => chain.stop());

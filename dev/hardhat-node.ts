@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { REPO_ROOT } from '../shared/chain/artifacts';
+import { REPO_ROOT } from './contract-artifacts';
 import { probeChainId, rawRpc } from '../shared/chain/clients';
 
 /** A Hardhat 2 node running as a child process. */

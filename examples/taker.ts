@@ -1,6 +1,6 @@
 import { createPublicClient, createWalletClient, decodeEventLog, http, zeroAddress, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { loadArtifact } from '../shared/chain/artifacts';
+import { loadArtifact } from '../dev/contract-artifacts';
 import { jsonLegToLeg, type IntentJson } from '../shared/protocol';
 import { ApiClient, connectSocket, join, log } from './lib';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseAbi, type Address, type Hex } from 'viem';
-import { REPO_ROOT } from '../../shared/chain/artifacts';
+import { REPO_ROOT } from '../../dev/contract-artifacts';
 import { hardhatAccounts, localPublicClient, localWalletClient } from '../../shared/chain/clients';
 
 const SOURCE = path.join(REPO_ROOT, 'shared/chain/contracts/test/EventSpray.sol');

@@ -1,5 +1,3 @@
-import { deployReferenceContracts, expectedAddresses, hasReferenceContracts } from '../../dev/deploy';
-import { devchainNetwork } from '../../dev/devchain';
 import { RegistryService } from '../../shared/registry';
 import { requireFlag, UsageError, type OpsCommand } from './command';
 
@@ -15,6 +13,12 @@ export const chainCommands: OpsCommand[] = [
       } catch {
         throw new UsageError(`--rpc-url ${rpcUrl} is not a URL`);
       }
+      // dev/ is imported here, not at the top: every other command runs on a production install,
+      // which has no solc (a devDependency) to compile the contracts with.
+      const { assertDevTools } = await import('../../dev/dev-tools');
+      assertDevTools('chain:deploy', ['solc']);
+      const { deployReferenceContracts, expectedAddresses, hasReferenceContracts } = await import('../../dev/deploy');
+      const { devchainNetwork } = await import('../../dev/devchain');
       // Deployment is deterministic (fixed deployer and nonces): a node that already holds this
       // build is only registered again, so the command is safe to repeat.
       const expected = expectedAddresses();

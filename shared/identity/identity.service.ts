@@ -7,7 +7,7 @@ import { RegistryService } from '../registry';
 import { AdminActionVerifier } from './admin-action-verifier';
 import { ApiKeyRepository } from './api-key.repository';
 import { BotWalletBinding } from './bot-wallet-binding';
-import { ChallengeVerifier } from './challenge.service';
+import { ChallengeVerifier } from './bot-challenge.client';
 import type { Principal, Role } from './identity.types';
 import { TokenIssuer } from './jwt-tokens';
 import { secretMatches } from '../platform/secrets';

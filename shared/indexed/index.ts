@@ -1,4 +1,4 @@
-export { ChainDataRepository } from './chain-data.repository';
+export { IndexedDataRepository } from './indexed-data.repository';
 export { IndexerStatusService } from './indexer-status.service';
 export type { NetworkStatusView, CoreView } from './indexer-status.service';
 export { PortfolioService } from './portfolio.service';

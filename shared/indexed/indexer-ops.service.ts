@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { AppError, BadRequestError, NotFoundError } from '../platform/errors';
 import { RegistryService } from '../registry';
-import { ChainDataRepository } from './chain-data.repository';
+import { IndexedDataRepository } from './indexed-data.repository';
 import { ResyncRequestRepository, type ResyncRequest } from './resync-requests.repository';
 
 /** One network as an operator sees it: raw failure text included (this never leaves the operator's terminal). */
@@ -35,12 +35,12 @@ const num = (v: string | null | undefined) => (v === null || v === undefined ? n
  * is safe while the indexer runs, and a request made while it is down waits for it.
  */
 export class IndexerOpsService {
-  private readonly repo: ChainDataRepository;
+  private readonly repo: IndexedDataRepository;
   private readonly registry: RegistryService;
   private readonly requests: ResyncRequestRepository;
 
   constructor(ds: DataSource) {
-    this.repo = new ChainDataRepository(ds);
+    this.repo = new IndexedDataRepository(ds);
     this.registry = new RegistryService(ds);
     this.requests = new ResyncRequestRepository(ds);
   }

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { AppError, type FieldProblem } from '../platform/errors';
 import { RegistryService } from '../registry';
-import { ChainDataRepository, type CursorRecord, type KeptBlocksRecord, type ReorgStatsRecord, type StatusRecord } from './chain-data.repository';
+import { IndexedDataRepository, type CursorRecord, type KeptBlocksRecord, type ReorgStatsRecord, type StatusRecord } from './indexed-data.repository';
 import { INDEXER_ERROR_CODES, isIndexerErrorCode } from './indexer-error-codes';
 import { registryPairs } from './registry-pairs';
 
@@ -75,14 +75,14 @@ function stateOf(row: StatusRecord | undefined): NetworkStatusView['state'] {
  * unhealthy, or every enabled network is: serving lagging data as current would be worse.
  */
 export class IndexerStatusService {
-  private readonly repo: ChainDataRepository;
+  private readonly repo: IndexedDataRepository;
   private readonly registry: RegistryService;
 
   constructor(
     ds: DataSource,
     private readonly staleAfterMs: number,
   ) {
-    this.repo = new ChainDataRepository(ds);
+    this.repo = new IndexedDataRepository(ds);
     this.registry = new RegistryService(ds);
   }
 

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { decodeOptionId } from '../protocol/option-id';
 import { RegistryService } from '../registry';
-import { ChainDataRepository, type BalanceRecord, type OrderRecord } from './chain-data.repository';
+import { IndexedDataRepository, type BalanceRecord, type OrderRecord } from './indexed-data.repository';
 
 /** An option series as the portfolio shows it; null fields when the id is not one of ours. */
 interface SeriesView {
@@ -95,11 +95,11 @@ function order(o: OrderRecord): OpenOrderView {
  * wallet's to exercise or settle), open book orders, and closed holdings (once held, now zero).
  */
 export class PortfolioService {
-  private readonly repo: ChainDataRepository;
+  private readonly repo: IndexedDataRepository;
   private readonly registry: RegistryService;
 
   constructor(ds: DataSource) {
-    this.repo = new ChainDataRepository(ds);
+    this.repo = new IndexedDataRepository(ds);
     this.registry = new RegistryService(ds);
   }
 

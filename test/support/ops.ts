@@ -8,10 +8,19 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** The operator CLI exactly as an operator runs it, against the test environment's database. */
 export async function ops(env: TestEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return opsWithEnv(env, {}, ...args);
+}
+
+/** `ops` with extra environment variables for the CLI process (a preload in NODE_OPTIONS, say). */
+export async function opsWithEnv(
+  env: TestEnv,
+  extra: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/ops.ts', ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL },
+      env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL, ...extra },
     });
     return { code: 0, stdout, stderr };
   } catch (err) {

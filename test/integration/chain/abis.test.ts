@@ -1,6 +1,6 @@
 import type { Abi, AbiParameter } from 'viem';
 import { bondVaultAbi, mockErc20Abi, mothershipAbi, optionPairAbi, pairFactoryAbi } from '../../../shared/chain/abis';
-import { loadArtifact, type ContractName } from '../../../shared/chain/artifacts';
+import { loadArtifact, type ContractName } from '../../../dev/contract-artifacts';
 
 /** shared/chain/abis.ts is written by hand for viem's types; it must say what solc says. */
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ARTIFACTS_DIR, buildArtifacts, CONTRACT_NAMES, loadArtifact, sourcesHash } from '../../../shared/chain/artifacts';
+import { ARTIFACTS_DIR, buildArtifacts, CONTRACT_NAMES, loadArtifact, sourcesHash } from '../../../dev/contract-artifacts';
 
 /** Artifacts are compiled on demand and cached under a hash of the sources and compiler settings. */
 describe('contract artifacts', () => {

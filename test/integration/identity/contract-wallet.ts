@@ -1,5 +1,5 @@
 import { getAddress, type Address } from 'viem';
-import { compileContracts } from '../../../shared/chain/artifacts';
+import { compileContracts } from '../../../dev/contract-artifacts';
 import type { TestChain } from '../../support/chain';
 
 /**

@@ -9,7 +9,7 @@ interface IOptionPairBook {
 }
 
 /// TEST HELPER, local nodes only (bench/indexer): makes a pair emit many events in one
-/// transaction. Not part of the protocol and not built by shared/chain/artifacts.ts (which reads
+/// transaction. Not part of the protocol and not built by dev/contract-artifacts.ts (which reads
 /// only the top-level sources); bench/indexer compiles it on its own.
 /// Each round places a buy order, fills it itself (the pair mints the option to this contract)
 /// and passes 3 units to one of 64 receivers: OrderPlaced, Transfer (mint), OrderFilled, Transfer.

@@ -8,6 +8,8 @@ import type { Abi, Hex } from 'viem';
  * bytecode JSON) in shared/chain/artifacts, which is git-ignored and rebuilt on demand: the
  * first `loadArtifact` after a source change compiles with solc-js and caches the result under
  * a hash of the sources and compiler settings, so a fresh clone needs no separate build step.
+ * It drives solc (a devDependency), hence dev/: production code reads the ABIs it needs from
+ * shared/chain/abis.ts, which a chain test holds equal to these artifacts.
  */
 
 export const CONTRACT_NAMES = ['Mothership', 'PairFactory', 'OptionPair', 'MockERC20', 'BondVault'] as const;

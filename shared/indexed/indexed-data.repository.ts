@@ -83,7 +83,7 @@ export interface OrderRecord {
 }
 
 /** Reads of what the indexer wrote. The API reads these tables; only the indexer writes them. */
-export class ChainDataRepository {
+export class IndexedDataRepository {
   constructor(private readonly ds: DataSource) {}
 
   statuses(chainIds: number[]): Promise<StatusRecord[]> {
