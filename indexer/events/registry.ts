@@ -8,7 +8,6 @@ import {
   transferEvent,
 } from '../../shared/chain/abis';
 import { bool, checksum, expectShape, topicAddress, uint, word, wordAddress } from '../decode/log-words';
-import type { BalanceChange } from '../projectors/changeset';
 import { rawEvent } from '../projectors/raw-event';
 import type { Hex } from '../rpc/rpc';
 import type { ProjectedRow } from '../store/derived-tables';
@@ -87,13 +86,8 @@ export const INDEXED_EVENTS = registry({
         },
       ];
       // The zero address holds nothing: a mint only credits, a burn only debits.
-      const change = (holder: Hex, delta: bigint): void => {
-        if (holder === ZERO_ADDRESS) return;
-        const row: BalanceChange = { holder, pair, option_id: id, delta, block: at.block_number };
-        rows.push({ table: 'indexer_balances', row });
-      };
-      change(log.sender, -log.amount);
-      change(log.receiver, log.amount);
+      if (log.sender !== ZERO_ADDRESS) rows.push({ table: 'indexer_balances', row: { holder: log.sender, pair, option_id: id, delta: -log.amount, block: at.block_number } });
+      if (log.receiver !== ZERO_ADDRESS) rows.push({ table: 'indexer_balances', row: { holder: log.receiver, pair, option_id: id, delta: log.amount, block: at.block_number } });
       return rows;
     },
   }),

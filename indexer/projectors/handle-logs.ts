@@ -1,7 +1,7 @@
 import type { DecodedLog } from '../decode/decode-log';
 import type { IndexedEvent } from '../events/indexed-event';
 import { INDEXED_EVENTS } from '../events/registry';
-import { collectChangeset, type Changeset } from '../store/derived-tables';
+import { startChangeset, type Changeset } from '../store/derived-tables';
 import type { RowPosition } from './changeset';
 
 function position(log: DecodedLog, timestamps: ReadonlyMap<number, number>): RowPosition {
@@ -19,14 +19,12 @@ function position(log: DecodedLog, timestamps: ReadonlyMap<number, number>): Row
  * touched it.
  */
 export function handleLogs(logs: readonly DecodedLog[], timestamps: ReadonlyMap<number, number>): Changeset {
-  const byTable = new Map<string, unknown[]>();
-  for (const log of logs) {
-    const project = (INDEXED_EVENTS[log.kind] as IndexedEvent<string, object>).project;
-    for (const { table, row } of project(log, position(log, timestamps))) {
-      const rows = byTable.get(table);
-      if (rows) rows.push(row);
-      else byTable.set(table, [row]);
-    }
+  const changes = startChangeset();
+  // Indexed loops: this runs for every log of a backfill, and iterators cost here.
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i];
+    const rows = (INDEXED_EVENTS[log.kind] as IndexedEvent<string, object>).project(log, position(log, timestamps));
+    for (let j = 0; j < rows.length; j++) changes.add(rows[j]);
   }
-  return collectChangeset(byTable);
+  return changes.done();
 }

@@ -4,6 +4,7 @@ import {
   netBalances,
   type EventRow,
   type PairRow,
+  type RowCollector,
   type SettlementRow,
   type TransferRow,
 } from '../projectors/changeset';
@@ -48,11 +49,12 @@ interface DerivedTableBase<N extends string> {
 }
 
 /**
- * A table projectors put rows in (`{table, row}`): the rows one batch projected into it, in
- * chain order, are combined by `collect` (pure) and written by `write`, in the batch's transaction.
+ * A table projectors put rows in (`{table, row}`): the rows one batch projects into it, in
+ * chain order, go to a fresh collector (`collect()`, pure) whose result `write` writes, in the
+ * batch's transaction.
  */
 export interface ProjectedTable<N extends string, R, B> extends DerivedTableBase<N> {
-  collect(rows: R[]): B;
+  collect(): RowCollector<R, B>;
   write(m: Queryable, chainId: number, batch: B, effects: WriteEffects): Promise<void>;
 }
 
@@ -135,18 +137,24 @@ type Projected = Extract<Table, { collect: unknown }>;
 export type DerivedTableName = Table['table'];
 
 /** A projector's output: one row for one table that takes projected rows. */
-export type ProjectedRow = { [T in Projected as T['table']]: { table: T['table']; row: Parameters<T['collect']>[0][number] } }[Projected['table']];
+export type ProjectedRow = { [T in Projected as T['table']]: { table: T['table']; row: Parameters<ReturnType<T['collect']>['add']>[0] } }[Projected['table']];
 
 /** What a batch of logs changes: per table that takes projected rows, what its `collect` made of them. */
-export type Changeset = { [T in Projected as T['table']]: ReturnType<T['collect']> };
+export type Changeset = { [T in Projected as T['table']]: ReturnType<ReturnType<T['collect']>['done']> };
 
 const PROJECTED: readonly Projected[] = DERIVED_TABLES.filter((t): t is Projected => 'collect' in t);
 
-/** Combines rows projected from one batch's logs (grouped by table, in chain order) into a changeset. */
-export function collectChangeset(rows: ReadonlyMap<string, unknown[]>): Changeset {
-  const out: Record<string, unknown> = {};
-  for (const t of PROJECTED) out[t.table] = (t.collect as (r: unknown[]) => unknown)(rows.get(t.table) ?? []);
-  return out as Changeset;
+/** Fresh collectors, one per table that takes projected rows, for one batch: `add` rows as projected, then `done`. */
+export function startChangeset(): { add(row: ProjectedRow): void; done(): Changeset } {
+  const collectors = new Map<string, RowCollector<unknown, unknown>>(PROJECTED.map((t) => [t.table, t.collect() as RowCollector<unknown, unknown>]));
+  return {
+    add: (p) => collectors.get(p.table)!.add(p.row),
+    done() {
+      const out: Record<string, unknown> = {};
+      for (const [table, c] of collectors) out[table] = c.done();
+      return out as Changeset;
+    },
+  };
 }
 
 /** Writes every table's rows of a changeset, in one transaction the caller holds; returns the quotes it filled. */
