@@ -71,11 +71,7 @@ export const INDEXED_EVENTS = registry({
         {
           table: 'indexer_transfers',
           row: {
-            block_number: at.block_number,
-            block_hash: at.block_hash,
-            block_timestamp: at.block_timestamp,
-            log_index: at.log_index,
-            tx_hash: at.tx_hash,
+            ...at,
             pair,
             caller: log.caller,
             sender: log.sender,

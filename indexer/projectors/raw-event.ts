@@ -22,11 +22,7 @@ export function rawEvent(log: { kind: string; meta: LogMeta }, at: RowPosition):
   return {
     table: 'indexer_events',
     row: {
-      block_number: at.block_number,
-      block_hash: at.block_hash,
-      block_timestamp: at.block_timestamp,
-      log_index: at.log_index,
-      tx_hash: at.tx_hash,
+      ...at,
       address: log.meta.address,
       event_name: log.kind,
       args: eventArgs(log),
