@@ -1,12 +1,29 @@
 import type { IndexerErrorCode } from '../shared/indexed/indexer-error-codes';
-import { RpcRequestRejectedError, RpcUnavailableError } from './rpc/rpc-errors';
-import { ChainInvariantError } from './sync/unfinalized-chain';
 
 /**
- * Indexer failures by whether a retry can help. A tailer retries everything with backoff
- * except the fatal ones, which halt that network's tailer loudly: continuing would write data
- * the indexer knows to be wrong. A halted tailer still picks up an operator's resync request.
+ * Indexer failures by whether a retry can help, told by base class rather than by a list: every
+ * error the indexer raises itself extends `RetryableIndexerError` or `FatalIndexerError` and
+ * carries the fixed code its status row shows. A tailer retries the first kind with backoff,
+ * forever, while its status reports them. The second kind halts that network's tailer loudly:
+ * continuing would write data the indexer knows to be wrong. A halted tailer still picks up an
+ * operator's resync request. Errors the indexer did not raise (the database going away, a bug)
+ * are retried too: the database comes back, and a bug shows in the logs and as `internal`.
+ *
+ * The base is not exported, so a new error class cannot sit outside the two kinds.
  */
+abstract class IndexerError extends Error {
+  /** The fixed code the status row carries for this failure; the API shows only words for it. */
+  abstract readonly code: IndexerErrorCode;
+}
+
+/** A failure that waiting and trying the step again (from the database's state) can cure. */
+export abstract class RetryableIndexerError extends IndexerError {}
+
+/** A failure no retry can cure: the network halts until an operator acts. */
+export abstract class FatalIndexerError extends IndexerError {
+  /** The operator command that cures it, when there is one; shown in the status. */
+  readonly action: string | null = null;
+}
 
 /** The operator command that re-derives a network from `fromBlock` on. */
 export const resyncCommand = (chainId: number, fromBlock: number) => `npm run ops -- indexer:resync --chain ${chainId} --from-block ${fromBlock}`;
@@ -16,8 +33,9 @@ export const resyncCommand = (chainId: number, fromBlock: number) => `npm run op
  * tip): no stored hash within reach matches the node's, so the common ancestor is older than
  * the operator allows the indexer to roll back to by itself. `action` is the command to run.
  */
-export class ReorgTooDeepError extends Error {
-  readonly action: string;
+export class ReorgTooDeepError extends FatalIndexerError {
+  readonly code = 'reorg_too_deep';
+  override readonly action: string;
 
   constructor(
     readonly chainId: number,
@@ -37,8 +55,10 @@ export class ReorgTooDeepError extends Error {
   }
 }
 
-/** The RPC URL serves another chain than the registry says. */
-export class ChainMismatchError extends Error {
+/** The RPC URL serves another chain than the registry says: every answer would be the wrong chain's. */
+export class ChainMismatchError extends FatalIndexerError {
+  readonly code = 'chain_mismatch';
+
   constructor(expected: number, actual: number) {
     super(`RPC answers as chain ${actual}, the registry says ${expected}`);
     this.name = 'ChainMismatchError';
@@ -50,7 +70,9 @@ export class ChainMismatchError extends Error {
  * headers that do not link, a block it just named is missing). Usually a load-balanced provider
  * mixing backends, or a reorg landing mid-fetch; the next attempt sees a consistent chain.
  */
-export class ChainInconsistencyError extends Error {
+export class ChainInconsistencyError extends RetryableIndexerError {
+  readonly code = 'chain_inconsistent';
+
   constructor(message: string) {
     super(message);
     this.name = 'ChainInconsistencyError';
@@ -59,9 +81,12 @@ export class ChainInconsistencyError extends Error {
 
 /**
  * A backfill range no longer continues the indexed chain: the block under it changed since it
- * was written. Not a failure: the tailer stops the backfill and reconciles from its tip.
+ * was written. Not a failure: the tailer stops the backfill and reconciles from its tip (were
+ * it to escape, the next pass would do the same).
  */
-export class BackfillReorgedError extends Error {
+export class BackfillReorgedError extends RetryableIndexerError {
+  readonly code = 'chain_inconsistent';
+
   constructor(
     readonly block: number,
     stored: string | null,
@@ -72,37 +97,28 @@ export class BackfillReorgedError extends Error {
   }
 }
 
-/** Another writer moved the cursor between this tailer's read and write. */
-export class CursorConflictError extends Error {
+/** Another writer moved the cursor between this tailer's read and write; the next pass reloads it. */
+export class CursorConflictError extends RetryableIndexerError {
+  readonly code = 'cursor_conflict';
+
   constructor(chainId: number, expected: number) {
     super(`cursor of chain ${chainId} is no longer at ${expected}: another indexer is writing this network`);
     this.name = 'CursorConflictError';
   }
 }
 
-export function isFatal(err: unknown): boolean {
-  return err instanceof ReorgTooDeepError || err instanceof ChainMismatchError || err instanceof ChainInvariantError;
-}
-
-/** Whether the failure means the network's RPC is not answering usefully (its status turns unhealthy). */
-export function isRpcFailure(err: unknown): boolean {
-  return err instanceof RpcUnavailableError || err instanceof RpcRequestRejectedError;
-}
-
 /** Postgres connection failures (refused, reset, shut down, terminated by an administrator). */
 const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 
-/** The fixed code the status row carries for a failure; the API shows only words for it. */
-export function errorCode(err: unknown): IndexerErrorCode {
-  if (err instanceof RpcUnavailableError) return 'rpc_unavailable';
-  if (err instanceof RpcRequestRejectedError) return 'rpc_rejected';
-  if (err instanceof ChainInconsistencyError) return 'chain_inconsistent';
-  if (err instanceof CursorConflictError) return 'cursor_conflict';
-  if (err instanceof ChainMismatchError) return 'chain_mismatch';
-  if (err instanceof ChainInvariantError) return 'invariant_broken';
-  if (err instanceof ReorgTooDeepError) return 'reorg_too_deep';
+function isDatabaseDown(err: unknown): boolean {
   const e = err as { code?: unknown; driverError?: { code?: unknown }; message?: unknown };
   const code = e?.driverError?.code ?? e?.code;
-  if ((typeof code === 'string' && DB_DOWN_CODES.has(code)) || /Connection terminated/i.test(String(e?.message ?? ''))) return 'database_unavailable';
+  return (typeof code === 'string' && DB_DOWN_CODES.has(code)) || /Connection terminated/i.test(String(e?.message ?? ''));
+}
+
+/** The fixed code the status row carries for a failure; the API shows only words for it. */
+export function errorCode(err: unknown): IndexerErrorCode {
+  if (err instanceof IndexerError) return err.code;
+  if (isDatabaseDown(err)) return 'database_unavailable';
   return 'internal';
 }

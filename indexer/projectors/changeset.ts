@@ -1,8 +1,9 @@
 import type { Hex } from '../rpc/rpc';
 
 /**
- * What a batch of logs changes, as plain rows. Handlers build it from decoded logs alone (no
- * I/O); the store writes it in one transaction with the cursor that covers it.
+ * The rows projectors make from decoded logs, and how the rows one batch projected into a
+ * table combine before they are written (pure: no I/O). Which table takes which rows is
+ * declared once, in `DERIVED_TABLES` (indexer/store/derived-tables.ts).
  * Big integers are decimal strings, addresses checksummed, hashes lower-case.
  */
 export interface RowPosition {
@@ -40,7 +41,16 @@ export interface TransferRow extends RowPosition {
   amount: string;
 }
 
-/** Net change of one holder's balance of one option id in this batch. */
+/** One log's change of one holder's balance of one option id (a projector's row). */
+export interface BalanceChange {
+  holder: Hex;
+  pair: Hex;
+  option_id: string;
+  delta: bigint;
+  block: number;
+}
+
+/** Net change of one holder's balance of one option id in this batch (what is written). */
 export interface BalanceDelta {
   holder: Hex;
   pair: Hex;
@@ -71,7 +81,7 @@ export interface OrderRow {
   last_log_index: number;
 }
 
-/** The state an order placed before this batch ends the batch in. */
+/** The state an order placed before this batch ends the batch in, or one log's change of an order's state. */
 export interface OrderUpdate {
   pair: Hex;
   order_id: string;
@@ -95,23 +105,90 @@ export interface SettlementRow extends RowPosition {
   directions: number[];
 }
 
-export interface Changeset {
-  pairs: PairRow[];
-  /** Every decoded log except ERC-6909 transfers, which are in `transfers`. */
-  events: EventRow[];
-  transfers: TransferRow[];
-  balances: BalanceDelta[];
-  ordersPlaced: OrderRow[];
-  orderUpdates: OrderUpdate[];
-  settlements: SettlementRow[];
+/** A projector's row for the order book: an order placed, or a later change of its state. */
+export type OrderEvent = { placed: OrderRow } | { change: OrderUpdate };
+
+/** Orders as a batch writes them: those it placed in their final state, and updates of older ones. */
+export interface OrderBatch {
+  placed: OrderRow[];
+  updates: OrderUpdate[];
 }
 
-export const emptyChangeset = (): Changeset => ({
-  pairs: [],
-  events: [],
-  transfers: [],
-  balances: [],
-  ordersPlaced: [],
-  orderUpdates: [],
-  settlements: [],
-});
+/**
+ * Gathers the rows one batch projects into one table, as the logs are projected (so a row
+ * folded into another is garbage at once, not held to the end of the batch), into what the
+ * table's write takes.
+ */
+export interface RowCollector<R, B> {
+  add(row: R): void;
+  done(): B;
+}
+
+/** Rows written one per log, in chain order. */
+export const inChainOrder =
+  <R>() =>
+  (): RowCollector<R, R[]> => {
+    const rows: R[] = [];
+    return {
+      add: (row) => void rows.push(row),
+      done: () => rows,
+    };
+  };
+
+/**
+ * Folds a batch's balance changes into one net delta per (holder, pair, id), so a batch writes
+ * each balance row once however many transfers touched it. A zero net delta is kept: the holder
+ * held the id, which the portfolio lists as closed.
+ */
+export function netBalances(): RowCollector<BalanceChange, BalanceDelta[]> {
+  const byKey = new Map<string, Omit<BalanceDelta, 'delta'> & { value: bigint }>();
+  return {
+    add(c) {
+      const key = `${c.holder}|${c.pair}|${c.option_id}`;
+      const b = byKey.get(key);
+      if (b) {
+        b.value += c.delta;
+        b.last_block = c.block;
+      } else {
+        byKey.set(key, { holder: c.holder, pair: c.pair, option_id: c.option_id, value: c.delta, first_block: c.block, last_block: c.block });
+      }
+    },
+    done() {
+      const out: BalanceDelta[] = [];
+      for (const b of byKey.values()) {
+        out.push({ holder: b.holder, pair: b.pair, option_id: b.option_id, delta: b.value.toString(), first_block: b.first_block, last_block: b.last_block });
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Folds a batch's order events into each order's final state: an order placed in the batch is
+ * written once in the state its later changes leave it; an older order gets one update.
+ */
+export function finalOrderStates(): RowCollector<OrderEvent, OrderBatch> {
+  const placed = new Map<string, OrderRow>();
+  const updated = new Map<string, OrderUpdate>();
+  return {
+    add(e) {
+      if ('placed' in e) {
+        // A copy: the changes below update it, and the projector's row stays as it was made.
+        placed.set(`${e.placed.pair}|${e.placed.order_id}`, { ...e.placed });
+        return;
+      }
+      const c = e.change;
+      const key = `${c.pair}|${c.order_id}`;
+      const row = placed.get(key) ?? updated.get(key);
+      if (!row) {
+        updated.set(key, { ...c });
+        return;
+      }
+      row.remaining = c.remaining;
+      row.state = c.state;
+      row.last_block = c.last_block;
+      row.last_log_index = c.last_log_index;
+    },
+    done: () => ({ placed: [...placed.values()], updates: [...updated.values()] }),
+  };
+}

@@ -7,7 +7,9 @@ import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
 import { publishQuoteResult, QuoteRepository } from '../../shared/quotes';
 import type { Redis } from '../../shared/platform/redis';
-import type { Changeset, EventRow, TransferRow } from '../projectors/changeset';
+import { INDEXED_EVENTS, isEventKind } from '../events/registry';
+import type { EventRow, TransferRow } from '../projectors/changeset';
+import type { Changeset } from '../store/derived-tables';
 import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
 
 /**
@@ -41,6 +43,9 @@ export interface LivePublisher {
  * token-named streams are keyed by that hash (shared/events), so the hash addresses it.
  */
 export const takerStream = (streamTokenHash: string) => topics.rfqStream(streamTokenHash);
+
+/** Events a pair (CLOB) emits are what its explore watchers follow. */
+const isPairEvent = (name: string) => isEventKind(name) && INDEXED_EVENTS[name].emitter === 'pair';
 
 export function createLivePublisher(deps: { db: DataSource; redis: Redis; config: Config; metrics?: Metrics; logger: Logger }): LivePublisher {
   const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
@@ -92,8 +97,8 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
       };
       // Pair events and transfers, merged back into chain order.
       const items = [
-        ...changes.events.filter((e) => e.event_name !== 'PackageExecuted' && e.event_name !== 'PairCreated').map((e) => ({ pair: e.address, row: e, transfer: false })),
-        ...changes.transfers.map((t) => ({ pair: t.pair, row: t, transfer: true })),
+        ...changes.indexer_events.filter((e) => isPairEvent(e.event_name)).map((e) => ({ pair: e.address, row: e, transfer: false })),
+        ...changes.indexer_transfers.map((t) => ({ pair: t.pair, row: t, transfer: true })),
       ].sort((a, b) => a.row.block_number - b.row.block_number || a.row.log_index - b.row.log_index);
       await guard('explore', async () => {
         for (const { pair, row, transfer } of items) {

@@ -1,13 +1,21 @@
 import { HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError } from 'viem';
+import { RetryableIndexerError } from '../errors';
 
 /**
- * RPC failures, grouped by what can help:
+ * RPC failures, classified once, here at the RPC boundary (`classifyRpcError`, used only by
+ * `rpc.ts`): whatever viem or the node threw leaves `Rpc` as one of these classes, so nothing
+ * past the boundary reads raw transport errors.
  * - `RangeTooLargeError`: the provider refused an `eth_getLogs` span; a smaller span helps.
  * - retryable (timeouts, refused connections, 429, 5xx, provider-side limits): waiting and trying
  *   again, possibly on another URL, helps. `RpcUnavailableError` is what is left after retries.
- * - `RpcRequestRejectedError`: the request itself is wrong (bad params, unknown method); no retry helps.
+ * - `RpcRequestRejectedError`: every URL refused the request itself (bad params, unknown method).
+ * Past the boundary all of them are retryable for the tailer: it tries the step again later,
+ * when a provider may have recovered or been reconfigured.
  */
-export class RangeTooLargeError extends Error {
+export class RangeTooLargeError extends RetryableIndexerError {
+  /** Splitting cures it below one block; a provider refusing a single block's logs is unexpected. */
+  readonly code = 'internal';
+
   constructor(
     readonly from: number,
     readonly to: number,
@@ -20,7 +28,15 @@ export class RangeTooLargeError extends Error {
   }
 }
 
-export class RpcUnavailableError extends Error {
+/**
+ * The network's RPC does not answer usefully, on any of its URLs: the failures that turn the
+ * network's `rpc_ok` false (and the network unhealthy in the API) until a request succeeds.
+ */
+export abstract class RpcFailureError extends RetryableIndexerError {}
+
+export class RpcUnavailableError extends RpcFailureError {
+  readonly code = 'rpc_unavailable';
+
   constructor(
     readonly method: string,
     readonly attempts: number,
@@ -31,18 +47,20 @@ export class RpcUnavailableError extends Error {
   }
 }
 
-export class RpcRequestRejectedError extends Error {
+export class RpcRequestRejectedError extends RpcFailureError {
+  readonly code = 'rpc_rejected';
+
   constructor(
     readonly method: string,
-    readonly code: number | undefined,
+    readonly rpcCode: number | undefined,
     causeMessage: string,
   ) {
-    super(`${method} rejected by the node${code === undefined ? '' : ` (code ${code})`}: ${causeMessage}`);
+    super(`${method} rejected by the node${rpcCode === undefined ? '' : ` (code ${rpcCode})`}: ${causeMessage}`);
     this.name = 'RpcRequestRejectedError';
   }
 }
 
-/** A JSON-RPC error object returned in a 200 response. */
+/** A JSON-RPC error object returned in a 200 response: raw input of the classification, never thrown past `rpc.ts`. */
 export class JsonRpcError extends Error {
   constructor(
     readonly code: number,

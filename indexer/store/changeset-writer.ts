@@ -1,4 +1,4 @@
-import type { Changeset, EventRow, SettlementRow, TransferRow } from '../projectors/changeset';
+import type { BalanceDelta, EventRow, OrderBatch, PairRow, SettlementRow, TransferRow } from '../projectors/changeset';
 import type { Hex } from '../rpc/rpc';
 import { exec, insertMany, type Column, type Queryable } from './sql';
 
@@ -23,10 +23,14 @@ const position = <R extends EventRow | TransferRow | SettlementRow>(): Column<R>
   { name: 'tx_hash', type: 'text' },
 ];
 
-/** Writes every row of a changeset and applies its effects; one statement per table. */
-export async function writeChangeset(m: Queryable, chainId: number, c: Changeset): Promise<FilledQuote[]> {
-  const chain = { constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] };
-  await insertMany(m, 'indexer_pairs', c.pairs, [
+const chainColumn = (chainId: number) => ({ constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] });
+
+/**
+ * How each table's rows of one batch are written, one statement per table (called through
+ * `DERIVED_TABLES`, which pairs each with its rollback).
+ */
+export async function writePairs(m: Queryable, chainId: number, rows: PairRow[]): Promise<void> {
+  await insertMany(m, 'indexer_pairs', rows, [
     { name: 'address', type: 'text' },
     { name: 'factory', type: 'text' },
     { name: 'token0', type: 'text' },
@@ -36,14 +40,20 @@ export async function writeChangeset(m: Queryable, chainId: number, c: Changeset
     { name: 'created_block_hash', type: 'text' },
     { name: 'created_log_index', type: 'integer' },
     { name: 'tx_hash', type: 'text' },
-  ], chain);
-  await insertMany(m, 'indexer_events', c.events, [
+  ], chainColumn(chainId));
+}
+
+export async function writeEvents(m: Queryable, chainId: number, rows: EventRow[]): Promise<void> {
+  await insertMany(m, 'indexer_events', rows, [
     ...position<EventRow>(),
     { name: 'address', type: 'text' },
     { name: 'event_name', type: 'text' },
     { name: 'args', type: 'jsonb' },
-  ], chain);
-  await insertMany(m, 'indexer_transfers', c.transfers, [
+  ], chainColumn(chainId));
+}
+
+export async function writeTransfers(m: Queryable, chainId: number, rows: TransferRow[]): Promise<void> {
+  await insertMany(m, 'indexer_transfers', rows, [
     ...position<TransferRow>(),
     { name: 'pair', type: 'text' },
     { name: 'caller', type: 'text' },
@@ -51,8 +61,12 @@ export async function writeChangeset(m: Queryable, chainId: number, c: Changeset
     { name: 'receiver', type: 'text' },
     { name: 'option_id', type: 'numeric' },
     { name: 'amount', type: 'numeric' },
-  ], chain);
-  await insertMany(m, 'indexer_balances', c.balances, [
+  ], chainColumn(chainId));
+}
+
+/** Adds each net delta to the holder's balance (a new row when the holder had none). */
+export async function writeBalances(m: Queryable, chainId: number, rows: BalanceDelta[]): Promise<void> {
+  await insertMany(m, 'indexer_balances', rows, [
     { name: 'holder', type: 'text' },
     { name: 'pair', type: 'text' },
     { name: 'option_id', type: 'numeric' },
@@ -60,11 +74,15 @@ export async function writeChangeset(m: Queryable, chainId: number, c: Changeset
     { name: 'first_block', type: 'bigint' },
     { name: 'updated_block', type: 'bigint', value: (r) => r.last_block },
   ], {
-    ...chain,
+    ...chainColumn(chainId),
     suffix: `ON CONFLICT (chain_id, holder, pair, option_id) DO UPDATE
                SET balance = indexer_balances.balance + EXCLUDED.balance, updated_block = EXCLUDED.updated_block`,
   });
-  await insertMany(m, 'indexer_orders', c.ordersPlaced, [
+}
+
+/** Inserts the orders the batch placed and moves older ones to the state the batch left them in. */
+export async function writeOrders(m: Queryable, chainId: number, batch: OrderBatch): Promise<void> {
+  await insertMany(m, 'indexer_orders', batch.placed, [
     { name: 'pair', type: 'text' },
     { name: 'order_id', type: 'numeric' },
     { name: 'owner', type: 'text' },
@@ -80,9 +98,9 @@ export async function writeChangeset(m: Queryable, chainId: number, c: Changeset
     { name: 'tx_hash', type: 'text' },
     { name: 'last_block', type: 'bigint' },
     { name: 'last_log_index', type: 'integer' },
-  ], chain);
-  if (c.orderUpdates.length > 0) {
-    const u = c.orderUpdates;
+  ], chainColumn(chainId));
+  if (batch.updates.length > 0) {
+    const u = batch.updates;
     await m.query(
       `UPDATE indexer_orders o
           SET remaining = u.remaining, state = u.state, last_block = u.last_block, last_log_index = u.last_log_index
@@ -92,7 +110,6 @@ export async function writeChangeset(m: Queryable, chainId: number, c: Changeset
       [chainId, u.map((r) => r.pair), u.map((r) => r.order_id), u.map((r) => r.remaining), u.map((r) => r.state), u.map((r) => r.last_block), u.map((r) => r.last_log_index)],
     );
   }
-  return settle(m, chainId, c.settlements);
 }
 
 /**
@@ -101,7 +118,7 @@ export async function writeChangeset(m: Queryable, chainId: number, c: Changeset
  * is within the quote's window, so a settlement seen after the expiry job ran happened in time and
  * the indexer was merely behind; the chain is the record. Returns the quotes this batch filled.
  */
-async function settle(m: Queryable, chainId: number, settlements: SettlementRow[]): Promise<FilledQuote[]> {
+export async function settle(m: Queryable, chainId: number, settlements: SettlementRow[]): Promise<FilledQuote[]> {
   if (settlements.length === 0) return [];
   const { rows } = await exec<{ quote_id: string; taker_address_hash: Hex; stream_token_hash: string; filled_at_ms: string }>(
     m,

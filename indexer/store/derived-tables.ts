@@ -1,4 +1,15 @@
+import {
+  finalOrderStates,
+  inChainOrder,
+  netBalances,
+  type EventRow,
+  type PairRow,
+  type RowCollector,
+  type SettlementRow,
+  type TransferRow,
+} from '../projectors/changeset';
 import type { Hex } from '../rpc/rpc';
+import { settle, writeBalances, writeEvents, writeOrders, writePairs, writeTransfers, type FilledQuote } from './changeset-writer';
 import { exec, type Queryable } from './sql';
 
 /** A quote reopened because the settlement that filled it was rolled back. */
@@ -18,17 +29,40 @@ export interface RollbackEffects {
   pairs: string[];
 }
 
+/** What a batch's writes changed that clients must hear about (published after commit). */
+export interface WriteEffects {
+  filled: FilledQuote[];
+}
+
+type Rollback = (m: Queryable, chainId: number, at: number, effects: RollbackEffects) => Promise<void>;
+
 /**
  * One table the indexer derives from logs, and how its rows above block `at` are undone. The
  * rollback of a reorg, of an operator's resync and the reset of a network all run this list in
  * order, in one transaction; nothing else decides what a rollback covers.
  */
-export interface DerivedTable {
-  table: string;
-  /** Where its rows come from, for the reader of this list. */
-  from: string;
-  rollback(m: Queryable, chainId: number, at: number, effects: RollbackEffects): Promise<void>;
+interface DerivedTableBase<N extends string> {
+  table: N;
+  /** What its rows are, for the reader of this list (the events feeding it name it in the registry). */
+  holds: string;
+  rollback: Rollback;
 }
+
+/**
+ * A table projectors put rows in (`{table, row}`): the rows one batch projects into it, in
+ * chain order, go to a fresh collector (`collect()`, pure) whose result `write` writes, in the
+ * batch's transaction.
+ */
+export interface ProjectedTable<N extends string, R, B> extends DerivedTableBase<N> {
+  collect(): RowCollector<R, B>;
+  write(m: Queryable, chainId: number, batch: B, effects: WriteEffects): Promise<void>;
+}
+
+/** A table only another table's write changes (quotes, filled by settlements); it still rolls back. */
+export type EffectTable<N extends string> = DerivedTableBase<N>;
+
+const projected = <const N extends string, R, B>(t: ProjectedTable<N, R, B>) => t;
+const effect = <const N extends string>(t: EffectTable<N>) => t;
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
@@ -43,17 +77,92 @@ const byHeight =
  * Every table the indexer writes that holds chain-derived data, in the order their rollback
  * must run: effects that are recomputed from raw rows (balances from transfers, quotes from
  * settlements, explore notices from events) run while those rows still exist; orders are
- * recomputed from the events that survive, so after them.
+ * recomputed from the events that survive, so after them. A batch's writes run in the same
+ * order (tables have no foreign keys between them). Indexed events name the tables their rows
+ * go to (indexer/events/registry.ts); a test fails when one is missing here.
  */
-export const DERIVED_TABLES: readonly DerivedTable[] = [
-  { table: 'indexer_balances', from: 'ERC-6909 Transfer (net per holder, pair, id)', rollback: revertBalances },
-  { table: 'quotes', from: 'PackageExecuted (state filled, fill_tx_hash)', rollback: reopenQuotes },
-  { table: 'indexer_events', from: 'every log read except transfers', rollback: collectPairsThenDelete },
-  { table: 'indexer_transfers', from: 'ERC-6909 Transfer', rollback: byHeight('indexer_transfers', 'block_number') },
-  { table: 'indexer_settlements', from: 'PackageExecuted', rollback: byHeight('indexer_settlements', 'block_number') },
-  { table: 'indexer_pairs', from: 'PairCreated of the factory', rollback: byHeight('indexer_pairs', 'created_block') },
-  { table: 'indexer_orders', from: 'OrderPlaced, OrderFilled, OrderCancelled', rollback: rollbackOrders },
-];
+export const DERIVED_TABLES = [
+  projected({
+    table: 'indexer_balances',
+    holds: 'net balance per holder, pair and option id',
+    collect: netBalances,
+    write: writeBalances,
+    rollback: revertBalances,
+  }),
+  effect({ table: 'quotes', holds: 'state filled and fill_tx_hash, written by the settlements', rollback: reopenQuotes }),
+  projected({
+    table: 'indexer_events',
+    holds: 'every log read except transfers, as read',
+    collect: inChainOrder<EventRow>(),
+    write: writeEvents,
+    rollback: collectPairsThenDelete,
+  }),
+  projected({
+    table: 'indexer_transfers',
+    holds: 'ERC-6909 transfers',
+    collect: inChainOrder<TransferRow>(),
+    write: writeTransfers,
+    rollback: byHeight('indexer_transfers', 'block_number'),
+  }),
+  projected({
+    table: 'indexer_settlements',
+    holds: 'package settlements, with the quote each filled',
+    collect: inChainOrder<SettlementRow>(),
+    // The settlements fill their quotes (the `quotes` entry undoes that).
+    write: async (m, chainId, rows, effects) => {
+      effects.filled.push(...(await settle(m, chainId, rows)));
+    },
+    rollback: byHeight('indexer_settlements', 'block_number'),
+  }),
+  projected({
+    table: 'indexer_pairs',
+    holds: 'pairs the factory created',
+    collect: inChainOrder<PairRow>(),
+    write: writePairs,
+    rollback: byHeight('indexer_pairs', 'created_block'),
+  }),
+  projected({
+    table: 'indexer_orders',
+    holds: 'book orders in their latest state',
+    collect: finalOrderStates,
+    write: writeOrders,
+    rollback: rollbackOrders,
+  }),
+] as const;
+
+type Table = (typeof DERIVED_TABLES)[number];
+type Projected = Extract<Table, { collect: unknown }>;
+
+/** Every table a rollback clears: what an indexed event may name as its tables. */
+export type DerivedTableName = Table['table'];
+
+/** A projector's output: one row for one table that takes projected rows. */
+export type ProjectedRow = { [T in Projected as T['table']]: { table: T['table']; row: Parameters<ReturnType<T['collect']>['add']>[0] } }[Projected['table']];
+
+/** What a batch of logs changes: per table that takes projected rows, what its `collect` made of them. */
+export type Changeset = { [T in Projected as T['table']]: ReturnType<ReturnType<T['collect']>['done']> };
+
+const PROJECTED: readonly Projected[] = DERIVED_TABLES.filter((t): t is Projected => 'collect' in t);
+
+/** Fresh collectors, one per table that takes projected rows, for one batch: `add` rows as projected, then `done`. */
+export function startChangeset(): { add(row: ProjectedRow): void; done(): Changeset } {
+  const collectors = new Map<string, RowCollector<unknown, unknown>>(PROJECTED.map((t) => [t.table, t.collect() as RowCollector<unknown, unknown>]));
+  return {
+    add: (p) => collectors.get(p.table)!.add(p.row),
+    done() {
+      const out: Record<string, unknown> = {};
+      for (const [table, c] of collectors) out[table] = c.done();
+      return out as Changeset;
+    },
+  };
+}
+
+/** Writes every table's rows of a changeset, in one transaction the caller holds; returns the quotes it filled. */
+export async function writeDerived(m: Queryable, chainId: number, changes: Changeset): Promise<FilledQuote[]> {
+  const effects: WriteEffects = { filled: [] };
+  for (const t of PROJECTED) await (t.write as (m: Queryable, c: number, b: unknown, e: WriteEffects) => Promise<void>)(m, chainId, changes[t.table], effects);
+  return effects.filled;
+}
 
 /**
  * Tables the indexer writes that are not derived from logs: its own bookkeeping, each moved by
@@ -123,10 +232,16 @@ async function reopenQuotes(m: Queryable, chainId: number, at: number, effects: 
   effects.reopened.push(...rows);
 }
 
+/**
+ * Notes the pairs whose events or transfers are above `at` (their explore watchers hear of the
+ * rollback), then deletes the events. A pair event is one a known pair emitted: pairs are still
+ * all there (their rollback runs later), so no list of event names is needed.
+ */
 async function collectPairsThenDelete(m: Queryable, chainId: number, at: number, effects: RollbackEffects): Promise<void> {
   const { rows } = await exec<{ address: string }>(
     m,
-    `SELECT address FROM indexer_events WHERE chain_id = $1 AND block_number > $2 AND event_name NOT IN ('PairCreated', 'PackageExecuted')
+    `SELECT e.address FROM indexer_events e WHERE e.chain_id = $1 AND e.block_number > $2
+        AND EXISTS (SELECT 1 FROM indexer_pairs p WHERE p.chain_id = $1 AND p.address = e.address)
      UNION SELECT pair FROM indexer_transfers WHERE chain_id = $1 AND block_number > $2`,
     [chainId, at],
   );

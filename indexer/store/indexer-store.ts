@@ -1,10 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { CursorConflictError } from '../errors';
-import type { Changeset } from '../projectors/changeset';
 import type { Hex, LightBlock } from '../rpc/rpc';
 import { ResyncRequestRepository, type ResyncRequest } from '../../shared/indexed/resync-requests.repository';
-import { writeChangeset, type FilledQuote } from './changeset-writer';
-import { rollbackDerived, type RollbackEffects } from './derived-tables';
+import type { FilledQuote } from './changeset-writer';
+import { rollbackDerived, writeDerived, type Changeset, type RollbackEffects } from './derived-tables';
 import { exec, insertMany, type Queryable } from './sql';
 
 export type { FilledQuote } from './changeset-writer';
@@ -122,7 +121,7 @@ export class IndexerStore {
     return this.ds.transaction(async (m) => {
       await relaxedCommit(m);
       await this.moveCursor(m, chainId, args.contractSet, args.expected, args.cursor);
-      const filled = await writeChangeset(m, chainId, args.changes);
+      const filled = await writeDerived(m, chainId, args.changes);
       if ('replace' in args.window) {
         await this.windowToCheckpoints(m, chainId, Number.MAX_SAFE_INTEGER);
         await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1`, [chainId]);

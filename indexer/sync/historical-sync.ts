@@ -1,9 +1,9 @@
 import type { DecodedLog } from '../decode/decode-log';
 import { BackfillReorgedError, ChainInconsistencyError } from '../errors';
-import type { Changeset } from '../projectors/changeset';
 import { handleLogs } from '../projectors/handle-logs';
 import type { RangeSizer } from '../rpc/log-range';
 import type { LightBlock, Rpc } from '../rpc/rpc';
+import type { Changeset } from '../store/derived-tables';
 import { assertLogsMatchHeaders, decodeAll, fetchAdaptive, fetchRangeLogs, type FetchOptions } from './fetch-logs';
 import type { Sources } from './sources';
 

@@ -1,8 +1,8 @@
 import type { Config } from '../../shared/platform/config';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
-import { errorText } from '../rpc/rpc-errors';
-import { BackfillReorgedError, errorCode, isFatal, isRpcFailure, ReorgTooDeepError } from '../errors';
+import { errorText, RpcFailureError } from '../rpc/rpc-errors';
+import { BackfillReorgedError, errorCode, FatalIndexerError } from '../errors';
 import { handleLogs } from '../projectors/handle-logs';
 import type { LivePublisher, RollbackPoint } from '../publish/live-publisher';
 import { backoffDelay, sleep } from '../rpc/backoff';
@@ -263,15 +263,16 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         if (abort.signal.aborted) break;
         // The database is the truth: after any failure the next pass reloads cursor, window and pairs.
         ctx = null;
-        if (isFatal(err)) {
-          const action = err instanceof ReorgTooDeepError ? err.action : null;
+        // The error's base class is the whole policy: fatal halts, anything else is retried.
+        if (err instanceof FatalIndexerError) {
+          const action = err.action;
           const text = failed(err, { state: 'stopped', action, rpc_ok: rpc.health().ok });
           logger.fatal({ err: text, kind: (err as Error).name, action }, 'indexer halted for this network');
           halted = true;
           continue;
         }
         failures++;
-        const text = failed(err, { rpc_ok: isRpcFailure(err) ? false : status.current.rpc_ok });
+        const text = failed(err, { rpc_ok: err instanceof RpcFailureError ? false : status.current.rpc_ok });
         logger.warn({ err: text, kind: (err as Error).name, failures }, 'indexer step failed; retrying');
         await sleep(backoffDelay(failures - 1, Math.max(config.INDEXER_RPC_BACKOFF_MS, 50), Math.max(config.INDEXER_RPC_BACKOFF_MAX_MS, config.INDEXER_POLL_INTERVAL_MS)), abort.signal);
       }

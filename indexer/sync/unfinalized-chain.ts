@@ -1,7 +1,13 @@
+import { FatalIndexerError } from '../errors';
 import type { LightBlock } from '../rpc/rpc';
 
-/** A stored chain window broke its invariant: a bug or a tampered table, never a chain event. */
-export class ChainInvariantError extends Error {
+/**
+ * A stored chain window broke its invariant: a bug or a tampered table, never a chain event.
+ * Fatal: writing on top of a window that does not link would hide the damage (a resync rewrites it).
+ */
+export class ChainInvariantError extends FatalIndexerError {
+  readonly code = 'invariant_broken';
+
   constructor(message: string) {
     super(message);
     this.name = 'ChainInvariantError';

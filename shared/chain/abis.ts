@@ -2,8 +2,9 @@ import { parseAbi, parseAbiItem } from 'viem';
 
 /**
  * Typed ABIs of the reference contracts, for viem. Events come first and are exported one by
- * one: they are what the indexer decodes. A chain test compares every entry with the compiled
- * artifact, so these cannot drift from the Solidity sources.
+ * one; which of them the indexer reads, and how, is its registry's to say
+ * (indexer/events/registry.ts). A chain test compares every entry with the compiled artifact,
+ * so these cannot drift from the Solidity sources.
  */
 
 /** Mothership: a package offer settled, i.e. the quote with this taker hash is filled. */
@@ -44,18 +45,6 @@ export const bondDepositedEvent = parseAbiItem(
 export const bondWithdrawnEvent = parseAbiItem(
   'event BondWithdrawn(address indexed maker, address indexed token, uint256 amount, uint256 balance)',
 );
-
-/** Every event the indexer decodes, by name. */
-export const indexerEvents = {
-  pairCreated: pairCreatedEvent,
-  transfer: transferEvent,
-  orderPlaced: orderPlacedEvent,
-  orderFilled: orderFilledEvent,
-  orderCancelled: orderCancelledEvent,
-  packageExecuted: packageExecutedEvent,
-  bondDeposited: bondDepositedEvent,
-  bondWithdrawn: bondWithdrawnEvent,
-} as const;
 
 const STRUCTS = [
   'struct Leg { address pair6909Contract; uint8 optionType; uint8 structure; uint40 startExerciseTimestamp; uint40 expiryTimestamp; uint144 strikeWad; uint256 amount; }',

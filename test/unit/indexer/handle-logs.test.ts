@@ -1,4 +1,5 @@
-import type { DecodedLog, LogMeta } from '../../../indexer/decode/decode-log';
+import type { DecodedLog } from '../../../indexer/decode/decode-log';
+import type { LogMeta } from '../../../indexer/events/indexed-event';
 import { handleLogs } from '../../../indexer/projectors/handle-logs';
 import type { Hex } from '../../../indexer/rpc/rpc';
 
@@ -19,11 +20,11 @@ describe('handleLogs', () => {
       { kind: 'Transfer', meta: meta(3), caller: BOB, sender: BOB, receiver: ALICE, id: 7n, amount: 4n },
     ];
     const c = handleLogs(logs, ts);
-    expect(c.transfers).toHaveLength(3);
+    expect(c.indexer_transfers).toHaveLength(3);
     // Transfers live in their own table only.
-    expect(c.events).toEqual([]);
-    expect(c.transfers[0]).toMatchObject({ option_id: '7', amount: '10', block_timestamp: 1001 });
-    const byHolder = Object.fromEntries(c.balances.map((b) => [b.holder, b]));
+    expect(c.indexer_events).toEqual([]);
+    expect(c.indexer_transfers[0]).toMatchObject({ option_id: '7', amount: '10', block_timestamp: 1001 });
+    const byHolder = Object.fromEntries(c.indexer_balances.map((b) => [b.holder, b]));
     expect(Object.keys(byHolder).sort()).toEqual([ALICE, BOB].sort());
     expect(byHolder[ALICE]).toMatchObject({ delta: '10', first_block: 1, last_block: 3 });
     expect(byHolder[BOB]).toMatchObject({ delta: '0', first_block: 2, last_block: 3 });
@@ -37,8 +38,8 @@ describe('handleLogs', () => {
       { kind: 'OrderCancelled', meta: meta(3), orderId: 8n, owner: BOB, remaining: 2n },
     ];
     const c = handleLogs(logs, ts);
-    expect(c.ordersPlaced).toEqual([expect.objectContaining({ order_id: '1', amount: '10', remaining: '6', state: 'open', placed_block: 1, last_block: 2 })]);
-    expect(c.orderUpdates).toEqual([
+    expect(c.indexer_orders.placed).toEqual([expect.objectContaining({ order_id: '1', amount: '10', remaining: '6', state: 'open', placed_block: 1, last_block: 2 })]);
+    expect(c.indexer_orders.updates).toEqual([
       expect.objectContaining({ order_id: '9', remaining: '0', state: 'filled', last_block: 2 }),
       expect.objectContaining({ order_id: '8', remaining: '0', state: 'cancelled', last_block: 3 }),
     ]);
@@ -63,9 +64,9 @@ describe('handleLogs', () => {
       },
     ];
     const c = handleLogs(logs, ts);
-    expect(c.pairs).toEqual([expect.objectContaining({ address: BOB, factory: PAIR, created_block: 1 })]);
-    expect(c.settlements).toEqual([expect.objectContaining({ package_premium: '1000000000000000000000000000000', directions: [1, 0], block_timestamp: 1004 })]);
-    expect(JSON.parse(JSON.stringify(c.events[1].args))).toMatchObject({ packagePremium: '1000000000000000000000000000000', directions: [1, 0] });
+    expect(c.indexer_pairs).toEqual([expect.objectContaining({ address: BOB, factory: PAIR, created_block: 1 })]);
+    expect(c.indexer_settlements).toEqual([expect.objectContaining({ package_premium: '1000000000000000000000000000000', directions: [1, 0], block_timestamp: 1004 })]);
+    expect(JSON.parse(JSON.stringify(c.indexer_events[1].args))).toMatchObject({ packagePremium: '1000000000000000000000000000000', directions: [1, 0] });
   });
 
   it('is pure: the same logs give the same changeset', () => {
