@@ -1,3 +1,4 @@
 export * from './primitives';
 export * from './integer-bounds';
+export * from './fields';
 export { parseOrThrow } from './parse';
