@@ -1,6 +1,6 @@
-import { zeroAddress, type Address } from 'viem';
 import { z } from 'zod';
 import {
+  addressOrZero,
   booleanField,
   bytes32,
   decimalUint,
@@ -55,9 +55,6 @@ const dutchPremium = z.object(
   },
   { message: 'must be an object' },
 );
-
-/** An optional address that defaults to the zero address (referrer, required_authority). */
-const addressOrZero = evmAddress.nullish().transform((v): Address => v ?? zeroAddress);
 
 /**
  * The `dutch_request` at `path` of its document, read against `now`: the auction must end after

@@ -1,8 +1,9 @@
-import { zeroAddress, type Address } from 'viem';
+import type { Address } from 'viem';
 import { z } from 'zod';
 import { NotImplementedError } from '../platform/errors';
 import { intentListSchema, polaritySchema, type Intent, type Polarity } from '../protocol';
 import {
+  addressOrZero,
   CHAIN_ID,
   evmAddress,
   intSchema,
@@ -39,7 +40,7 @@ function quoteRequestSchema(now: number, maxExpiresIn: number) {
     chain_id: required(intSchema(CHAIN_ID)),
     taker_address: required(evmAddress),
     polarity: required(polaritySchema),
-    referrer: evmAddress.nullish().transform((v): Address => v ?? zeroAddress),
+    referrer: addressOrZero,
     // Required, as the spec's table says: a silent default would hide a client's missing field.
     expires_in: required(intSchema({ min: 1, max: maxExpiresIn, message: `must be an integer number of seconds from 1 to ${maxExpiresIn}` })),
     offer_formats: z.enum(OFFER_FORMATS, { message: `must be one of ${OFFER_FORMATS.join(', ')}` }).optional(),

@@ -1,4 +1,4 @@
-import { getAddress, isAddress, type Address } from 'viem';
+import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
 import { z } from 'zod';
 
 /** What every refused address is told. */
@@ -15,3 +15,6 @@ export const addressSchema = address('must be an address string');
 
 /** The same, refusing a non-string with the same words as a malformed address (the protocol's bodies). */
 export const evmAddress = address(ADDRESS_MESSAGE);
+
+/** An optional address: absent (or null) is the zero address, as on chain (referrer, required authority). */
+export const addressOrZero = evmAddress.nullish().transform((v): Address => v ?? zeroAddress);
