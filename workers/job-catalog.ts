@@ -1,10 +1,25 @@
-import { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob } from '../shared/quotes/quote.jobs';
-import type { JobSpec } from '../shared/platform/queue/job-catalog';
+import { isJobSpec, type JobSpec } from '../shared/platform/queue';
+import * as quoteJobs from '../shared/quotes/quote.jobs';
 
 /**
- * Every job the system runs, by name. Each concern adds its specs here; the workers' registry
- * checks at boot that each one has exactly one handler.
+ * The job modules of the domains (`shared/<domain>/*.jobs.ts`). Every job spec such a module
+ * exports is catalogued: a new job is one export in its domain's module, and a new domain's
+ * module is one entry here (a test fails on a jobs module left out).
  */
-export const JOBS: Record<string, JobSpec> = Object.fromEntries(
-  [quoteAnnounceJob, quoteExpireJob, offerAnnounceJob, quotesSweepJob, quotesRetentionJob].map((j) => [j.name, j as JobSpec]),
-);
+export const JOB_MODULES: readonly Readonly<Record<string, unknown>>[] = [quoteJobs];
+
+/** Keys specs by name; two specs under one name would leave one of them without its handler. */
+export function catalogOf(specs: readonly JobSpec[]): Record<string, JobSpec> {
+  const out: Record<string, JobSpec> = {};
+  for (const spec of specs) {
+    if (out[spec.name]) throw new Error(`job ${spec.name} is defined twice`);
+    out[spec.name] = spec;
+  }
+  return out;
+}
+
+/**
+ * Every job the system runs, by name. The workers' registry checks at boot that each one has
+ * exactly one handler (workers/job-handlers.ts) and that no handler serves anything else.
+ */
+export const JOBS: Record<string, JobSpec> = catalogOf(JOB_MODULES.flatMap((m) => Object.values(m).filter(isJobSpec)));

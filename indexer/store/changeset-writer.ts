@@ -1,6 +1,6 @@
 import type { BalanceDelta, EventRow, OrderBatch, PairRow, SettlementRow, TransferRow } from '../projectors/changeset';
-import type { Hex } from '../rpc/rpc';
-import { exec, insertMany, type Column, type Queryable } from './sql';
+import { fillSettledQuotes } from '../../shared/quotes';
+import { insertMany, type Column, type Queryable } from './sql';
 
 /** A quote this batch marked filled, with what its taker stream needs to hear. */
 export interface FilledQuote {
@@ -113,21 +113,13 @@ export async function writeOrders(m: Queryable, chainId: number, batch: OrderBat
 }
 
 /**
- * Marks the quote each settlement pays filled (matched by chain and taker hash) and stores the
- * settlements with the quote they filled. An `expired` quote is filled too: the offer's deadline
- * is within the quote's window, so a settlement seen after the expiry job ran happened in time and
- * the indexer was merely behind; the chain is the record. Returns the quotes this batch filled.
+ * Marks the quote each settlement pays filled (the quote state module matches them by chain and
+ * taker hash) and stores the settlements with the quote they filled. Returns the quotes this
+ * batch filled.
  */
 export async function settle(m: Queryable, chainId: number, settlements: SettlementRow[]): Promise<FilledQuote[]> {
   if (settlements.length === 0) return [];
-  const { rows } = await exec<{ quote_id: string; taker_address_hash: Hex; stream_token_hash: string; filled_at_ms: string }>(
-    m,
-    `UPDATE quotes q SET state = 'filled', closed_at = now(), fill_tx_hash = s.tx_hash
-       FROM unnest($2::text[], $3::text[]) AS s(taker_address_hash, tx_hash)
-      WHERE q.chain_id = $1 AND q.taker_address_hash = s.taker_address_hash AND q.state IN ('open', 'expired')
-      RETURNING q.id AS quote_id, q.taker_address_hash, q.stream_token_hash, (extract(epoch FROM q.closed_at) * 1000)::bigint::text AS filled_at_ms`,
-    [chainId, settlements.map((s) => s.taker_address_hash), settlements.map((s) => s.tx_hash)],
-  );
+  const rows = await fillSettledQuotes(m, chainId, settlements);
   const byHash = new Map(rows.map((r) => [r.taker_address_hash.toLowerCase(), r]));
   const filled: FilledQuote[] = [];
   const quoteOf = new Map<SettlementRow, string>();

@@ -8,6 +8,7 @@ import {
   type SettlementRow,
   type TransferRow,
 } from '../projectors/changeset';
+import { reopenFilledQuotes } from '../../shared/quotes';
 import type { Hex } from '../rpc/rpc';
 import { settle, writeBalances, writeEvents, writeOrders, writePairs, writeTransfers, type FilledQuote } from './changeset-writer';
 import { exec, type Queryable } from './sql';
@@ -215,21 +216,18 @@ async function revertBalances(m: Queryable, chainId: number, at: number): Promis
 
 /**
  * Quotes filled by settlements above `at` are open again, or expired when their window has
- * passed. Their settlements are deleted with the other log rows afterwards.
+ * passed (the quote state module decides which). Their settlements are deleted with the other
+ * log rows afterwards.
  */
 async function reopenQuotes(m: Queryable, chainId: number, at: number, effects: RollbackEffects): Promise<void> {
-  const { rows } = await exec<ReopenedQuote>(
+  const { rows: gone } = await exec<{ quote_id: string; maker: Hex }>(
     m,
-    `WITH gone AS (SELECT quote_id, maker FROM indexer_settlements WHERE chain_id = $1 AND block_number > $2 AND quote_id IS NOT NULL)
-     UPDATE quotes q
-        SET state = CASE WHEN q.expires_at > now() THEN 'open' ELSE 'expired' END,
-            closed_at = CASE WHEN q.expires_at > now() THEN NULL ELSE now() END,
-            fill_tx_hash = NULL
-       FROM gone WHERE q.id = gone.quote_id AND q.state = 'filled'
-     RETURNING q.id AS quote_id, q.state, q.stream_token_hash, q.taker_address_hash, gone.maker`,
+    `SELECT quote_id, maker FROM indexer_settlements WHERE chain_id = $1 AND block_number > $2 AND quote_id IS NOT NULL`,
     [chainId, at],
   );
-  effects.reopened.push(...rows);
+  const makerOf = new Map(gone.map((g) => [g.quote_id, g.maker]));
+  const reopened = await reopenFilledQuotes(m, [...makerOf.keys()]);
+  effects.reopened.push(...reopened.map((q) => ({ ...q, maker: makerOf.get(q.quote_id) as Hex })));
 }
 
 /**

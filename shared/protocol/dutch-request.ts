@@ -1,9 +1,21 @@
-import { zeroAddress, type Address } from 'viem';
+import { z } from 'zod';
+import {
+  addressOrZero,
+  booleanField,
+  bytes32,
+  decimalUint,
+  evmAddress,
+  parsedAt,
+  parseOrThrow,
+  rebuiltWhenChanged,
+  ruleIssue,
+  sizedArray,
+  unixSeconds,
+  whenObject,
+} from '../platform/validation';
 import { MAX_LEGS } from './constants';
-import { isRecord, readAddress, readArray, readBoolean, readBytes32, readTimestamp, readUint } from './fields';
-import { intentToJson, intentToLeg, legToIntent, readIntentList, type Intent, type IntentJson } from './intents';
-import { at, Problems } from './problems';
-import type { DutchFillRequest, DutchPremium, TokenTriple } from './typed-data';
+import { intentListSchema, intentToJson, intentToLeg, legToIntent, type IntentJson } from './intents';
+import type { DutchFillRequest, TokenTriple } from './typed-data';
 
 /** `dutch_request` as the API accepts and returns it: snake_case, big integers as strings. */
 export interface DutchRequestJson {
@@ -25,87 +37,87 @@ export interface DutchRequestJson {
   referrer: string;
 }
 
-function readTokens(raw: unknown, path: string, problems: Problems): TokenTriple[] {
-  const list = readArray(raw, path, problems, 1, MAX_LEGS) ?? [];
-  return list.map((item, i) => {
-    const p = at(path, i);
-    if (!isRecord(item)) {
-      problems.add(p, 'must be an object with token0, token1 and premium_token');
-      return { token0: zeroAddress, token1: zeroAddress, premiumToken: zeroAddress };
-    }
-    return {
-      token0: readAddress(item.token0, at(p, 'token0'), problems) ?? zeroAddress,
-      token1: readAddress(item.token1, at(p, 'token1'), problems) ?? zeroAddress,
-      premiumToken: readAddress(item.premium_token, at(p, 'premium_token'), problems) ?? zeroAddress,
-    };
-  });
+const tokenTriple = z
+  .object(
+    { token0: evmAddress, token1: evmAddress, premium_token: evmAddress },
+    { message: 'must be an object with token0, token1 and premium_token' },
+  )
+  .transform((t): TokenTriple => ({ token0: t.token0, token1: t.token1, premiumToken: t.premium_token }));
+
+const dutchPremium = z.object(
+  {
+    token: evmAddress,
+    maker_pays_taker: booleanField,
+    start_premium: decimalUint(),
+    end_premium: decimalUint(),
+    decay_rate: decimalUint(),
+    auction_start: unixSeconds,
+  },
+  { message: 'must be an object' },
+);
+
+/**
+ * The `dutch_request` at `path` of its document, read against `now`: the auction must end after
+ * it starts, in the future, and by the legs' expiry.
+ */
+function dutchRequestSchema(now: number, path: string) {
+  return z
+    .object(
+      {
+        intents: intentListSchema(now, `${path}.intents`),
+        tokens: sizedArray(tokenTriple, 1, MAX_LEGS),
+        dutch_premium: dutchPremium,
+        auction_end: unixSeconds,
+        maker_address_hash: bytes32,
+        taker_nonce: decimalUint(),
+        required_authority: addressOrZero,
+        required_dutch_authority: evmAddress,
+        referrer: addressOrZero,
+      },
+      { message: 'must be an object' },
+    )
+    .superRefine((r, ctx) => {
+      if (!parsedAt(ctx, ['auction_end'])) return;
+      const start = parsedAt(ctx, ['dutch_premium', 'auction_start']) ? r.dutch_premium.auction_start : undefined;
+      const expiry = parsedAt(ctx, ['intents', 0, 'expiry_timestamp']) ? r.intents[0].expiry_timestamp : undefined;
+      if (start !== undefined && r.auction_end <= start) {
+        ruleIssue(ctx, ['auction_end'], `must be after dutch_premium.auction_start (${start})`);
+      } else if (r.auction_end <= now) {
+        ruleIssue(ctx, ['auction_end'], `must be in the future (now is ${now})`);
+      } else if (expiry !== undefined && r.auction_end > expiry) {
+        ruleIssue(ctx, ['auction_end'], `must not be after the legs' expiry_timestamp (${expiry})`);
+      }
+    }, whenObject);
 }
 
-function readPremium(raw: unknown, path: string, problems: Problems): Partial<DutchPremium> {
-  if (!isRecord(raw)) {
-    problems.add(path, 'must be an object');
-    return {};
-  }
-  return {
-    token: readAddress(raw.token, at(path, 'token'), problems),
-    makerPaysTaker: readBoolean(raw.maker_pays_taker, at(path, 'maker_pays_taker'), problems),
-    startPremium: readUint(raw.start_premium, at(path, 'start_premium'), problems),
-    endPremium: readUint(raw.end_premium, at(path, 'end_premium'), problems),
-    decayRate: readUint(raw.decay_rate, at(path, 'decay_rate'), problems),
-    auctionStart: readTimestamp(raw.auction_start, at(path, 'auction_start'), problems),
-  };
-}
-
-/** An optional address that defaults to the zero address (referrer, required_authority). */
-function readOptionalAddress(v: unknown, path: string, problems: Problems): Address | undefined {
-  return v === undefined || v === null ? zeroAddress : readAddress(v, path, problems);
-}
+const schemaAt = rebuiltWhenChanged(dutchRequestSchema);
 
 /**
  * Parses the snake_case `dutch_request` into the on-chain DutchFillRequest; throws
  * ValidationError naming every bad field. `referrer` and `required_authority` default to the
- * zero address; the auction must end after it starts, in the future, and by the legs' expiry.
+ * zero address.
  */
 export function parseDutchRequest(raw: unknown, opts: { now: number; path?: string }): DutchFillRequest {
   const path = opts.path ?? 'dutch_request';
-  const problems = new Problems();
-  if (!isRecord(raw)) {
-    problems.add(path, 'must be an object');
-    problems.throwIfAny();
-  }
-  const r = raw as Record<string, unknown>;
-  const intents = readIntentList(r.intents, at(path, 'intents'), problems, opts.now);
-  const tokens = readTokens(r.tokens, at(path, 'tokens'), problems);
-  const premium = readPremium(r.dutch_premium, at(path, 'dutch_premium'), problems);
-  const auctionEnd = readTimestamp(r.auction_end, at(path, 'auction_end'), problems);
-  const makerAddressHash = readBytes32(r.maker_address_hash, at(path, 'maker_address_hash'), problems);
-  const takerNonce = readUint(r.taker_nonce, at(path, 'taker_nonce'), problems);
-  const requiredAuthority = readOptionalAddress(r.required_authority, at(path, 'required_authority'), problems);
-  const requiredDutchAuthority = readAddress(r.required_dutch_authority, at(path, 'required_dutch_authority'), problems);
-  const referrer = readOptionalAddress(r.referrer, at(path, 'referrer'), problems);
-
-  if (auctionEnd !== undefined) {
-    const endPath = at(path, 'auction_end');
-    const expiry = intents[0]?.expiry_timestamp;
-    if (premium.auctionStart !== undefined && auctionEnd <= premium.auctionStart) {
-      problems.add(endPath, `must be after dutch_premium.auction_start (${premium.auctionStart})`);
-    } else if (auctionEnd <= opts.now) {
-      problems.add(endPath, `must be in the future (now is ${opts.now})`);
-    } else if (expiry !== undefined && auctionEnd > expiry) {
-      problems.add(endPath, `must not be after the legs' expiry_timestamp (${expiry})`);
-    }
-  }
-  problems.throwIfAny();
+  const r = parseOrThrow(schemaAt(opts.now, path), raw, path);
+  const p = r.dutch_premium;
   return {
-    intents: (intents as Intent[]).map(intentToLeg),
-    tokens,
-    dutchPremium: premium as DutchPremium,
-    auctionEnd: auctionEnd as number,
-    makerAddressHash: makerAddressHash as DutchFillRequest['makerAddressHash'],
-    takerNonce: takerNonce as bigint,
-    requiredAuthority: requiredAuthority as Address,
-    requiredDutchAuthority: requiredDutchAuthority as Address,
-    referrer: referrer as Address,
+    intents: r.intents.map(intentToLeg),
+    tokens: r.tokens,
+    dutchPremium: {
+      token: p.token,
+      makerPaysTaker: p.maker_pays_taker,
+      startPremium: p.start_premium,
+      endPremium: p.end_premium,
+      decayRate: p.decay_rate,
+      auctionStart: p.auction_start,
+    },
+    auctionEnd: r.auction_end,
+    makerAddressHash: r.maker_address_hash,
+    takerNonce: r.taker_nonce,
+    requiredAuthority: r.required_authority,
+    requiredDutchAuthority: r.required_dutch_authority,
+    referrer: r.referrer,
   };
 }
 

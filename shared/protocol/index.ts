@@ -1,8 +1,7 @@
 export * from './constants';
-export { Problems } from './problems';
-export { parseIntents, readIntentList, readOptionType, readStructure, intentToJson, intentToLeg, jsonLegToLeg, legToIntent } from './intents';
+export { intentListSchema, optionTypeSchema, structureSchema, parseIntents, intentToJson, intentToLeg, jsonLegToLeg, legToIntent } from './intents';
 export type { Intent, IntentJson, Leg } from './intents';
-export { direction, directions, flipPolarity, readPolarity, parsePolarity, parseDirections } from './directions';
+export { direction, directions, directionSchema, flipPolarity, polaritySchema, parsePolarity, parseDirections } from './directions';
 export { recognizeStrategy, STRATEGY_NAMES } from './strategy';
 export type { StrategyName, StrategyLeg } from './strategy';
 export { takerAddressHash, directionsHash } from './taker-hash';

@@ -1,7 +1,20 @@
 import { getAddress, type Address } from 'viem';
+import { z } from 'zod';
+import {
+  decimalUint,
+  evmAddress,
+  parsedAt,
+  parseOrThrow,
+  rebuiltWhenChanged,
+  required,
+  ruleIssue,
+  sizedArray,
+  spelledAs,
+  unixSeconds,
+  whenArray,
+  whenObject,
+} from '../platform/validation';
 import { MAX_LEGS, UINT144_MAX, type OptionType, type Structure } from './constants';
-import { isRecord, readAddress, readArray, readTimestamp, readUint } from './fields';
-import { at, Problems } from './problems';
 
 /** One leg of a quote, normalised: checksummed address, numeric enums, bigint amounts. */
 export interface Intent {
@@ -37,99 +50,78 @@ export interface Leg {
   amount: bigint;
 }
 
-const REQUIRED = [
-  'pair6909_contract',
-  'option_type',
-  'structure',
-  'start_exercise_timestamp',
-  'expiry_timestamp',
-  'strike_wad',
-  'amount',
-] as const;
+const OPTION_TYPE_MESSAGE = 'must be "call", "put", 0 (call) or 1 (put)';
+const STRUCTURE_MESSAGE = 'must be 0 or "a" (follows polarity), or 1 or "b" (flips the leg)';
 
-/** Reads `call`|`put`|0|1 (names in any case). */
-export function readOptionType(v: unknown, path: string, problems: Problems): OptionType | undefined {
-  const s = typeof v === 'string' ? v.toLowerCase() : v;
-  if (s === 'call' || s === 0) return 0;
-  if (s === 'put' || s === 1) return 1;
-  problems.add(path, 'must be "call", "put", 0 (call) or 1 (put)');
-  return undefined;
-}
+/** `call`|`put`|0|1 (names in any case). */
+export const optionTypeSchema = spelledAs<OptionType>([['call', 0], ['put', 1], [0, 0], [1, 1]], OPTION_TYPE_MESSAGE);
 
-/** Reads 0|"a"|1|"b" (letters in any case). */
-export function readStructure(v: unknown, path: string, problems: Problems): Structure | undefined {
-  const s = typeof v === 'string' ? v.toLowerCase() : v;
-  if (s === 0 || s === 'a' || s === '0') return 0;
-  if (s === 1 || s === 'b' || s === '1') return 1;
-  problems.add(path, 'must be 0 or "a" (follows polarity), or 1 or "b" (flips the leg)');
-  return undefined;
-}
+/** 0|"a"|1|"b" (letters in any case, digits as numbers or strings). */
+export const structureSchema = spelledAs<Structure>([[0, 0], ['a', 0], ['0', 0], [1, 1], ['b', 1], ['1', 1]], STRUCTURE_MESSAGE);
 
-type PartialIntent = { [K in keyof Intent]?: Intent[K] };
+/** One leg's fields, each read on its own; the rules between them come after. */
+const intentShape = z.object(
+  {
+    pair6909_contract: required(evmAddress),
+    option_type: required(optionTypeSchema),
+    structure: required(structureSchema),
+    strike_wad: required(decimalUint({ min: 1n, max: UINT144_MAX, what: 'uint144' })),
+    amount: required(decimalUint({ min: 1n, what: 'uint256' })),
+    expiry_timestamp: required(unixSeconds),
+    start_exercise_timestamp: required(unixSeconds),
+  },
+  { message: 'must be an object' },
+);
 
-function readIntent(raw: unknown, path: string, problems: Problems, now: number): PartialIntent {
-  if (!isRecord(raw)) {
-    problems.add(path, 'must be an object');
-    return {};
-  }
-  for (const key of REQUIRED) if (raw[key] === undefined || raw[key] === null) problems.add(at(path, key), 'is required');
-  const p = (key: string) => at(path, key);
-  const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
-  const out: PartialIntent = {};
-  if (present('pair6909_contract')) out.pair6909_contract = readAddress(raw.pair6909_contract, p('pair6909_contract'), problems);
-  if (present('option_type')) out.option_type = readOptionType(raw.option_type, p('option_type'), problems);
-  if (present('structure')) out.structure = readStructure(raw.structure, p('structure'), problems);
-  if (present('strike_wad')) {
-    out.strike_wad = readUint(raw.strike_wad, p('strike_wad'), problems, { min: 1n, max: UINT144_MAX, what: 'uint144' });
-  }
-  if (present('amount')) out.amount = readUint(raw.amount, p('amount'), problems, { min: 1n, what: 'uint256' });
-  if (present('expiry_timestamp')) {
-    out.expiry_timestamp = readTimestamp(raw.expiry_timestamp, p('expiry_timestamp'), problems);
-    if (out.expiry_timestamp !== undefined && out.expiry_timestamp <= now) {
-      problems.add(p('expiry_timestamp'), `must be in the future (now is ${now})`);
-    }
-  }
-  if (present('start_exercise_timestamp')) {
-    const start = readTimestamp(raw.start_exercise_timestamp, p('start_exercise_timestamp'), problems);
-    if (start !== undefined && start !== 0 && out.expiry_timestamp !== undefined && start !== out.expiry_timestamp) {
-      problems.add(
-        p('start_exercise_timestamp'),
+/**
+ * A leg: its fields, then its own rules (expiry after `now`; exercise American or European).
+ * An expiry in the past still counts as read, so the legs' shared-expiry rule sees it too.
+ */
+function intentSchema(now: number) {
+  return intentShape.superRefine((leg, ctx) => {
+    const expiry = parsedAt(ctx, ['expiry_timestamp']) ? leg.expiry_timestamp : undefined;
+    if (expiry !== undefined && expiry <= now) ruleIssue(ctx, ['expiry_timestamp'], `must be in the future (now is ${now})`);
+    const start = leg.start_exercise_timestamp;
+    if (parsedAt(ctx, ['start_exercise_timestamp']) && start !== 0 && expiry !== undefined && start !== expiry) {
+      ruleIssue(
+        ctx,
+        ['start_exercise_timestamp'],
         'must be 0 (American: exercisable any time until expiry) or equal to expiry_timestamp (European: expiry day only)',
       );
-    } else {
-      out.start_exercise_timestamp = start;
     }
-  }
-  return out;
+  }, whenObject);
 }
+
+/**
+ * A quote's legs (1 to MAX_LEGS), each normalised, with the cross-leg rules: one pair, one
+ * expiry. `path` is where the list sits in its document (`intents`, `legs`,
+ * `dutch_request.intents`): the cross-leg messages name the first leg by it.
+ */
+export function intentListSchema(now: number, path: string) {
+  const first = `${path}[0]`;
+  return sizedArray(intentSchema(now), 1, MAX_LEGS).superRefine((legs, ctx) => {
+    const same = (i: number, key: 'pair6909_contract' | 'expiry_timestamp') =>
+      !parsedAt(ctx, [0, key]) || !parsedAt(ctx, [i, key]) || legs[i][key] === legs[0][key];
+    for (let i = 1; i < legs.length; i++) {
+      if (!same(i, 'pair6909_contract')) {
+        ruleIssue(ctx, [i, 'pair6909_contract'], `all legs must use the same pair6909_contract as ${first} (${legs[0].pair6909_contract})`);
+      }
+      if (!same(i, 'expiry_timestamp')) {
+        ruleIssue(ctx, [i, 'expiry_timestamp'], `all legs must share the expiry of ${first} (${legs[0].expiry_timestamp})`);
+      }
+    }
+  }, whenArray);
+}
+
+const listAt = rebuiltWhenChanged(intentListSchema);
 
 /**
  * Parses and normalises a quote's legs; throws ValidationError naming every bad field
  * (`intents[1].strike_wad`), including the cross-leg rules: one pair, one expiry.
  */
 export function parseIntents(raw: unknown, opts: { now: number; path?: string }): Intent[] {
-  const problems = new Problems();
-  const intents = readIntentList(raw, opts.path ?? 'intents', problems, opts.now);
-  problems.throwIfAny();
-  return intents as Intent[];
-}
-
-/** Like parseIntents but records problems into a caller's collector (for larger documents). */
-export function readIntentList(raw: unknown, path: string, problems: Problems, now: number): PartialIntent[] {
-  const list = readArray(raw, path, problems, 1, MAX_LEGS);
-  if (!list) return [];
-  const legs = list.map((item, i) => readIntent(item, at(path, i), problems, now));
-  const [first] = legs;
-  legs.forEach((leg, i) => {
-    if (i === 0) return;
-    if (first.pair6909_contract !== undefined && leg.pair6909_contract !== undefined && leg.pair6909_contract !== first.pair6909_contract) {
-      problems.add(at(at(path, i), 'pair6909_contract'), `all legs must use the same pair6909_contract as ${at(path, 0)} (${first.pair6909_contract})`);
-    }
-    if (first.expiry_timestamp !== undefined && leg.expiry_timestamp !== undefined && leg.expiry_timestamp !== first.expiry_timestamp) {
-      problems.add(at(at(path, i), 'expiry_timestamp'), `all legs must share the expiry of ${at(path, 0)} (${first.expiry_timestamp})`);
-    }
-  });
-  return legs;
+  const path = opts.path ?? 'intents';
+  return parseOrThrow(listAt(opts.now, path), raw, path);
 }
 
 /** The JSON form of an intent (decimal strings for big integers). */

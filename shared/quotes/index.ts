@@ -4,6 +4,8 @@ export { OfferService } from './offer.service';
 export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';
 export { QuoteRepository } from './quote.repository';
+export { closeQuote, fillSettledQuotes, reopenFilledQuotes } from './quote-state';
+export type { ClosingState, FilledQuoteRow, ReopenedQuoteRow, SettlementRef } from './quote-state';
 export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';
 export * from './quote-views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';

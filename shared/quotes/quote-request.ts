@@ -1,8 +1,20 @@
-import { zeroAddress, type Address } from 'viem';
+import type { Address } from 'viem';
+import { z } from 'zod';
 import { NotImplementedError } from '../platform/errors';
-import { Problems, readIntentList, readPolarity, type Intent, type Polarity } from '../protocol';
-import { isRecord, readAddress } from '../protocol/fields';
-import { CHAIN_ID, inRange } from '../platform/validation';
+import { intentListSchema, polaritySchema, type Intent, type Polarity } from '../protocol';
+import {
+  addressOrZero,
+  CHAIN_ID,
+  evmAddress,
+  intSchema,
+  parsedAt,
+  parseOrThrow,
+  rebuiltWhenChanged,
+  required,
+  ruleIssue,
+  unknownKeys,
+  whenObject,
+} from '../platform/validation';
 
 /** A standard RFQ create, parsed: every field normalised. */
 export interface QuoteRequest {
@@ -21,7 +33,40 @@ export interface QuoteRequestLimits {
 }
 
 const OFFER_FORMATS = ['package_only', 'legByLegOnly', 'dutch_only'] as const;
-const KNOWN_FIELDS = new Set(['chain_id', 'taker_address', 'polarity', 'referrer', 'expires_in', 'offer_formats', 'intents', 'dutch_request']);
+
+/** The create body at `now`, with windows of at most `maxExpiresIn` seconds. */
+function quoteRequestSchema(now: number, maxExpiresIn: number) {
+  const shape = {
+    chain_id: required(intSchema(CHAIN_ID)),
+    taker_address: required(evmAddress),
+    polarity: required(polaritySchema),
+    referrer: addressOrZero,
+    // Required, as the spec's table says: a silent default would hide a client's missing field.
+    expires_in: required(intSchema({ min: 1, max: maxExpiresIn, message: `must be an integer number of seconds from 1 to ${maxExpiresIn}` })),
+    offer_formats: z.enum(OFFER_FORMATS, { message: `must be one of ${OFFER_FORMATS.join(', ')}` }).optional(),
+    intents: required(intentListSchema(now, 'intents')),
+    // Dutch creates are answered 501 before validation; a null one is no Dutch request.
+    dutch_request: z.null().optional(),
+  };
+  const known = new Set(Object.keys(shape));
+  return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((b, ctx) => {
+    unknownKeys(ctx, b, known, 'is not a field of a quote request');
+    // A quote window that outlives the options could only collect offers that can never settle.
+    if (!parsedAt(ctx, ['expires_in']) || !parsedAt(ctx, ['intents', 0, 'expiry_timestamp'])) return;
+    const expiry = b.intents[0].expiry_timestamp;
+    if (expiry > now && now + b.expires_in > expiry) {
+      ruleIssue(ctx, ['expires_in'], `the quote window would end after the options expire (${expiry}); use at most ${Math.max(0, expiry - now)} seconds`);
+    }
+  }, whenObject);
+}
+
+const schemaAt = rebuiltWhenChanged(quoteRequestSchema);
+
+const isDutch = (body: unknown): boolean => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const b = body as Record<string, unknown>;
+  return b.offer_formats === 'dutch_only' || (b.dutch_request !== undefined && b.dutch_request !== null);
+};
 
 /**
  * Parses `POST /api/quote`'s body, reporting every bad field at once. A Dutch create
@@ -29,55 +74,9 @@ const KNOWN_FIELDS = new Set(['chain_id', 'taker_address', 'polarity', 'referrer
  * exists; `legByLegOnly` is accepted and ignored (standard quotes are stored as package_only).
  */
 export function parseQuoteRequest(body: unknown, limits: QuoteRequestLimits): QuoteRequest {
-  const problems = new Problems();
-  if (!isRecord(body)) {
-    problems.add('(body)', 'must be a JSON object');
-    problems.throwIfAny();
-  }
-  const b = body as Record<string, unknown>;
-  if (b.offer_formats === 'dutch_only' || (b.dutch_request !== undefined && b.dutch_request !== null)) {
+  if (isDutch(body)) {
     throw new NotImplementedError('Dutch auctions (offer_formats "dutch_only") are not available yet; create a standard quote', 'dutch_not_available');
   }
-  for (const key of Object.keys(b)) if (!KNOWN_FIELDS.has(key)) problems.add(key, 'is not a field of a quote request');
-
-  const present = (key: string) => {
-    if (b[key] === undefined || b[key] === null) {
-      problems.add(key, 'is required');
-      return false;
-    }
-    return true;
-  };
-
-  const chainId = b.chain_id;
-  if (present('chain_id') && !inRange(chainId, CHAIN_ID)) problems.add('chain_id', CHAIN_ID.message);
-  const taker = present('taker_address') ? readAddress(b.taker_address, 'taker_address', problems) : undefined;
-  const polarity = present('polarity') ? readPolarity(b.polarity, 'polarity', problems) : undefined;
-  const referrer = b.referrer === undefined || b.referrer === null ? zeroAddress : readAddress(b.referrer, 'referrer', problems);
-
-  // Required, as the spec's table says: a silent default would hide a client's missing field.
-  let expiresIn = 0;
-  if (present('expires_in')) {
-    const e = b.expires_in;
-    if (typeof e !== 'number' || !Number.isInteger(e) || e < 1 || e > limits.maxExpiresIn) {
-      problems.add('expires_in', `must be an integer number of seconds from 1 to ${limits.maxExpiresIn}`);
-    } else expiresIn = e;
-  }
-  if (b.offer_formats !== undefined && !(OFFER_FORMATS as readonly unknown[]).includes(b.offer_formats)) {
-    problems.add('offer_formats', `must be one of ${OFFER_FORMATS.join(', ')}`);
-  }
-  const legs = present('intents') ? readIntentList(b.intents, 'intents', problems, limits.now) : [];
-  // A quote window that outlives the options could only collect offers that can never settle.
-  const expiry = legs[0]?.expiry_timestamp;
-  if (expiry !== undefined && expiry > limits.now && !problems.has('expires_in') && limits.now + expiresIn > expiry) {
-    problems.add('expires_in', `the quote window would end after the options expire (${expiry}); use at most ${Math.max(0, expiry - limits.now)} seconds`);
-  }
-  problems.throwIfAny();
-  return {
-    chain_id: chainId as number,
-    taker_address: taker as Address,
-    polarity: polarity as Polarity,
-    referrer: referrer as Address,
-    expires_in: expiresIn,
-    intents: legs as Intent[],
-  };
+  const b = parseOrThrow(schemaAt(limits.now, limits.maxExpiresIn), body);
+  return { chain_id: b.chain_id, taker_address: b.taker_address, polarity: b.polarity, referrer: b.referrer, expires_in: b.expires_in, intents: b.intents };
 }

@@ -1,9 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { OfferRow, QuoteLegRow, QuoteRow, QuoteState } from './quote.types';
+import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 
 type Queryable = Pick<EntityManager, 'query'>;
 
-const QUOTE_COLUMNS = `id, chain_id, state, offer_format, polarity, strategy, taker_address, referrer, taker_salt,
+/** The columns of a QuoteRow, cast to the types it declares. */
+export const QUOTE_COLUMNS = `id, chain_id, state, offer_format, polarity, strategy, taker_address, referrer, taker_salt,
   taker_address_hash, directions, pair_contract, expiry_timestamp::float8 AS expiry_timestamp, stream_token_hash,
   expires_at, created_at, closed_at, fill_tx_hash`;
 
@@ -73,19 +74,6 @@ export class QuoteRepository {
 
   async legs(quoteId: string, m: Queryable = this.ds): Promise<QuoteLegRow[]> {
     return m.query(`SELECT ${LEG_COLUMNS} FROM quote_legs WHERE quote_id = $1 ORDER BY idx`, [quoteId]);
-  }
-
-  /**
-   * Moves an open quote to `to`. Returns the row when this call made the change, null when the
-   * quote was already closed (so a retried job does not act twice).
-   */
-  async close(id: string, to: Exclude<QuoteState, 'open'>, extra: { fill_tx_hash?: string } = {}): Promise<QuoteRow | null> {
-    const rows: [QuoteRow[], number] = await this.ds.query(
-      `UPDATE quotes SET state = $2, closed_at = now(), fill_tx_hash = COALESCE($3, fill_tx_hash)
-       WHERE id = $1 AND state = 'open' RETURNING ${QUOTE_COLUMNS}`,
-      [id, to, extra.fill_tx_hash ?? null],
-    );
-    return rows[0][0] ?? null;
   }
 
   async insertOffer(m: Queryable, o: Omit<OfferRow, 'created_at'>): Promise<Date> {

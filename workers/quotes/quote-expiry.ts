@@ -1,4 +1,4 @@
-import { QuoteRepository } from '../../shared/quotes';
+import { closeQuote, QuoteRepository } from '../../shared/quotes';
 import { RetryLater } from '../retry-later';
 import type { WorkerContext } from '../worker-context';
 
@@ -15,7 +15,7 @@ export async function expireQuote(ctx: WorkerContext, quoteId: string): Promise<
   if (state === 'open') {
     const early = new Date(q.expires_at).getTime() - Date.now();
     if (early > ctx.config.QUOTE_EXPIRY_SKEW_MS) throw new RetryLater(early, `quote ${quoteId} expires in ${early} ms`);
-    const closed = await repo.close(quoteId, 'expired');
+    const closed = await closeQuote(ctx.db, quoteId, 'expired');
     if (closed) {
       ctx.logger.info({ quote_id: quoteId }, 'quote expired');
       state = 'expired';

@@ -1,3 +1,3 @@
-export { defineJob } from './job-catalog';
+export { defineJob, isJobSpec } from './job-catalog';
 export type { JobSpec, JobPayload } from './job-catalog';
 export { JobQueue } from './job-queue';

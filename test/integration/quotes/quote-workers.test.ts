@@ -1,7 +1,7 @@
 import { bullPrefix } from '../../../shared/platform/redis';
 import { EventPublisher, topics } from '../../../shared/events';
 import { JOBS } from '../../../workers/job-catalog';
-import { hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
+import { closeQuote, hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
 import { handles } from '../../../workers/job-registry';
 import { HANDLERS } from '../../../workers/job-handlers';
@@ -100,7 +100,7 @@ describe('quote workers', () => {
     const dying = HANDLERS.map((h) =>
       h.spec === quoteExpireJob
         ? handles(quoteExpireJob, async (p, ctx) => {
-            await new QuoteRepository(ctx.db).close(p.quote_id, 'expired');
+            await closeQuote(ctx.db, p.quote_id, 'expired');
             entered();
             await new Promise(() => undefined); // the process is gone from here on
           })

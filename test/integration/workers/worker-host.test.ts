@@ -1,7 +1,11 @@
 import { QueueEvents } from 'bullmq';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
-import { defineJob, type JobSpec } from '../../../shared/platform/queue';
+import { defineJob, isJobSpec, type JobSpec } from '../../../shared/platform/queue';
 import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/platform/redis';
+import { catalogOf, JOBS } from '../../../workers/job-catalog';
+import { HANDLERS } from '../../../workers/job-handlers';
 import { checkRegistry, handles } from '../../../workers/job-registry';
 import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';
@@ -30,6 +34,37 @@ describe('worker host and job registry', () => {
     expect(() => checkRegistry({ [echo.name]: echo }, [handles(echo, async () => undefined), handles(echo, async () => undefined)])).toThrow(
       'job test.echo has two handlers',
     );
+  });
+
+  it('a host refuses to start on a registry that does not match its catalog', () => {
+    const opts = { redisUrl: env.config.REDIS_URL, prefix: bullPrefix(env.config.REDIS_PREFIX), concurrency: 1 };
+    const ctx = buildWorkerContext(env, async () => []);
+    expect(() => new WorkerHost(ctx, { [echo.name]: echo }, [], opts)).toThrow('job test.echo has no handler');
+    expect(() => new WorkerHost(ctx, {}, [handles(echo, async () => undefined)], opts)).toThrow('job test.echo is not in the catalog');
+  });
+
+  it('the shipped catalog and handlers match one to one', () => {
+    expect([...checkRegistry(JOBS, HANDLERS).keys()].sort()).toEqual(Object.keys(JOBS).sort());
+    expect(Object.keys(JOBS).length).toBeGreaterThan(0);
+  });
+
+  it('two jobs under one name are refused', () => {
+    expect(() => catalogOf([echo, defineJob({ ...echo })])).toThrow('job test.echo is defined twice');
+  });
+
+  it('every job a domain defines is catalogued, and jobs are defined only in *.jobs.ts modules', () => {
+    const shared = path.resolve(__dirname, '../../../shared');
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    const defining = files(shared).filter((f) => !f.includes(`${path.sep}platform${path.sep}queue${path.sep}`) && /\bdefineJob\(/.test(readFileSync(f, 'utf8')));
+    expect(defining.filter((f) => !f.endsWith('.jobs.ts')).map((f) => path.relative(shared, f))).toEqual([]);
+    const catalogued = new Set(Object.values(JOBS));
+    for (const file of defining) {
+      // Loaded as the catalog sees it: by its exports.
+      const specs = Object.values(require(file) as Record<string, unknown>).filter(isJobSpec);
+      expect(specs.length).toBeGreaterThan(0);
+      expect(specs.filter((s) => !catalogued.has(s)).map((s) => `${path.relative(shared, file)}: ${s.name}`)).toEqual([]);
+    }
   });
 
   it('runs each job once per deterministic id, retries failures, and fails unparseable payloads without retry', async () => {

@@ -1,0 +1,100 @@
+import type { EntityManager } from 'typeorm';
+import { QUOTE_COLUMNS } from './quote.repository';
+import type { QuoteRow, QuoteState } from './quote.types';
+
+/**
+ * The one owner of a quote's state: every write of `quotes.state` is in this file, and a test
+ * fails when one appears anywhere else.
+ *
+ *              expire (window over)
+ *      open ───────────────────────────▶ expired
+ *       │  │    cancel                      │
+ *       │  └──────────────────▶ cancelled   │ fill (a settlement seen late: the chain is the record)
+ *       │ fill (settlement seen)            ▼
+ *       └──────────────────────────────▶ filled ──reopen (settlement rolled back)──▶ open | expired
+ *
+ * Each transition is one statement guarded by the state it leaves, so a retried job or a block
+ * applied twice changes nothing twice. Each takes the caller's connection or transaction (the
+ * indexer moves quotes in the same transaction as the rows that justify it) and returns what
+ * it changed, so the caller publishes after its own commit.
+ */
+
+type Queryable = Pick<EntityManager, 'query'>;
+
+/** States a quote leaves `open` for without the chain: by its clock, or by its owner. */
+export type ClosingState = Extract<QuoteState, 'expired' | 'cancelled'>;
+
+/** A quote a settlement filled. */
+export interface FilledQuoteRow {
+  quote_id: string;
+  taker_address_hash: `0x${string}`;
+  stream_token_hash: string;
+  /** When the fill was recorded (ms, decimal string): a fill re-derived after a rollback is news again. */
+  filled_at_ms: string;
+}
+
+/** A quote whose fill was rolled back, in the state it is in again. */
+export interface ReopenedQuoteRow {
+  quote_id: string;
+  state: Extract<QuoteState, 'open' | 'expired'>;
+  stream_token_hash: string;
+  taker_address_hash: `0x${string}`;
+}
+
+/** What a settlement carries to find its quote. */
+export interface SettlementRef {
+  taker_address_hash: string;
+  tx_hash: string;
+}
+
+/** TypeORM answers an UPDATE ... RETURNING with `[rows, affected]`. */
+async function updated<T>(m: Queryable, sql: string, params: unknown[]): Promise<T[]> {
+  const res: [T[], number] = await m.query(sql, params);
+  return res[0];
+}
+
+/**
+ * open -> `to`. Returns the row when this call made the change, null when the quote was not
+ * open (already closed, or unknown), so a retried job does not act twice.
+ */
+export async function closeQuote(m: Queryable, id: string, to: ClosingState): Promise<QuoteRow | null> {
+  const rows = await updated<QuoteRow>(
+    m,
+    `UPDATE quotes SET state = $2, closed_at = now() WHERE id = $1 AND state = 'open' RETURNING ${QUOTE_COLUMNS}`,
+    [id, to],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * open | expired -> filled, for the quotes of `chainId` these settlements pay (matched by the
+ * taker hash they carry). An `expired` quote is filled too: an offer's deadline lies within its
+ * quote's window, so a settlement seen after the expiry job ran happened in time and the reader
+ * of the chain was merely behind.
+ */
+export async function fillSettledQuotes(m: Queryable, chainId: number, settlements: readonly SettlementRef[]): Promise<FilledQuoteRow[]> {
+  if (settlements.length === 0) return [];
+  return updated<FilledQuoteRow>(
+    m,
+    `UPDATE quotes q SET state = 'filled', closed_at = now(), fill_tx_hash = s.tx_hash
+       FROM unnest($2::text[], $3::text[]) AS s(taker_address_hash, tx_hash)
+      WHERE q.chain_id = $1 AND q.taker_address_hash = s.taker_address_hash AND q.state IN ('open', 'expired')
+      RETURNING q.id AS quote_id, q.taker_address_hash, q.stream_token_hash, (extract(epoch FROM q.closed_at) * 1000)::bigint::text AS filled_at_ms`,
+    [chainId, settlements.map((s) => s.taker_address_hash), settlements.map((s) => s.tx_hash)],
+  );
+}
+
+/** filled -> open while the window lasts, else expired: the settlements that filled these quotes were rolled back. */
+export async function reopenFilledQuotes(m: Queryable, quoteIds: readonly string[]): Promise<ReopenedQuoteRow[]> {
+  if (quoteIds.length === 0) return [];
+  return updated<ReopenedQuoteRow>(
+    m,
+    `UPDATE quotes q
+        SET state = CASE WHEN q.expires_at > now() THEN 'open' ELSE 'expired' END,
+            closed_at = CASE WHEN q.expires_at > now() THEN NULL ELSE now() END,
+            fill_tx_hash = NULL
+      WHERE q.id = ANY($1::uuid[]) AND q.state = 'filled'
+      RETURNING q.id AS quote_id, q.state, q.stream_token_hash, q.taker_address_hash`,
+    [quoteIds],
+  );
+}
