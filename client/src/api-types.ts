@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import type { errorBodySchema } from '../../api/contract/error-cases';
+import type { identityContracts } from '../../api/routes/identity.contract';
+import type { makerKeysContracts } from '../../api/routes/maker-keys.contract';
+import type { publicContracts } from '../../api/routes/public.contract';
+import type { pubsubContracts } from '../../api/routes/pubsub.contract';
+import type { quoteContracts } from '../../api/routes/quote.contract';
+import type { takerContracts } from '../../api/routes/taker.contract';
+import type { rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from '../../shared/events/event-payloads';
+
+/*
+ * The client's types are the server's own route contracts (api/routes/*.contract.ts) and event
+ * schemas, imported type-only: a route that changes its schema changes the client's type in the
+ * same commit, and no schema code ships in the client bundle (type imports are erased).
+ */
+
+type Responses<C> = C extends { responses: infer R } ? R : never;
+type SchemaOut<S> = S extends { schema: infer Z extends z.ZodType } ? z.output<Z> : never;
+
+/** The success body of a route contract (the union over its success statuses). */
+export type OkBody<C> = { [K in keyof Responses<C>]: SchemaOut<Responses<C>[K]> }[keyof Responses<C>];
+/** What a route contract accepts as its body (the input side: strings or numbers where both parse). */
+export type RequestBody<C> = C extends { request: { body: infer B extends z.ZodType } } ? z.input<B> : never;
+
+/** DESIGN.md's error body: {error, code, details?, request_id}. */
+export type ErrorBody = z.output<typeof errorBodySchema>;
+
+export type LoginNonce = OkBody<(typeof identityContracts)['getLoginNonce']>;
+export type LoginResult = OkBody<(typeof identityContracts)['login']>;
+export type Session = OkBody<(typeof identityContracts)['getSession']>;
+
+export type Network = OkBody<(typeof publicContracts)['listNetworks']>['networks'][number];
+export type NetworksResult = OkBody<(typeof publicContracts)['listNetworks']>;
+export type PaymentTokensResult = OkBody<(typeof publicContracts)['listPaymentTokens']>;
+export type DefaultPremiumTokensResult = OkBody<(typeof publicContracts)['listDefaultPremiumTokens']>;
+
+export type QuoteRequest = RequestBody<(typeof quoteContracts)['createQuote']>;
+export type CreatedQuote = OkBody<(typeof quoteContracts)['createQuote']>;
+export type TakerQuote = CreatedQuote['quote'];
+export type QuotePoll = OkBody<(typeof quoteContracts)['pollQuote']>;
+export type Offer = QuotePoll['offers'][number];
+export type PackageOfferRequest = RequestBody<(typeof quoteContracts)['submitOffer']>;
+export type SubmittedOffer = OkBody<(typeof quoteContracts)['submitOffer']>;
+
+export type PubsubRegistration = OkBody<(typeof pubsubContracts)['registerPremium']>;
+
+export type MakerKeyList = OkBody<(typeof makerKeysContracts)['listMakerKeys']>;
+export type AddMakerKeyRequest = RequestBody<(typeof makerKeysContracts)['addMakerKey']>;
+export type NewMakerKey = OkBody<(typeof makerKeysContracts)['addMakerKey']>;
+export type RemovedMakerKey = OkBody<(typeof makerKeysContracts)['removeMakerKey']>;
+
+export type MintDelegateRequest = RequestBody<(typeof takerContracts)['mintDelegate']>;
+export type Delegate = OkBody<(typeof takerContracts)['mintDelegate']>;
+
+/** Every pushed event carries the topic's `seq` (docs/SOCKETS.md, "Ordering and replay"). */
+export type Sequenced<T> = T & { seq: number };
+export type RfqRequestEvent = Sequenced<z.output<typeof rfqRequestPayload>>;
+export type RfqOfferEvent = Sequenced<z.output<typeof rfqOfferPayload>>;
+export type RfqResultEvent = Sequenced<z.output<typeof rfqResultPayload>>;
