@@ -7,6 +7,7 @@ import type { pubsubContracts } from '../../api/routes/pubsub.contract';
 import type { quoteContracts } from '../../api/routes/quote.contract';
 import type { takerContracts } from '../../api/routes/taker.contract';
 import type { rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from '../../shared/events/event-payloads';
+import type { makerResultView, MakerQuoteView, OfferView, takerResultView, TakerQuoteView } from '../../shared/quotes/quote-views';
 
 /*
  * The client's types are the server's own route contracts (api/routes/*.contract.ts) and event
@@ -54,6 +55,17 @@ export type Delegate = OkBody<(typeof takerContracts)['mintDelegate']>;
 
 /** Every pushed event carries the topic's `seq` (docs/SOCKETS.md, "Ordering and replay"). */
 export type Sequenced<T> = T & { seq: number };
-export type RfqRequestEvent = Sequenced<z.output<typeof rfqRequestPayload>>;
-export type RfqOfferEvent = Sequenced<z.output<typeof rfqOfferPayload>>;
-export type RfqResultEvent = Sequenced<z.output<typeof rfqResultPayload>>;
+/*
+ * The topic table's payload schemas name only each event's subject (they are loose); the full
+ * shapes are the views the quote services publish (shared/quotes/quote-views.ts), so the
+ * event types are those views, checked against the schemas here.
+ */
+type Publishes<View, Schema extends z.ZodType> = View extends z.output<Schema> ? Sequenced<View> : never;
+
+/** rfq_request on the maker feed and a maker's own topic: never the taker's identity. */
+export type MakerRfqRequest = Publishes<MakerQuoteView, typeof rfqRequestPayload>;
+/** rfq_request on the taker's own stream: the full quote. */
+export type TakerRfqRequest = Publishes<TakerQuoteView, typeof rfqRequestPayload>;
+export type RfqOfferEvent = Publishes<OfferView, typeof rfqOfferPayload>;
+export type MakerRfqResult = Publishes<ReturnType<typeof makerResultView>, typeof rfqResultPayload>;
+export type TakerRfqResult = Publishes<ReturnType<typeof takerResultView>, typeof rfqResultPayload>;

@@ -10,8 +10,8 @@ import type { PackageOfferRequest } from './api-types';
 export { packageOfferTypedData, packageOfferDomain, PACKAGE_OFFER_TYPES, jsonLegToLeg };
 export type { PackageOffer, IntentJson };
 
-/** A leg as quotes and rfq_request events carry it: the intent plus the taker's direction. */
-export type QuotedLeg = IntentJson & { direction?: number };
+/** A leg as quotes and rfq_request events carry it (numeric enums), with the taker's direction. */
+export type QuotedLeg = Parameters<typeof jsonLegToLeg>[0] & { direction?: number };
 
 export interface OfferTerms {
   chainId: number;

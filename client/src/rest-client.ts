@@ -43,13 +43,15 @@ interface CallOptions {
  */
 export class RfqClient {
   readonly baseUrl: string;
-  private bearer: string | undefined;
+  private readonly bearer: string | undefined;
   private readonly fetchImpl: typeof fetch;
 
-  constructor(opts: RfqClientOptions) {
-    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
-    this.bearer = opts.bearer;
-    this.fetchImpl = opts.fetch ?? fetch;
+  /** A base URL alone, or the full options. */
+  constructor(opts: RfqClientOptions | string) {
+    const o = typeof opts === 'string' ? { baseUrl: opts } : opts;
+    this.baseUrl = o.baseUrl.replace(/\/+$/, '');
+    this.bearer = o.bearer;
+    this.fetchImpl = o.fetch ?? fetch;
   }
 
   /** The Phoenix socket endpoint next to the API (phoenix.js appends `/websocket`). */
@@ -57,7 +59,7 @@ export class RfqClient {
     return `${this.baseUrl.replace(/^http/, 'ws')}/socket`;
   }
 
-  /** The bearer this client sends, if any (the SIWE token after signIn). */
+  /** The bearer this client sends, if any. */
   get credential(): string | undefined {
     return this.bearer;
   }
@@ -70,90 +72,99 @@ export class RfqClient {
   // --- sign-in ---------------------------------------------------------------------------
 
   loginNonce(): Promise<LoginNonce> {
-    return this.call('GET', '/api/login/nonce');
+    return this.send('GET', '/api/login/nonce');
   }
 
   login(body: { message: string; signature: string }): Promise<LoginResult> {
-    return this.call('POST', '/api/login', { body });
+    return this.send('POST', '/api/login', { body });
   }
 
-  /** Sign-In with Ethereum: fetch a nonce, sign the message it dictates, log in; later calls carry the session. */
+  /**
+   * Sign-In with Ethereum: fetch a nonce, sign the message it dictates, log in. This client is
+   * left as it was (one client may sign in many wallets); speak as the wallet with `as(token)`.
+   */
   async signIn(account: Pick<LocalAccount, 'address' | 'signMessage'>): Promise<LoginResult> {
-    const signed = await signSiwe(account, await this.loginNonce());
-    const session = await this.login(signed);
-    this.bearer = session.token;
-    return session;
+    return this.login(await signSiwe(account, await this.loginNonce()));
   }
 
   me(): Promise<Session> {
-    return this.call('GET', '/api/me');
+    return this.send('GET', '/api/me');
   }
 
   // --- public data -----------------------------------------------------------------------
 
   networks(): Promise<NetworksResult> {
-    return this.call('GET', '/api/networks');
+    return this.send('GET', '/api/networks');
   }
 
   paymentTokens(): Promise<PaymentTokensResult> {
-    return this.call('GET', '/api/payment-tokens');
+    return this.send('GET', '/api/payment-tokens');
   }
 
   defaultPremiumTokens(): Promise<DefaultPremiumTokensResult> {
-    return this.call('GET', '/api/default-premium-tokens');
+    return this.send('GET', '/api/default-premium-tokens');
   }
 
   // --- takers ----------------------------------------------------------------------------
 
   /** A new RFQ; join `created.topic` right away to hear offers (RfqSocket.subscribe). */
   createQuote(body: QuoteRequest, opts: { idempotencyKey?: string } = {}): Promise<CreatedQuote> {
-    return this.call('POST', '/api/quote', { body, headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {} });
+    return this.send('POST', '/api/quote', { body, headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {} });
   }
 
   /** The quote and its offers, best first; the stream token is the credential. */
   pollQuote(quoteId: string, streamToken: string): Promise<QuotePoll> {
-    return this.call('GET', `/api/quote/${encodeURIComponent(quoteId)}`, { headers: { 'x-quote-stream-token': streamToken } });
+    return this.send('GET', `/api/quote/${encodeURIComponent(quoteId)}`, { headers: { 'x-quote-stream-token': streamToken } });
   }
 
   /** A taker organization's backend (bearer: its API key) mints a delegate for an end-user wallet. */
   mintDelegate(body: MintDelegateRequest): Promise<Delegate> {
-    return this.call('POST', '/api/taker/delegate', { body });
+    return this.send('POST', '/api/taker/delegate', { body });
   }
 
   // --- makers ----------------------------------------------------------------------------
 
   /** Posts a signed package offer (see signPackageOffer). */
   submitOffer(quoteId: string, body: PackageOfferRequest): Promise<SubmittedOffer> {
-    return this.call('POST', `/api/quote/${encodeURIComponent(quoteId)}`, { body });
+    return this.send('POST', `/api/quote/${encodeURIComponent(quoteId)}`, { body });
   }
 
   registerPremium(chainId: number): Promise<PubsubRegistration> {
-    return this.call('POST', '/api/pubsub/premium', { body: { chain_id: chainId } });
+    return this.send('POST', '/api/pubsub/premium', { body: { chain_id: chainId } });
   }
 
   registerFreemium(chainId: number): Promise<PubsubRegistration> {
-    return this.call('POST', '/api/pubsub/freemium', { body: { chain_id: chainId } });
+    return this.send('POST', '/api/pubsub/freemium', { body: { chain_id: chainId } });
   }
 
   makerKeys(): Promise<MakerKeyList> {
-    return this.call('GET', '/api/maker/keys');
+    return this.send('GET', '/api/maker/keys');
   }
 
   /** Adds a bot key: the admin's signed statement and the bot wallet's consent (docs/AUTH.md). */
   addMakerKey(body: AddMakerKeyRequest): Promise<NewMakerKey> {
-    return this.call('POST', '/api/maker/keys', { body });
+    return this.send('POST', '/api/maker/keys', { body });
   }
 
   removeMakerKey(keyId: string, body: { message: string; signature: string }): Promise<RemovedMakerKey> {
-    return this.call('DELETE', `/api/maker/keys/${encodeURIComponent(keyId)}`, { body });
+    return this.send('DELETE', `/api/maker/keys/${encodeURIComponent(keyId)}`, { body });
   }
 
   // ---------------------------------------------------------------------------------------
 
-  private async call<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+  /**
+   * Any route, for those without a method here (operators' and Explore routes): the result
+   * type is the caller's claim, errors are still ApiErrors. `headers` add to or override the bearer.
+   */
+  call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    return this.send(method, path, { body, headers });
+  }
+
+  private async send<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     if (this.bearer) headers.authorization = `Bearer ${this.bearer}`;
+    Object.assign(headers, opts.headers);
     const res = await this.fetchImpl(`${this.baseUrl}${path}`, {
       method,
       headers,

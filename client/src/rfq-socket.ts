@@ -1,12 +1,19 @@
 import { Socket, type Channel } from 'phoenix';
 import WebSocket from 'ws';
-import type { RfqOfferEvent, RfqRequestEvent, RfqResultEvent } from './api-types';
+import type { MakerRfqRequest, MakerRfqResult, RfqOfferEvent, TakerRfqRequest, TakerRfqResult } from './api-types';
 
-/** Events of the RFQ topics (shared/events/topic-table.ts), by name. */
-export interface RfqEvents {
-  rfq_request: RfqRequestEvent;
+/** Events of `quotes:<chain>:requests` and `rfq_maker:<address>` (shared/events/topic-table.ts). */
+export interface MakerEvents {
+  rfq_request: MakerRfqRequest;
   rfq_offer: RfqOfferEvent;
-  rfq_result: RfqResultEvent;
+  rfq_result: MakerRfqResult;
+}
+
+/** Events of the taker's `rfq_stream:<stream_token>`. */
+export interface TakerEvents {
+  rfq_request: TakerRfqRequest;
+  rfq_offer: RfqOfferEvent;
+  rfq_result: TakerRfqResult;
 }
 
 export type Handlers<E> = { [K in keyof E]?: (payload: E[K]) => void };
@@ -84,7 +91,7 @@ export class RfqSocket {
    * Joins `topic` and resolves once the server accepts; rejects (and stops retrying) when the
    * first join is refused or times out. Later rejoins, after reconnects, resume from the last seq.
    */
-  subscribe<E = RfqEvents>(topic: string, opts: SubscribeOptions<E>): Promise<Subscription> {
+  subscribe<E>(topic: string, opts: SubscribeOptions<E>): Promise<Subscription> {
     let last = opts.lastSeq;
     const params = { ...opts.params };
     // phoenix.js calls this on every (re)join: the server then replays from the last delivered seq.
