@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ApiClient, log } from './lib';
+import { networkContract, RfqClient } from '../client/src';
+import { log } from './log';
 import { runMakerBot } from './maker-bot';
 import { runTaker } from './taker';
 
@@ -17,8 +18,8 @@ const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cda
  * settles the offer on the local chain. Exits non-zero if any step fails.
  */
 async function main(): Promise<void> {
-  const api = new ApiClient(process.env.BASE_URL ?? 'http://127.0.0.1:8080');
-  const { networks } = await api.call<{ networks: { chain_id: number; rpc_urls: string[]; contracts: Record<string, `0x${string}`> }[] }>('GET', '/api/networks');
+  const client = new RfqClient(process.env.BASE_URL ?? 'http://127.0.0.1:8080');
+  const { networks } = await client.networks();
   const net = networks.find((n) => n.chain_id === 31337);
   if (!net) throw new Error('network 31337 is not registered: is `npm start` running with its devchain?');
 
@@ -29,19 +30,20 @@ async function main(): Promise<void> {
   });
   log('operator', 'maker organization created', { owner: maker.address });
 
-  const bot = await runMakerBot({ api, account: maker, chainId: 31337, mothership: net.contracts.mothership, premiumToken: net.contracts.usdc });
+  const mothership = networkContract(net, 'mothership');
+  const bot = await runMakerBot({ client, account: maker, chainId: 31337, mothership, premiumToken: networkContract(net, 'usdc') });
   try {
     const result = await runTaker({
-      api,
+      client,
       account: privateKeyToAccount(TAKER_KEY),
       chainId: 31337,
       rpcUrl: net.rpc_urls[0],
-      mothership: net.contracts.mothership,
-      pair: net.contracts.opshuns_core,
+      mothership,
+      pair: networkContract(net, 'opshuns_core'),
     });
     log('demo', 'the offer signed through the API settled on the reference mothership', { quote: result.quoteId, tx: result.txHash });
   } finally {
-    bot.stop();
+    await bot.stop();
   }
 }
 

@@ -1,28 +1,11 @@
 import { createPublicClient, createWalletClient, decodeEventLog, http, zeroAddress, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../dev/contract-artifacts';
-import { jsonLegToLeg, type IntentJson } from '../shared/protocol';
-import { ApiClient, connectSocket, join, log } from './lib';
-
-interface CreatedQuote {
-  quote: { id: string; directions: number[]; taker_salt: Hex; taker_address_hash: Hex; expires_at: string; strategy: string; legs: IntentJson[] };
-  stream_token: string;
-  topic: string;
-}
-
-interface Offer {
-  offer_id: string;
-  maker: `0x${string}`;
-  package_premium: string;
-  maker_pays_taker: boolean;
-  premium_token: `0x${string}`;
-  nonce: string;
-  deadline: number;
-  signature: Hex;
-}
+import { jsonLegToLeg, RfqSocket, type CreatedQuote, type QuoteRequest, type RfqClient, type RfqOfferEvent, type TakerEvents, type TakerRfqResult } from '../client/src';
+import { log } from './log';
 
 export interface TakerOptions {
-  api: ApiClient;
+  client: RfqClient;
   account: PrivateKeyAccount;
   chainId: number;
   rpcUrl: string;
@@ -32,11 +15,11 @@ export interface TakerOptions {
 }
 
 /** A call butterfly on the pair, expiring in a day: 2500 / 3000 (2x) / 3500. */
-function butterfly(pair: `0x${string}`) {
+function butterfly(pair: `0x${string}`): QuoteRequest['intents'] {
   const expiry = Math.floor(Date.now() / 1000) + 86400;
-  const leg = (structure: number, strike: number, amount: bigint) => ({
+  const leg = (structure: 0 | 1, strike: number, amount: bigint) => ({
     pair6909_contract: pair,
-    option_type: 'call',
+    option_type: 'call' as const,
     structure,
     start_exercise_timestamp: 0,
     expiry_timestamp: expiry,
@@ -51,8 +34,8 @@ function butterfly(pair: `0x${string}`) {
  * early offer is never missed), take the first offer and settle it on chain through the
  * mothership's executeFixedPackageIntent.
  */
-export async function runTaker(o: TakerOptions): Promise<{ quoteId: string; txHash: Hex; offer: Offer }> {
-  const created = await o.api.call<CreatedQuote>('POST', '/api/quote', {
+export async function runTaker(o: TakerOptions): Promise<{ quoteId: string; txHash: Hex; offer: RfqOfferEvent }> {
+  const created = await o.client.createQuote({
     chain_id: o.chainId,
     taker_address: o.account.address,
     polarity: 'b_is_buy',
@@ -62,27 +45,29 @@ export async function runTaker(o: TakerOptions): Promise<{ quoteId: string; txHa
   const { quote } = created;
   log('taker', `quote ${quote.id} created`, { strategy: quote.strategy, directions: quote.directions });
 
-  const socket = connectSocket(o.api);
+  const socket = new RfqSocket({ url: o.client.socketUrl });
   try {
     return await settle(o, created, socket);
   } finally {
-    socket.disconnect();
+    await socket.disconnect();
   }
 }
 
-async function settle(o: TakerOptions, created: CreatedQuote, socket: ReturnType<typeof connectSocket>): Promise<{ quoteId: string; txHash: Hex; offer: Offer }> {
+async function settle(o: TakerOptions, created: CreatedQuote, socket: RfqSocket): Promise<{ quoteId: string; txHash: Hex; offer: RfqOfferEvent }> {
   const { quote } = created;
-  const channel = await join(socket, created.topic, { last_seq: 0 });
-  const filled = new Promise<{ state: string; fill_tx_hash: string | null }>((resolve) => {
-    channel.on('rfq_result', (payload: { state: string; fill_tx_hash: string | null }) => resolve(payload));
-  });
-  const offer = await new Promise<Offer>((resolve, reject) => {
+  let onResult: (r: TakerRfqResult) => void = () => undefined;
+  const filled = new Promise<TakerRfqResult>((resolve) => (onResult = resolve));
+  let onOffer: (offer: RfqOfferEvent) => void = () => undefined;
+  const firstOffer = new Promise<RfqOfferEvent>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no offer arrived in time')), o.timeoutMs ?? 30000).unref();
-    channel.on('rfq_offer', (payload: Offer) => {
+    onOffer = (offer) => {
       clearTimeout(timer);
-      resolve(payload);
-    });
+      resolve(offer);
+    };
   });
+  // The private stream replays from its first event, so an offer made before the join is not missed.
+  await socket.subscribe<TakerEvents>(created.topic, { on: { rfq_offer: (offer) => onOffer(offer), rfq_result: (r) => onResult(r) } });
+  const offer = await firstOffer;
   log('taker', `offer from ${offer.maker}`, { premium: offer.package_premium });
 
   const mothership = loadArtifact('Mothership');
@@ -96,17 +81,17 @@ async function settle(o: TakerOptions, created: CreatedQuote, socket: ReturnType
     functionName: 'executeFixedPackageIntent',
     args: [
       {
-        takerAddressHash: quote.taker_address_hash,
+        takerAddressHash: quote.taker_address_hash as Hex,
         legs,
         packagePremium: BigInt(offer.package_premium),
         makerPaysTaker: offer.maker_pays_taker,
-        premiumToken: offer.premium_token,
-        maker: offer.maker,
+        premiumToken: offer.premium_token as `0x${string}`,
+        maker: offer.maker as `0x${string}`,
         nonce: BigInt(offer.nonce),
         deadline: offer.deadline,
       },
-      offer.signature,
-      quote.taker_salt,
+      offer.signature as Hex,
+      quote.taker_salt as Hex,
       quote.directions,
       zeroAddress,
     ],

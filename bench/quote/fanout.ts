@@ -3,7 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
 import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
-import { ApiClient } from '../../examples/lib';
+import { RfqClient as ApiClient } from '../../client/src';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_WRITE_LIMITS } from './bench-limits';
@@ -15,7 +15,7 @@ const DEADLINE_MS = 5 * 60_000;
 
 /** One maker: signs in, registers freemium for the chain, joins the feed over a raw Phoenix v2 socket. */
 async function maker(api: ApiClient, onRequest: (quoteId: string, at: number) => void): Promise<WebSocket> {
-  const token = await api.signIn(privateKeyToAccount(generatePrivateKey()));
+  const token = (await api.signIn(privateKeyToAccount(generatePrivateKey()))).token;
   await api.call('POST', '/api/pubsub/freemium', { chain_id: 31337 }, { authorization: `Bearer ${token}` });
   const ws = new WebSocket(`${api.socketUrl}/websocket?vsn=2.0.0`, { perMessageDeflate: false });
   await new Promise<void>((resolve, reject) => {

@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ApiClient } from '../../examples/lib';
+import { networkContract, RfqClient } from '../../client/src';
 import { runMakerBot } from '../../examples/maker-bot';
 import { runTaker } from '../../examples/taker';
 import { freePort } from '../support/chain';
+import { waitFor } from '../integration/socket/socket-harness';
 import { assertNoTakerIdentity } from '../support/events';
 import { spawnService, type RunningService } from '../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../support/test-env';
@@ -42,10 +43,11 @@ describe('end to end: npm start + the example maker bot and taker', () => {
   });
 
   it('a butterfly is requested, priced, signed, offered and settled on the reference mothership; the quote ends filled', async () => {
-    const api = new ApiClient(svc.url);
-    const { networks } = await api.call<{ networks: { chain_id: number; rpc_urls: string[]; contracts: Record<string, `0x${string}`> }[] }>('GET', '/api/networks');
+    const client = new RfqClient(svc.url);
+    const { networks } = await client.networks();
     const net = networks.find((n) => n.chain_id === 31337)!;
-    expect(net.contracts.mothership).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    const mothership = networkContract(net, 'mothership');
+    expect(mothership).toMatch(/^0x[0-9a-fA-F]{40}$/);
 
     const maker = privateKeyToAccount(generatePrivateKey());
     await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', 'E2E maker', '--owner', maker.address], {
@@ -54,28 +56,28 @@ describe('end to end: npm start + the example maker bot and taker', () => {
     });
     const seen: { topic: string; event: string; payload: unknown }[] = [];
     const bot = await runMakerBot({
-      api,
+      client,
       account: maker,
       chainId: 31337,
-      mothership: net.contracts.mothership,
-      premiumToken: net.contracts.usdc,
+      mothership,
+      premiumToken: networkContract(net, 'usdc'),
       onMessage: (topic, event, payload) => seen.push({ topic, event, payload }),
     });
     const taker = privateKeyToAccount(TAKER_KEY);
     try {
-      const result = await runTaker({ api, account: taker, chainId: 31337, rpcUrl: net.rpc_urls[0], mothership: net.contracts.mothership, pair: net.contracts.opshuns_core });
+      const result = await runTaker({ client, account: taker, chainId: 31337, rpcUrl: net.rpc_urls[0], mothership, pair: networkContract(net, 'opshuns_core') });
       expect(result.offer.maker).toBe(maker.address);
       expect(result.txHash).toMatch(/^0x[0-9a-f]{64}$/);
       // The maker heard the request, its own offer and the result, and never who the taker is.
-      await new Promise((r) => setTimeout(r, 500));
-      const events = seen.map((m) => `${m.topic.split(':')[0]}:${m.event}`);
-      expect(events).toEqual(expect.arrayContaining(['quotes:rfq_request', 'rfq_maker:rfq_offer', 'rfq_maker:rfq_result']));
+      const events = () => seen.map((m) => `${m.topic.split(':')[0]}:${m.event}`);
+      await waitFor(() => events().includes('rfq_maker:rfq_result'), 10000, "the maker's rfq_result");
+      expect(events()).toEqual(expect.arrayContaining(['quotes:rfq_request', 'rfq_maker:rfq_offer', 'rfq_maker:rfq_result']));
       assertNoTakerIdentity(
         seen.filter((m) => !m.event.startsWith('phx_')).map((m) => m.payload),
         { taker: taker.address },
       );
     } finally {
-      bot.stop();
+      await bot.stop();
     }
   }, 90000);
 });

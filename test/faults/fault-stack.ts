@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { ApiClient } from '../../examples/lib';
+import { RfqClient as ApiClient } from '../../client/src';
 import { hardhatAccounts, localPublicClient, localWalletClient } from '../../shared/chain/clients';
 import { devchainNetwork } from '../../dev/devchain';
 import { deployReferenceContracts, type DeployedAddresses } from '../../dev/deploy';
@@ -118,13 +118,13 @@ export async function startStack(): Promise<Stack> {
   const makerAccount = privateKeyToAccount(generatePrivateKey());
   const created = await ops(env, 'org:create', '--kind', 'maker', '--name', 'Fault maker', '--owner', makerAccount.address);
   if (created.code !== 0) throw new Error(`org:create failed: ${created.stderr}`);
-  const makerToken = await api.signIn(makerAccount);
+  const makerToken = (await api.signIn(makerAccount)).token;
   await api.call('POST', '/api/pubsub/premium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${makerToken}` });
   const topic = `quotes:${CHAIN_ID}:requests`;
   const requests: FeedRecorder[] = [await FeedRecorder.open(socketUrl, topic, { token: makerToken })];
   for (let i = 0; i < 3; i++) {
     const wallet = privateKeyToAccount(generatePrivateKey());
-    const token = await api.signIn(wallet);
+    const token = (await api.signIn(wallet)).token;
     await api.call('POST', '/api/pubsub/freemium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${token}` });
     requests.push(await FeedRecorder.open(socketUrl, topic, { token }));
   }

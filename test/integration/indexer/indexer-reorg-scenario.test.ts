@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ApiClient } from '../../../examples/lib';
+import { RfqClient } from '../../../client/src';
 import { runMakerBot } from '../../../examples/maker-bot';
 import { runTaker } from '../../../examples/taker';
 import { RegistryService } from '../../../shared/registry';
@@ -38,7 +38,7 @@ describe('the demo, then evm_revert and evm_mine', () => {
   });
 
   it('returns the portfolio to its pre-demo state while the status stays 200', async () => {
-    const api = new ApiClient(svc.url);
+    const api = new RfqClient(svc.url);
     const taker = privateKeyToAccount(TAKER_KEY);
     const portfolio = async () => (await api.call<{ networks: unknown[] }>('GET', `/api/portfolio/${taker.address}?chain_id=31337`)).networks[0];
     await waitFor('indexer up', () => fetch(`${svc.url}/api/indexer/status`).then((r) => r.status), (s) => s === 200, 30_000);
@@ -48,9 +48,9 @@ describe('the demo, then evm_revert and evm_mine', () => {
 
     const maker = privateKeyToAccount(generatePrivateKey());
     expect((await ops(env, 'org:create', '--kind', 'maker', '--name', 'Demo maker', '--owner', maker.address)).code).toBe(0);
-    const bot = await runMakerBot({ api, account: maker, chainId: 31337, mothership: chain.addresses.mothership, premiumToken: chain.addresses.usdc });
+    const bot = await runMakerBot({ client: api, account: maker, chainId: 31337, mothership: chain.addresses.mothership, premiumToken: chain.addresses.usdc });
     try {
-      await runTaker({ api, account: taker, chainId: 31337, rpcUrl: chain.rpcUrl, mothership: chain.addresses.mothership, pair: chain.addresses.pair });
+      await runTaker({ client: api, account: taker, chainId: 31337, rpcUrl: chain.rpcUrl, mothership: chain.addresses.mothership, pair: chain.addresses.pair });
     } finally {
       bot.stop();
     }
