@@ -47,7 +47,14 @@ export const docsPageContracts = {
     auth: { action: 'read_public' },
     cache: 'public',
     request: {},
-    responses: { 200: { description: 'The docs page.', contentType: 'text/html', schema: z.string().min(1) } },
+    responses: {
+      200: {
+        description: 'The docs page.',
+        contentType: 'text/html',
+        schema: z.string().min(1),
+        headers: { 'Content-Security-Policy': 'The page loads from this origin only (the renderer links a remote logo; it is not fetched).' },
+      },
+    },
     errors: [],
   }),
   getDocsAsset: defineRoute({

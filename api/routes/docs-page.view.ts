@@ -51,7 +51,7 @@ export function renderDocsPage(doc: AsyncApiDocument, redocScript: string): stri
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(doc.info.title)}: API documentation</title>
+<title>Options RFQ API documentation</title>
 <style>
   body { margin: 0; font-family: system-ui, sans-serif; color: #222; }
   .intro { max-width: 1100px; margin: 0 auto; padding: 16px 24px; }
@@ -63,7 +63,7 @@ export function renderDocsPage(doc: AsyncApiDocument, redocScript: string): stri
 </head>
 <body>
 <section class="intro">
-  <h1>${escapeHtml(doc.info.title)} API</h1>
+  <h1>Options RFQ API</h1>
   <p>Machine-readable contracts: <a href="/api/openapi.json">OpenAPI 3.1</a> (REST) and <a href="/api/asyncapi.json">AsyncAPI 3</a> (socket).</p>
   <h2 id="guides">Guides</h2>
   ${guides}
