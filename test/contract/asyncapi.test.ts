@@ -90,7 +90,7 @@ describe('the AsyncAPI document', () => {
   });
 
   it('refuses to build when a topic\'s join rule is not documented', () => {
-    const undocumented: AnyTopicSpec = { ...TOPIC_TABLE.quotes_requests, authorize: async () => ({ ok: false, reason: 'no' }) };
+    const undocumented: AnyTopicSpec = { ...TOPIC_TABLE.quotes_requests, authorize: async () => ({ ok: false as const, reason: 'no' }) };
     expect(() => joinRuleDoc(undocumented)).toThrow('quotes:<chain_id>:requests: its join rule has no entry in JOIN_RULES');
   });
 });

@@ -90,7 +90,8 @@ describe('the docs page', () => {
       });
       await page.goto(`${base}/docs`);
       // Redoc draws the REST reference after fetching /api/openapi.json: wait until it has.
-      await page.waitForFunction(() => (document.querySelector('redoc')?.textContent ?? '').includes('Create an options RFQ quote'), undefined, { timeout: 20_000 });
+      // (Expressions are strings: they run in the page, which the compiler's node types do not describe.)
+      await page.waitForFunction(`(document.querySelector('redoc')?.textContent ?? '').includes('Create an options RFQ quote')`, undefined, { timeout: 20_000 });
 
       const rest = await page.locator('redoc').innerText();
       expect(rest).toMatch(/post\s*\/api\/quote\b/i);
@@ -103,8 +104,7 @@ describe('the docs page', () => {
       expect(blocked.filter((b) => !b.includes('https://cdn.redoc.ly/'))).toEqual([]);
 
       // The picture shows the socket topics with the REST reference below them.
-      await page.locator('#socket').scrollIntoViewIfNeeded();
-      await page.evaluate(() => document.getElementById('socket')?.scrollIntoView());
+      await page.evaluate(`document.getElementById('socket').scrollIntoView()`);
       const png = await page.screenshot({ type: 'png' });
       expect(png.subarray(1, 4).toString()).toBe('PNG');
       // The README's picture is refreshed on demand, so a test run leaves the tree clean.
