@@ -14,6 +14,9 @@ const assetNames = Object.keys(DOCS_ASSETS) as [DocsAssetName, ...DocsAssetName[
 
 const assetNotFound = (name: string) => new NotFoundError(`no docs asset ${name}`, 'asset_not_found');
 
+/** Every route of this group: documentation anyone may read and caches may keep. */
+const PUBLIC_DOC = { tags: ['operations'], auth: { action: 'read_public' }, cache: 'public' } as const;
+
 /** The socket's machine-readable contract and the human docs page over both documents (issue #12). */
 export const docsPageContracts = {
   getAsyncApiDocument: defineRoute({
@@ -21,9 +24,7 @@ export const docsPageContracts = {
     path: '/api/asyncapi.json',
     summary: 'The socket as an AsyncAPI 3 document',
     description: 'Generated at start from the topic table (shared/events/topic-table.ts); see docs/SOCKETS.md.',
-    tags: ['operations'],
-    auth: { action: 'read_public' },
-    cache: 'public',
+    ...PUBLIC_DOC,
     request: {},
     responses: {
       200: {
@@ -43,9 +44,7 @@ export const docsPageContracts = {
     path: '/docs',
     summary: 'The API documentation for humans',
     description: 'Guides for a first quote and a first offer, the socket topics, and the REST reference rendered from /api/openapi.json.',
-    tags: ['operations'],
-    auth: { action: 'read_public' },
-    cache: 'public',
+    ...PUBLIC_DOC,
     request: {},
     responses: {
       200: {
@@ -61,9 +60,7 @@ export const docsPageContracts = {
     method: 'get',
     path: '/docs/assets/:name',
     summary: 'A script the docs page loads',
-    tags: ['operations'],
-    auth: { action: 'read_public' },
-    cache: 'public',
+    ...PUBLIC_DOC,
     request: {
       params: z.object({ name: z.enum(assetNames) }),
       paramsMiss: (raw: Record<string, string>) => assetNotFound(String(raw.name)),
