@@ -49,6 +49,11 @@ describe('the docs page', () => {
     expect(res.body).toMatchObject({ error: 'no docs asset nope.js', code: 'asset_not_found' });
   });
 
+  it('answers 400 invalid_path for a malformed asset name, like any route with a path parameter', async () => {
+    const res = await request(app).get('/docs/assets/%E0%A4%A').expect(400);
+    expect(res.body).toMatchObject({ error: 'the path has malformed percent-encoding', code: 'invalid_path' });
+  });
+
   describe('in a real browser', () => {
     let server: http.Server;
     let base: string;
