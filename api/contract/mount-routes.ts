@@ -68,8 +68,11 @@ function answer(c: NamedContract, handle: RouteHandler<RouteContract>): RequestH
     for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
     res.status(reply.status);
     const spec = c.responses[reply.status as keyof typeof c.responses];
-    if (spec?.contentType === 'text/plain') res.send(reply.body);
-    else res.json(reply.body);
+    if (spec?.contentType && spec.contentType !== 'application/json') {
+      // A handler may set its own (the Prometheus registry names its exposition format).
+      if (!res.get('Content-Type')) res.type(spec.contentType);
+      res.send(reply.body);
+    } else res.json(reply.body);
   };
 }
 

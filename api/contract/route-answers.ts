@@ -32,8 +32,8 @@ function parsesInput(c: RouteContract): boolean {
 }
 
 /**
- * The route's own errors, those of its auth rule, and the platform's: the body parser and
- * malformed paths under /api, the write budgets, and the bare 500 every route can answer.
+ * The route's own errors, those of its auth rule, and the platform's: the body parser under
+ * /api, malformed path parameters, the write budgets, and the bare 500 every route can answer.
  */
 export function answersOf(c: RouteContract): RouteAnswers {
   const underApi = c.path.startsWith('/api/');
@@ -42,7 +42,8 @@ export function answersOf(c: RouteContract): RouteAnswers {
     ...authDoc(c.auth).errors,
     ...(parsesInput(c) ? [VALIDATION_FAILED] : []),
     ...(underApi ? BODY_PARSER : []),
-    ...(underApi && c.path.includes(':') ? [P.invalidPath] : []),
+    // Express decodes path parameters on every router: a malformed one is a 400 wherever the route is.
+    ...(c.path.includes(':') ? [P.invalidPath] : []),
     ...(underApi && WRITES.has(c.method) ? WRITE_LIMITS : []),
     P.internal,
   ];

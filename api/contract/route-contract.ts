@@ -49,8 +49,8 @@ export interface RequestSpec {
 export interface ResponseSpec {
   description: string;
   schema: z.ZodType;
-  /** JSON unless said otherwise (the Prometheus scrape is text). */
-  contentType?: 'application/json' | 'text/plain';
+  /** JSON unless said otherwise (the Prometheus scrape is text; the docs page HTML and its scripts). */
+  contentType?: 'application/json' | 'text/plain' | 'text/html' | 'text/javascript';
   headers?: Record<string, string>;
   examples?: Record<string, { summary: string; value: unknown }>;
 }

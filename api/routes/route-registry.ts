@@ -3,6 +3,8 @@ import type { BoundRoute } from '../contract/mount-routes';
 import type { NamedContract, RouteContract, RouteHandlers } from '../contract/route-contract';
 import { apiDocsContracts } from './api-docs.contract';
 import { apiDocsHandlers } from './api-docs.routes';
+import { docsPageContracts } from './docs-page.contract';
+import { docsPageHandlers } from './docs-page.routes';
 import { healthContracts } from './health.contract';
 import { healthHandlers } from './health.routes';
 import { identityContracts } from './identity.contract';
@@ -49,6 +51,7 @@ function combine<T extends Group[]>(...groups: T): Merged<T> {
 export const ROUTE_CONTRACTS = combine(
   healthContracts,
   apiDocsContracts,
+  docsPageContracts,
   publicContracts,
   identityContracts,
   makerKeysContracts,
@@ -68,6 +71,7 @@ export function boundRoutes(ctx: ApiContext): BoundRoute[] {
   const handlers: RouteHandlers<typeof ROUTE_CONTRACTS> = {
     ...healthHandlers(ctx),
     ...apiDocsHandlers(API_ROUTES),
+    ...docsPageHandlers(),
     ...publicHandlers(ctx),
     ...identityHandlers(ctx),
     ...makerKeysHandlers(ctx),
