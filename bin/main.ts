@@ -22,18 +22,26 @@ async function main(): Promise<void> {
     await ensureDevchain(infra);
   }
   const roles = new Set(config.ROLES);
+  // A signal during start-up begins the drain; what is already open closes, nothing more opens.
+  let told = false;
+  const stopped = () => {
+    if (lifecycle.shuttingDown && !told) logger.info('shutdown began during start-up: not starting the remaining roles');
+    told ||= lifecycle.shuttingDown;
+    return lifecycle.shuttingDown;
+  };
 
-  if (roles.has('workers')) await startWorkers(infra, lifecycle);
-  if (roles.has('indexer')) await startIndexer(infra, lifecycle);
+  if (roles.has('workers') && !stopped()) await startWorkers(infra, lifecycle);
+  if (roles.has('indexer') && !stopped()) await startIndexer(infra, lifecycle);
+  if (stopped()) return;
   if (roles.has('api')) {
     const { app } = createApp(infra);
     const server = await listen({ app, host: config.HOST, port: config.PORT, logger, lifecycle, name: 'api' });
-    if (roles.has('socket')) await startSocket(infra, server);
+    if (roles.has('socket') && !stopped()) await startSocket(infra, server);
   } else if (roles.has('socket')) {
     const server = await listen({ app: socketOnlyApp(infra), host: config.HOST, port: config.PORT, logger, lifecycle, name: 'socket' });
     await startSocket(infra, server);
   }
-  logger.info({ roles: config.ROLES }, 'started');
+  if (!lifecycle.shuttingDown) logger.info({ roles: config.ROLES }, 'started');
 }
 
 main().catch((err: unknown) => {

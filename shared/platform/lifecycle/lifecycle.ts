@@ -18,9 +18,25 @@ export class Lifecycle {
     private readonly timeoutMs: number,
   ) {}
 
+  /**
+   * Registers how to close a part. A part opened after the drain began (a signal that arrived
+   * during start-up) would be missed by it, so it is closed at once; refusing it instead would
+   * turn a plain SIGTERM into a crash with exit code 1.
+   */
   onClose(name: string, close: Closer['close']): void {
-    if (this.closing) throw new Error(`cannot register ${name}: shutdown has begun`);
+    if (this.closing) {
+      this.logger.info({ part: name }, 'opened after shutdown began: closing it now');
+      void Promise.resolve()
+        .then(close)
+        .catch((err: unknown) => this.logger.error({ part: name, err }, 'close failed'));
+      return;
+    }
     this.closers.push({ name, close });
+  }
+
+  /** Whether the drain has begun: start-up stops opening further parts. */
+  get shuttingDown(): boolean {
+    return this.closing !== null;
   }
 
   shutdown(reason: string): Promise<void> {
@@ -65,13 +81,19 @@ export class Lifecycle {
    * state the process is in (a half-applied write, a dead timer, a leaked connection), so it
    * does not carry on: it logs one fatal line with the error's fields, closes everything through
    * this lifecycle (in-flight requests drain, pools close), and exits 1 for its supervisor to
-   * start a clean process. A crash while already shutting down is logged and changes nothing
-   * but the exit code.
+   * start a clean process. An error while a signal's drain is under way is logged and changes
+   * nothing: closing connections under in-flight work makes that work fail.
    */
   installCrashHandlers(exit: (code: number) => void = (code) => process.exit(code)): void {
     const crash = (event: 'unhandledRejection' | 'uncaughtException', err: unknown, origin?: string) => {
-      this.crashed = true;
       const fields = err instanceof Error ? { err } : { reason: String(err) };
+      if (this.closing && !this.crashed) {
+        // A signal's drain closes pools and connections under work still in flight; the commands
+        // that fail because of it are the drain working, not a crash. Logged, exit code kept.
+        this.logger.error({ event, origin, ...fields }, 'error during shutdown');
+        return;
+      }
+      this.crashed = true;
       this.logger.fatal({ event, origin, ...fields }, 'process crash: shutting down');
       void this.shutdown(event).then(() => exit(1));
     };

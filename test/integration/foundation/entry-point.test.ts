@@ -32,6 +32,17 @@ describe('bin/main.ts', () => {
     expect(closed.indexOf('api http server')).toBeLessThan(closed.indexOf('postgres pool'));
   }, 90000);
 
+  it('a SIGTERM during start-up (API listening, socket not yet attached) drains with exit 0, not a crash', async () => {
+    // spawnService returns at the "api listening" line; the socket tier attaches after it, so the
+    // signal lands while start-up is still registering parts with the lifecycle.
+    const early = await spawnService(serviceEnv(env, { ROLES: 'api,socket,workers' }));
+    const code = await early.stop('SIGTERM');
+    expect(early.stderr()).not.toMatch(/fatal|shutdown has begun/);
+    expect(code).toBe(0);
+    const closed = early.lines.filter((l) => l.msg === 'closed' || l.msg === 'opened after shutdown began: closing it now').map((l) => l.part);
+    expect(closed).toEqual(expect.arrayContaining(['api http server', 'postgres pool']));
+  }, 90000);
+
   it('refuses to start with a bad environment, naming each key, exit 78', async () => {
     await expect(spawnService({ PORT: 'x', ROLES: 'nope' }, { timeoutMs: 30000 })).rejects.toThrow(/exited with 78[\s\S]*PORT[\s\S]*ROLES|exited with 78[\s\S]*ROLES[\s\S]*PORT/);
   }, 60000);

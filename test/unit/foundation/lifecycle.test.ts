@@ -30,9 +30,13 @@ describe('Lifecycle', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
-  it('refuses registrations after shutdown began', async () => {
+  it('closes a part registered after shutdown began at once, instead of failing the start-up that opened it', async () => {
     const lc = new Lifecycle(logger, 100);
-    await lc.shutdown('test');
-    expect(() => lc.onClose('late', () => undefined)).toThrow(/shutdown has begun/);
+    expect(lc.shuttingDown).toBe(false);
+    const draining = lc.shutdown('test');
+    expect(lc.shuttingDown).toBe(true);
+    const closed = new Promise<string>((resolve) => lc.onClose('late', () => resolve('late closed')));
+    await draining;
+    await expect(closed).resolves.toBe('late closed');
   });
 });
