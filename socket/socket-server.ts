@@ -9,7 +9,7 @@ import type { Metrics } from '../shared/platform/metrics';
 import { closeRedis, createRedis, type Redis } from '../shared/platform/redis';
 import type { StreamKind } from '../shared/platform/stream-tokens';
 import { ChannelIndex } from './channel-index';
-import { clientAddress } from './client-address';
+import { clientAddress } from '../shared/platform/http/client-address';
 import { ConnectionLimiter, type ConnectionRefusal } from './connection-limiter';
 import { CredentialCache } from './credential-cache';
 import { KeyRecheck, type RemovedKeySweep } from './key-recheck';

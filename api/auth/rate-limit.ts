@@ -1,7 +1,7 @@
-import { isIPv4, isIPv6 } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { dependencyOutage, ServiceUnavailableError, TooManyRequestsError } from '../../shared/platform/errors';
+import { addressBucket } from '../../shared/platform/http/client-address';
 import type { ApiContext } from '../context';
 
 /** A Redis-backed fixed-window limiter under the deployment's key prefix, shared by every replica. */
@@ -27,37 +27,14 @@ export async function consumeAll(limiter: RateLimiterRedis, keys: string[]): Pro
   }
 }
 
-const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
-const TRAILING_V4 = /(\d{1,3}(?:\.\d{1,3}){3})$/;
-
-/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a trailing dotted quad folded in). */
-function ipv6Groups(addr: string): number[] {
-  let text = addr;
-  const v4 = TRAILING_V4.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4[1].split('.').map(Number);
-    text = `${text.slice(0, -v4[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const parse = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const [head, tail] = text.split('::');
-  if (tail === undefined) return parse(head);
-  const [h, t] = [parse(head), parse(tail)];
-  return [...h, ...new Array<number>(8 - h.length - t.length).fill(0), ...t];
-}
-
 /**
- * The bucket a client address spends from. An IPv4 address (also when it arrives IPv4-mapped)
- * is its own bucket; an IPv6 client is bucketed by its /64, because one subscriber is routinely
- * handed a whole /64 and could otherwise take a fresh address, and a fresh budget, per request.
+ * The rate-limit key of a client address: the same bucket the socket tier counts connections
+ * under (an IPv4 address, IPv4-mapped included, or an IPv6 /64), with the family in the key.
  */
 export function ipBucket(ip: string | undefined): string {
   if (!ip) return 'ip:unknown';
-  const addr = ip.replace(/%.*$/, '');
-  const mapped = MAPPED_V4.exec(addr);
-  if (mapped) return `ip:${mapped[1]}`;
-  if (isIPv4(addr)) return `ip:${addr}`;
-  if (isIPv6(addr)) return `ip6:${ipv6Groups(addr).slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
-  return `ip:${addr}`;
+  const bucket = addressBucket(ip);
+  return bucket.endsWith('::/64') ? `ip6:${bucket}` : `ip:${bucket}`;
 }
 
 /** Limits a route per client IP (as Express sees it, after TRUST_PROXY_HOPS; IPv6 per /64). */

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { addressBucket, clientAddress } from '../../../socket/client-address';
+import { addressBucket, clientAddress } from '../../../shared/platform/http/client-address';
 import { ConnectionLimiter } from '../../../socket/connection-limiter';
 import { JoinBucket } from '../../../socket/join-bucket';
 import { ReplayBudget } from '../../../socket/replay-budget';

@@ -2,9 +2,10 @@ import type http from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * The address a connection is counted under. Behind `hops` trusted proxies the client is the
- * entry that many steps back in X-Forwarded-For (what Express's `trust proxy` does with a hop
- * count on the API side), so a proxy's own address never becomes everyone's bucket.
+ * The address a client is counted under, for the API's rate limits and the socket tier's
+ * connection caps alike, so one client is one bucket in both. Behind `hops` trusted proxies
+ * the client is the entry that many steps back in X-Forwarded-For (what Express's `trust proxy`
+ * does with a hop count on the API side), so a proxy's own address never becomes everyone's bucket.
  */
 export function clientAddress(req: http.IncomingMessage, hops: number): string {
   const chain = [req.socket.remoteAddress ?? ''];
