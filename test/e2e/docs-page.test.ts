@@ -94,9 +94,10 @@ describe('the docs page', () => {
         if (m.type() === 'error' && /Content Security Policy/.test(m.text())) blocked.push(m.text());
       });
       await page.goto(`${base}/docs`);
-      // Redoc draws the REST reference after fetching /api/openapi.json: wait until it has.
-      // (Expressions are strings: they run in the page, which the compiler's node types do not describe.)
-      await page.waitForFunction(`(document.querySelector('redoc')?.textContent ?? '').includes('Create an options RFQ quote')`, undefined, { timeout: 20_000 });
+      // Redoc draws the REST reference after fetching /api/openapi.json: wait until it has. A
+      // locator, not a string predicate: Playwright evaluates those with eval, which the page's
+      // own CSP forbids, so a predicate that had to poll (a slow render) failed.
+      await page.locator('redoc', { hasText: 'Create an options RFQ quote' }).waitFor({ timeout: 20_000 });
 
       const rest = await page.locator('redoc').innerText();
       expect(rest).toMatch(/post\s*\/api\/quote\b/i);
@@ -109,7 +110,7 @@ describe('the docs page', () => {
       expect(blocked.filter((b) => !b.includes('https://cdn.redoc.ly/'))).toEqual([]);
 
       // The picture shows the socket topics with the REST reference below them.
-      await page.evaluate(`document.getElementById('socket').scrollIntoView()`);
+      await page.locator('#socket').scrollIntoViewIfNeeded();
       const png = await page.screenshot({ type: 'png' });
       expect(png.subarray(1, 4).toString()).toBe('PNG');
       // The README's picture is refreshed on demand, so a test run leaves the tree clean.
