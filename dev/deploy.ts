@@ -11,6 +11,8 @@ import {
 } from 'viem';
 import { loadArtifact, type ContractName } from './contract-artifacts';
 import { DEVCHAIN_CHAIN_ID, hardhatAccounts, localPublicClient, localWalletClient } from '../shared/chain/clients';
+import { DEVELOPMENT_SERVICE_SIGNER } from '../shared/chain/service-signer';
+import { mothershipAbi } from '../shared/chain/abis';
 
 /** Where the reference contracts live on one chain. */
 export interface DeployedAddresses {
@@ -89,6 +91,8 @@ export async function deployReferenceContracts(opts: {
   rpcUrl: string;
   deployer?: Account;
   chainId?: number;
+  /** Registered on the mothership after deployment; the development service signer by default. */
+  serviceSigners?: readonly Address[];
 }): Promise<DeployedAddresses> {
   const deployer = opts.deployer ?? hardhatAccounts(1)[0];
   const publicClient = localPublicClient(opts.rpcUrl, opts.chainId ?? DEVCHAIN_CHAIN_ID);
@@ -113,7 +117,33 @@ export async function deployReferenceContracts(opts: {
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`createPair failed in ${hash}`);
   const pair = (await publicClient.readContract({ address: pairFactory, abi, functionName: 'getPair', args: [weth, usdc, usdc] })) as Address;
+  for (const signer of opts.serviceSigners ?? [DEVELOPMENT_SERVICE_SIGNER.address]) {
+    await ensureServiceSigner({ rpcUrl: opts.rpcUrl, mothership, signer, owner: deployer, chainId: opts.chainId });
+  }
   return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair: getAddress(pair) };
+}
+
+/**
+ * Registers `signer` on the mothership unless it already is. `owner` must be the account that
+ * deployed the mothership (the devchain's: Hardhat account 0). Transactions only when needed, so
+ * adopting a running devchain with a newly configured key costs one transaction, once.
+ */
+export async function ensureServiceSigner(opts: {
+  rpcUrl: string;
+  mothership: Address;
+  signer: Address;
+  owner?: Account;
+  chainId?: number;
+}): Promise<void> {
+  const chainId = opts.chainId ?? DEVCHAIN_CHAIN_ID;
+  const publicClient = localPublicClient(opts.rpcUrl, chainId);
+  const abi = mothershipAbi;
+  const registered = await publicClient.readContract({ address: opts.mothership, abi, functionName: 'isServiceSigner', args: [opts.signer] });
+  if (registered) return;
+  const wallet = localWalletClient(opts.rpcUrl, opts.owner ?? hardhatAccounts(1)[0], chainId);
+  const hash = await wallet.writeContract({ address: opts.mothership, abi, functionName: 'setServiceSigner', args: [opts.signer, true], chain: null });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`setServiceSigner(${opts.signer}) failed in ${hash}`);
 }
 
 /**

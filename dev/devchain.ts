@@ -6,7 +6,15 @@ import type { Logger } from '../shared/platform/logging';
 import { RegistryService, type NetworkInput } from '../shared/registry';
 import { DEVCHAIN_CHAIN_ID, localPublicClient, probeChainId } from '../shared/chain/clients';
 import { assertDevTools, missingDevTools, notInstalled } from './dev-tools';
-import { DEV_TOKENS, deployReferenceContracts, expectedAddresses, hasReferenceContracts, type DeployedAddresses } from './deploy';
+import { serviceSigner } from '../shared/chain/service-signer';
+import {
+  DEV_TOKENS,
+  deployReferenceContracts,
+  ensureServiceSigner,
+  expectedAddresses,
+  hasReferenceContracts,
+  type DeployedAddresses,
+} from './deploy';
 import { startHardhatNode } from './hardhat-node';
 
 /** A local chain with the reference contracts deployed. */
@@ -29,7 +37,13 @@ const ADOPT_WAIT_MS = 15_000;
  * A node on the port without our contracts is an error: deploying onto someone else's chain
  * would give addresses nobody expects.
  */
-export async function startDevchain(opts: { port: number; logger?: Logger; adoptWaitMs?: number }): Promise<Devchain> {
+export async function startDevchain(opts: {
+  port: number;
+  logger?: Logger;
+  adoptWaitMs?: number;
+  /** The service signer to register on the mothership (deployed or adopted); the development key by default. */
+  serviceSigner?: Address;
+}): Promise<Devchain> {
   // Even adopting a running node compiles the contracts (to know their addresses): solc is needed either way.
   assertDevTools('the devchain');
   const rpcUrl = `http://127.0.0.1:${opts.port}`;
@@ -49,13 +63,17 @@ export async function startDevchain(opts: { port: number; logger?: Logger; adopt
       }
       await new Promise((r) => setTimeout(r, 500));
     }
+    if (opts.serviceSigner) await ensureServiceSigner({ rpcUrl, mothership: expected.mothership, signer: opts.serviceSigner });
     opts.logger?.info({ rpcUrl }, 'devchain: adopted the node already running');
     return { rpcUrl, chainId, addresses: expected, reused: true, stop: async () => undefined };
   }
 
   const node = await startHardhatNode({ port: opts.port });
   try {
-    const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
+    const addresses = await deployReferenceContracts({
+      rpcUrl: node.rpcUrl,
+      serviceSigners: opts.serviceSigner ? [opts.serviceSigner] : undefined,
+    });
     opts.logger?.info({ rpcUrl, pid: node.pid, addresses }, 'devchain: hardhat node started, contracts deployed');
     return { rpcUrl: node.rpcUrl, chainId: DEVCHAIN_CHAIN_ID, addresses, reused: false, stop: node.stop };
   } catch (err) {
@@ -106,8 +124,13 @@ export function devchainNetwork(rpcUrl: string, a: DeployedAddresses): NetworkIn
 }
 
 /** Starts the devchain and writes network 31337 with every address into the registry. */
-export async function startAndRegisterDevchain(deps: { db: DataSource; port: number; logger?: Logger }): Promise<Devchain> {
-  const chain = await startDevchain({ port: deps.port, logger: deps.logger });
+export async function startAndRegisterDevchain(deps: {
+  db: DataSource;
+  port: number;
+  logger?: Logger;
+  serviceSigner?: Address;
+}): Promise<Devchain> {
+  const chain = await startDevchain({ port: deps.port, logger: deps.logger, serviceSigner: deps.serviceSigner });
   try {
     await new RegistryService(deps.db).upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
   } catch (err) {
@@ -132,7 +155,7 @@ async function registeredDevchainAlive(rpcUrls: string[], mothership: string | u
  * registry, production, or DEVCHAIN=off leave everything alone.
  */
 export async function ensureDevchain(deps: {
-  config: Pick<Config, 'DEVCHAIN' | 'DEVCHAIN_PORT' | 'NODE_ENV'>;
+  config: Pick<Config, 'DEVCHAIN' | 'DEVCHAIN_PORT' | 'NODE_ENV' | 'HOST' | 'SERVICE_SIGNER_KEY'>;
   db: DataSource;
   logger: Logger;
   lifecycle: Pick<Lifecycle, 'onClose'>;
@@ -142,7 +165,14 @@ export async function ensureDevchain(deps: {
   const networks = await new RegistryService(deps.db).allNetworks();
   const dev = networks.find((n) => n.chain_id === DEVCHAIN_CHAIN_ID);
   if (networks.length > 0 && !dev) return null;
-  if (dev && (await registeredDevchainAlive(dev.rpc_urls, dev.contracts.mothership))) return null;
+  if (dev && (await registeredDevchainAlive(dev.rpc_urls, dev.contracts.mothership))) {
+    // A key configured since the devchain was deployed still has to be registered to sign.
+    const signer = serviceSigner(config).address;
+    await ensureServiceSigner({ rpcUrl: dev.rpc_urls[0]!, mothership: dev.contracts.mothership as Address, signer }).catch((err: unknown) =>
+      logger.warn({ err, signer }, 'devchain: could not register the service signer; awards and exclusive fills it signs will be refused on chain'),
+    );
+    return null;
+  }
   if (config.NODE_ENV === 'production') {
     logger.warn('devchain: not started in production; configure a network with `npm run ops` or set DEVCHAIN=off');
     return null;
@@ -156,7 +186,12 @@ export async function ensureDevchain(deps: {
       },
     ]);
   }
-  const chain = await startAndRegisterDevchain({ db: deps.db, port: config.DEVCHAIN_PORT, logger });
+  const chain = await startAndRegisterDevchain({
+    db: deps.db,
+    port: config.DEVCHAIN_PORT,
+    logger,
+    serviceSigner: serviceSigner(config).address,
+  });
   if (!chain.reused) deps.lifecycle.onClose('devchain', () => chain.stop());
   return chain;
 }

@@ -55,8 +55,11 @@ const STRUCTS = [
   'struct ExclusiveFill { bytes32 exclusiveFillId; address maker; bytes32[] orderIds; address rewardDestination; bytes32 intentDataHash; uint40 expireTime; }',
 ] as const;
 
+export const serviceSignerSetEvent = parseAbiItem('event ServiceSignerSet(address indexed signer, bool allowed)');
+
 export const mothershipAbi = [
   packageExecutedEvent,
+  serviceSignerSetEvent,
   ...parseAbi([
     ...STRUCTS,
     'function takerAddressHash(address taker, bytes32 salt, uint8[] directions, address referrer) pure returns (bytes32)',
@@ -67,6 +70,11 @@ export const mothershipAbi = [
     'function digestExclusiveFill(ExclusiveFill fill) view returns (bytes32)',
     'function nonceUsed(address maker, uint256 nonce) view returns (bool)',
     'function executeFixedPackageIntent(PackageOffer offer, bytes makerSignature, bytes32 takerSalt, uint8[] directions, address referrer)',
+    'function owner() view returns (address)',
+    'function isServiceSigner(address signer) view returns (bool)',
+    'function setServiceSigner(address signer, bool allowed)',
+    'error NotOwner(address caller)',
+    'error ZeroSigner()',
     'error OfferExpired(uint40 deadline)',
     'error NoLegs()',
     'error LegCountMismatch(uint256 legs, uint256 directions)',

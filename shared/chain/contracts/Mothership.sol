@@ -24,6 +24,15 @@ contract Mothership {
 
     mapping(address maker => mapping(uint256 nonce => bool)) public nonceUsed;
 
+    /// May register and revoke service signers; the deployer.
+    address public owner;
+    /// Keys of the off-chain service whose signatures this contract accepts where the protocol
+    /// needs the service's word (Dutch awards, exclusive fills). A request naming the mothership
+    /// as its authority accepts any registered signer.
+    mapping(address signer => bool) public isServiceSigner;
+
+    event ServiceSignerSet(address indexed signer, bool allowed);
+
     event PackageExecuted(
         bytes32 indexed takerAddressHash,
         address indexed maker,
@@ -46,6 +55,20 @@ contract Mothership {
     error BadSignature();
     error WrongSigner(address expected, address recovered);
     error NonceAlreadyUsed(address maker, uint256 nonce);
+    error NotOwner(address caller);
+    error ZeroSigner();
+
+    constructor() {
+        owner = msg.sender;
+    }
+
+    /// Registers (`allowed`) or revokes a service signer.
+    function setServiceSigner(address signer, bool allowed) external {
+        require(msg.sender == owner, NotOwner(msg.sender));
+        require(signer != address(0), ZeroSigner());
+        isServiceSigner[signer] = allowed;
+        emit ServiceSignerSet(signer, allowed);
+    }
 
     /// keccak256(abi.encode(address, bytes32, uint8[], address)).
     function takerAddressHash(address taker, bytes32 salt, uint8[] calldata directions, address referrer)

@@ -8,6 +8,7 @@ import { authEnv, authKeyProblems } from './auth.config';
 import { indexerEnv } from './indexer.config';
 import { quotesEnv } from './quotes.config';
 import { limitsEnv } from './limits.config';
+import { signerEnv } from './signer.config';
 
 /**
  * The environment schema, assembled from one section per concern. A section is a plain
@@ -23,6 +24,7 @@ const envSchema = z.object({
   ...indexerEnv,
   ...quotesEnv,
   ...limitsEnv,
+  ...signerEnv,
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -1,4 +1,4 @@
 export { loadConfig, configFromProcess, ConfigError, CONFIG_KEYS } from './config';
 export type { Config, Env } from './config';
-export { ROLE_NAMES } from './server.config';
+export { ROLE_NAMES, isLoopbackHost } from './server.config';
 export type { Role } from './server.config';

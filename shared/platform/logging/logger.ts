@@ -12,6 +12,8 @@ const REDACT = [
   'secret',
   'token',
   'signature',
+  'SERVICE_SIGNER_KEY',
+  '*.SERVICE_SIGNER_KEY',
   'password',
   '*.secret',
   '*.token',

@@ -43,6 +43,7 @@ const autoConfig = (port: number, over: Partial<{ DEVCHAIN: 'auto' | 'off'; NODE
   DEVCHAIN: 'auto' as const,
   DEVCHAIN_PORT: port,
   NODE_ENV: 'development' as const,
+  HOST: '127.0.0.1',
   ...over,
 });
 
