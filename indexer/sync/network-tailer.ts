@@ -190,6 +190,9 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       logsIndexed?.inc({ ...labels, mode: 'backfill' }, batch.logs.length);
       status.update({ last_synced_at: new Date() });
       await deps.publisher.settled(chainId, filled);
+      // Finalized ranges reach explore watchers too (a network with no confirmations sees every block here);
+      // each watcher gets only what is past its snapshot, so nothing arrives twice.
+      await deps.publisher.explore(chainId, changes);
       if (abort.signal.aborted) return;
       // An operator's resync is served between ranges, at most one check per poll interval.
       if (Date.now() - resyncCheckedAt >= config.INDEXER_POLL_INTERVAL_MS) {

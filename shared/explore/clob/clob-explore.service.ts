@@ -51,14 +51,13 @@ export class ClobExploreService {
       const head = await this.repo.head(m, p.chain_id);
       const today = utcDay(Date.now());
       const from7 = utcDay(Date.now() - 6 * DAY_MS);
-      const [series, perSeries7, d1, d7, traders7, last] = await Promise.all([
-        this.repo.series(m, p.chain_id, [p.address]),
-        this.repo.seriesTotals(m, p.chain_id, p.address, from7, today),
-        this.repo.windowTotals(m, p.chain_id, p.address, today, today),
-        this.repo.windowTotals(m, p.chain_id, p.address, from7, today),
-        this.repo.uniqueTraders(m, p.chain_id, p.address, from7, today),
-        this.repo.activity(m, p.chain_id, p.address, { kinds: ['filled'] }, 1),
-      ]);
+      // One connection, one snapshot: the queries run one after another.
+      const series = await this.repo.series(m, p.chain_id, [p.address]);
+      const perSeries7 = await this.repo.seriesTotals(m, p.chain_id, p.address, from7, today);
+      const d1 = await this.repo.windowTotals(m, p.chain_id, p.address, today, today);
+      const d7 = await this.repo.windowTotals(m, p.chain_id, p.address, from7, today);
+      const traders7 = await this.repo.uniqueTraders(m, p.chain_id, p.address, from7, today);
+      const last = await this.repo.activity(m, p.chain_id, p.address, { kinds: ['filled'] }, 1);
       const s7 = new Map(perSeries7.map((s) => [s.option_id, s]));
       const now = Math.floor(Date.now() / 1000);
       let oi = 0n;
@@ -114,7 +113,8 @@ export class ClobExploreService {
     return this.repo.consistent(async (m) => {
       const head = await this.repo.head(m, q.chain_id);
       const addresses = pairs.map((p) => p.address);
-      const [series, levels] = addresses.length === 0 ? [[], []] : await Promise.all([this.repo.series(m, q.chain_id, addresses), this.repo.levels(m, q.chain_id, addresses, q.depth)]);
+      const series = addresses.length === 0 ? [] : await this.repo.series(m, q.chain_id, addresses);
+      const levels = addresses.length === 0 ? [] : await this.repo.levels(m, q.chain_id, addresses, q.depth);
       const keep = (b: SeriesBookView) =>
         (q.option_type === undefined || b.option_type === q.option_type) && (q.expiry_timestamp === undefined || b.expiry_timestamp === q.expiry_timestamp);
       return {
@@ -156,13 +156,11 @@ export class ClobExploreService {
     if ((dayMs(to) - dayMs(from)) / DAY_MS >= 366) throw ValidationError.field('from', 'the window is at most 366 days');
     const p = await this.pair(address, q.chain_id);
     return this.repo.consistent(async (m) => {
-      const [head, days, totals, traders, series] = await Promise.all([
-        this.repo.head(m, p.chain_id),
-        this.repo.days(m, p.chain_id, p.address, from, to, q.option_id),
-        this.repo.windowTotals(m, p.chain_id, p.address, from, to, q.option_id),
-        this.repo.uniqueTraders(m, p.chain_id, p.address, from, to),
-        this.repo.series(m, p.chain_id, [p.address]),
-      ]);
+      const head = await this.repo.head(m, p.chain_id);
+      const days = await this.repo.days(m, p.chain_id, p.address, from, to, q.option_id);
+      const totals = await this.repo.windowTotals(m, p.chain_id, p.address, from, to, q.option_id);
+      const traders = await this.repo.uniqueTraders(m, p.chain_id, p.address, from, to);
+      const series = await this.repo.series(m, p.chain_id, [p.address]);
       let oi = 0n;
       for (const s of series) if (q.option_id === undefined || s.option_id === q.option_id) oi += BigInt(s.open_interest);
       return {
@@ -191,7 +189,8 @@ export class ClobExploreService {
 
   private async readBook(m: EntityManager, p: PairRecord, depth: number, optionId: string | undefined, withOrders: boolean) {
     const head = await this.repo.head(m, p.chain_id);
-    const [series, levels] = await Promise.all([this.repo.series(m, p.chain_id, [p.address]), this.repo.levels(m, p.chain_id, [p.address], depth, optionId)]);
+    const series = await this.repo.series(m, p.chain_id, [p.address]);
+    const levels = await this.repo.levels(m, p.chain_id, [p.address], depth, optionId);
     const listed = optionId === undefined ? series : series.filter((s) => s.option_id === optionId);
     const orders = withOrders ? await this.repo.bookOrders(m, p.chain_id, p.address, levels, 500) : undefined;
     return { block: blockView(head), series: seriesBooks(listed, levels, orders) };
