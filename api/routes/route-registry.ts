@@ -14,6 +14,8 @@ import { indexerHandlers } from './indexer.routes';
 import { makerKeysContracts } from './maker-keys.contract';
 import { makerKeysHandlers } from './maker-keys.routes';
 import { portfolioContracts } from './portfolio.contract';
+import { exploreClobContracts } from './explore-clob.contract';
+import { exploreClobHandlers } from './explore-clob.routes';
 import { portfolioHandlers } from './portfolio.routes';
 import { publicContracts } from './public.contract';
 import { publicHandlers } from './public.routes';
@@ -60,6 +62,7 @@ export const ROUTE_CONTRACTS = combine(
   pubsubContracts,
   indexerContracts,
   portfolioContracts,
+  exploreClobContracts,
 );
 
 export type RouteId = keyof typeof ROUTE_CONTRACTS;
@@ -80,6 +83,7 @@ export function boundRoutes(ctx: ApiContext): BoundRoute[] {
     ...pubsubHandlers(ctx),
     ...indexerHandlers(ctx),
     ...portfolioHandlers(ctx),
+    ...exploreClobHandlers(ctx),
   };
   return API_ROUTES.map((contract) => ({ contract, binding: handlers[contract.id as RouteId] as BoundRoute['binding'] }));
 }
