@@ -23,7 +23,14 @@ export interface DeployedAddresses {
   meme: Address;
   /** The WETH / USDC pair with USDC premiums. */
   pair: Address;
+  /** Reference price source of the lending market (registry key `margin_price_oracle`). */
+  priceOracle: Address;
+  /** Reference lending market (registry key `margin_lending_market`). */
+  lendingMarket: Address;
 }
+
+/** Share of collateral value that counts against debt in the reference lending market. */
+export const DEV_LIQUIDATION_THRESHOLD_BPS = 8000;
 
 interface TokenSpec {
   key: 'weth' | 'usdc' | 'wbtc' | 'meme';
@@ -78,7 +85,10 @@ export function expectedAddresses(deployer: Address = hardhatAccounts(1)[0].addr
     salt: pairSalt(weth, usdc, usdc),
     bytecode: initCode('OptionPair', [weth, usdc, usdc, mothership]),
   });
-  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair };
+  // Deployed after the pair (nonce 7 created it), so every address above stays where it was.
+  const priceOracle = at(8);
+  const lendingMarket = at(9);
+  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair, priceOracle, lendingMarket };
 }
 
 /**
@@ -113,7 +123,9 @@ export async function deployReferenceContracts(opts: {
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`createPair failed in ${hash}`);
   const pair = (await publicClient.readContract({ address: pairFactory, abi, functionName: 'getPair', args: [weth, usdc, usdc] })) as Address;
-  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair: getAddress(pair) };
+  const priceOracle = await deploy('PriceOracle');
+  const lendingMarket = await deploy('LendingMarket', [priceOracle, DEV_LIQUIDATION_THRESHOLD_BPS]);
+  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair: getAddress(pair), priceOracle, lendingMarket };
 }
 
 /**
