@@ -11,6 +11,8 @@ import { INDEXED_EVENTS, isEventKind } from '../events/registry';
 import type { EventRow, TransferRow } from '../projectors/changeset';
 import type { Changeset } from '../store/derived-tables';
 import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
+import type { LoanHealthCrossing } from '../store/loan-writer';
+import { createLoanPublisher } from './loan-publisher';
 
 /**
  * Live events the indexer sends after a write has committed. Delivery is best effort: the
@@ -36,6 +38,10 @@ export interface LivePublisher {
   explore(chainId: number, changes: Changeset): Promise<void>;
   /** Tells watchers of `pairs` that their events above the rollback point were undone. */
   exploreReorg(chainId: number, pairs: string[], point: RollbackPoint): Promise<void>;
+  /** A realtime batch's loan events, price updates and at-risk crossings, to the network's loan streams. */
+  loans(chainId: number, changes: Changeset, crossings: LoanHealthCrossing[]): Promise<void>;
+  /** Tells the network's loan streams that loan or price rows above the rollback point were undone. */
+  loansReorg(chainId: number, point: RollbackPoint): Promise<void>;
 }
 
 /**
@@ -50,6 +56,7 @@ const isPairEvent = (name: string) => isEventKind(name) && INDEXED_EVENTS[name].
 export function createLivePublisher(deps: { db: DataSource; redis: Redis; config: Config; metrics?: Metrics; logger: Logger }): LivePublisher {
   const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
   const watchers = new ExploreClobWatchers(deps.redis, deps.config.REDIS_PREFIX);
+  const loans = createLoanPublisher({ db: deps.db, redis: deps.redis, prefix: deps.config.REDIS_PREFIX, events });
 
   const guard = async (what: string, fn: () => Promise<unknown>) => {
     try {
@@ -136,6 +143,14 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
           }
         }
       });
+    },
+
+    async loans(chainId, changes, crossings) {
+      await guard('explore_loan', () => loans.batch(chainId, changes, crossings));
+    },
+
+    async loansReorg(chainId, point) {
+      await guard('explore_loan', () => loans.reorg(chainId, point));
     },
   };
 }

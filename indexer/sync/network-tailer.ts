@@ -78,13 +78,14 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     if (ev.type === 'block') {
       const changes = handleLogs(ev.logs, ev.timestamps);
       const to = ev.blocks[ev.blocks.length - 1];
-      const { filled } = await deps.store.commit({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, cursor: to, changes, window: { append: ev.blocks } });
+      const { filled, crossings } = await deps.store.commit({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, cursor: to, changes, window: { append: ev.blocks } });
       ctx.chain.append(ev.blocks);
       for (const p of ev.created) ctx.sources.pairs.add(p);
       advanced(ctx, to);
       logsIndexed?.inc({ ...labels, mode: 'realtime' }, ev.logs.length);
       await deps.publisher.settled(chainId, filled);
       await deps.publisher.explore(chainId, changes);
+      await deps.publisher.loans(chainId, changes, crossings);
     } else if (ev.type === 'reorg') {
       await rollBack(ctx, ev.ancestor, { kind: 'reorg', depth: ev.depth, orphanedTip: ctx.cursor.block_number });
       reorgs?.inc(labels);
@@ -121,6 +122,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     };
     await deps.publisher.reopened(chainId, effects.reopened, point);
     await deps.publisher.exploreReorg(chainId, effects.pairs, point);
+    if (effects.loans) await deps.publisher.loansReorg(chainId, point);
     return { reopened: effects.reopened.length };
   }
 
