@@ -5,6 +5,7 @@ import { PubsubRegistrations } from '../shared/events';
 import { StreamTokens } from '../shared/platform/stream-tokens';
 import { IdentityService } from '../shared/identity';
 import { IndexerStatusService, PortfolioService } from '../shared/indexed';
+import { LoanService } from '../shared/loans';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
 export type ApiDeps = ServiceDeps;
@@ -19,6 +20,7 @@ export interface ApiServices {
   offers: OfferService;
   indexerStatus: IndexerStatusService;
   portfolio: PortfolioService;
+  loans: LoanService;
 }
 
 export interface ApiContext extends ApiDeps {
@@ -39,6 +41,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
       offers: new OfferService({ ...deps, pairs }),
       indexerStatus: new IndexerStatusService(deps.db, deps.config.INDEXER_STATUS_STALE_MS),
       portfolio: new PortfolioService(deps.db),
+      loans: new LoanService({ db: deps.db, streamTokens, queue: deps.queue, streamTtlSeconds: deps.config.LOAN_STREAM_TTL_SECONDS }),
     },
   };
 }

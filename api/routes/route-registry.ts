@@ -13,6 +13,8 @@ import { indexerContracts } from './indexer.contract';
 import { indexerHandlers } from './indexer.routes';
 import { makerKeysContracts } from './maker-keys.contract';
 import { makerKeysHandlers } from './maker-keys.routes';
+import { loansContracts } from './loans.contract';
+import { loansHandlers } from './loans.routes';
 import { portfolioContracts } from './portfolio.contract';
 import { portfolioHandlers } from './portfolio.routes';
 import { publicContracts } from './public.contract';
@@ -60,6 +62,7 @@ export const ROUTE_CONTRACTS = combine(
   pubsubContracts,
   indexerContracts,
   portfolioContracts,
+  loansContracts,
 );
 
 export type RouteId = keyof typeof ROUTE_CONTRACTS;
@@ -78,6 +81,7 @@ export function boundRoutes(ctx: ApiContext): BoundRoute[] {
     ...takerHandlers(ctx),
     ...quoteHandlers(ctx),
     ...pubsubHandlers(ctx),
+    ...loansHandlers(ctx),
     ...indexerHandlers(ctx),
     ...portfolioHandlers(ctx),
   };

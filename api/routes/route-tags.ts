@@ -10,5 +10,6 @@ export const ROUTE_TAGS: Record<string, string> = {
   'taker organization': 'Taker API keys and short-lived delegates for end-user wallets.',
   'public data': 'Registry, settings and portfolio snapshots; no credential needed.',
   indexer: 'What the chain indexer has seen, and its health.',
+  'explore: loans': 'Loans of the reference lending market, for risk analysts: totals, health ranking, activity, one loan, a live stream. Behind the Explore gate (action explore-loan).',
   operations: 'Probes, metrics and this document.',
 };

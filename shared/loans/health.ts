@@ -34,6 +34,8 @@ export function healthWad(loan: { collateral_amount: bigint; principal_outstandi
 export const isAtRisk = (h: bigint | null): boolean => h !== null && h < LOAN_AT_RISK_HEALTH_WAD;
 
 /** A health factor as a decimal string with up to 18 places ("1.25"); null stays null. */
+export function formatWad(w: bigint): string;
+export function formatWad(w: bigint | null): string | null;
 export function formatWad(w: bigint | null): string | null {
   if (w === null) return null;
   const whole = w / WAD;
