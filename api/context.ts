@@ -5,6 +5,7 @@ import { PubsubRegistrations } from '../shared/events';
 import { StreamTokens } from '../shared/platform/stream-tokens';
 import { IdentityService } from '../shared/identity';
 import { IndexerStatusService, PortfolioService } from '../shared/indexed';
+import { ClobExploreService, ExploreStreamMinter } from '../shared/explore';
 import { LoanService } from '../shared/loans';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
@@ -20,6 +21,9 @@ export interface ApiServices {
   offers: OfferService;
   indexerStatus: IndexerStatusService;
   portfolio: PortfolioService;
+  clobExplore: ClobExploreService;
+  /** Mints explore stream tokens (any feed) and asks a worker to open them. */
+  exploreStreams: ExploreStreamMinter;
   loans: LoanService;
 }
 
@@ -41,7 +45,9 @@ export function buildContext(deps: ApiDeps): ApiContext {
       offers: new OfferService({ ...deps, pairs }),
       indexerStatus: new IndexerStatusService(deps.db, deps.config.INDEXER_STATUS_STALE_MS),
       portfolio: new PortfolioService(deps.db),
-      loans: new LoanService({ db: deps.db, streamTokens, queue: deps.queue, streamTtlSeconds: deps.config.LOAN_STREAM_TTL_SECONDS }),
+      clobExplore: new ClobExploreService(deps.db),
+      exploreStreams: new ExploreStreamMinter(deps),
+      loans: new LoanService({ db: deps.db }),
     },
   };
 }

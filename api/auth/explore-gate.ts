@@ -15,11 +15,13 @@ export type ExploreAction = 'explore-clob' | 'explore-loan';
  *   3. the `:explore` rate limit, per IP, per wallet and per taker key;
  *   4. access: a keyed delegate passes; a SIWE bearer needs an allowlisted Origin and the
  *      bot challenge for the route's action (which passes when no secret is configured).
- * Error texts are the spec's, verbatim. Mount it once per route group with its action.
+ * Error texts are the spec's, verbatim. Each route mounts its own gate with its action and its
+ * own bucket (its route id): `<bucket>:explore` counts that route alone, so a client paging
+ * fills does not spend the budget of the book it also watches.
  */
-export function exploreGate(ctx: ApiContext, action: ExploreAction): RequestHandler {
+export function exploreGate(ctx: ApiContext, action: ExploreAction, bucket = 'all'): RequestHandler {
   const { config } = ctx;
-  const limiter = createLimiter(ctx, 'explore', config.EXPLORE_RATE_LIMIT, config.EXPLORE_RATE_WINDOW_SECONDS);
+  const limiter = createLimiter(ctx, `${bucket}:explore`, config.EXPLORE_RATE_LIMIT, config.EXPLORE_RATE_WINDOW_SECONDS);
   const blocked = new Set(config.GEOBLOCK_COUNTRIES);
 
   return async (req: Request, _res: Response, next: NextFunction) => {

@@ -48,11 +48,12 @@ export type RouteAction = keyof typeof WHO_NEEDS_WHAT;
 /**
  * The middleware a route mounts before its handler, looked up by the route's row:
  * `r.get('/me', ...routeAuth(ctx, 'session'), handler)`. Explore routes name their widget action:
- * `routeAuth(ctx, 'explore', 'explore-clob')`.
+ * `routeAuth(ctx, 'explore', 'explore-clob', routeId)`; the route id names the route's own
+ * `:explore` rate-limit bucket.
  */
-export function routeAuth(ctx: ApiContext, action: 'explore', exploreAction: ExploreAction): RequestHandler[];
+export function routeAuth(ctx: ApiContext, action: 'explore', exploreAction: ExploreAction, bucket?: string): RequestHandler[];
 export function routeAuth(ctx: ApiContext, action: Exclude<RouteAction, 'explore'>): RequestHandler[];
-export function routeAuth(ctx: ApiContext, action: RouteAction, exploreAction?: ExploreAction): RequestHandler[] {
+export function routeAuth(ctx: ApiContext, action: RouteAction, exploreAction?: ExploreAction, bucket?: string): RequestHandler[] {
   // Widened on purpose: a rule no row uses today (e.g. 'siwe') stays buildable for the next route.
   const rule = WHO_NEEDS_WHAT[action] as AuthRule;
   switch (rule) {
@@ -64,7 +65,7 @@ export function routeAuth(ctx: ApiContext, action: RouteAction, exploreAction?: 
       return [requireChallengeOrDelegate(ctx)];
     case 'explore_gate':
       if (!exploreAction) throw new Error('explore routes must name their challenge action');
-      return [exploreGate(ctx, exploreAction)];
+      return [exploreGate(ctx, exploreAction, bucket)];
     case 'maker_rights':
       return [requireMakerRights(ctx)];
     case 'maker_manager':

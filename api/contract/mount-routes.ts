@@ -25,10 +25,11 @@ export function contractsOf(app: Express): readonly NamedContract[] | undefined 
   return MOUNTED.get(app);
 }
 
-function authMiddleware(ctx: ApiContext, c: RouteContract): RequestHandler[] {
+/** Explore routes each get their own `:explore` rate-limit bucket, named by the route id. */
+function authMiddleware(ctx: ApiContext, c: NamedContract): RequestHandler[] {
   const auth = c.auth;
   if ('streamToken' in auth) return [];
-  return auth.action === 'explore' ? routeAuth(ctx, 'explore', auth.challenge) : routeAuth(ctx, auth.action);
+  return auth.action === 'explore' ? routeAuth(ctx, 'explore', auth.challenge, c.id) : routeAuth(ctx, auth.action);
 }
 
 function parsePart(schema: z.ZodType | undefined, raw: unknown): unknown {

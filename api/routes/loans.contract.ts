@@ -221,9 +221,9 @@ export const loansContracts = {
     path: '/api/explore/loans/stream',
     summary: 'Mints a loan stream token: join explore_loan_stream:<token> for a snapshot, then live loan events',
     description:
-      'The topic first replays `explore_loan_snapshot` (the summary and the at-risk loans at minting), then carries `explore_loan_event`: ' +
+      'The topic first replays `explore_loan_snapshot` (the network\'s summary and at-risk loans, with the indexed `block` they reflect), then carries `explore_loan_event`s of later blocks: ' +
       '`event` = `loan` (an /activity item), `price` (an oracle update), `health` (a loan crossed the at-risk line, `crossed` = `at_risk` | `recovered`), ' +
-      'or `reorg` (events above `ancestor_block` were undone). Every event has `seq`; rejoin with `last_seq` to resume.',
+      'or `reorg` (events above `ancestor_block` were undone; a fresh snapshot with `reason: "reorg"` follows). Every event has `seq`; rejoin with `last_seq` to resume.',
     tags,
     auth: explore,
     cache: 'no-store',
@@ -234,12 +234,11 @@ export const loansContracts = {
         schema: z.strictObject({
           stream_token: z.string(),
           topic: z.string().meta({ description: '`explore_loan_stream:<stream_token>`' }),
-          chain_ids: z.array(wireChainId),
-          expires_at: wireTime,
+          expires_in: z.number().int().meta({ description: 'Seconds the token stays valid (EXPLORE_STREAM_TTL_SECONDS).' }),
         }),
       },
     },
-    errors: [VALIDATION_FAILED],
+    errors: [VALIDATION_FAILED, errorCase(503, 'explore_stream_unavailable', 'explore streams are unavailable, retry shortly')],
   }),
   listLoans: defineRoute({
     method: 'get',

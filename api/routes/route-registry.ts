@@ -16,6 +16,8 @@ import { makerKeysHandlers } from './maker-keys.routes';
 import { loansContracts } from './loans.contract';
 import { loansHandlers } from './loans.routes';
 import { portfolioContracts } from './portfolio.contract';
+import { exploreClobContracts } from './explore-clob.contract';
+import { exploreClobHandlers } from './explore-clob.routes';
 import { portfolioHandlers } from './portfolio.routes';
 import { publicContracts } from './public.contract';
 import { publicHandlers } from './public.routes';
@@ -62,6 +64,7 @@ export const ROUTE_CONTRACTS = combine(
   pubsubContracts,
   indexerContracts,
   portfolioContracts,
+  exploreClobContracts,
   loansContracts,
 );
 
@@ -84,6 +87,7 @@ export function boundRoutes(ctx: ApiContext): BoundRoute[] {
     ...loansHandlers(ctx),
     ...indexerHandlers(ctx),
     ...portfolioHandlers(ctx),
+    ...exploreClobHandlers(ctx),
   };
   return API_ROUTES.map((contract) => ({ contract, binding: handlers[contract.id as RouteId] as BoundRoute['binding'] }));
 }

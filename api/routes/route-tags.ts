@@ -1,5 +1,5 @@
 /** The version the OpenAPI document states; raise it with every change of a route contract. */
-export const API_VERSION = '0.2.0';
+export const API_VERSION = '0.3.0';
 
 /** What each tag of the OpenAPI document groups. */
 export const ROUTE_TAGS: Record<string, string> = {
@@ -10,6 +10,7 @@ export const ROUTE_TAGS: Record<string, string> = {
   'taker organization': 'Taker API keys and short-lived delegates for end-user wallets.',
   'public data': 'Registry, settings and portfolio snapshots; no credential needed.',
   indexer: 'What the chain indexer has seen, and its health.',
+  explore: 'Gated analytics of CLOBs (and loans): books, activity, fills, summaries and live streams; see the Explore gate.',
   'explore: loans': 'Loans of the reference lending market, for risk analysts: totals, health ranking, activity, one loan, a live stream. Behind the Explore gate (action explore-loan).',
   operations: 'Probes, metrics and this document.',
 };

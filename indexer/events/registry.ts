@@ -17,6 +17,7 @@ import { bool, checksum, expectShape, topicAddress, uint, word, wordAddress } fr
 import { rawEvent } from '../projectors/raw-event';
 import type { LoanChange, LoanEventRow } from '../projectors/loan-rows';
 import type { RowPosition } from '../projectors/changeset';
+import { openInterestDelta } from '../projectors/clob-explore';
 import type { Hex } from '../rpc/rpc';
 import type { ProjectedRow } from '../store/derived-tables';
 import { indexedEvent, type IndexedEvent } from './indexed-event';
@@ -48,6 +49,8 @@ const loanChange = (market: Hex, loanId: bigint, at: RowPosition, c: Pick<LoanCh
     },
   },
 });
+/** Activity fields a row leaves empty unless it names them (series, order, side, price, counterparty). */
+const noOrder = { option_id: null, order_id: null, is_buy: null, price: null, remaining: null, counterparty: null } as const;
 
 /** Checks at compile time that each entry's key is its ABI item's name. */
 const registry = <R extends { [K in keyof R]: IndexedEvent<K & string, object> }>(r: R): R => r;
@@ -92,7 +95,7 @@ export const INDEXED_EVENTS = registry({
   Transfer: indexedEvent({
     abi: transferEvent,
     emitter: 'pair',
-    tables: ['indexer_transfers', 'indexer_balances'],
+    tables: ['indexer_transfers', 'indexer_balances', 'indexer_clob_activity', 'indexer_clob_series'],
     decode(log) {
       expectShape(log, 4, 2, 'Transfer');
       const t = log.topics;
@@ -118,6 +121,10 @@ export const INDEXED_EVENTS = registry({
       // The zero address holds nothing: a mint only credits, a burn only debits.
       if (log.sender !== ZERO_ADDRESS) rows.push({ table: 'indexer_balances', row: { holder: log.sender, pair, option_id: id, delta: -log.amount, block: at.block_number } });
       if (log.receiver !== ZERO_ADDRESS) rows.push({ table: 'indexer_balances', row: { holder: log.receiver, pair, option_id: id, delta: log.amount, block: at.block_number } });
+      rows.push(
+        { table: 'indexer_clob_activity', row: { ...noOrder, ...at, pair, kind: 'transfer', option_id: id, amount: log.amount.toString(), account: log.sender, counterparty: log.receiver } },
+        { table: 'indexer_clob_series', row: { pair, option_id: id, block: at.block_number, oi_delta: openInterestDelta(log.sender, log.receiver, log.amount) } },
+      );
       return rows;
     },
   }),
@@ -126,7 +133,7 @@ export const INDEXED_EVENTS = registry({
   OrderPlaced: indexedEvent({
     abi: orderPlacedEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders'],
+    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_series'],
     decode(log) {
       expectShape(log, 4, 3, 'OrderPlaced');
       const t = log.topics;
@@ -157,6 +164,23 @@ export const INDEXED_EVENTS = registry({
           },
         },
       },
+      {
+        table: 'indexer_clob_activity',
+        row: {
+          ...at,
+          pair: log.meta.address,
+          kind: 'placed',
+          option_id: log.id.toString(),
+          order_id: log.orderId.toString(),
+          is_buy: log.isBuy,
+          price: log.price.toString(),
+          amount: log.amount.toString(),
+          remaining: log.amount.toString(),
+          account: log.owner,
+          counterparty: null,
+        },
+      },
+      { table: 'indexer_clob_series', row: { pair: log.meta.address, option_id: log.id.toString(), block: at.block_number, oi_delta: 0n } },
     ],
   }),
 
@@ -164,7 +188,7 @@ export const INDEXED_EVENTS = registry({
   OrderFilled: indexedEvent({
     abi: orderFilledEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders'],
+    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_daily', 'indexer_clob_traders'],
     decode(log) {
       expectShape(log, 4, 4, 'OrderFilled');
       const t = log.topics;
@@ -194,6 +218,27 @@ export const INDEXED_EVENTS = registry({
           },
         },
       },
+      {
+        table: 'indexer_clob_activity',
+        row: {
+          ...at,
+          pair: log.meta.address,
+          kind: 'filled',
+          option_id: log.id.toString(),
+          order_id: log.orderId.toString(),
+          // The side is the resting order's: read from the book when the row is written.
+          is_buy: null,
+          price: log.price.toString(),
+          amount: log.amount.toString(),
+          remaining: log.remaining.toString(),
+          account: log.owner,
+          counterparty: log.filler,
+        },
+      },
+      {
+        table: 'indexer_clob_daily',
+        row: { pair: log.meta.address, option_id: log.id.toString(), block_timestamp: at.block_timestamp, amount: log.amount, price: log.price, maker: log.owner, taker: log.filler },
+      },
     ],
   }),
 
@@ -201,7 +246,7 @@ export const INDEXED_EVENTS = registry({
   OrderCancelled: indexedEvent({
     abi: orderCancelledEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders'],
+    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity'],
     decode(log) {
       expectShape(log, 3, 1, 'OrderCancelled');
       return { orderId: uint(log.topics[1]), owner: topicAddress(log.topics[2]), remaining: uint(word(log.data, 0)) };
@@ -211,6 +256,11 @@ export const INDEXED_EVENTS = registry({
       {
         table: 'indexer_orders',
         row: { change: { pair: log.meta.address, order_id: log.orderId.toString(), remaining: '0', state: 'cancelled', last_block: at.block_number, last_log_index: at.log_index } },
+      },
+      {
+        table: 'indexer_clob_activity',
+        // Series, side and price are the order's: read from the book when the row is written. `amount` is what was left.
+        row: { ...noOrder, ...at, pair: log.meta.address, kind: 'cancelled', order_id: log.orderId.toString(), amount: log.remaining.toString(), remaining: '0', account: log.owner },
       },
     ],
   }),

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../../shared/platform/config';
-import { ExploreClobWatchers } from '../../shared/indexed/explore-watchers';
+import { clobFeed, ExploreStreamHub, type FeedItem } from '../../shared/explore';
 import { EventPublisher, topics, type JsonValue } from '../../shared/events';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
@@ -34,9 +34,9 @@ export interface LivePublisher {
    * they are in again, to the taker's stream and to the makers that heard the fill.
    */
   reopened(chainId: number, quotes: ReopenedQuote[], point: RollbackPoint): Promise<void>;
-  /** Each pair event and transfer of a realtime batch, to the explore streams watching that pair. */
+  /** Each pair event and transfer of a realtime batch, to the explore streams watching that pair whose snapshot is older. */
   explore(chainId: number, changes: Changeset): Promise<void>;
-  /** Tells watchers of `pairs` that their events above the rollback point were undone. */
+  /** Tells watchers of `pairs` that their events above the rollback point were undone, then sends each a fresh snapshot. */
   exploreReorg(chainId: number, pairs: string[], point: RollbackPoint): Promise<void>;
   /** A realtime batch's loan events, price updates and at-risk crossings, to the network's loan streams. */
   loans(chainId: number, changes: Changeset, crossings: LoanHealthCrossing[]): Promise<void>;
@@ -55,8 +55,8 @@ const isPairEvent = (name: string) => isEventKind(name) && INDEXED_EVENTS[name].
 
 export function createLivePublisher(deps: { db: DataSource; redis: Redis; config: Config; metrics?: Metrics; logger: Logger }): LivePublisher {
   const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
-  const watchers = new ExploreClobWatchers(deps.redis, deps.config.REDIS_PREFIX);
-  const loans = createLoanPublisher({ db: deps.db, redis: deps.redis, prefix: deps.config.REDIS_PREFIX, events });
+  const hub = new ExploreStreamHub({ db: deps.db, redis: deps.redis, config: deps.config, events });
+  const loans = createLoanPublisher({ db: deps.db, events, hub });
 
   const guard = async (what: string, fn: () => Promise<unknown>) => {
     try {
@@ -93,56 +93,44 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
     },
 
     async explore(chainId, changes) {
-      const byPair = new Map<string, string[]>();
-      const watching = async (pair: string) => {
-        let w = byPair.get(pair);
-        if (!w) {
-          w = await watchers.list(chainId, pair);
-          byPair.set(pair, w);
-        }
-        return w;
-      };
-      // Pair events and transfers, merged back into chain order.
+      // Pair events and transfers, merged back into chain order, grouped by pair.
+      const byPair = new Map<string, FeedItem[]>();
       const items = [
         ...changes.indexer_events.filter((e) => isPairEvent(e.event_name)).map((e) => ({ pair: e.address, row: e, transfer: false })),
         ...changes.indexer_transfers.map((t) => ({ pair: t.pair, row: t, transfer: true })),
       ].sort((a, b) => a.row.block_number - b.row.block_number || a.row.log_index - b.row.log_index);
-      await guard('explore', async () => {
-        for (const { pair, row, transfer } of items) {
-          const hashes = await watching(pair);
-          if (hashes.length === 0) continue;
-          const position = {
-            block_number: row.block_number,
-            block_hash: row.block_hash,
-            block_timestamp: row.block_timestamp,
-            log_index: row.log_index,
-            tx_hash: row.tx_hash,
-          };
-          const once = { idempotencyKey: `${transfer ? 'tr' : 'ev'}:${row.block_hash}:${row.log_index}` };
-          for (const hash of hashes) {
-            if (transfer) {
+      for (const { pair, row, transfer } of items) {
+        const position = {
+          block_number: row.block_number,
+          block_hash: row.block_hash,
+          block_timestamp: row.block_timestamp,
+          time: new Date(row.block_timestamp * 1000).toISOString(),
+          log_index: row.log_index,
+          tx_hash: row.tx_hash,
+        };
+        const once = { idempotencyKey: `${transfer ? 'tr' : 'ev'}:${row.block_hash}:${row.log_index}` };
+        const send = transfer
+          ? (hash: string) => {
               const t = row as TransferRow;
               const payload = { chain_id: chainId, clob: pair, caller: t.caller, sender: t.sender, receiver: t.receiver, option_id: t.option_id, amount: t.amount, ...position };
-              await events.publish(topics.exploreClobStream(hash), 'explore_clob_transfer', payload, once);
-            } else {
+              return events.publish(topics.exploreClobStream(hash), 'explore_clob_transfer', payload, once);
+            }
+          : (hash: string) => {
               const e = row as EventRow;
               const payload = { chain_id: chainId, clob: pair, event: e.event_name, args: e.args as JsonValue, ...position };
-              await events.publish(topics.exploreClobStream(hash), 'explore_clob_event', payload, once);
-            }
-          }
-        }
-      });
+              return events.publish(topics.exploreClobStream(hash), 'explore_clob_event', payload, once);
+            };
+        const list = byPair.get(pair) ?? [];
+        list.push({ block_number: row.block_number, send });
+        byPair.set(pair, list);
+      }
+      for (const [pair, list] of byPair) await guard('explore', () => hub.deliver('clob', chainId, pair, list));
     },
 
     async exploreReorg(chainId, pairs, point) {
-      await guard('explore', async () => {
-        for (const pair of pairs) {
-          for (const hash of await watchers.list(chainId, pair)) {
-            const payload = { chain_id: chainId, clob: pair, event: 'reorg', ancestor_block: point.number, ancestor_hash: point.hash };
-            await events.publish(topics.exploreClobStream(hash), 'explore_clob_event', payload, { idempotencyKey: `reorg:${point.key}` });
-          }
-        }
-      });
+      // Corrective: the rollback, then a fresh snapshot of the rolled-back state (docs/EXPLORE.md).
+      const notice = { ancestor_block: point.number, ancestor_hash: point.hash };
+      for (const pair of pairs) await guard('explore', () => hub.resnapshot(clobFeed, chainId, pair, notice, point.key.replace(/[^A-Za-z0-9:_.-]/g, '')));
     },
 
     async loans(chainId, changes, crossings) {

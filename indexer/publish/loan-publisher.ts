@@ -1,11 +1,11 @@
 import type { DataSource } from 'typeorm';
 import type { EventPublisher } from '../../shared/events';
 import { topics } from '../../shared/events';
+import type { ExploreStreamHub } from '../../shared/explore';
 import { formatWad } from '../../shared/loans/health';
-import { ExploreLoanWatchers } from '../../shared/loans/loan-watchers';
+import { LOAN_FEED_SUBJECT, loanFeed } from '../../shared/loans/loan-feed';
 import { LoanRepository } from '../../shared/loans/loan.repository';
 import { isoFromUnix, loanEventView, loanPublicId } from '../../shared/loans/loan.views';
-import type { Redis } from '../../shared/platform/redis';
 import type { Changeset } from '../store/derived-tables';
 import type { LoanHealthCrossing } from '../store/loan-writer';
 
@@ -18,24 +18,24 @@ interface Outgoing {
 }
 
 /**
- * Live loan events for the loan streams watching a network (`explore_loan_stream:<token>`):
- * every loan event of a realtime batch (`event: "loan"`, the /activity item), every price
- * update (`event: "price"`), every crossing of the at-risk line (`event: "health"`), and a
- * `reorg` notice when a rollback undid loan or price rows. Best effort after commit, like the
- * other live events: the tables are the record.
+ * Live loan events for the loan streams watching a network (`explore_loan_stream:<token>`),
+ * through the shared Explore stream hub (each watcher hears events of blocks after its
+ * snapshot, in chain order): every loan event of a batch (`event: "loan"`, the /activity item),
+ * every price update (`event: "price"`), every crossing of the at-risk line (`event: "health"`);
+ * after a rollback that undid loan or price rows, a `reorg` notice and a fresh snapshot. Best
+ * effort after commit, like the other live events: the tables are the record.
  */
-export function createLoanPublisher(deps: { db: DataSource; redis: Redis; prefix: string; events: EventPublisher }) {
-  const watchers = new ExploreLoanWatchers(deps.redis, deps.prefix);
+export function createLoanPublisher(deps: { db: DataSource; events: EventPublisher; hub: ExploreStreamHub }) {
   const repo = new LoanRepository(deps.db);
 
   const send = async (chainId: number, out: Outgoing[]) => {
     if (out.length === 0) return;
-    const hashes = await watchers.list(chainId);
-    if (hashes.length === 0) return;
     out.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1]);
-    for (const o of out) {
-      for (const hash of hashes) await deps.events.publish(topics.exploreLoanStream(hash), 'explore_loan_event', { chain_id: chainId, ...o.payload }, { idempotencyKey: o.key });
-    }
+    const items = out.map((o) => ({
+      block_number: o.order[0],
+      send: (hash: string) => deps.events.publish(topics.exploreLoanStream(hash), 'explore_loan_event', { chain_id: chainId, ...o.payload }, { idempotencyKey: o.key }),
+    }));
+    await deps.hub.deliver('loan', chainId, LOAN_FEED_SUBJECT, items);
   };
 
   return {
@@ -92,7 +92,8 @@ export function createLoanPublisher(deps: { db: DataSource; redis: Redis; prefix
     },
 
     async reorg(chainId: number, point: { number: number; hash: string | null; key: string }): Promise<void> {
-      await send(chainId, [{ payload: { event: 'reorg', ancestor_block: point.number, ancestor_hash: point.hash }, key: `loan-reorg:${point.key}`, order: [0, 0] }]);
+      const notice = { ancestor_block: point.number, ancestor_hash: point.hash };
+      await deps.hub.resnapshot(loanFeed, chainId, LOAN_FEED_SUBJECT, notice, `loan.${point.key.replace(/[^A-Za-z0-9:_.-]/g, '')}`);
     },
   };
 }

@@ -14,6 +14,8 @@ import { settle, writeBalances, writeEvents, writeOrders, writePairs, writeTrans
 import { finalLoanStates, loanEventsWithParties, type PriceRow } from '../projectors/loan-rows';
 import { rollbackLoans, rollbackPrices, writeLoanEvents, writeLoans, writePrices, type LoanWriteEffects } from './loan-writer';
 import { exec, type Queryable } from './sql';
+import { dailyRollups, seriesChanges, type ActivityRow } from '../projectors/clob-explore';
+import { rollbackDaily, rollbackSeries, rollbackTraders, writeActivity, writeDaily, writeSeries } from './clob-explore-store';
 
 /** A quote reopened because the settlement that filled it was rolled back. */
 export interface ReopenedQuote {
@@ -136,6 +138,29 @@ export const DERIVED_TABLES = [
     collect: finalOrderStates,
     write: writeOrders,
     rollback: rollbackOrders,
+  }),
+  // Explore's CLOB read models: their rollbacks read the activity rows above the point, so the activity goes last.
+  projected({
+    table: 'indexer_clob_series',
+    holds: 'series each pair listed or minted, with open interest',
+    collect: seriesChanges,
+    write: writeSeries,
+    rollback: rollbackSeries,
+  }),
+  projected({
+    table: 'indexer_clob_daily',
+    holds: 'fills, volume and premium volume per pair, UTC day and series (its write also counts indexer_clob_traders)',
+    collect: dailyRollups,
+    write: writeDaily,
+    rollback: rollbackDaily,
+  }),
+  effect({ table: 'indexer_clob_traders', holds: 'fills per pair, UTC day and trader, written with indexer_clob_daily', rollback: rollbackTraders }),
+  projected({
+    table: 'indexer_clob_activity',
+    holds: 'orders placed, filled, cancelled and transfers per pair, with series and side (after the orders: fills read them)',
+    collect: inChainOrder<ActivityRow>(),
+    write: writeActivity,
+    rollback: byHeight('indexer_clob_activity', 'block_number'),
   }),
   projected({
     table: 'indexer_prices',

@@ -8,6 +8,7 @@ import type { LivePublisher, RollbackPoint } from '../publish/live-publisher';
 import { backoffDelay, sleep } from '../rpc/backoff';
 import { createRangeSizer } from '../rpc/log-range';
 import { createRpc, type LightBlock, type Rpc } from '../rpc/rpc';
+import { pollOnly, subscribeNewHeads, wsUrls, type HeadSignal } from '../rpc/new-heads';
 import type { IndexerStore, RollbackCause } from '../store/indexer-store';
 import type { StatusRow, StatusStore } from '../store/status-store';
 import { StatusReporter } from '../status/status-reporter';
@@ -47,8 +48,11 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
   const chainId = network.chain_id;
   const logger = deps.logger.child({ chain_id: chainId });
   const abort = new AbortController();
+  // Calls go over HTTP; a ws(s):// URL only wakes the realtime path (rpc/new-heads.ts). A list of
+  // ws URLs alone is called over the same host's HTTP endpoint (nodes serve both on one port).
+  const http = network.rpc_urls.filter((u) => !/^wss?:\/\//i.test(u));
   const rpc: Rpc = createRpc({
-    urls: network.rpc_urls,
+    urls: http.length > 0 ? http : network.rpc_urls.map((u) => u.replace(/^ws/i, 'http')),
     chainId,
     timeoutMs: config.INDEXER_RPC_TIMEOUT_MS,
     retries: config.INDEXER_RPC_RETRIES,
@@ -58,6 +62,8 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     logger,
     metrics: deps.metrics,
   });
+  const [wsUrl] = wsUrls(network.rpc_urls);
+  const heads: HeadSignal = wsUrl ? subscribeNewHeads(wsUrl, logger, { backoffMs: config.INDEXER_RPC_BACKOFF_MS, backoffMaxMs: config.INDEXER_RPC_BACKOFF_MAX_MS }) : pollOnly;
   const sizer = createRangeSizer({ initial: config.INDEXER_INITIAL_BLOCK_RANGE, max: config.INDEXER_MAX_BLOCK_RANGE, targetLogs: config.INDEXER_TARGET_LOGS_PER_RANGE });
   const status = new StatusReporter(deps.statusStore, chainId, config.INDEXER_HEARTBEAT_MS, logger);
   const reorgWindow = reorgWindowFor(chainId, config);
@@ -174,7 +180,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       const continues = dense.length > 0 && dense[0].number === batch.from && ctx.chain.tip?.hash === dense[0].parentHash;
       const kept = dense.length > 0 ? dense : [batch.toBlock];
       const trimBelow = batch.to - reorgWindow + 1;
-      const { filled } = await deps.store.commit({
+      const { filled, crossings } = await deps.store.commit({
         chainId,
         contractSet: ctx.sources.contractSet,
         expected: ctx.cursor,
@@ -192,6 +198,10 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       logsIndexed?.inc({ ...labels, mode: 'backfill' }, batch.logs.length);
       status.update({ last_synced_at: new Date() });
       await deps.publisher.settled(chainId, filled);
+      // Finalized ranges reach explore watchers too (a network with no confirmations sees every block here);
+      // each watcher gets only what is past its snapshot, so nothing arrives twice.
+      await deps.publisher.explore(chainId, changes);
+      await deps.publisher.loans(chainId, changes, crossings);
       if (abort.signal.aborted) return;
       // An operator's resync is served between ranges, at most one check per poll interval.
       if (Date.now() - resyncCheckedAt >= config.INDEXER_POLL_INTERVAL_MS) {
@@ -260,7 +270,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         const more = await step(ctx);
         failures = 0;
         status.update({ rpc_ok: true, last_error: null, error_code: null, last_synced_at: new Date() });
-        if (!more) await sleep(config.INDEXER_POLL_INTERVAL_MS, abort.signal);
+        if (!more) await heads.wait(config.INDEXER_POLL_INTERVAL_MS, abort.signal);
       } catch (err) {
         if (abort.signal.aborted) break;
         // The database is the truth: after any failure the next pass reloads cursor, window and pairs.
@@ -288,6 +298,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     done,
     async stop() {
       abort.abort();
+      heads.close();
       rpc.close();
       await done;
       await status.stop();

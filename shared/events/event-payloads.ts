@@ -22,6 +22,21 @@ export const rfqResultPayload = z.looseObject({ quote_id: z.string() });
 /** A snapshot, event or transfer of one CLOB pair, to the explore streams watching it. */
 export const exploreClobPayload = z.looseObject({ chain_id: z.number().int(), clob: z.string() });
 
+/**
+ * Explore CLOB stream (docs/EXPLORE.md, "Live stream"): the book and latest activity with the
+ * block they reflect; sent when the stream opens (`reason: join`) and after a reorg (`reorg`).
+ */
+export const exploreClobSnapshotPayload = exploreClobPayload.extend({
+  reason: z.enum(['join', 'reorg']),
+  block: z.looseObject({ number: z.number().int() }),
+});
+
+/** An order placed, filled or cancelled (`event` is the log's name), or `event: "reorg"` before a fresh snapshot. */
+export const exploreClobEventPayload = exploreClobPayload.extend({ event: z.string() });
+
+/** An ERC-6909 transfer of one of the CLOB's series (sender zero: a mint). */
+export const exploreClobTransferPayload = exploreClobPayload.extend({ option_id: z.string() });
+
 /** A snapshot or event of the lending markets of a chain. */
 export const exploreLoanPayload = z.looseObject({ chain_id: z.number().int() });
 

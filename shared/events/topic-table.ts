@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { StreamKind } from '../platform/stream-tokens';
-import { exploreClobPayload, exploreLoanPayload, rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from './event-payloads';
+import { exploreClobEventPayload, exploreClobSnapshotPayload, exploreClobTransferPayload, exploreLoanPayload, rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from './event-payloads';
 import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly, type Authorize } from './topic-join';
 import { addressNamed, chainNamed, tokenNamed, type AddressParam, type ChainParam, type TokenParam, type TopicName } from './topic-names';
 
@@ -63,7 +63,7 @@ export const TOPIC_TABLE = {
     authorize: holdsStreamToken,
     replayFromStart: true,
     streamKind: 'explore_clob',
-    events: { explore_clob_snapshot: exploreClobPayload, explore_clob_event: exploreClobPayload, explore_clob_transfer: exploreClobPayload },
+    events: { explore_clob_snapshot: exploreClobSnapshotPayload, explore_clob_event: exploreClobEventPayload, explore_clob_transfer: exploreClobTransferPayload },
   },
   explore_loan_stream: {
     status: 'live',

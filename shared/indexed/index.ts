@@ -3,4 +3,3 @@ export { IndexerStatusService } from './indexer-status.service';
 export type { NetworkStatusView, CoreView } from './indexer-status.service';
 export { PortfolioService } from './portfolio.service';
 export type { PortfolioView, HoldingView, ClosedHoldingView, OpenOrderView } from './portfolio.service';
-export { ExploreClobWatchers } from './explore-watchers';

@@ -75,11 +75,9 @@ export const loanIdParams = z.object({
     .meta({ description: 'Loan id: `<chain_id>-<loan id on that network\'s market>`.', examples: ['31337-7'] }),
 });
 
-export const streamBody = z
-  .strictObject({
-    chain_id: intSchema(CHAIN_ID).optional().meta({ description: 'Watch one network; every network with a lending market when omitted.' }),
-  })
-  .default({});
+export const streamBody = z.strictObject({
+  chain_id: intSchema(CHAIN_ID).meta({ description: 'The network whose lending market the stream follows.' }),
+});
 
 export type SummaryQuery = z.output<typeof summaryQuery>;
 export type AtRiskQuery = z.output<typeof atRiskQuery>;

@@ -1,14 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError } from '../platform/errors';
-import type { JobQueue } from '../platform/queue';
-import type { StreamTokens } from '../platform/stream-tokens';
-import { hashStreamToken } from '../platform/stream-tokens';
 import { RegistryService } from '../registry';
-import { loanStreamOpenJob } from './loan.jobs';
 import { formatWad, LOAN_AT_RISK_HEALTH_WAD, parseWad, valueWad, WAD, type TokenPrice } from './health';
 import { decodeCursor, encodeCursor } from './loan-cursor';
 import { LoanRepository, type LoanEventRecord, type LoanRecord } from './loan.repository';
-import type { ActivityQuery, AtRiskQuery, CollateralQuery, EventsQuery, LoansQuery, RecentQuery, StreamBody, SummaryQuery } from './loan.schemas';
+import type { ActivityQuery, AtRiskQuery, CollateralQuery, EventsQuery, LoansQuery, RecentQuery, SummaryQuery } from './loan.schemas';
 import { loanEventView, loanView, parseLoanId, priceUpdateView, type ValuationContext } from './loan.views';
 
 const DEFAULT_LIMIT = 50;
@@ -24,14 +20,13 @@ export interface Page<T> {
 /**
  * Explore's loan reads (docs/LOANS.md): what a risk analyst asks of the indexed lending market.
  * Values come from the indexer's tables and the latest oracle prices; every list is a keyset
- * page. Also mints loan streams and sends each new stream its snapshot.
+ * page. The live stream is the loan feed on the shared Explore machinery (loan-feed.ts).
  */
 export class LoanService {
   private readonly repo: LoanRepository;
   private readonly registry: RegistryService;
 
-  /** Reads need the database; minting a stream also the stream tokens and the job queue. */
-  constructor(private readonly deps: { db: DataSource; streamTokens?: StreamTokens; queue?: JobQueue; streamTtlSeconds?: number }) {
+  constructor(deps: { db: DataSource }) {
     this.repo = new LoanRepository(deps.db);
     this.registry = new RegistryService(deps.db);
   }
@@ -193,22 +188,6 @@ export class LoanService {
     const before = this.position(q.cursor);
     const rows = await this.repo.events({ loan: { chain_id: chainId, loan_id: row.loan_id }, collateralOnly: true }, limit + 1, before && { ...before, chain_id: chainId });
     return this.page(rows, limit, eventKey, async (rs) => rs.map(loanEventView));
-  }
-
-  /**
-   * Mints a loan stream token for one network or every enabled network. A job then sends the
-   * stream its snapshot and registers it as a watcher (shared/loans/loan-stream.ts): the topic
-   * replays from its start, so a client that joins after minting still hears the snapshot first.
-   */
-  async mintStream(body: StreamBody) {
-    const { streamTokens, queue, streamTtlSeconds } = this.deps;
-    if (!streamTokens || !queue || !streamTtlSeconds) throw new Error('LoanService.mintStream needs streamTokens, queue and streamTtlSeconds');
-    const chains =
-      body.chain_id !== undefined ? [(await this.registry.requireNetwork(body.chain_id, 'chain_id')).chain_id] : (await this.registry.networks()).networks.map((n) => n.chain_id);
-    const token = await streamTokens.mint('explore_loan', streamTtlSeconds, { chain_ids: chains.join(',') });
-    const expiresAt = Date.now() + streamTtlSeconds * 1000;
-    await queue.enqueue(loanStreamOpenJob, { token_hash: hashStreamToken(token), chain_ids: chains, expires_at_ms: expiresAt });
-    return { stream_token: token, topic: `explore_loan_stream:${token}`, chain_ids: chains, expires_at: new Date(expiresAt).toISOString() };
   }
 
   private async requireLoan(id: string): Promise<{ chainId: number; row: LoanRecord }> {

@@ -44,8 +44,8 @@ export const authEnv = {
   /** Explore requests per window, counted separately per IP, per wallet and per taker key. */
   EXPLORE_RATE_LIMIT: envInt(120, 1, 1000000),
   EXPLORE_RATE_WINDOW_SECONDS: envInt(60, 1, 86400),
-  /** Lifetime of a loan stream token (`POST /api/explore/loans/stream`): joins after it are refused. */
-  LOAN_STREAM_TTL_SECONDS: envInt(3600, 60, 7 * 86400),
+  /** Lifetime of an explore stream token (POST /api/explore/.../stream): joins and live events stop with it. */
+  EXPLORE_STREAM_TTL_SECONDS: envInt(3600, 60, 7 * 86400),
   /** ISO 3166 alpha-2 codes refused by the Explore gate, e.g. `KP,IR`. Empty = no geoblock. */
   GEOBLOCK_COUNTRIES: envList('').pipe(
     z.array(z.string().regex(/^[A-Za-z]{2}$/, 'each country must be a 2-letter code').transform((c) => c.toUpperCase())),

@@ -1,7 +1,8 @@
 import { lendingActions, type LendingActions } from '../../../dev/lending';
 import { topics } from '../../../shared/events';
 import { healthWad, LOAN_AT_RISK_HEALTH_WAD } from '../../../shared/loans/health';
-import { ExploreLoanWatchers } from '../../../shared/loans/loan-watchers';
+import { ExploreWatchers } from '../../../shared/explore';
+import { LOAN_FEED_SUBJECT } from '../../../shared/loans';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { topicEvents } from '../../support/events';
 import { expectSameAsFreshIndexer } from './fresh-indexer';
@@ -55,7 +56,8 @@ beforeAll(async () => {
   await lend.setPrice(h.chain.wallets[0], h.chain.addresses.usdc, WAD);
   // Confirmations > 0: new blocks are followed block by block (realtime), which is what publishes live events.
   await h.register({ confirmations: 2 });
-  await new ExploreLoanWatchers(h.env.redis, h.env.config.REDIS_PREFIX).add(31337, streamHash, Date.now() + 3_600_000);
+  // A watcher from before any block, as if its snapshot had been taken at genesis.
+  await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('loan', 31337, LOAN_FEED_SUBJECT, streamHash, Date.now() + 3_600_000, -1);
   ix = await runIndexer(h.env);
   await mineBlocks(h.chain, 3);
   await waitForHead(h);
@@ -161,6 +163,15 @@ describe('loan indexing', () => {
       (es) => es.some((e) => e.payload.event === 'reorg'),
     );
     expect(notice.find((e) => e.payload.event === 'reorg')!.payload).toMatchObject({ chain_id: 31337, ancestor_block: forkAt });
+    // Then a fresh snapshot of the rolled-back state.
+    const fresh = await waitFor(
+      'the snapshot after the reorg',
+      () => topicEvents(h.env, topics.exploreLoanStream(streamHash)),
+      (es) => es.some((e) => e.event === 'explore_loan_snapshot'),
+    );
+    const snap = fresh.find((e) => e.event === 'explore_loan_snapshot')!;
+    expect(snap.seq).toBeGreaterThan(fresh.find((e) => e.payload.event === 'reorg')!.seq);
+    expect(snap.payload).toMatchObject({ reason: 'reorg', chain_id: 31337, block: { number: expect.any(Number) } });
     await expectSameAsFreshIndexer(h, { addresses: [h.chain.accounts[2].address] });
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { optionPairAbi, pairFactoryAbi } from '../../../shared/chain/abis';
-import { ExploreClobWatchers } from '../../../shared/indexed';
+import { ExploreWatchers } from '../../../shared/explore';
 import { topics } from '../../../shared/events';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity, topicEvents } from '../../support/events';
@@ -88,7 +88,7 @@ describe.each([1, 10, 200])('a reorg of %i blocks under a running indexer', (dep
   it('rolls back, re-syncs the longer chain, tells clients, and ends equal to a fresh indexer row for row', async () => {
     const { fillable, cancellable } = await beforeFork();
     const watcher = hashStreamToken(randomBytes(32).toString('base64url'));
-    await new ExploreClobWatchers(h.env.redis, h.env.config.REDIS_PREFIX).add(31337, pair(), watcher, Date.now() + 600_000);
+    await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('clob', 31337, pair(), watcher, Date.now() + 600_000, -1);
     const reorgsBefore = (await request(app).get('/api/indexer/status').expect(200)).body.networks[0].reorgs.count;
     const forkAt = await waitForHead(h);
     const snapshot = await h.chain.rpc<string>('evm_snapshot');

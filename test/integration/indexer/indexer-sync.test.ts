@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { optionPairAbi } from '../../../shared/chain/abis';
 import { randomBytes } from 'node:crypto';
-import { ExploreClobWatchers } from '../../../shared/indexed';
+import { ExploreWatchers } from '../../../shared/explore';
 import { topics } from '../../../shared/events';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity, topicEvents } from '../../support/events';
@@ -133,7 +133,7 @@ describe('indexer sync', () => {
 
   it('publishes live pair events to the explore streams watching that pair', async () => {
     const watcher = hashStreamToken(randomBytes(32).toString('base64url'));
-    await new ExploreClobWatchers(h.env.redis, h.env.config.REDIS_PREFIX).add(31337, pair(), watcher, Date.now() + 60_000);
+    await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('clob', 31337, pair(), watcher, Date.now() + 60_000, -1);
     const { hash } = await pairCall(h.chain, 2, pair(), 'placeOrder', [idA, true, 4n, 1n]);
     await pairCall(h.chain, 1, pair(), 'transfer', [bob(), idA, 1n]);
     const seen = await waitFor('explore events', () => topicEvents(h.env, topics.exploreClobStream(watcher)), (e) => e.length >= 2);

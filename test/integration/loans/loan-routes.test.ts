@@ -215,16 +215,16 @@ describe('GET /api/margin/loans, /:id and /:id/collateral', () => {
 describe('POST /api/explore/loans/stream and explore_loan_stream', () => {
   it('sends the snapshot on join, then live events, an at-risk crossing after a price update among them, with seq and last_seq resume', async () => {
     const minted = await api().post('/api/explore/loans/stream').set(bearer(session)).set('Origin', ORIGIN).send({ chain_id: 31337 }).expect(201);
-    expect(minted.body).toMatchObject({ topic: `explore_loan_stream:${minted.body.stream_token}`, chain_ids: [31337], expires_at: expect.any(String) });
+    expect(minted.body).toEqual({ stream_token: expect.any(String), topic: `explore_loan_stream:${minted.body.stream_token}`, expires_in: 3600 });
     const socket = phoenixSocket(replica.url);
     try {
       const joined = await join(socket, minted.body.topic);
       expect(joined.reply.status).toBe('ok');
       await waitFor(() => joined.events.length >= 1, 10_000, 'the snapshot');
-      expect(joined.events[0]).toMatchObject({ event: 'explore_loan_snapshot', payload: { seq: 1, chain_ids: [31337] } });
-      const snap = joined.events[0].payload as unknown as { at_risk: { id: string }[]; summary: { totals: { active_loans: number } }[] };
+      expect(joined.events[0]).toMatchObject({ event: 'explore_loan_snapshot', payload: { seq: 1, chain_id: 31337, reason: 'join', block: { number: expect.any(Number) } } });
+      const snap = joined.events[0].payload as unknown as { at_risk: { id: string }[]; summary: { totals: { active_loans: number } } };
       expect(snap.at_risk.map((l) => l.id)).toEqual([`31337-${loans.risky}`]);
-      expect(snap.summary[0].totals.active_loans).toBe(2);
+      expect(snap.summary.totals.active_loans).toBe(2);
 
       // WETH back to 3000 lifts the loan over the line; to 2600 again puts it back at risk.
       // (Crossings are judged per indexed batch: wait for the first before the price moves back.)
@@ -255,6 +255,8 @@ describe('POST /api/explore/loans/stream and explore_loan_stream', () => {
     expect(res.body.details[0].path).toBe('chain_id');
     const extra = await api().post('/api/explore/loans/stream').set(bearer(session)).set('Origin', ORIGIN).send({ chain_id: 31337, filter: 'x' }).expect(400);
     expect(extra.body.code).toBe('validation_failed');
+    const none = await api().post('/api/explore/loans/stream').set(bearer(session)).set('Origin', ORIGIN).send({}).expect(400);
+    expect(none.body.details[0].path).toBe('chain_id');
     const socket = phoenixSocket(replica.url);
     try {
       const j = await join(socket, 'explore_loan_stream:forgedforgedforgedforged');

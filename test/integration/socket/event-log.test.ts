@@ -127,7 +127,7 @@ describe('the event log, stream tokens and registrations on Redis', () => {
     it('an explore stream is tied to its own token the same way', async () => {
       const token = await new StreamTokens(env.redis, env.config.REDIS_PREFIX).mint('explore_clob', 30);
       const topic = topics.exploreClobStream(hashStreamToken(token));
-      await pub.publish(topic, 'explore_clob_event', { chain_id: 1, clob: '0x1' });
+      await pub.publish(topic, 'explore_clob_event', { chain_id: 1, clob: '0x1', event: 'OrderPlaced' });
       const seqTtl = await env.redis.pttl(keys.seq(topic.key));
       expect(seqTtl).toBeGreaterThan(grace());
       expect(seqTtl).toBeLessThanOrEqual(30_000 + grace());

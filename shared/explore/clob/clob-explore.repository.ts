@@ -1,0 +1,260 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * Every query of Explore for CLOBs, over the indexer's tables and the read models it keeps for
+ * Explore (migration ExploreClob1764004000000). Each list is a keyset scan of one index, newest
+ * first, from the cursor's position; aggregates read the per-day rollups, never the fills.
+ */
+
+type Q = Pick<EntityManager, 'query'> | DataSource;
+
+export interface PairRecord {
+  chain_id: number;
+  address: string;
+  token0: string;
+  token1: string;
+  premium_token: string;
+  created_block: string;
+  tx_hash: string;
+}
+
+export interface HeadRecord {
+  block_number: string;
+  block_hash: string | null;
+  block_timestamp: string | null;
+}
+
+export interface SeriesRecord {
+  pair: string;
+  option_id: string;
+  open_interest: string;
+  first_block: string;
+}
+
+export interface LevelRecord {
+  pair: string;
+  option_id: string;
+  is_buy: boolean;
+  price: string;
+  size: string;
+  orders: string;
+}
+
+export interface BookOrderRecord {
+  pair: string;
+  option_id: string;
+  order_id: string;
+  owner: string;
+  is_buy: boolean;
+  price: string;
+  amount: string;
+  remaining: string;
+  placed_block: string;
+  tx_hash: string;
+}
+
+export interface ActivityRecord {
+  block_number: string;
+  block_hash: string;
+  block_timestamp: string;
+  log_index: number;
+  tx_hash: string;
+  pair: string;
+  kind: 'placed' | 'filled' | 'cancelled' | 'transfer';
+  option_id: string | null;
+  order_id: string | null;
+  is_buy: boolean | null;
+  price: string | null;
+  amount: string;
+  remaining: string | null;
+  account: string;
+  counterparty: string | null;
+}
+
+export interface WindowTotals {
+  fills: string | null;
+  volume: string | null;
+  premium_volume: string | null;
+}
+
+export interface DayRecord {
+  day: string;
+  fills: string;
+  volume: string;
+  premium_volume: string;
+  traders: string;
+}
+
+export interface ActivityFilter {
+  kinds?: readonly ActivityRecord['kind'][];
+  optionId?: string;
+  address?: string;
+  /** Unix seconds, inclusive. */
+  since?: number;
+  /** Unix seconds, exclusive. */
+  until?: number;
+  /** Keyset position: rows strictly older than (block, log index). */
+  before?: readonly [number, number];
+}
+
+const ACTIVITY_COLUMNS = `block_number, block_hash, block_timestamp, log_index, tx_hash, pair, kind, option_id, order_id, is_buy, price, amount,
+  remaining, account, counterparty`;
+
+export class ClobExploreRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The pair on `chainId`, or on any chain when none is given (every chain holding it, to tell ambiguity). */
+  async pairs(address: string, chainId?: number): Promise<PairRecord[]> {
+    return this.db.query(
+      `SELECT chain_id, address, token0, token1, premium_token, created_block, tx_hash FROM indexer_pairs
+        WHERE address = $1 AND ($2::int IS NULL OR chain_id = $2) ORDER BY chain_id`,
+      [address, chainId ?? null],
+    );
+  }
+
+  /** Pairs of a chain, optionally only those trading a token (as token0 or token1) or paying premium in one. */
+  async pairsOfChain(chainId: number, f: { token?: string; premiumToken?: string }): Promise<PairRecord[]> {
+    return this.db.query(
+      `SELECT chain_id, address, token0, token1, premium_token, created_block, tx_hash FROM indexer_pairs
+        WHERE chain_id = $1 AND ($2::text IS NULL OR token0 = $2 OR token1 = $2) AND ($3::text IS NULL OR premium_token = $3)
+        ORDER BY created_block, address LIMIT 1000`,
+      [chainId, f.token ?? null, f.premiumToken ?? null],
+    );
+  }
+
+  /** The block the indexed data of a chain reflects (the lowest cursor: every contract set is indexed up to it). */
+  async head(m: Q, chainId: number): Promise<HeadRecord | null> {
+    const rows: HeadRecord[] = await m.query(
+      `SELECT block_number, block_hash, block_timestamp FROM indexer_cursors WHERE chain_id = $1 ORDER BY block_number ASC LIMIT 1`,
+      [chainId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async series(m: Q, chainId: number, pairs: readonly string[]): Promise<SeriesRecord[]> {
+    return m.query(
+      `SELECT pair, option_id, open_interest, first_block FROM indexer_clob_series WHERE chain_id = $1 AND pair = ANY($2::text[]) ORDER BY pair, option_id`,
+      [chainId, pairs],
+    );
+  }
+
+  /**
+   * The best `depth` price levels of each side of each series: one backward (bids) or forward
+   * (asks) walk of the open-order index per series and side, stopping after `depth` levels.
+   */
+  async levels(m: Q, chainId: number, pairs: readonly string[], depth: number, optionId?: string): Promise<LevelRecord[]> {
+    const level = (isBuy: boolean) => `
+      SELECT s.pair, s.option_id, ${isBuy} AS is_buy, l.price, l.size, l.orders
+        FROM indexer_clob_series s
+        CROSS JOIN LATERAL (
+          SELECT o.price, sum(o.remaining) AS size, count(*) AS orders FROM indexer_orders o
+           WHERE o.chain_id = $1 AND o.pair = s.pair AND o.option_id = s.option_id AND o.is_buy = ${isBuy} AND o.state = 'open'
+           GROUP BY o.price ORDER BY o.price ${isBuy ? 'DESC' : 'ASC'} LIMIT $3
+        ) l
+       WHERE s.chain_id = $1 AND s.pair = ANY($2::text[]) AND ($4::numeric IS NULL OR s.option_id = $4)`;
+    return m.query(`${level(true)} UNION ALL ${level(false)}`, [chainId, pairs, depth, optionId ?? null]);
+  }
+
+  /** Open orders at or better than the worst listed level of each series and side, best price first, oldest first within a price. */
+  async bookOrders(m: Q, chainId: number, pair: string, levels: readonly LevelRecord[], limit: number): Promise<BookOrderRecord[]> {
+    const bounds = new Map<string, { option_id: string; is_buy: boolean; worst: bigint }>();
+    for (const l of levels) {
+      const key = `${l.option_id}|${l.is_buy}`;
+      const p = BigInt(l.price);
+      const b = bounds.get(key);
+      if (!b) bounds.set(key, { option_id: l.option_id, is_buy: l.is_buy, worst: p });
+      else if (l.is_buy ? p < b.worst : p > b.worst) b.worst = p;
+    }
+    if (bounds.size === 0) return [];
+    const list = [...bounds.values()];
+    return m.query(
+      `SELECT o.pair, o.option_id, o.order_id, o.owner, o.is_buy, o.price, o.amount, o.remaining, o.placed_block, o.tx_hash
+         FROM unnest($3::numeric[], $4::boolean[], $5::numeric[]) AS b(option_id, is_buy, worst)
+         CROSS JOIN LATERAL (
+           SELECT * FROM indexer_orders o
+            WHERE o.chain_id = $1 AND o.pair = $2 AND o.option_id = b.option_id AND o.is_buy = b.is_buy AND o.state = 'open'
+              AND CASE WHEN b.is_buy THEN o.price >= b.worst ELSE o.price <= b.worst END
+            ORDER BY CASE WHEN b.is_buy THEN o.price END DESC, CASE WHEN NOT b.is_buy THEN o.price END ASC, o.placed_block, o.placed_log_index
+            LIMIT $6
+         ) o`,
+      [chainId, pair, list.map((b) => b.option_id), list.map((b) => b.is_buy), list.map((b) => b.worst.toString()), limit],
+    );
+  }
+
+  /**
+   * Activity newest first from the filter's position, at most `limit` rows. An address matches
+   * as account or counterparty: two index walks merged, each stopping at `limit`.
+   */
+  async activity(m: Q, chainId: number, pair: string, f: ActivityFilter, limit: number): Promise<ActivityRecord[]> {
+    const params: unknown[] = [chainId, pair, limit];
+    const where = ['chain_id = $1', 'pair = $2'];
+    const bind = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    if (f.kinds && f.kinds.length > 0) where.push(f.kinds.length === 1 ? `kind = ${bind(f.kinds[0])}` : `kind = ANY(${bind(f.kinds)}::text[])`);
+    if (f.optionId !== undefined) where.push(`option_id = ${bind(f.optionId)}::numeric`);
+    if (f.since !== undefined) where.push(`block_timestamp >= ${bind(f.since)}`);
+    if (f.until !== undefined) where.push(`block_timestamp < ${bind(f.until)}`);
+    if (f.before) where.push(`(block_number, log_index) < (${bind(f.before[0])}::bigint, ${bind(f.before[1])}::int)`);
+    const order = 'ORDER BY block_number DESC, log_index DESC LIMIT $3';
+    if (f.address === undefined) return m.query(`SELECT ${ACTIVITY_COLUMNS} FROM indexer_clob_activity WHERE ${where.join(' AND ')} ${order}`, params);
+    const who = bind(f.address);
+    const base = where.join(' AND ');
+    return m.query(
+      `SELECT ${ACTIVITY_COLUMNS} FROM (
+         (SELECT ${ACTIVITY_COLUMNS} FROM indexer_clob_activity WHERE ${base} AND account = ${who} ${order})
+         UNION
+         (SELECT ${ACTIVITY_COLUMNS} FROM indexer_clob_activity WHERE ${base} AND counterparty = ${who} ${order})
+       ) a ${order}`,
+      params,
+    );
+  }
+
+  /** Fills, volume and premium volume of the UTC days from `fromDay` on (inclusive), optionally of one series. */
+  async windowTotals(m: Q, chainId: number, pair: string, fromDay: string, toDay: string, optionId?: string): Promise<WindowTotals> {
+    const rows: WindowTotals[] = await m.query(
+      `SELECT sum(fills) AS fills, sum(volume) AS volume, sum(premium_volume) AS premium_volume FROM indexer_clob_daily
+        WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date AND ($5::numeric IS NULL OR option_id = $5)`,
+      [chainId, pair, fromDay, toDay, optionId ?? null],
+    );
+    return rows[0];
+  }
+
+  /** Per-series fills and volume over a window of UTC days. */
+  async seriesTotals(m: Q, chainId: number, pair: string, fromDay: string, toDay: string): Promise<(WindowTotals & { option_id: string })[]> {
+    return m.query(
+      `SELECT option_id, sum(fills) AS fills, sum(volume) AS volume, sum(premium_volume) AS premium_volume FROM indexer_clob_daily
+        WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date GROUP BY option_id`,
+      [chainId, pair, fromDay, toDay],
+    );
+  }
+
+  /** One row per UTC day with fills in the window: totals and distinct traders of that day. */
+  async days(m: Q, chainId: number, pair: string, fromDay: string, toDay: string, optionId?: string): Promise<DayRecord[]> {
+    return m.query(
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.fills, d.volume, d.premium_volume, COALESCE(t.traders, 0) AS traders
+         FROM (SELECT day, sum(fills) AS fills, sum(volume) AS volume, sum(premium_volume) AS premium_volume FROM indexer_clob_daily
+                WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date AND ($5::numeric IS NULL OR option_id = $5)
+                GROUP BY day) d
+         LEFT JOIN (SELECT day, count(*) AS traders FROM indexer_clob_traders
+                     WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date GROUP BY day) t ON t.day = d.day
+        ORDER BY d.day`,
+      [chainId, pair, fromDay, toDay, optionId ?? null],
+    );
+  }
+
+  /** Distinct wallets that made or took a fill in the window. */
+  async uniqueTraders(m: Q, chainId: number, pair: string, fromDay: string, toDay: string): Promise<number> {
+    const rows: { n: string }[] = await m.query(
+      `SELECT count(DISTINCT trader) AS n FROM indexer_clob_traders WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date`,
+      [chainId, pair, fromDay, toDay],
+    );
+    return Number(rows[0].n);
+  }
+
+  /** Runs `fn` on one repeatable-read snapshot: a snapshot's parts and its block agree. */
+  consistent<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction('REPEATABLE READ', fn);
+  }
+}
