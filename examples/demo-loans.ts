@@ -73,8 +73,8 @@ async function main(): Promise<void> {
   }
   const summary = await get<{ networks: { chain_id: number; totals: unknown }[] }>('/api/explore/loans/summary?chain_id=31337');
   log('explore', 'summary', summary.networks[0]?.totals as Record<string, unknown>);
-  const atRisk = await get<{ items: { id: string; health_factor: string }[] }>('/api/explore/loans/at-risk?chain_id=31337&below=1.5');
-  log('explore', 'at risk below 1.5', { loans: atRisk.items.map((l) => `${l.id} health ${l.health_factor}`) });
+  const atRisk = await get<{ items: { id: string; health_factor: string }[] }>('/api/explore/loans/at-risk?chain_id=31337&below=3');
+  log('explore', 'health below 3', { loans: atRisk.items.map((l) => `${l.id} health ${l.health_factor}`) });
   const recent = await get<{ items: { id: string }[] }>('/api/explore/loans/recent?chain_id=31337');
   log('explore', 'recent openings', { loans: recent.items.map((l) => l.id) });
   const activity = await get<{ items: { loan: string; kind: string }[] }>('/api/explore/loans/activity?chain_id=31337&limit=20');
