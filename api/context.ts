@@ -6,6 +6,7 @@ import { StreamTokens } from '../shared/platform/stream-tokens';
 import { IdentityService } from '../shared/identity';
 import { IndexerStatusService, PortfolioService } from '../shared/indexed';
 import { ClobExploreService, ExploreStreamMinter } from '../shared/explore';
+import { LoanService } from '../shared/loans';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
 export type ApiDeps = ServiceDeps;
@@ -23,6 +24,7 @@ export interface ApiServices {
   clobExplore: ClobExploreService;
   /** Mints explore stream tokens (any feed) and asks a worker to open them. */
   exploreStreams: ExploreStreamMinter;
+  loans: LoanService;
 }
 
 export interface ApiContext extends ApiDeps {
@@ -45,6 +47,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
       portfolio: new PortfolioService(deps.db),
       clobExplore: new ClobExploreService(deps.db),
       exploreStreams: new ExploreStreamMinter(deps),
+      loans: new LoanService({ db: deps.db }),
     },
   };
 }

@@ -25,7 +25,14 @@ export interface DeployedAddresses {
   meme: Address;
   /** The WETH / USDC pair with USDC premiums. */
   pair: Address;
+  /** Reference price source of the lending market (registry key `margin_price_oracle`). */
+  priceOracle: Address;
+  /** Reference lending market (registry key `margin_lending_market`). */
+  lendingMarket: Address;
 }
+
+/** Share of collateral value that counts against debt in the reference lending market. */
+export const DEV_LIQUIDATION_THRESHOLD_BPS = 8000;
 
 interface TokenSpec {
   key: 'weth' | 'usdc' | 'wbtc' | 'meme';
@@ -80,7 +87,10 @@ export function expectedAddresses(deployer: Address = hardhatAccounts(1)[0].addr
     salt: pairSalt(weth, usdc, usdc),
     bytecode: initCode('OptionPair', [weth, usdc, usdc, mothership]),
   });
-  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair };
+  // Deployed after the pair (nonce 7 created it), so every address above stays where it was.
+  const priceOracle = at(8);
+  const lendingMarket = at(9);
+  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair, priceOracle, lendingMarket };
 }
 
 /**
@@ -117,10 +127,13 @@ export async function deployReferenceContracts(opts: {
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`createPair failed in ${hash}`);
   const pair = (await publicClient.readContract({ address: pairFactory, abi, functionName: 'getPair', args: [weth, usdc, usdc] })) as Address;
+  const priceOracle = await deploy('PriceOracle');
+  const lendingMarket = await deploy('LendingMarket', [priceOracle, DEV_LIQUIDATION_THRESHOLD_BPS]);
+  // Last: every contract above sits at the address its nonce gives (expectedAddresses).
   for (const signer of opts.serviceSigners ?? [DEVELOPMENT_SERVICE_SIGNER.address]) {
     await ensureServiceSigner({ rpcUrl: opts.rpcUrl, mothership, signer, owner: deployer, chainId: opts.chainId });
   }
-  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair: getAddress(pair) };
+  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair: getAddress(pair), priceOracle, lendingMarket };
 }
 
 /**

@@ -97,6 +97,9 @@ export function devchainContracts(a: DeployedAddresses): Record<string, Address>
     meme: a.meme,
     pair_factory: a.pairFactory,
     bond_vault: a.bondVault,
+    // margin_* keys are the indexer's: GET /api/networks leaves them out (the spec's clients ignore them).
+    margin_price_oracle: a.priceOracle,
+    margin_lending_market: a.lendingMarket,
   };
 }
 

@@ -13,6 +13,8 @@ import { indexerContracts } from './indexer.contract';
 import { indexerHandlers } from './indexer.routes';
 import { makerKeysContracts } from './maker-keys.contract';
 import { makerKeysHandlers } from './maker-keys.routes';
+import { loansContracts } from './loans.contract';
+import { loansHandlers } from './loans.routes';
 import { portfolioContracts } from './portfolio.contract';
 import { exploreClobContracts } from './explore-clob.contract';
 import { exploreClobHandlers } from './explore-clob.routes';
@@ -63,6 +65,7 @@ export const ROUTE_CONTRACTS = combine(
   indexerContracts,
   portfolioContracts,
   exploreClobContracts,
+  loansContracts,
 );
 
 export type RouteId = keyof typeof ROUTE_CONTRACTS;
@@ -81,6 +84,7 @@ export function boundRoutes(ctx: ApiContext): BoundRoute[] {
     ...takerHandlers(ctx),
     ...quoteHandlers(ctx),
     ...pubsubHandlers(ctx),
+    ...loansHandlers(ctx),
     ...indexerHandlers(ctx),
     ...portfolioHandlers(ctx),
     ...exploreClobHandlers(ctx),

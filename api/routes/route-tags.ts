@@ -11,5 +11,6 @@ export const ROUTE_TAGS: Record<string, string> = {
   'public data': 'Registry, settings and portfolio snapshots; no credential needed.',
   indexer: 'What the chain indexer has seen, and its health.',
   explore: 'Gated analytics of CLOBs (and loans): books, activity, fills, summaries and live streams; see the Explore gate.',
+  'explore: loans': 'Loans of the reference lending market, for risk analysts: totals, health ranking, activity, one loan, a live stream. Behind the Explore gate (action explore-loan).',
   operations: 'Probes, metrics and this document.',
 };

@@ -11,6 +11,8 @@ import { INDEXED_EVENTS, isEventKind } from '../events/registry';
 import type { EventRow, TransferRow } from '../projectors/changeset';
 import type { Changeset } from '../store/derived-tables';
 import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
+import type { LoanHealthCrossing } from '../store/loan-writer';
+import { createLoanPublisher } from './loan-publisher';
 
 /**
  * Live events the indexer sends after a write has committed. Delivery is best effort: the
@@ -36,6 +38,10 @@ export interface LivePublisher {
   explore(chainId: number, changes: Changeset): Promise<void>;
   /** Tells watchers of `pairs` that their events above the rollback point were undone, then sends each a fresh snapshot. */
   exploreReorg(chainId: number, pairs: string[], point: RollbackPoint): Promise<void>;
+  /** A realtime batch's loan events, price updates and at-risk crossings, to the network's loan streams. */
+  loans(chainId: number, changes: Changeset, crossings: LoanHealthCrossing[]): Promise<void>;
+  /** Tells the network's loan streams that loan or price rows above the rollback point were undone. */
+  loansReorg(chainId: number, point: RollbackPoint): Promise<void>;
 }
 
 /**
@@ -50,6 +56,7 @@ const isPairEvent = (name: string) => isEventKind(name) && INDEXED_EVENTS[name].
 export function createLivePublisher(deps: { db: DataSource; redis: Redis; config: Config; metrics?: Metrics; logger: Logger }): LivePublisher {
   const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
   const hub = new ExploreStreamHub({ db: deps.db, redis: deps.redis, config: deps.config, events });
+  const loans = createLoanPublisher({ db: deps.db, events, hub });
 
   const guard = async (what: string, fn: () => Promise<unknown>) => {
     try {
@@ -124,6 +131,14 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
       // Corrective: the rollback, then a fresh snapshot of the rolled-back state (docs/EXPLORE.md).
       const notice = { ancestor_block: point.number, ancestor_hash: point.hash };
       for (const pair of pairs) await guard('explore', () => hub.resnapshot(clobFeed, chainId, pair, notice, point.key.replace(/[^A-Za-z0-9:_.-]/g, '')));
+    },
+
+    async loans(chainId, changes, crossings) {
+      await guard('explore_loan', () => loans.batch(chainId, changes, crossings));
+    },
+
+    async loansReorg(chainId, point) {
+      await guard('explore_loan', () => loans.reorg(chainId, point));
     },
   };
 }

@@ -11,6 +11,8 @@ import {
 import { reopenFilledQuotes } from '../../shared/quotes';
 import type { Hex } from '../rpc/rpc';
 import { settle, writeBalances, writeEvents, writeOrders, writePairs, writeTransfers, type FilledQuote } from './changeset-writer';
+import { finalLoanStates, loanEventsWithParties, type PriceRow } from '../projectors/loan-rows';
+import { rollbackLoans, rollbackPrices, writeLoanEvents, writeLoans, writePrices, type LoanWriteEffects } from './loan-writer';
 import { exec, type Queryable } from './sql';
 import { dailyRollups, seriesChanges, type ActivityRow } from '../projectors/clob-explore';
 import { rollbackDaily, rollbackSeries, rollbackTraders, writeActivity, writeDaily, writeSeries } from './clob-explore-store';
@@ -30,11 +32,17 @@ export interface RollbackEffects {
   reopened: ReopenedQuote[];
   /** Pairs (CLOBs) with events or transfers above the ancestor: their explore watchers hear of the reorg. */
   pairs: string[];
+  /** Tokens whose prices above the ancestor went: their loans' health is recomputed. */
+  loanTokens: string[];
+  /** Whether any loan or price row was undone: loan stream watchers hear of the reorg. */
+  loans: boolean;
 }
 
 /** What a batch's writes changed that clients must hear about (published after commit). */
 export interface WriteEffects {
   filled: FilledQuote[];
+  /** Tokens repriced and loans whose health crossed the at-risk line. */
+  loans: LoanWriteEffects;
 }
 
 type Rollback = (m: Queryable, chainId: number, at: number, effects: RollbackEffects) => Promise<void>;
@@ -154,6 +162,29 @@ export const DERIVED_TABLES = [
     write: writeActivity,
     rollback: byHeight('indexer_clob_activity', 'block_number'),
   }),
+  projected({
+    table: 'indexer_prices',
+    holds: 'oracle price updates, as read',
+    collect: inChainOrder<PriceRow>(),
+    write: (m, chainId, rows, effects) => writePrices(m, chainId, rows, effects.loans),
+    rollback: rollbackPrices,
+  }),
+  projected({
+    table: 'indexer_loans',
+    holds: 'loans in their latest state, with the health factor the latest prices give them',
+    collect: finalLoanStates,
+    // After the prices: health reads the latest of them.
+    write: (m, chainId, batch, effects) => writeLoans(m, chainId, batch, effects.loans),
+    // After the prices' rollback (health reads the survivors), before the events' (state is rebuilt from them).
+    rollback: rollbackLoans,
+  }),
+  projected({
+    table: 'indexer_loan_events',
+    holds: 'loan events (opened, collateral in and out, repaid, liquidated) with their loan\'s parties',
+    collect: loanEventsWithParties,
+    write: writeLoanEvents,
+    rollback: byHeight('indexer_loan_events', 'block_number'),
+  }),
 ] as const;
 
 type Table = (typeof DERIVED_TABLES)[number];
@@ -183,11 +214,11 @@ export function startChangeset(): { add(row: ProjectedRow): void; done(): Change
   };
 }
 
-/** Writes every table's rows of a changeset, in one transaction the caller holds; returns the quotes it filled. */
-export async function writeDerived(m: Queryable, chainId: number, changes: Changeset): Promise<FilledQuote[]> {
-  const effects: WriteEffects = { filled: [] };
+/** Writes every table's rows of a changeset, in one transaction the caller holds; returns the quotes it filled and the loans' health crossings. */
+export async function writeDerived(m: Queryable, chainId: number, changes: Changeset): Promise<WriteEffects> {
+  const effects: WriteEffects = { filled: [], loans: { repricedTokens: new Set(), crossings: [], lastBlock: null } };
   for (const t of PROJECTED) await (t.write as (m: Queryable, c: number, b: unknown, e: WriteEffects) => Promise<void>)(m, chainId, changes[t.table], effects);
-  return effects.filled;
+  return effects;
 }
 
 /**
@@ -306,7 +337,7 @@ async function rollbackOrders(m: Queryable, chainId: number, at: number): Promis
 
 /** Runs every derived table's rollback above `at`, in order; `at = -1` undoes everything. */
 export async function rollbackDerived(m: Queryable, chainId: number, at: number): Promise<RollbackEffects> {
-  const effects: RollbackEffects = { reopened: [], pairs: [] };
+  const effects: RollbackEffects = { reopened: [], pairs: [], loanTokens: [], loans: false };
   for (const t of DERIVED_TABLES) await t.rollback(m, chainId, at, effects);
   return effects;
 }

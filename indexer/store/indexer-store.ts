@@ -3,6 +3,7 @@ import { CursorConflictError } from '../errors';
 import type { Hex, LightBlock } from '../rpc/rpc';
 import { ResyncRequestRepository, type ResyncRequest } from '../../shared/indexed/resync-requests.repository';
 import type { FilledQuote } from './changeset-writer';
+import type { LoanHealthCrossing } from './loan-writer';
 import { rollbackDerived, writeDerived, type Changeset, type RollbackEffects } from './derived-tables';
 import { exec, insertMany, type Queryable } from './sql';
 
@@ -116,12 +117,12 @@ export class IndexerStore {
     window: { append: LightBlock[] } | { replace: LightBlock[]; checkpoints: StoredHash[] };
     trimBelow?: number;
     pruneBelow?: number;
-  }): Promise<{ filled: FilledQuote[] }> {
+  }): Promise<{ filled: FilledQuote[]; crossings: LoanHealthCrossing[] }> {
     const { chainId } = args;
     return this.ds.transaction(async (m) => {
       await relaxedCommit(m);
       await this.moveCursor(m, chainId, args.contractSet, args.expected, args.cursor);
-      const filled = await writeDerived(m, chainId, args.changes);
+      const written = await writeDerived(m, chainId, args.changes);
       if ('replace' in args.window) {
         await this.windowToCheckpoints(m, chainId, Number.MAX_SAFE_INTEGER);
         await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1`, [chainId]);
@@ -135,7 +136,7 @@ export class IndexerStore {
         await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1 AND number < $2`, [chainId, args.trimBelow]);
       }
       if (args.pruneBelow !== undefined) await m.query(`DELETE FROM indexer_checkpoints WHERE chain_id = $1 AND number < $2`, [chainId, args.pruneBelow]);
-      return { filled };
+      return { filled: written.filled, crossings: written.loans.crossings };
     });
   }
 

@@ -12,6 +12,9 @@ export interface Sources {
   factory: Hex | null;
   mothership: Hex | null;
   pairs: Set<string>;
+  /** The reference lending market and its price oracle (registry `margin_*` keys), when the network has them. */
+  lendingMarket: Hex | null;
+  priceOracle: Hex | null;
   /** Names the registry contracts this cursor covers; a different set starts the network over. */
   contractSet: string;
 }
@@ -27,17 +30,23 @@ function firstAddress(contracts: Record<string, string>, keys: readonly string[]
 export function sourcesFor(
   chainId: number,
   contracts: Record<string, string>,
-  keys: { factory: readonly string[]; mothership: readonly string[] },
+  keys: { factory: readonly string[]; mothership: readonly string[]; lendingMarket?: readonly string[]; priceOracle?: readonly string[] },
   pairs: Iterable<string> = [],
 ): Sources {
   const factory = firstAddress(contracts, keys.factory);
   const mothership = firstAddress(contracts, keys.mothership);
+  const lendingMarket = firstAddress(contracts, keys.lendingMarket ?? []);
+  const priceOracle = firstAddress(contracts, keys.priceOracle ?? []);
+  // Networks without a lending market keep the contract set (and so the cursor) they had.
+  const lending = lendingMarket || priceOracle ? `;lending_market=${lendingMarket ?? 'none'};price_oracle=${priceOracle ?? 'none'}` : '';
   return {
     chainId,
     factory,
     mothership,
     pairs: new Set([...pairs].map((p) => p.toLowerCase())),
-    contractSet: `factory=${factory ?? 'none'};mothership=${mothership ?? 'none'}`,
+    lendingMarket,
+    priceOracle,
+    contractSet: `factory=${factory ?? 'none'};mothership=${mothership ?? 'none'}${lending}`,
   };
 }
 
@@ -47,6 +56,8 @@ export function roleOf(s: Sources): (address: string) => EmitterRole | null {
     if (address === s.factory) return 'factory';
     if (address === s.mothership) return 'mothership';
     if (s.pairs.has(address)) return 'pair';
+    if (address === s.lendingMarket) return 'lending_market';
+    if (address === s.priceOracle) return 'price_oracle';
     return null;
   };
 }
@@ -56,6 +67,8 @@ export function watchedAddresses(s: Sources, pairs: Iterable<string> = s.pairs):
   const out = new Set<string>();
   if (s.factory) out.add(s.factory);
   if (s.mothership) out.add(s.mothership);
+  if (s.lendingMarket) out.add(s.lendingMarket);
+  if (s.priceOracle) out.add(s.priceOracle);
   for (const p of pairs) out.add(p);
   return [...out] as Hex[];
 }

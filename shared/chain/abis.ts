@@ -167,3 +167,75 @@ export const bondVaultAbi = [
     'error TokenTransferFailed(address token)',
   ]),
 ] as const;
+
+/** PriceOracle: the value of one whole `token` in USD (18 decimals), and the token's decimals. */
+export const priceUpdatedEvent = parseAbiItem('event PriceUpdated(address indexed token, uint256 priceWad, uint8 decimals)');
+/** LendingMarket: a loan exists; terms as accepted, liquidation threshold in basis points. */
+export const loanOpenedEvent = parseAbiItem(
+  'event LoanOpened(uint256 indexed loanId, address indexed borrower, address indexed lender, address collateralToken, uint256 collateralAmount, address debtToken, uint256 principal, uint32 rateBps, uint16 liquidationThresholdBps, uint40 maturity)',
+);
+/** LendingMarket: collateral topped up; `collateral` is the new total. */
+export const collateralAddedEvent = parseAbiItem(
+  'event CollateralAdded(uint256 indexed loanId, address indexed from, uint256 amount, uint256 collateral)',
+);
+/** LendingMarket: collateral taken back (by the borrower, or returned on full repayment); `collateral` is what is left. */
+export const collateralWithdrawnEvent = parseAbiItem(
+  'event CollateralWithdrawn(uint256 indexed loanId, address indexed to, uint256 amount, uint256 collateral)',
+);
+/** LendingMarket: a repayment, interest first; `principalRemaining` 0 closes the loan. */
+export const loanRepaidEvent = parseAbiItem(
+  'event LoanRepaid(uint256 indexed loanId, address indexed payer, uint256 principalPaid, uint256 interestPaid, uint256 principalRemaining)',
+);
+/** LendingMarket: an unhealthy or overdue loan's debt repaid by a liquidator, who took the collateral. */
+export const loanLiquidatedEvent = parseAbiItem(
+  'event LoanLiquidated(uint256 indexed loanId, address indexed liquidator, uint256 principalRepaid, uint256 interestRepaid, uint256 collateralSeized)',
+);
+
+export const priceOracleAbi = [
+  priceUpdatedEvent,
+  ...parseAbi([
+    'function owner() view returns (address)',
+    'function priceWad(address token) view returns (uint256)',
+    'function decimalsOf(address token) view returns (uint8)',
+    'function setPrice(address token, uint256 price)',
+    'function valueOf(address token, uint256 amount) view returns (uint256)',
+    'error NotOwner()',
+    'error ZeroPrice(address token)',
+    'error NoPrice(address token)',
+  ]),
+] as const;
+
+export const lendingMarketAbi = [
+  loanOpenedEvent,
+  collateralAddedEvent,
+  collateralWithdrawnEvent,
+  loanRepaidEvent,
+  loanLiquidatedEvent,
+  ...parseAbi([
+    'event LoanOffered(uint256 indexed offerId, address indexed lender, address indexed borrower)',
+    'event OfferCancelled(uint256 indexed offerId)',
+    'function oracle() view returns (address)',
+    'function liquidationThresholdBps() view returns (uint16)',
+    'function nextOfferId() view returns (uint256)',
+    'function nextLoanId() view returns (uint256)',
+    'function offers(uint256 offerId) view returns (address lender, address borrower, address collateralToken, address debtToken, uint256 collateralAmount, uint256 principal, uint32 rateBps, uint40 maturity, bool open)',
+    'function loans(uint256 loanId) view returns (address borrower, address lender, address collateralToken, address debtToken, uint256 collateral, uint256 principal, uint256 interestOwed, uint32 rateBps, uint16 thresholdBps, uint40 maturity, uint40 accruedAt, uint8 state)',
+    'function offerLoan(address borrower, address collateralToken, uint256 collateralAmount, address debtToken, uint256 principal, uint32 rateBps, uint40 maturity) returns (uint256 offerId)',
+    'function cancelOffer(uint256 offerId)',
+    'function acceptOffer(uint256 offerId) returns (uint256 loanId)',
+    'function addCollateral(uint256 loanId, uint256 amount)',
+    'function withdrawCollateral(uint256 loanId, uint256 amount)',
+    'function repay(uint256 loanId, uint256 amount)',
+    'function liquidate(uint256 loanId)',
+    'function healthFactor(uint256 loanId) view returns (uint256)',
+    'error BadTerms()',
+    'error UnknownOffer(uint256 offerId)',
+    'error NotYourOffer(uint256 offerId)',
+    'error NotActive(uint256 loanId)',
+    'error NotBorrower(uint256 loanId)',
+    'error ZeroAmount()',
+    'error Unhealthy(uint256 loanId, uint256 healthWad)',
+    'error Healthy(uint256 loanId, uint256 healthWad)',
+    'error TokenTransferFailed(address token)',
+  ]),
+] as const;

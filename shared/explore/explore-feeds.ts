@@ -1,6 +1,7 @@
 import type { ExploreFeed } from './explore-feed';
 import type { ExploreFeedName } from './explore-watchers';
 import { clobFeed } from './clob/clob-feed';
+import { loanFeed } from '../loans/loan-feed';
 
 /**
  * The live Explore feeds, by name: one entry per feed (the loan feed adds `loan`). Workers open
@@ -8,6 +9,7 @@ import { clobFeed } from './clob/clob-feed';
  */
 export const EXPLORE_FEEDS: Partial<Record<ExploreFeedName, ExploreFeed<never>>> = {
   clob: clobFeed as ExploreFeed<never>,
+  loan: loanFeed as ExploreFeed<never>,
 };
 
 export function exploreFeed(name: ExploreFeedName): ExploreFeed {

@@ -65,7 +65,6 @@ const SPEC_ROUTES: { route: string; auth: string }[] = [
 const DEFERRED: Record<string, number> = {
   'POST /api/orders': 14,
   'POST /api/exclusive-fill': 14,
-  ...Object.fromEntries(SPEC_ROUTES.filter((r) => r.auth === 'explore-loan').map((r) => [r.route, 16])),
 };
 
 /** Routes beyond the spec's table, each with where it was decided. */
@@ -141,7 +140,7 @@ describe('spec route table, OpenAPI document and mounted routes agree', () => {
     expect({ builtButStillDeferred: Object.keys(DEFERRED).filter((r) => documented.has(r)) }).toEqual({ builtButStillDeferred: [] });
     const spec = new Set(SPEC_ROUTES.map((r) => r.route));
     expect(Object.keys(DEFERRED).filter((r) => !spec.has(r))).toEqual([]);
-    expect(new Set(Object.values(DEFERRED))).toEqual(new Set([14, 16]));
+    expect(new Set(Object.values(DEFERRED))).toEqual(new Set([14]));
   });
 
   it('serves nothing beyond the spec that is not listed with its reason', () => {

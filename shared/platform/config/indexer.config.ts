@@ -48,6 +48,9 @@ export const indexerEnv = {
   /** Registry contract keys that name the pair factory, then the mothership; the first key present wins. */
   INDEXER_FACTORY_KEYS: envList('pair_factory,factory'),
   INDEXER_MOTHERSHIP_KEYS: envList('mothership,rfq'),
+  /** Registry keys naming the reference lending market and its price oracle (first present wins; left out of GET /api/networks). */
+  INDEXER_LENDING_MARKET_KEYS: envList('margin_lending_market'),
+  INDEXER_PRICE_ORACLE_KEYS: envList('margin_price_oracle'),
   /** How often the indexer rereads the registry to start, restart or stop tailers. */
   INDEXER_NETWORKS_REFRESH_MS: envInt(15_000, 100, 3_600_000),
   /** How often each tailer writes its status row, whatever it is doing. */

@@ -21,6 +21,8 @@ afterAll(async () => {
 
 const CONTRACT_KEYS = [
   'bond_vault',
+  'margin_lending_market',
+  'margin_price_oracle',
   'meme',
   'mothership',
   'opshuns_core',

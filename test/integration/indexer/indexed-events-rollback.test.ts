@@ -19,7 +19,13 @@ import { encodeLog, fixedArgs } from '../../unit/indexer/abi-logs';
  * Arguments come from the ABI (abi-logs.ts), so a new entry is covered without a line here.
  */
 const CHAIN = 31337;
-const EMITTERS = { factory: '0x1000000000000000000000000000000000000001', mothership: '0x2000000000000000000000000000000000000002', pair: '0x3000000000000000000000000000000000000003' } as const;
+const EMITTERS = {
+  factory: '0x1000000000000000000000000000000000000001',
+  mothership: '0x2000000000000000000000000000000000000002',
+  pair: '0x3000000000000000000000000000000000000003',
+  lending_market: '0x4000000000000000000000000000000000000004',
+  price_oracle: '0x5000000000000000000000000000000000000005',
+} as const;
 const entries = Object.entries(INDEXED_EVENTS).map(([kind, e]) => [kind, e as IndexedEvent<string, object>] as const);
 let env: TestEnv;
 

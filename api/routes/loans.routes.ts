@@ -1,0 +1,23 @@
+import { LOAN_FEED_SUBJECT, loanFeed } from '../../shared/loans';
+import type { ApiContext } from '../context';
+import { Reply, type RouteHandlers } from '../contract/route-contract';
+import type { loansContracts } from './loans.contract';
+
+/** Explore for loans: each handler hands its parsed input to the loan service (shared/loans). */
+export function loansHandlers(ctx: ApiContext): RouteHandlers<typeof loansContracts> {
+  const loans = ctx.services.loans;
+  return {
+    getLoanSummary: async ({ query }) => loans.summary(query),
+    getLoansAtRisk: async ({ query }) => loans.atRisk(query),
+    getRecentLoans: async ({ query }) => loans.recent(query),
+    getLoanActivity: async ({ query }) => loans.activity(query),
+    getLoanEvents: async ({ query }) => loans.events(query),
+    mintLoanStream: async ({ body }) => {
+      await ctx.services.registry.requireNetwork(body.chain_id);
+      return new Reply(201, await ctx.services.exploreStreams.mint(loanFeed, body.chain_id, LOAN_FEED_SUBJECT));
+    },
+    listLoans: async ({ query }) => loans.loans(query),
+    getLoan: async ({ params }) => loans.loan(params.id),
+    getLoanCollateral: async ({ params, query }) => loans.collateral(params.id, query),
+  };
+}

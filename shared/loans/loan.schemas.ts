@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { CHAIN_ID, evmAddress, intQuerySchema, intSchema } from '../platform/validation';
+
+/**
+ * Query and body schemas of the loan routes (the route contracts use them, the service takes
+ * their output). Lists page with an opaque `cursor` and `limit` (default 50, at most 500).
+ */
+
+export const LOAN_EVENT_KINDS = ['opened', 'collateral_added', 'collateral_withdrawn', 'repaid', 'liquidated'] as const;
+export const LOAN_STATES = ['active', 'repaid', 'liquidated'] as const;
+
+const chainId = intQuerySchema(CHAIN_ID);
+const limit = z
+  .string({ message: 'must be an integer from 1 to 500, given once' })
+  .refine((v) => /^[1-9][0-9]{0,2}$/.test(v) && Number(v) <= 500, 'must be an integer from 1 to 500')
+  .transform(Number)
+  .optional()
+  .meta({ description: 'Page size, 1 to 500 (default 50).' });
+const cursor = z
+  .string({ message: 'must be the next_cursor of a previous page, given once' })
+  .regex(/^[A-Za-z0-9_-]{1,512}$/, 'must be the next_cursor of a previous page')
+  .optional()
+  .meta({ description: 'The `next_cursor` of the previous page; omitted for the first page.' });
+const time = z.iso.datetime({ message: 'must be an ISO 8601 UTC timestamp' }).transform((s) => Math.floor(Date.parse(s) / 1000));
+const healthLine = z
+  .string({ message: 'must be a decimal such as 1.1, given once' })
+  .regex(/^(0|[1-9][0-9]{0,5})(\.[0-9]{1,18})?$/, 'must be a decimal such as 1.1 (at most 18 decimals)');
+
+const page = { limit, cursor };
+const network = { chain_id: chainId.meta({ description: 'The network (required: loan ids and lists are per network).' }) };
+
+export const summaryQuery = z.strictObject({ chain_id: chainId.optional().meta({ description: 'One network; all networks with loans when omitted.' }) });
+
+export const atRiskQuery = z.strictObject({
+  ...network,
+  below: healthLine.optional().meta({ description: 'Health factor line, exclusive (default 1.1, the at-risk line; 1 lists the liquidatable).' }),
+  ...page,
+});
+
+export const recentQuery = z.strictObject({ ...network, ...page });
+
+export const activityQuery = z.strictObject({
+  ...network,
+  borrower: evmAddress.optional(),
+  lender: evmAddress.optional(),
+  token: evmAddress.optional().meta({ description: 'Collateral or debt token.' }),
+  type: z.enum(LOAN_EVENT_KINDS, { message: `must be one of ${LOAN_EVENT_KINDS.join(', ')}` }).optional(),
+  from: time.optional().meta({ description: 'Events in blocks at or after this time (ISO 8601).' }),
+  to: time.optional().meta({ description: 'Events in blocks at or before this time (ISO 8601).' }),
+  ...page,
+});
+
+export const eventsQuery = z.strictObject({
+  ...network,
+  type: z.enum(['loan', 'price'], { message: 'must be loan or price' }).optional().meta({ description: 'Only loan events, or only oracle price updates.' }),
+  token: evmAddress.optional().meta({ description: 'Price updates of this token, loan events with it as collateral or debt.' }),
+  ...page,
+});
+
+export const loansQuery = z.strictObject({
+  ...network,
+  borrower: evmAddress.optional(),
+  lender: evmAddress.optional(),
+  token: evmAddress.optional().meta({ description: 'Collateral or debt token.' }),
+  state: z.enum(LOAN_STATES, { message: `must be one of ${LOAN_STATES.join(', ')}` }).optional(),
+  ...page,
+});
+
+export const collateralQuery = z.strictObject({ ...page });
+
+export const loanIdParams = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}-[0-9]{1,78}$/, 'must be a loan id such as 31337-7 (chain id, dash, loan id)')
+    .meta({ description: 'Loan id: `<chain_id>-<loan id on that network\'s market>`.', examples: ['31337-7'] }),
+});
+
+export const streamBody = z.strictObject({
+  chain_id: intSchema(CHAIN_ID).meta({ description: 'The network whose lending market the stream follows.' }),
+});
+
+export type SummaryQuery = z.output<typeof summaryQuery>;
+export type AtRiskQuery = z.output<typeof atRiskQuery>;
+export type RecentQuery = z.output<typeof recentQuery>;
+export type ActivityQuery = z.output<typeof activityQuery>;
+export type EventsQuery = z.output<typeof eventsQuery>;
+export type LoansQuery = z.output<typeof loansQuery>;
+export type CollateralQuery = z.output<typeof collateralQuery>;
+export type StreamBody = z.output<typeof streamBody>;
