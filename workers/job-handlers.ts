@@ -1,5 +1,6 @@
 import type { RegisteredJob } from './job-registry';
+import { orderHandlers } from './orders/order.handlers';
 import { quoteHandlers } from './quotes/quote.handlers';
 
 /** One handler per catalogued job (see workers/job-catalog.ts). */
-export const HANDLERS: RegisteredJob[] = [...quoteHandlers];
+export const HANDLERS: RegisteredJob[] = [...quoteHandlers, ...orderHandlers];

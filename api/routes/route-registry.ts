@@ -13,6 +13,8 @@ import { indexerContracts } from './indexer.contract';
 import { indexerHandlers } from './indexer.routes';
 import { makerKeysContracts } from './maker-keys.contract';
 import { makerKeysHandlers } from './maker-keys.routes';
+import { ordersContracts } from './orders.contract';
+import { ordersHandlers } from './orders.routes';
 import { portfolioContracts } from './portfolio.contract';
 import { portfolioHandlers } from './portfolio.routes';
 import { publicContracts } from './public.contract';
@@ -57,6 +59,7 @@ export const ROUTE_CONTRACTS = combine(
   makerKeysContracts,
   takerContracts,
   quoteContracts,
+  ordersContracts,
   pubsubContracts,
   indexerContracts,
   portfolioContracts,
@@ -77,6 +80,7 @@ export function boundRoutes(ctx: ApiContext): BoundRoute[] {
     ...makerKeysHandlers(ctx),
     ...takerHandlers(ctx),
     ...quoteHandlers(ctx),
+    ...ordersHandlers(ctx),
     ...pubsubHandlers(ctx),
     ...indexerHandlers(ctx),
     ...portfolioHandlers(ctx),

@@ -11,6 +11,8 @@ export interface Sources {
   chainId: number;
   factory: Hex | null;
   mothership: Hex | null;
+  /** The maker BondVault, when the registry names one. */
+  bondVault: Hex | null;
   pairs: Set<string>;
   /** Names the registry contracts this cursor covers; a different set starts the network over. */
   contractSet: string;
@@ -27,17 +29,20 @@ function firstAddress(contracts: Record<string, string>, keys: readonly string[]
 export function sourcesFor(
   chainId: number,
   contracts: Record<string, string>,
-  keys: { factory: readonly string[]; mothership: readonly string[] },
+  keys: { factory: readonly string[]; mothership: readonly string[]; bondVault?: readonly string[] },
   pairs: Iterable<string> = [],
 ): Sources {
   const factory = firstAddress(contracts, keys.factory);
   const mothership = firstAddress(contracts, keys.mothership);
+  const bondVault = firstAddress(contracts, keys.bondVault ?? []);
   return {
     chainId,
     factory,
     mothership,
+    bondVault,
     pairs: new Set([...pairs].map((p) => p.toLowerCase())),
-    contractSet: `factory=${factory ?? 'none'};mothership=${mothership ?? 'none'}`,
+    // A vault joins the set only when present, so networks without one keep their cursors.
+    contractSet: `factory=${factory ?? 'none'};mothership=${mothership ?? 'none'}${bondVault ? `;bondVault=${bondVault}` : ''}`,
   };
 }
 
@@ -46,6 +51,7 @@ export function roleOf(s: Sources): (address: string) => EmitterRole | null {
   return (address) => {
     if (address === s.factory) return 'factory';
     if (address === s.mothership) return 'mothership';
+    if (address === s.bondVault) return 'bondVault';
     if (s.pairs.has(address)) return 'pair';
     return null;
   };
@@ -56,6 +62,7 @@ export function watchedAddresses(s: Sources, pairs: Iterable<string> = s.pairs):
   const out = new Set<string>();
   if (s.factory) out.add(s.factory);
   if (s.mothership) out.add(s.mothership);
+  if (s.bondVault) out.add(s.bondVault);
   for (const p of pairs) out.add(p);
   return [...out] as Hex[];
 }

@@ -47,7 +47,7 @@ export async function loadContext(deps: ContextDeps, network: NetworkSpec): Prom
   const chainId = network.chain_id;
   const actual = await rpc.chainId();
   if (actual !== chainId) throw new ChainMismatchError(chainId, actual);
-  const sources = sourcesFor(chainId, network.contracts, { factory: config.INDEXER_FACTORY_KEYS, mothership: config.INDEXER_MOTHERSHIP_KEYS });
+  const sources = sourcesFor(chainId, network.contracts, { factory: config.INDEXER_FACTORY_KEYS, mothership: config.INDEXER_MOTHERSHIP_KEYS, bondVault: config.INDEXER_BOND_VAULT_KEYS });
   let state = await store.load(chainId, sources.contractSet);
   if (!state.cursor || state.staleSet) {
     if (state.staleSet) logger.warn({ was: state.staleSet, now: sources.contractSet }, 'contract set changed: re-indexing the network');

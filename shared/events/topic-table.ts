@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { StreamKind } from '../platform/stream-tokens';
-import { exploreClobPayload, exploreLoanPayload, rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from './event-payloads';
+import { exclusiveFillPayload, exploreClobPayload, exploreLoanPayload, rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from './event-payloads';
 import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly, type Authorize } from './topic-join';
 import { addressNamed, chainNamed, tokenNamed, type AddressParam, type ChainParam, type TokenParam, type TopicName } from './topic-names';
 
@@ -47,7 +47,14 @@ export const TOPIC_TABLE = {
     authorize: thatMakerOnly,
     replayFromStart: false,
     streamKind: null,
-    events: { rfq_request: rfqRequestPayload, rfq_offer: rfqOfferPayload, rfq_result: rfqResultPayload },
+    events: {
+      rfq_request: rfqRequestPayload,
+      rfq_offer: rfqOfferPayload,
+      rfq_result: rfqResultPayload,
+      exclusive_fill_issued: exclusiveFillPayload,
+      exclusive_fill_used: exclusiveFillPayload,
+      exclusive_fill_expired: exclusiveFillPayload,
+    },
   },
   rfq_stream: {
     status: 'live',

@@ -48,6 +48,8 @@ export const indexerEnv = {
   /** Registry contract keys that name the pair factory, then the mothership; the first key present wins. */
   INDEXER_FACTORY_KEYS: envList('pair_factory,factory'),
   INDEXER_MOTHERSHIP_KEYS: envList('mothership,rfq'),
+  /** Registry contract keys that name the maker BondVault (its deposits and withdrawals are indexed); the first key present wins. */
+  INDEXER_BOND_VAULT_KEYS: envList('bond_vault'),
   /** How often the indexer rereads the registry to start, restart or stop tailers. */
   INDEXER_NETWORKS_REFRESH_MS: envInt(15_000, 100, 3_600_000),
   /** How often each tailer writes its status row, whatever it is doing. */
