@@ -103,8 +103,8 @@ export async function expireOrder(m: Queryable, id: string): Promise<boolean> {
 
 /** active -> expired once its time has passed; its open orders are free again. Returns whether this call changed it. */
 export async function expireExclusiveFill(m: Queryable, id: string): Promise<boolean> {
-  const rows = await updated<{ id: string }>(
-    m,
+  // A SELECT at the top: the driver answers plain rows (no affected count).
+  const rows: { id: string }[] = await m.query(
     `WITH f AS (
        UPDATE exclusive_fills SET state = 'expired', closed_at = now() WHERE id = $1 AND state = 'active' AND expire_time <= now() RETURNING id
      ), released AS (
@@ -113,7 +113,7 @@ export async function expireExclusiveFill(m: Queryable, id: string): Promise<boo
      SELECT id FROM f`,
     [id],
   );
-  return (rows as unknown as { id: string }[]).length > 0;
+  return rows.length > 0;
 }
 
 /** A use of an exclusive fill the indexer saw (ExclusiveFillUsed). */
