@@ -7,6 +7,9 @@ import { IdentityService } from '../shared/identity';
 import { IndexerStatusService, PortfolioService } from '../shared/indexed';
 import { ClobExploreService, ExploreStreamMinter } from '../shared/explore';
 import { LoanService } from '../shared/loans';
+import { ExclusiveFillService, OrderService } from '../shared/orders';
+import { serviceSigner } from '../shared/chain/service-signer';
+import type { PrivateKeyAccount } from 'viem/accounts';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
 export type ApiDeps = ServiceDeps;
@@ -25,6 +28,8 @@ export interface ApiServices {
   /** Mints explore stream tokens (any feed) and asks a worker to open them. */
   exploreStreams: ExploreStreamMinter;
   loans: LoanService;
+  orders: OrderService;
+  exclusiveFills: ExclusiveFillService;
 }
 
 export interface ApiContext extends ApiDeps {
@@ -34,10 +39,14 @@ export interface ApiContext extends ApiDeps {
 export function buildContext(deps: ApiDeps): ApiContext {
   const pairs = new PairDirectory(deps.db, deps.config.REGISTRY_CACHE_MS);
   const streamTokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
+  const registry = new RegistryService(deps.db);
+  // Read on first use: a deployment that never issues an exclusive fill needs no signing key.
+  let signer: PrivateKeyAccount | undefined;
+  const signerOnce = () => (signer ??= serviceSigner(deps.config));
   return {
     ...deps,
     services: {
-      registry: new RegistryService(deps.db),
+      registry,
       pubsub: new PubsubRegistrations(deps.redis, deps.config),
       identity: new IdentityService(deps),
       pairs,
@@ -48,6 +57,15 @@ export function buildContext(deps: ApiDeps): ApiContext {
       clobExplore: new ClobExploreService(deps.db),
       exploreStreams: new ExploreStreamMinter(deps),
       loans: new LoanService({ db: deps.db }),
+      orders: new OrderService({ ...deps, pairs }),
+      exclusiveFills: new ExclusiveFillService({
+        ...deps,
+        pairs,
+        registry,
+        signer: signerOnce,
+        ttlSeconds: deps.config.EXCLUSIVE_FILL_TTL_SECONDS,
+        maxOrders: deps.config.EXCLUSIVE_FILL_MAX_ORDERS,
+      }),
     },
   };
 }

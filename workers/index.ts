@@ -6,6 +6,7 @@ import { PubsubRegistrations } from '../shared/events';
 import { bullPrefix } from '../shared/platform/redis';
 import { QUOTES_QUEUE, quotesRetentionJob, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
 import { HANDLERS } from './job-handlers';
+import { ORDERS_QUEUE, ordersSweepJob } from '../shared/orders';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
 
@@ -17,6 +18,11 @@ export async function scheduleQuoteJobs(queue: JobQueue, config: Pick<Config, 'Q
   const quotes = queue.queue(QUOTES_QUEUE);
   await quotes.upsertJobScheduler(quotesSweepJob.jobId({}), { every: config.QUOTE_SWEEP_INTERVAL_MS }, { name: quotesSweepJob.name, data: {} });
   await quotes.upsertJobScheduler(quotesRetentionJob.jobId({}), { every: config.QUOTE_RETENTION_INTERVAL_MS }, { name: quotesRetentionJob.name, data: {} });
+}
+
+/** The orders sweeper, on a schedule under its fixed id. */
+export async function scheduleOrderJobs(queue: JobQueue, config: Pick<Config, 'ORDER_SWEEP_INTERVAL_MS'>): Promise<void> {
+  await queue.queue(ORDERS_QUEUE).upsertJobScheduler(ordersSweepJob.jobId({}), { every: config.ORDER_SWEEP_INTERVAL_MS }, { name: ordersSweepJob.name, data: {} });
 }
 
 /**
@@ -38,6 +44,7 @@ export async function startWorkers(
     concurrency: opts.concurrency ?? 32,
   });
   await scheduleQuoteJobs(deps.queue, deps.config);
+  await scheduleOrderJobs(deps.queue, deps.config);
   host.start();
   lifecycle.onClose('workers', () => host.close());
   return host;

@@ -36,6 +36,8 @@ export const WHO_NEEDS_WHAT = {
   manage_taker_keys: 'taker_manager',
   mint_delegate: 'taker_key_or_taker_admin',
   create_order: 'optional_bearer',
+  /** POST /api/orders/:id/cancel (beyond the spec): the owner's wallet, by any credential that speaks for one. */
+  cancel_order: 'any_wallet',
   register_freemium_pubsub: 'any_wallet',
   /** GET /api/me ("bearer"): whichever credential speaks for a wallet: SIWE, maker key or delegate. */
   session: 'any_wallet',

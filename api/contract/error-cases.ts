@@ -26,6 +26,17 @@ export const errorBodySchema = z
       .min(1)
       .optional()
       .meta({ description: 'One entry per bad field, e.g. `intents[1].strike_wad`.' }),
+    fill_bond_requirements: z
+      .record(
+        z.string(),
+        z.strictObject({
+          token: z.string().meta({ description: 'The premium token address.' }),
+          fill_bond_amount: z.string().meta({ description: 'The minimum bond (GET /api/bond-requirements), token units.' }),
+          maker_bond: z.string().meta({ description: "The maker's indexed bond in the BondVault, token units." }),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Only on `insufficient_fill_bond`: per premium-token symbol, the minimum and the bond the maker holds.' }),
     request_id: z.string().min(1).meta({ description: 'Also in the X-Request-Id header; quote it when asking for help.' }),
   })
   .meta({ description: 'Every 4xx and 5xx answer has this body.' });

@@ -15,6 +15,8 @@ import { makerKeysContracts } from './maker-keys.contract';
 import { makerKeysHandlers } from './maker-keys.routes';
 import { loansContracts } from './loans.contract';
 import { loansHandlers } from './loans.routes';
+import { ordersContracts } from './orders.contract';
+import { ordersHandlers } from './orders.routes';
 import { portfolioContracts } from './portfolio.contract';
 import { exploreClobContracts } from './explore-clob.contract';
 import { exploreClobHandlers } from './explore-clob.routes';
@@ -61,6 +63,7 @@ export const ROUTE_CONTRACTS = combine(
   makerKeysContracts,
   takerContracts,
   quoteContracts,
+  ordersContracts,
   pubsubContracts,
   indexerContracts,
   portfolioContracts,
@@ -83,6 +86,7 @@ export function boundRoutes(ctx: ApiContext): BoundRoute[] {
     ...makerKeysHandlers(ctx),
     ...takerHandlers(ctx),
     ...quoteHandlers(ctx),
+    ...ordersHandlers(ctx),
     ...pubsubHandlers(ctx),
     ...loansHandlers(ctx),
     ...indexerHandlers(ctx),

@@ -5,6 +5,7 @@ export const API_VERSION = '0.3.0';
 export const ROUTE_TAGS: Record<string, string> = {
   'sign-in': 'Sign-In with Ethereum (EIP-4361) and the session it yields.',
   quotes: 'Options RFQ: takers create and poll quotes, makers post signed package offers.',
+  orders: 'CLOB orders, and exclusive fills makers take over them (backed by bonds).',
   pubsub: 'Registration for a chain\'s request feed on the socket.',
   'maker organization': 'Maker bot keys and the admin role; each change is signed by the admin wallet.',
   'taker organization': 'Taker API keys and short-lived delegates for end-user wallets.',

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { errorBodySchema } from '../../api/contract/error-cases';
 import type { identityContracts } from '../../api/routes/identity.contract';
 import type { makerKeysContracts } from '../../api/routes/maker-keys.contract';
+import type { ordersContracts } from '../../api/routes/orders.contract';
 import type { publicContracts } from '../../api/routes/public.contract';
 import type { pubsubContracts } from '../../api/routes/pubsub.contract';
 import type { quoteContracts } from '../../api/routes/quote.contract';
@@ -42,6 +43,12 @@ export type QuotePoll = OkBody<(typeof quoteContracts)['pollQuote']>;
 export type Offer = QuotePoll['offers'][number];
 export type PackageOfferRequest = RequestBody<(typeof quoteContracts)['submitOffer']>;
 export type SubmittedOffer = OkBody<(typeof quoteContracts)['submitOffer']>;
+
+export type OrderRequest = RequestBody<(typeof ordersContracts)['createOrder']>;
+export type OrderView = OkBody<(typeof ordersContracts)['createOrder']>;
+export type OrderList = OkBody<(typeof ordersContracts)['listOrders']>;
+export type ExclusiveFillRequest = RequestBody<(typeof ordersContracts)['createExclusiveFill']>;
+export type CreatedExclusiveFill = OkBody<(typeof ordersContracts)['createExclusiveFill']>;
 
 export type PubsubRegistration = OkBody<(typeof pubsubContracts)['registerPremium']>;
 

@@ -5,3 +5,4 @@ export { signSiwe, siweMessageFor } from './siwe';
 export { packageOffer, signPackageOffer, packageOfferTypedData, packageOfferDomain, PACKAGE_OFFER_TYPES, jsonLegToLeg, type OfferTerms, type QuotedLeg, type PackageOffer, type IntentJson } from './offers';
 export type * from './api-types';
 export { networkContract } from './networks';
+export { orderIntent, exclusiveFillMessage, orderIntentHash, intentDataHash, exclusiveFillTypedData, ORDER_INTENT_TYPES, EXCLUSIVE_FILL_TYPES, type OrderIntent, type ExclusiveFill } from './orders';

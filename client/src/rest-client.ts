@@ -2,6 +2,11 @@ import type { LocalAccount } from 'viem/accounts';
 import { ApiError, foreignErrorBody } from './api-error';
 import type {
   AddMakerKeyRequest,
+  CreatedExclusiveFill,
+  ExclusiveFillRequest,
+  OrderList,
+  OrderRequest,
+  OrderView,
   CreatedQuote,
   DefaultPremiumTokensResult,
   Delegate,
@@ -120,6 +125,35 @@ export class RfqClient {
   /** A taker organization's backend (bearer: its API key) mints a delegate for an end-user wallet. */
   mintDelegate(body: MintDelegateRequest): Promise<Delegate> {
     return this.send('POST', '/api/taker/delegate', { body });
+  }
+
+  // --- orders ----------------------------------------------------------------------------
+
+  /** Records a CLOB order (optional bearer: with one, destination.from must be its wallet). Place it on chain with the pair's placeIntent(orderIntent(order)). */
+  createOrder(body: OrderRequest): Promise<OrderView> {
+    return this.send('POST', '/api/orders', { body });
+  }
+
+  getOrder(orderId: string): Promise<OrderView> {
+    return this.send('GET', `/api/orders/${encodeURIComponent(orderId)}`);
+  }
+
+  /** One page, newest first; pass the answer's next_cursor as `cursor` for the next. */
+  listOrders(query: { owner?: string; state?: string; chain_id?: number; cursor?: string; limit?: number } = {}): Promise<OrderList> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.toString();
+    return this.send('GET', `/api/orders${qs ? `?${qs}` : ''}`);
+  }
+
+  /** The owner records its intent to cancel (bearer: the owner's wallet). */
+  cancelOrder(orderId: string): Promise<OrderView> {
+    return this.send('POST', `/api/orders/${encodeURIComponent(orderId)}/cancel`);
+  }
+
+  /** A maker takes exclusive fill rights over open orders; fill with the pair's fillExclusive(exclusiveFillMessage(fill), fill.signature, intents, reward). */
+  createExclusiveFill(body: ExclusiveFillRequest): Promise<CreatedExclusiveFill> {
+    return this.send('POST', '/api/exclusive-fill', { body });
   }
 
   // --- makers ----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ export interface LogMeta {
 }
 
 /** Which contract may emit what: a log from any other emitter is not ours and is dropped. */
-export type EmitterRole = 'factory' | 'mothership' | 'pair' | 'lending_market' | 'price_oracle';
+export type EmitterRole = 'factory' | 'mothership' | 'pair' | 'bondVault' | 'lending_market' | 'price_oracle';
 
 /** A decoded log of event `K`: its arguments `A` (addresses checksummed, hashes lower-case) and where it sits. */
 export type Decoded<K extends string, A> = { kind: K; meta: LogMeta } & A;

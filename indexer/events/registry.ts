@@ -6,6 +6,10 @@ import {
   loanOpenedEvent,
   loanRepaidEvent,
   priceUpdatedEvent,
+  bondDepositedEvent,
+  bondWithdrawnEvent,
+  exclusiveFillUsedEvent,
+  orderIntentPlacedEvent,
   orderCancelledEvent,
   orderFilledEvent,
   orderPlacedEvent,
@@ -19,9 +23,9 @@ import { rawEvent } from '../projectors/raw-event';
 import type { LoanChange, LoanEventRow } from '../projectors/loan-rows';
 import type { RowPosition } from '../projectors/changeset';
 import { openInterestDelta } from '../projectors/clob-explore';
-import type { Hex } from '../rpc/rpc';
+import type { Hex, RpcLog } from '../rpc/rpc';
 import type { ProjectedRow } from '../store/derived-tables';
-import { indexedEvent, type IndexedEvent } from './indexed-event';
+import { indexedEvent, type IndexedEvent, type LogMeta } from './indexed-event';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
@@ -280,6 +284,87 @@ export const INDEXED_EVENTS = registry({
       return { signer: topicAddress(log.topics[1]), allowed: bool(word(log.data, 0)) };
     },
     project: (log, at) => [rawEvent(log, at)],
+  }),
+
+  /** OptionPair: the owner placed an API-recorded order (follows its OrderPlaced): intent hash -> book order. */
+  OrderIntentPlaced: indexedEvent({
+    abi: orderIntentPlacedEvent,
+    emitter: 'pair',
+    tables: ['indexer_events', 'indexer_order_intents'],
+    decode(log) {
+      expectShape(log, 4, 2, 'OrderIntentPlaced');
+      const t = log.topics;
+      return { orderId: uint(t[1]), intentHash: t[2].toLowerCase() as Hex, owner: topicAddress(t[3]), noncePrefix: uint(word(log.data, 0)), nonce: uint(word(log.data, 1)) };
+    },
+    project: (log, at) => [
+      rawEvent(log, at),
+      {
+        table: 'indexer_order_intents',
+        row: {
+          ...at,
+          pair: log.meta.address,
+          order_id: log.orderId.toString(),
+          intent_hash: log.intentHash,
+          owner: log.owner,
+          nonce_prefix: log.noncePrefix.toString(),
+          nonce: log.nonce.toString(),
+        },
+      },
+    ],
+  }),
+
+  /** OptionPair: an API-signed exclusive fill was used: the fill is used and its orders filled (a rollback reopens them). */
+  ExclusiveFillUsed: indexedEvent({
+    abi: exclusiveFillUsedEvent,
+    emitter: 'pair',
+    tables: ['indexer_events', 'indexer_exclusive_fill_uses', 'exclusive_fills', 'orders'],
+    decode(log) {
+      expectShape(log, 4, 3, 'ExclusiveFillUsed');
+      const t = log.topics;
+      const d = log.data;
+      return {
+        exclusiveFillId: t[1].toLowerCase() as Hex,
+        maker: topicAddress(t[2]),
+        rewardDestination: topicAddress(t[3]),
+        intentDataHash: `0x${word(d, 0).toLowerCase()}` as Hex,
+        rewardPerUnit: uint(word(d, 1)),
+        totalReward: uint(word(d, 2)),
+      };
+    },
+    project: (log, at) => [
+      rawEvent(log, at),
+      {
+        table: 'indexer_exclusive_fill_uses',
+        row: {
+          ...at,
+          pair: log.meta.address,
+          exclusive_fill_id_hash: log.exclusiveFillId,
+          maker: log.maker,
+          reward_destination: log.rewardDestination,
+          intent_data_hash: log.intentDataHash,
+          reward_per_unit: log.rewardPerUnit.toString(),
+          total_reward: log.totalReward.toString(),
+        },
+      },
+    ],
+  }),
+
+  /** BondVault: a maker added bond; `balance` is its new bond in the token. */
+  BondDeposited: indexedEvent({
+    abi: bondDepositedEvent,
+    emitter: 'bondVault',
+    tables: ['indexer_bond_events'],
+    decode: (log) => decodeBond(log, 'BondDeposited'),
+    project: (log, at) => [bondRow(log, at, 'deposit')],
+  }),
+
+  /** BondVault: a maker took bond out; `balance` is its new bond in the token. */
+  BondWithdrawn: indexedEvent({
+    abi: bondWithdrawnEvent,
+    emitter: 'bondVault',
+    tables: ['indexer_bond_events'],
+    decode: (log) => decodeBond(log, 'BondWithdrawn'),
+    project: (log, at) => [bondRow(log, at, 'withdraw')],
   }),
 
   /** Mothership: a package offer settled, i.e. the quote with this taker hash is filled. */
@@ -541,6 +626,19 @@ export const INDEXED_EVENTS = registry({
 });
 
 type Registry = typeof INDEXED_EVENTS;
+
+/** Deposits and withdrawals share one layout: maker and token indexed, then amount and the new balance. */
+function decodeBond(log: RpcLog, kind: string) {
+  expectShape(log, 3, 2, kind);
+  return { maker: topicAddress(log.topics[1]), token: topicAddress(log.topics[2]), amount: uint(word(log.data, 0)), balance: uint(word(log.data, 1)) };
+}
+
+function bondRow(log: ReturnType<typeof decodeBond> & { meta: LogMeta }, at: RowPosition, kind: 'deposit' | 'withdraw'): ProjectedRow {
+  return {
+    table: 'indexer_bond_events',
+    row: { ...at, vault: log.meta.address, maker: log.maker, token: log.token, kind, amount: log.amount.toString(), balance: log.balance.toString() },
+  };
+}
 
 /** The name of an event the indexer reads. */
 export type EventKind = keyof Registry;

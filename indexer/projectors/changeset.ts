@@ -192,3 +192,34 @@ export function finalOrderStates(): RowCollector<OrderEvent, OrderBatch> {
     done: () => ({ placed: [...placed.values()], updates: [...updated.values()] }),
   };
 }
+
+/** The owner placed an API-recorded order: its intent hash and the book order it became. */
+export interface OrderIntentRow extends RowPosition {
+  pair: Hex;
+  order_id: string;
+  intent_hash: Hex;
+  owner: Hex;
+  nonce_prefix: string;
+  nonce: string;
+}
+
+/** An API-signed exclusive fill used on a pair. */
+export interface ExclusiveFillUseRow extends RowPosition {
+  pair: Hex;
+  exclusive_fill_id_hash: Hex;
+  maker: Hex;
+  reward_destination: Hex;
+  intent_data_hash: Hex;
+  reward_per_unit: string;
+  total_reward: string;
+}
+
+/** A BondVault deposit or withdrawal; `balance` is the maker's new bond in that token. */
+export interface BondEventRow extends RowPosition {
+  vault: Hex;
+  maker: Hex;
+  token: Hex;
+  kind: 'deposit' | 'withdraw';
+  amount: string;
+  balance: string;
+}

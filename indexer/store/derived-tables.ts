@@ -1,4 +1,7 @@
 import {
+  type BondEventRow,
+  type ExclusiveFillUseRow,
+  type OrderIntentRow,
   finalOrderStates,
   inChainOrder,
   netBalances,
@@ -9,6 +12,8 @@ import {
   type TransferRow,
 } from '../projectors/changeset';
 import { reopenFilledQuotes } from '../../shared/quotes';
+import { reopenChainClosedOrders, revertUsedFills } from '../../shared/orders';
+import { writeBondEvents, writeFillUses, writeOrderIntents } from './order-writer';
 import type { Hex } from '../rpc/rpc';
 import { settle, writeBalances, writeEvents, writeOrders, writePairs, writeTransfers, type FilledQuote } from './changeset-writer';
 import { finalLoanStates, loanEventsWithParties, type PriceRow } from '../projectors/loan-rows';
@@ -184,6 +189,30 @@ export const DERIVED_TABLES = [
     collect: loanEventsWithParties,
     write: writeLoanEvents,
     rollback: byHeight('indexer_loan_events', 'block_number'),
+  }),
+  // Fills first: whether a reopened order stays held depends on its fill's state.
+  effect({ table: 'exclusive_fills', holds: 'state used and used_tx_hash, written by the fill uses', rollback: revertUsedFills }),
+  effect({ table: 'orders', holds: 'state filled, written by the fill uses', rollback: reopenChainClosedOrders }),
+  projected({
+    table: 'indexer_exclusive_fill_uses',
+    holds: 'exclusive fills used on chain; each marks its fill used and its orders filled',
+    collect: inChainOrder<ExclusiveFillUseRow>(),
+    write: writeFillUses,
+    rollback: byHeight('indexer_exclusive_fill_uses', 'block_number'),
+  }),
+  projected({
+    table: 'indexer_order_intents',
+    holds: 'API-recorded orders their owners placed, with the book order each became',
+    collect: inChainOrder<OrderIntentRow>(),
+    write: writeOrderIntents,
+    rollback: byHeight('indexer_order_intents', 'block_number'),
+  }),
+  projected({
+    table: 'indexer_bond_events',
+    holds: 'BondVault deposits and withdrawals; the latest per maker and token carries its bond',
+    collect: inChainOrder<BondEventRow>(),
+    write: writeBondEvents,
+    rollback: byHeight('indexer_bond_events', 'block_number'),
   }),
 ] as const;
 

@@ -11,6 +11,8 @@ export interface Sources {
   chainId: number;
   factory: Hex | null;
   mothership: Hex | null;
+  /** The maker BondVault, when the registry names one. */
+  bondVault: Hex | null;
   pairs: Set<string>;
   /** The reference lending market and its price oracle (registry `margin_*` keys), when the network has them. */
   lendingMarket: Hex | null;
@@ -30,23 +32,26 @@ function firstAddress(contracts: Record<string, string>, keys: readonly string[]
 export function sourcesFor(
   chainId: number,
   contracts: Record<string, string>,
-  keys: { factory: readonly string[]; mothership: readonly string[]; lendingMarket?: readonly string[]; priceOracle?: readonly string[] },
+  keys: { factory: readonly string[]; mothership: readonly string[]; bondVault?: readonly string[]; lendingMarket?: readonly string[]; priceOracle?: readonly string[] },
   pairs: Iterable<string> = [],
 ): Sources {
   const factory = firstAddress(contracts, keys.factory);
   const mothership = firstAddress(contracts, keys.mothership);
+  const bondVault = firstAddress(contracts, keys.bondVault ?? []);
   const lendingMarket = firstAddress(contracts, keys.lendingMarket ?? []);
   const priceOracle = firstAddress(contracts, keys.priceOracle ?? []);
-  // Networks without a lending market keep the contract set (and so the cursor) they had.
+  // A vault or a lending market joins the set only when present, so networks without one keep their cursors.
+  const vault = bondVault ? `;bondVault=${bondVault}` : '';
   const lending = lendingMarket || priceOracle ? `;lending_market=${lendingMarket ?? 'none'};price_oracle=${priceOracle ?? 'none'}` : '';
   return {
     chainId,
     factory,
     mothership,
+    bondVault,
     pairs: new Set([...pairs].map((p) => p.toLowerCase())),
     lendingMarket,
     priceOracle,
-    contractSet: `factory=${factory ?? 'none'};mothership=${mothership ?? 'none'}${lending}`,
+    contractSet: `factory=${factory ?? 'none'};mothership=${mothership ?? 'none'}${vault}${lending}`,
   };
 }
 
@@ -55,6 +60,7 @@ export function roleOf(s: Sources): (address: string) => EmitterRole | null {
   return (address) => {
     if (address === s.factory) return 'factory';
     if (address === s.mothership) return 'mothership';
+    if (address === s.bondVault) return 'bondVault';
     if (s.pairs.has(address)) return 'pair';
     if (address === s.lendingMarket) return 'lending_market';
     if (address === s.priceOracle) return 'price_oracle';
@@ -67,6 +73,7 @@ export function watchedAddresses(s: Sources, pairs: Iterable<string> = s.pairs):
   const out = new Set<string>();
   if (s.factory) out.add(s.factory);
   if (s.mothership) out.add(s.mothership);
+  if (s.bondVault) out.add(s.bondVault);
   if (s.lendingMarket) out.add(s.lendingMarket);
   if (s.priceOracle) out.add(s.priceOracle);
   for (const p of pairs) out.add(p);

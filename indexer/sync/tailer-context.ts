@@ -50,6 +50,7 @@ export async function loadContext(deps: ContextDeps, network: NetworkSpec): Prom
   const sources = sourcesFor(chainId, network.contracts, {
     factory: config.INDEXER_FACTORY_KEYS,
     mothership: config.INDEXER_MOTHERSHIP_KEYS,
+    bondVault: config.INDEXER_BOND_VAULT_KEYS,
     lendingMarket: config.INDEXER_LENDING_MARKET_KEYS,
     priceOracle: config.INDEXER_PRICE_ORACLE_KEYS,
   });

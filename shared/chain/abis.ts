@@ -37,6 +37,14 @@ export const orderFilledEvent = parseAbiItem(
 export const orderCancelledEvent = parseAbiItem(
   'event OrderCancelled(uint256 indexed orderId, address indexed owner, uint256 remaining)',
 );
+/** OptionPair: the owner placed an API-recorded order; `orderId` is its book order. */
+export const orderIntentPlacedEvent = parseAbiItem(
+  'event OrderIntentPlaced(uint256 indexed orderId, bytes32 indexed intentHash, address indexed owner, uint64 noncePrefix, uint256 nonce)',
+);
+/** OptionPair: an API-signed exclusive fill was used; its orders were filled (OrderFilled each). */
+export const exclusiveFillUsedEvent = parseAbiItem(
+  'event ExclusiveFillUsed(bytes32 indexed exclusiveFillId, address indexed maker, address indexed rewardDestination, bytes32 intentDataHash, uint256 rewardPerUnit, uint256 totalReward)',
+);
 /** BondVault: a maker added bond; `balance` is the new total. */
 export const bondDepositedEvent = parseAbiItem(
   'event BondDeposited(address indexed maker, address indexed token, uint256 amount, uint256 balance)',
@@ -53,6 +61,7 @@ const STRUCTS = [
   'struct DutchFillRequest { Leg[] intents; TokenTriple[] tokens; DutchPremium dutchPremium; uint40 auctionEnd; bytes32 makerAddressHash; uint256 takerNonce; address requiredAuthority; address requiredDutchAuthority; address referrer; }',
   'struct PackageOffer { bytes32 takerAddressHash; Leg[] legs; uint256 packagePremium; bool makerPaysTaker; address premiumToken; address maker; uint256 nonce; uint40 deadline; }',
   'struct ExclusiveFill { bytes32 exclusiveFillId; address maker; bytes32[] orderIds; address rewardDestination; bytes32 intentDataHash; uint40 expireTime; }',
+  'struct OrderIntent { address from; address to; uint64 noncePrefix; uint256 nonce; address options6909Contract; uint256 amount; uint256 fillerRewardMaxPerMintedUnit; uint256 fillerRewardMinPerMintedUnit; uint8 optionType; uint40 startExecutionTimestamp; uint40 expiryTimestamp; uint256 premiumStart; uint256 premiumEnd; uint32 premiumDecayRateBpsPerSecond; uint144 strikeStart; uint144 strikeEnd; uint32 strikeDecayRateBpsPerSecond; uint256 startMinFill; uint256 minFillDecayRatePerSecond; uint8 buyOrSell; uint40 intentStartTime; uint40 intentExpiry; uint8 orderOnExpiry; }',
 ] as const;
 
 export const serviceSignerSetEvent = parseAbiItem('event ServiceSignerSet(address indexed signer, bool allowed)');
@@ -109,7 +118,33 @@ export const optionPairAbi = [
   orderPlacedEvent,
   orderFilledEvent,
   orderCancelledEvent,
+  orderIntentPlacedEvent,
+  exclusiveFillUsedEvent,
   ...parseAbi([
+    ...STRUCTS,
+    'function hashOrderIntent(OrderIntent intent) pure returns (bytes32)',
+    'function placeIntent(OrderIntent intent) returns (uint256 orderId)',
+    'function fillExclusive(ExclusiveFill fill, bytes signature, OrderIntent[] intents, uint256 rewardPerUnit)',
+    'function orderOfIntent(bytes32 intentHash) view returns (uint256)',
+    'function intentNonceUsed(address owner, uint64 prefix, uint256 nonce) view returns (bool)',
+    'function exclusiveFillUsed(bytes32 exclusiveFillId) view returns (bool)',
+    'error NotIntentOwner(address owner, address caller)',
+    'error WrongPair(address expected)',
+    'error WrongDestination(address to)',
+    'error IntentNotStarted(uint40 intentStartTime)',
+    'error IntentExpired(uint40 intentExpiry)',
+    'error IntentNonceUsed(address owner, uint64 prefix, uint256 nonce)',
+    'error IntentAlreadyPlaced(bytes32 intentHash)',
+    'error IntentNotPlaced(bytes32 intentHash)',
+    'error OrderClosed(uint256 orderId)',
+    'error NotFillMaker(address maker, address caller)',
+    'error FillExpired(uint40 expireTime)',
+    'error FillAlreadyUsed(bytes32 exclusiveFillId)',
+    'error FillOrderCount(uint256 orderIds, uint256 intents)',
+    'error IntentDataMismatch(bytes32 expected, bytes32 computed)',
+    'error UnregisteredSigner(address signer)',
+    'error BadSignature()',
+    'error RewardOutOfLimits(uint256 orderId, uint256 rewardPerUnit)',
     'function token0() view returns (address)',
     'function token1() view returns (address)',
     'function premiumToken() view returns (address)',

@@ -1,6 +1,15 @@
 import type { z } from 'zod';
 import type { StreamKind } from '../platform/stream-tokens';
-import { exploreClobEventPayload, exploreClobSnapshotPayload, exploreClobTransferPayload, exploreLoanPayload, rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from './event-payloads';
+import {
+  exclusiveFillPayload,
+  exploreClobEventPayload,
+  exploreClobSnapshotPayload,
+  exploreClobTransferPayload,
+  exploreLoanPayload,
+  rfqOfferPayload,
+  rfqRequestPayload,
+  rfqResultPayload,
+} from './event-payloads';
 import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly, type Authorize } from './topic-join';
 import { addressNamed, chainNamed, tokenNamed, type AddressParam, type ChainParam, type TokenParam, type TopicName } from './topic-names';
 
@@ -47,7 +56,14 @@ export const TOPIC_TABLE = {
     authorize: thatMakerOnly,
     replayFromStart: false,
     streamKind: null,
-    events: { rfq_request: rfqRequestPayload, rfq_offer: rfqOfferPayload, rfq_result: rfqResultPayload },
+    events: {
+      rfq_request: rfqRequestPayload,
+      rfq_offer: rfqOfferPayload,
+      rfq_result: rfqResultPayload,
+      exclusive_fill_issued: exclusiveFillPayload,
+      exclusive_fill_used: exclusiveFillPayload,
+      exclusive_fill_expired: exclusiveFillPayload,
+    },
   },
   rfq_stream: {
     status: 'live',

@@ -11,3 +11,5 @@ export { parseDutchRequest, dutchRequestToJson } from './dutch-request';
 export type { DutchRequestJson } from './dutch-request';
 export { encodeOptionId, decodeOptionId } from './option-id';
 export type { OptionSeries } from './option-id';
+export { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash } from './order-intent';
+export type { OrderIntent } from './order-intent';

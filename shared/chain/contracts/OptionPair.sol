@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity 0.8.30;
 
+import {ExclusiveFill, OrderIntent} from "./ProtocolTypes.sol";
+import {ProtocolHashing} from "./ProtocolHashing.sol";
+import {OptionIds} from "./OptionIds.sol";
+
+/// What the pair asks its mothership about an exclusive fill: the digest the service signed
+/// (the domain is the mothership's) and whether the signer is a registered service key.
+interface IMothershipRegistry {
+    function digestExclusiveFill(ExclusiveFill calldata fill) external view returns (bytes32);
+    function isServiceSigner(address signer) external view returns (bool);
+}
+
 /// One pair (CLOB) per token0 / token1 / premium-token triple: an ERC-6909 ledger of option
 /// series (ids from OptionIds) and a minimal order book. Orders only record intent and emit
 /// events; a fill mints the option to the buying side and moves no tokens. That keeps the
@@ -28,6 +39,15 @@ contract OptionPair {
     mapping(uint256 orderId => Order) public orders;
     uint256 public nextOrderId = 1;
 
+    /// The book order an intent became (0: never placed). An intent is placed at most once.
+    mapping(bytes32 intentHash => uint256 orderId) public orderOfIntent;
+    /// The (prefix, nonce) an owner's placed intents used; each is accepted once.
+    mapping(address owner => mapping(uint64 prefix => mapping(uint256 nonce => bool))) public intentNonceUsed;
+    mapping(bytes32 exclusiveFillId => bool) public exclusiveFillUsed;
+
+    /// secp256k1 n / 2: signatures with a higher s are malleable copies and are refused.
+    uint256 private constant HALF_ORDER = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
+
     event Transfer(address caller, address indexed sender, address indexed receiver, uint256 indexed id, uint256 amount);
     event OperatorSet(address indexed owner, address indexed spender, bool approved);
     event Approval(address indexed owner, address indexed spender, uint256 indexed id, uint256 amount);
@@ -44,6 +64,19 @@ contract OptionPair {
         uint256 remaining
     );
     event OrderCancelled(uint256 indexed orderId, address indexed owner, uint256 remaining);
+    /// The owner placed an API-recorded order: `orderId` is its book order (OrderPlaced precedes this).
+    event OrderIntentPlaced(
+        uint256 indexed orderId, bytes32 indexed intentHash, address indexed owner, uint64 noncePrefix, uint256 nonce
+    );
+    /// An API-signed exclusive fill was used: every order it names was filled (OrderFilled each).
+    event ExclusiveFillUsed(
+        bytes32 indexed exclusiveFillId,
+        address indexed maker,
+        address indexed rewardDestination,
+        bytes32 intentDataHash,
+        uint256 rewardPerUnit,
+        uint256 totalReward
+    );
 
     error NotMothership();
     error InsufficientBalance(address owner, uint256 id);
@@ -52,6 +85,23 @@ contract OptionPair {
     error UnknownOrder(uint256 orderId);
     error NotOrderOwner(uint256 orderId);
     error OverFill(uint256 orderId, uint256 remaining);
+    error NotIntentOwner(address owner, address caller);
+    error WrongPair(address expected);
+    error WrongDestination(address to);
+    error IntentNotStarted(uint40 intentStartTime);
+    error IntentExpired(uint40 intentExpiry);
+    error IntentNonceUsed(address owner, uint64 prefix, uint256 nonce);
+    error IntentAlreadyPlaced(bytes32 intentHash);
+    error IntentNotPlaced(bytes32 intentHash);
+    error OrderClosed(uint256 orderId);
+    error NotFillMaker(address maker, address caller);
+    error FillExpired(uint40 expireTime);
+    error FillAlreadyUsed(bytes32 exclusiveFillId);
+    error FillOrderCount(uint256 orderIds, uint256 intents);
+    error IntentDataMismatch(bytes32 expected, bytes32 computed);
+    error UnregisteredSigner(address signer);
+    error BadSignature();
+    error RewardOutOfLimits(uint256 orderId, uint256 rewardPerUnit);
 
     constructor(address token0_, address token1_, address premiumToken_, address mothership_) {
         token0 = token0_;
@@ -113,6 +163,99 @@ contract OptionPair {
         o.remaining -= amount;
         _mint(o.isBuy ? o.owner : msg.sender, o.id, amount);
         emit OrderFilled(orderId, o.owner, msg.sender, o.id, amount, o.price, o.remaining);
+    }
+
+    /// The order's intent hash, as the API computes it (shared/protocol/order-intent.ts).
+    function hashOrderIntent(OrderIntent calldata intent) external pure returns (bytes32) {
+        return ProtocolHashing.hashOrderIntent(intent);
+    }
+
+    /// The owner's on-chain authorization of an API-recorded order: only `intent.from` can put
+    /// it in the book, once per (prefix, nonce). The book order rests at `premiumStart`.
+    function placeIntent(OrderIntent calldata intent) external returns (uint256 orderId) {
+        require(msg.sender == intent.from, NotIntentOwner(intent.from, msg.sender));
+        require(intent.options6909Contract == address(this), WrongPair(address(this)));
+        require(intent.to == address(this) || intent.to == mothership, WrongDestination(intent.to));
+        require(intent.amount > 0, ZeroAmount());
+        require(block.timestamp < intent.intentExpiry, IntentExpired(intent.intentExpiry));
+        require(
+            !intentNonceUsed[intent.from][intent.noncePrefix][intent.nonce],
+            IntentNonceUsed(intent.from, intent.noncePrefix, intent.nonce)
+        );
+        bytes32 intentHash = ProtocolHashing.hashOrderIntent(intent);
+        require(orderOfIntent[intentHash] == 0, IntentAlreadyPlaced(intentHash));
+        intentNonceUsed[intent.from][intent.noncePrefix][intent.nonce] = true;
+
+        uint256 id = OptionIds.encode(
+            intent.optionType, intent.strikeStart, intent.expiryTimestamp, intent.startExecutionTimestamp
+        );
+        orderId = nextOrderId++;
+        orderOfIntent[intentHash] = orderId;
+        bool isBuy = intent.buyOrSell == 0;
+        orders[orderId] = Order({owner: msg.sender, isBuy: isBuy, id: id, price: intent.premiumStart, remaining: intent.amount});
+        emit OrderPlaced(orderId, msg.sender, id, isBuy, intent.premiumStart, intent.amount);
+        emit OrderIntentPlaced(orderId, intentHash, msg.sender, intent.noncePrefix, intent.nonce);
+    }
+
+    /// The maker named in an API-signed exclusive fill takes every order it covers, in full. The
+    /// fill must be signed by a service key the mothership registers, unexpired, unused, and
+    /// carry the intent hashes of exactly these intents; `rewardPerUnit` (paid to the fill's
+    /// reward destination per unit minted) must lie within every order's reward limits.
+    function fillExclusive(
+        ExclusiveFill calldata fill,
+        bytes calldata signature,
+        OrderIntent[] calldata intents,
+        uint256 rewardPerUnit
+    ) external {
+        require(msg.sender == fill.maker, NotFillMaker(fill.maker, msg.sender));
+        require(block.timestamp <= fill.expireTime, FillExpired(fill.expireTime));
+        require(!exclusiveFillUsed[fill.exclusiveFillId], FillAlreadyUsed(fill.exclusiveFillId));
+        require(fill.orderIds.length == intents.length, FillOrderCount(fill.orderIds.length, intents.length));
+        bytes32 computed = ProtocolHashing.hashIntentData(intents);
+        require(computed == fill.intentDataHash, IntentDataMismatch(fill.intentDataHash, computed));
+        address signer = _recover(IMothershipRegistry(mothership).digestExclusiveFill(fill), signature);
+        require(IMothershipRegistry(mothership).isServiceSigner(signer), UnregisteredSigner(signer));
+        exclusiveFillUsed[fill.exclusiveFillId] = true;
+
+        uint256 minted = 0;
+        for (uint256 i = 0; i < intents.length; i++) {
+            minted += _fillIntent(intents[i], rewardPerUnit);
+        }
+        emit ExclusiveFillUsed(
+            fill.exclusiveFillId, fill.maker, fill.rewardDestination, fill.intentDataHash, rewardPerUnit, minted * rewardPerUnit
+        );
+    }
+
+    /// Fills one placed, open, unexpired intent's order in full; returns the amount minted.
+    function _fillIntent(OrderIntent calldata intent, uint256 rewardPerUnit) private returns (uint256 amount) {
+        bytes32 intentHash = ProtocolHashing.hashOrderIntent(intent);
+        uint256 orderId = orderOfIntent[intentHash];
+        require(orderId != 0, IntentNotPlaced(intentHash));
+        require(block.timestamp >= intent.intentStartTime, IntentNotStarted(intent.intentStartTime));
+        // orderOnExpiry 1 keeps the order in the book past intentExpiry, until the option expires.
+        uint40 lastTime = intent.orderOnExpiry == 1 ? intent.expiryTimestamp : intent.intentExpiry;
+        require(block.timestamp <= lastTime, IntentExpired(lastTime));
+        require(
+            rewardPerUnit >= intent.fillerRewardMinPerMintedUnit && rewardPerUnit <= intent.fillerRewardMaxPerMintedUnit,
+            RewardOutOfLimits(orderId, rewardPerUnit)
+        );
+        Order storage o = orders[orderId];
+        amount = o.remaining;
+        require(amount > 0, OrderClosed(orderId));
+        o.remaining = 0;
+        _mint(o.isBuy ? o.owner : msg.sender, o.id, amount);
+        emit OrderFilled(orderId, o.owner, msg.sender, o.id, amount, o.price, 0);
+    }
+
+    function _recover(bytes32 digest, bytes calldata signature) private pure returns (address signer) {
+        require(signature.length == 65, BadSignature());
+        bytes32 r = bytes32(signature[0:32]);
+        bytes32 s = bytes32(signature[32:64]);
+        uint8 v = uint8(signature[64]);
+        if (v < 27) v += 27;
+        require(uint256(s) <= HALF_ORDER && (v == 27 || v == 28), BadSignature());
+        signer = ecrecover(digest, v, r, s);
+        require(signer != address(0), BadSignature());
     }
 
     function cancelOrder(uint256 orderId) external {

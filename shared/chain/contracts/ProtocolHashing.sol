@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity 0.8.30;
 
-import {Leg, TokenTriple, DutchPremium, DutchFillRequest, PackageOffer, ExclusiveFill} from "./ProtocolTypes.sol";
+import {Leg, TokenTriple, DutchPremium, DutchFillRequest, PackageOffer, ExclusiveFill, OrderIntent} from "./ProtocolTypes.sol";
 
 /// EIP-712 struct hashes of the protocol types. The type strings must stay byte-identical to
 /// the TypeScript definitions (shared/protocol/typed-data.ts); the chain tests compare both.
@@ -35,6 +35,10 @@ library ProtocolHashing {
     );
     bytes32 internal constant EXCLUSIVE_FILL_TYPEHASH = keccak256(
         "ExclusiveFill(bytes32 exclusiveFillId,address maker,bytes32[] orderIds,address rewardDestination,bytes32 intentDataHash,uint40 expireTime)"
+    );
+
+    bytes32 internal constant ORDER_INTENT_TYPEHASH = keccak256(
+        "OrderIntent(address from,address to,uint64 noncePrefix,uint256 nonce,address options6909Contract,uint256 amount,uint256 fillerRewardMaxPerMintedUnit,uint256 fillerRewardMinPerMintedUnit,uint8 optionType,uint40 startExecutionTimestamp,uint40 expiryTimestamp,uint256 premiumStart,uint256 premiumEnd,uint32 premiumDecayRateBpsPerSecond,uint144 strikeStart,uint144 strikeEnd,uint32 strikeDecayRateBpsPerSecond,uint256 startMinFill,uint256 minFillDecayRatePerSecond,uint8 buyOrSell,uint40 intentStartTime,uint40 intentExpiry,uint8 orderOnExpiry)"
     );
 
     function domainSeparator(string memory name, string memory version) internal view returns (bytes32) {
@@ -123,5 +127,42 @@ library ProtocolHashing {
                 f.expireTime
             )
         );
+    }
+
+    /// The order's intent hash (EIP-712 hashStruct), encoded in three frames to keep the stack shallow.
+    function hashOrderIntent(OrderIntent calldata o) internal pure returns (bytes32) {
+        bytes memory head = abi.encode(
+            ORDER_INTENT_TYPEHASH, o.from, o.to, o.noncePrefix, o.nonce, o.options6909Contract, o.amount, o.fillerRewardMaxPerMintedUnit
+        );
+        bytes memory mid = abi.encode(
+            o.fillerRewardMinPerMintedUnit,
+            o.optionType,
+            o.startExecutionTimestamp,
+            o.expiryTimestamp,
+            o.premiumStart,
+            o.premiumEnd,
+            o.premiumDecayRateBpsPerSecond,
+            o.strikeStart
+        );
+        bytes memory tail = abi.encode(
+            o.strikeEnd,
+            o.strikeDecayRateBpsPerSecond,
+            o.startMinFill,
+            o.minFillDecayRatePerSecond,
+            o.buyOrSell,
+            o.intentStartTime,
+            o.intentExpiry,
+            o.orderOnExpiry
+        );
+        return keccak256(bytes.concat(head, mid, tail));
+    }
+
+    /// What an exclusive fill's intentDataHash commits to: the intent hashes of its orders, in order.
+    function hashIntentData(OrderIntent[] calldata intents) internal pure returns (bytes32) {
+        bytes32[] memory hashes = new bytes32[](intents.length);
+        for (uint256 i = 0; i < intents.length; i++) {
+            hashes[i] = hashOrderIntent(intents[i]);
+        }
+        return keccak256(abi.encodePacked(hashes));
     }
 }

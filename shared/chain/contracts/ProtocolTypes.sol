@@ -62,3 +62,32 @@ struct ExclusiveFill {
     bytes32 intentDataHash;
     uint40 expireTime;
 }
+
+/// A CLOB order as the API records it (`POST /api/orders`), flattened in the order of the
+/// request's fields. Its EIP-712 struct hash is the order's intent hash: the key that matches
+/// an API order to the chain's events. Mirrors ORDER_INTENT_TYPES in shared/protocol/order-intent.ts.
+struct OrderIntent {
+    address from; // destination.from: the owner
+    address to; // destination.to: the CLOB or the mothership
+    uint64 noncePrefix; // destination.nonce.prefix
+    uint256 nonce; // destination.nonce.nonce
+    address options6909Contract; // data.options6909Contract: the pair (CLOB)
+    uint256 amount;
+    uint256 fillerRewardMaxPerMintedUnit;
+    uint256 fillerRewardMinPerMintedUnit;
+    uint8 optionType; // data.pairKey
+    uint40 startExecutionTimestamp;
+    uint40 expiryTimestamp;
+    uint256 premiumStart; // data.decayPremium
+    uint256 premiumEnd;
+    uint32 premiumDecayRateBpsPerSecond;
+    uint144 strikeStart; // data.decayStrike
+    uint144 strikeEnd;
+    uint32 strikeDecayRateBpsPerSecond;
+    uint256 startMinFill; // data.decayMinFill
+    uint256 minFillDecayRatePerSecond;
+    uint8 buyOrSell; // 0 Buy, 1 Sell
+    uint40 intentStartTime;
+    uint40 intentExpiry;
+    uint8 orderOnExpiry; // 0 leaves the book at intentExpiry, 1 rests until the option expires
+}

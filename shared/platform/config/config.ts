@@ -9,6 +9,7 @@ import { indexerEnv } from './indexer.config';
 import { quotesEnv } from './quotes.config';
 import { limitsEnv } from './limits.config';
 import { signerEnv } from './signer.config';
+import { ordersEnv } from './orders.config';
 
 /**
  * The environment schema, assembled from one section per concern. A section is a plain
@@ -25,6 +26,7 @@ const envSchema = z.object({
   ...quotesEnv,
   ...limitsEnv,
   ...signerEnv,
+  ...ordersEnv,
 });
 
 export type Env = z.output<typeof envSchema>;

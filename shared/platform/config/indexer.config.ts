@@ -51,6 +51,8 @@ export const indexerEnv = {
   /** Registry keys naming the reference lending market and its price oracle (first present wins; left out of GET /api/networks). */
   INDEXER_LENDING_MARKET_KEYS: envList('margin_lending_market'),
   INDEXER_PRICE_ORACLE_KEYS: envList('margin_price_oracle'),
+  /** Registry contract keys that name the maker BondVault (its deposits and withdrawals are indexed); the first key present wins. */
+  INDEXER_BOND_VAULT_KEYS: envList('bond_vault'),
   /** How often the indexer rereads the registry to start, restart or stop tailers. */
   INDEXER_NETWORKS_REFRESH_MS: envInt(15_000, 100, 3_600_000),
   /** How often each tailer writes its status row, whatever it is doing. */

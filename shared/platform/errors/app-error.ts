@@ -16,6 +16,8 @@ export class AppError extends Error {
     message: string,
     readonly details?: FieldProblem[],
     readonly headers?: Record<string, string>,
+    /** Further fields of the error body a client acts on (e.g. an exclusive fill's bond shortfall). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
     this.name = new.target.name;
@@ -46,8 +48,8 @@ export class UnauthorizedError extends AppError {
 }
 
 export class ForbiddenError extends AppError {
-  constructor(message = 'forbidden', code = 'forbidden', details?: FieldProblem[]) {
-    super(403, code, message, details);
+  constructor(message = 'forbidden', code = 'forbidden', details?: FieldProblem[], extra?: Record<string, unknown>) {
+    super(403, code, message, details, undefined, extra);
   }
 }
 

@@ -63,6 +63,7 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
     error: app.message,
     code: app.code,
     ...(app.details && app.details.length > 0 ? { details: app.details } : {}),
+    ...app.extra,
     request_id: req.id,
   });
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { bytesToHex, getAddress, type Address, type Hex } from 'viem';
-import type { Direction, DutchFillRequest, ExclusiveFill, Leg, PackageOffer } from '../../../shared/protocol';
+import type { Direction, DutchFillRequest, ExclusiveFill, Leg, OrderIntent, PackageOffer } from '../../../shared/protocol';
 
 /**
  * Random protocol structures over each field's full on-chain range (not only valid quotes):
@@ -63,6 +63,32 @@ export const exclusiveFill: fc.Arbitrary<ExclusiveFill> = fc.record({
   rewardDestination: address,
   intentDataHash: bytes32,
   expireTime: uint40,
+});
+
+export const orderIntent: fc.Arbitrary<OrderIntent> = fc.record({
+  from: address,
+  to: address,
+  noncePrefix: uint(64n),
+  nonce: uint(256n),
+  options6909Contract: address,
+  amount: uint(256n),
+  fillerRewardMaxPerMintedUnit: uint(256n),
+  fillerRewardMinPerMintedUnit: uint(256n),
+  optionType: uint8,
+  startExecutionTimestamp: uint40,
+  expiryTimestamp: uint40,
+  premiumStart: uint(256n),
+  premiumEnd: uint(256n),
+  premiumDecayRateBpsPerSecond: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+  strikeStart: uint(144n),
+  strikeEnd: uint(144n),
+  strikeDecayRateBpsPerSecond: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+  startMinFill: uint(256n),
+  minFillDecayRatePerSecond: uint(256n),
+  buyOrSell: uint8,
+  intentStartTime: uint40,
+  intentExpiry: uint40,
+  orderOnExpiry: uint8,
 });
 
 export const takerHashInput = fc.record({ taker: address, salt: bytes32, directions, referrer: address });

@@ -1,9 +1,10 @@
-import { mothershipAbi } from '../../../shared/chain/abis';
+import { mothershipAbi, optionPairAbi } from '../../../shared/chain/abis';
 import {
   directionsHash,
   dutchFillDigest,
   encodeOptionId,
   exclusiveFillDigest,
+  orderIntentHash,
   packageOfferDigest,
   takerAddressHash,
 } from '../../../shared/protocol';
@@ -64,6 +65,14 @@ describe('TypeScript and Solidity agree byte for byte', () => {
     const inputs = arb.sample(arb.exclusiveFill, RUNS, 5);
     const sol = await onChain(inputs, (f) => chain.publicClient.readContract({ ...mothership(), functionName: 'digestExclusiveFill', args: [f] }));
     expect(sol).toEqual(inputs.map((f) => exclusiveFillDigest(ctx(), f)));
+  });
+
+  it(`OrderIntent hash on ${RUNS} random inputs`, async () => {
+    const inputs = arb.sample(arb.orderIntent, RUNS, 7);
+    const sol = await onChain(inputs, (o) =>
+      chain.publicClient.readContract({ address: chain.addresses.pair, abi: optionPairAbi, functionName: 'hashOrderIntent', args: [o] }),
+    );
+    expect(sol).toEqual(inputs.map((o) => orderIntentHash(o)));
   });
 
   it(`option id encoding on ${RUNS} random series`, async () => {

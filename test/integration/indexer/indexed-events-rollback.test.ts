@@ -5,7 +5,7 @@ import type { IndexedEvent } from '../../../indexer/events/indexed-event';
 import { INDEXED_EVENTS } from '../../../indexer/events/registry';
 import { handleLogs } from '../../../indexer/projectors/handle-logs';
 import { rollbackDerived, writeDerived } from '../../../indexer/store/derived-tables';
-import { packageExecutedEvent } from '../../../shared/chain/abis';
+import { exclusiveFillUsedEvent, packageExecutedEvent } from '../../../shared/chain/abis';
 import { RegistryService } from '../../../shared/registry';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { encodeLog, fixedArgs } from '../../unit/indexer/abi-logs';
@@ -25,6 +25,7 @@ const EMITTERS = {
   pair: '0x3000000000000000000000000000000000000003',
   lending_market: '0x4000000000000000000000000000000000000004',
   price_oracle: '0x5000000000000000000000000000000000000005',
+  bondVault: '0x6000000000000000000000000000000000000006',
 } as const;
 const entries = Object.entries(INDEXED_EVENTS).map(([kind, e]) => [kind, e as IndexedEvent<string, object>] as const);
 let env: TestEnv;
@@ -72,6 +73,19 @@ beforeAll(async () => {
                          pair_contract, expiry_timestamp, stream_token_hash, expires_at)
      VALUES ($1, $2, 'package_only', 'b_is_buy', 'call', $3, $3, $4, $5, '{1,0}', $6, $7, $8, now() + interval '1 hour')`,
     [randomUUID(), CHAIN, EMITTERS.factory, toHex(randomBytes(32)), takerHash, EMITTERS.pair, Math.floor(Date.now() / 1000) + 86_400, toHex(randomBytes(32))],
+  );
+  // The active exclusive fill a use in these batches marks used (matched by its id hash), holding one open order it fills.
+  const fillId = randomUUID();
+  const orderId = randomUUID();
+  await env.db.query(
+    `INSERT INTO exclusive_fills (id, id_hash, chain_id, pair, maker, reward_destination, order_ids, intent_data_hash, signature, expire_time)
+     VALUES ($1, $2, $3, $4, $4, $4, $5, $6, '0x', now() + interval '1 hour')`,
+    [fillId, (fixedArgs(exclusiveFillUsedEvent).exclusiveFillId as string).toLowerCase(), CHAIN, EMITTERS.pair, [orderId], toHex(randomBytes(32))],
+  );
+  await env.db.query(
+    `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, exclusive_fill_id)
+     VALUES ($1, $2, $3, $3, $3, 0, 1, 1, $4, '{}', '{}', now() + interval '1 hour', $5)`,
+    [orderId, CHAIN, EMITTERS.pair, toHex(randomBytes(32)), fillId],
   );
   initial = await snapshot();
 }, 60_000);

@@ -1,0 +1,240 @@
+import { z } from 'zod';
+import { MAX_DECAY_BPS_PER_SECOND } from '../../shared/orders';
+import { defineRoute } from '../contract/route-contract';
+import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../contract/wire-formats';
+
+/*
+ * CLOB orders and exclusive fills (docs/ORDERS.md). The order body is parsed by shared/orders
+ * (order-request.ts), which names every bad field; the schema here documents it.
+ */
+
+const addressIn = z.string().regex(/^0x[0-9a-fA-F]{40}$/).meta({ description: 'EVM address, any case.' });
+const uintIn = (what: string) =>
+  z.union([z.string().regex(/^(0|[1-9][0-9]*)$/), z.number().int().min(0)]).meta({ description: `${what}: a decimal string (or a JSON integer below 2^53).` });
+const bps = z.number().int().min(0).max(MAX_DECAY_BPS_PER_SECOND).meta({ description: `Basis points per second, 0 to ${MAX_DECAY_BPS_PER_SECOND}.` });
+const unixIn = z.union([wireUnixSeconds, z.string().regex(/^(0|[1-9][0-9]{0,15})$/)]).meta({ description: 'Unix seconds.' });
+
+const destinationIn = z.strictObject({
+  from: addressIn.meta({ description: 'The owner; with a bearer, the bearer\'s wallet.' }),
+  to: addressIn.meta({ description: 'The order\'s CLOB (data.options6909Contract) or the chain\'s mothership.' }),
+  nonce: z.strictObject({
+    prefix: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ description: 'uint64 on chain.' }),
+    nonce: uintIn('uint256'),
+  }),
+});
+
+const dataIn = z.strictObject({
+  options6909Contract: addressIn.meta({ description: 'A known pair (CLOB) of the chain.' }),
+  rewardLimits: z.strictObject({ fillerRewardMaxPerMintedUnit: uintIn('uint256'), fillerRewardMinPerMintedUnit: uintIn('uint256, at most the max') }),
+  pairKey: z.strictObject({
+    optionType: z.union([z.literal(0), z.literal(1)]).meta({ description: '0 call, 1 put.' }),
+    startExecutionTimeStamp: unixIn.meta({ description: '0 (American) or equal to expiryTimestamp (European).' }),
+    expiryTimestamp: unixIn.meta({ description: 'In the future.' }),
+  }),
+  decayPremium: z.strictObject({ premiumStart: uintIn('uint256'), premiumEnd: uintIn('uint256'), decayRateBpsPerSecond: bps }),
+  decayStrike: z.strictObject({ strikeStart: uintIn('uint144, at least 1'), strikeEnd: uintIn('uint144, at least 1'), decayRateBpsPerSecond: bps }),
+  decayMinFill: z.strictObject({ startMinFill: uintIn('uint256, at most amount'), decayRatePerSecond: uintIn('uint256') }),
+  buyOrSell: z.union([z.literal(0), z.literal(1)]).meta({ description: '0 buy, 1 sell.' }),
+  intentStartTime: unixIn.meta({ description: 'Before intentExpiry.' }),
+  intentExpiry: unixIn.meta({ description: 'In the future, not after the option\'s expiry.' }),
+  orderOnExpiry: z.union([z.literal(0), z.literal(1)]).meta({ description: '0: the order expires at intentExpiry; 1: it rests until the option expires.' }),
+});
+
+export const orderCreateBody = z
+  .strictObject({ chain_id: wireChainId, amount: uintIn('uint256, at least 1'), destination: destinationIn, data: dataIn })
+  .meta({ description: 'The spec\'s order table; its on-chain form is the OrderIntent struct (docs/PROTOCOL.md).' });
+
+const destinationView = z.strictObject({
+  from: wireAddress,
+  to: wireAddress,
+  nonce: z.strictObject({ prefix: z.number().int().min(0), nonce: wireDecimal }),
+});
+
+const dataView = z.strictObject({
+  options6909Contract: wireAddress,
+  rewardLimits: z.strictObject({ fillerRewardMaxPerMintedUnit: wireDecimal, fillerRewardMinPerMintedUnit: wireDecimal }),
+  pairKey: z.strictObject({ optionType: z.number().int(), startExecutionTimeStamp: wireUnixSeconds, expiryTimestamp: wireUnixSeconds }),
+  decayPremium: z.strictObject({ premiumStart: wireDecimal, premiumEnd: wireDecimal, decayRateBpsPerSecond: z.number().int() }),
+  decayStrike: z.strictObject({ strikeStart: wireDecimal, strikeEnd: wireDecimal, decayRateBpsPerSecond: z.number().int() }),
+  decayMinFill: z.strictObject({ startMinFill: wireDecimal, decayRatePerSecond: wireDecimal }),
+  buyOrSell: z.number().int(),
+  intentStartTime: wireUnixSeconds,
+  intentExpiry: wireUnixSeconds,
+  orderOnExpiry: z.number().int(),
+});
+
+export const orderView = z.strictObject({
+  id: z.uuid(),
+  chain_id: wireChainId,
+  owner_address: wireAddress,
+  state: z.enum(['open', 'filled', 'cancelled', 'expired']),
+  intent_hash: wireBytes32.meta({ description: 'EIP-712 hashStruct of the OrderIntent: the pair\'s OrderIntentPlaced carries the same hash.' }),
+  destination: destinationView,
+  data: dataView,
+  amount: wireDecimal,
+  expires_at: wireTime.meta({ description: 'When the order expires: intentExpiry, or the option\'s expiry when orderOnExpiry is 1.' }),
+  created_at: wireTime,
+  closed_at: wireTime.nullable(),
+  fill_tx_hash: wireBytes32.nullable(),
+  on_chain: z
+    .strictObject({
+      pair_order_id: wireDecimal,
+      remaining: wireDecimal,
+      state: z.enum(['open', 'filled', 'cancelled']),
+      placed_tx_hash: wireBytes32,
+    })
+    .nullable()
+    .meta({ description: 'The book order, once the indexer saw the owner place the intent (placeIntent); null before.' }),
+});
+
+const bondRequirements = z
+  .record(z.string(), z.strictObject({ token: wireAddress, fill_bond_amount: wireDecimal, maker_bond: wireDecimal }))
+  .meta({ description: 'Per premium-token symbol: the fill bond minimum and the maker\'s indexed bond.' });
+
+const exclusiveFillView = z.strictObject({
+  exclusive_fill_id: z.uuid(),
+  state: z.enum(['active', 'used', 'expired']),
+  chain_id: wireChainId,
+  clob: wireAddress,
+  maker: wireAddress,
+  order_ids: z.array(z.uuid()),
+  exclusive_fill: z.strictObject({ expire_time: wireTime, reward_destination: wireAddress, intent_data_hash: wireBytes32 }),
+  signature: wireHex.meta({ description: 'The service signer\'s EIP-712 signature over signed_message (domain "ExclusiveFill", version "1", the mothership).' }),
+  signed_message: z
+    .strictObject({
+      exclusiveFillId: wireBytes32,
+      maker: wireAddress,
+      orderIds: z.array(wireBytes32),
+      rewardDestination: wireAddress,
+      intentDataHash: wireBytes32,
+      expireTime: wireUnixSeconds,
+    })
+    .meta({ description: 'The ExclusiveFill struct as signed: pass it with the signature to the pair\'s fillExclusive.' }),
+  fill_bond_requirements: bondRequirements,
+});
+
+const ORDER_ID = '0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b';
+const ORDER_NOT_FOUND = errorCase(404, 'order_not_found', `order ${ORDER_ID} not found`);
+const PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+const OWNER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const EXPIRY = 1924992000;
+
+export const ORDER_EXAMPLE = {
+  chain_id: 31337,
+  amount: '1000000000000000000',
+  destination: { from: OWNER, to: PAIR, nonce: { prefix: 0, nonce: '1' } },
+  data: {
+    options6909Contract: PAIR,
+    rewardLimits: { fillerRewardMaxPerMintedUnit: '1000', fillerRewardMinPerMintedUnit: '0' },
+    pairKey: { optionType: 0, startExecutionTimeStamp: 0, expiryTimestamp: EXPIRY },
+    decayPremium: { premiumStart: '125000000', premiumEnd: '100000000', decayRateBpsPerSecond: 1 },
+    decayStrike: { strikeStart: '3000000000000000000000', strikeEnd: '3000000000000000000000', decayRateBpsPerSecond: 0 },
+    decayMinFill: { startMinFill: '0', decayRatePerSecond: '0' },
+    buyOrSell: 0,
+    intentStartTime: EXPIRY - 86400 * 30,
+    intentExpiry: EXPIRY - 86400,
+    orderOnExpiry: 0,
+  },
+};
+
+const idParams = z.object({ id: z.string().meta({ description: 'The order id (a uuid); anything else is not found.' }) });
+
+export const ordersContracts = {
+  createOrder: defineRoute({
+    method: 'post',
+    path: '/api/orders',
+    summary: 'Record a CLOB order',
+    description:
+      'Optional bearer: with one, destination.from must be its wallet. The order is inert until its owner places it on chain ' +
+      '(the pair\'s placeIntent, which only destination.from can call); the answer carries the intent hash the chain will show.',
+    tags: ['orders'],
+    auth: { action: 'create_order' },
+    cache: 'no-store',
+    request: { body: orderCreateBody, bodyCheck: 'service', examples: { call: { summary: 'Buy a call at a decaying premium', value: ORDER_EXAMPLE } } },
+    responses: { 201: { description: 'The recorded order (state open).', schema: orderView } },
+    errors: [
+      VALIDATION_FAILED,
+      errorCase(403, 'order_owner_mismatch', `destination.from ${OWNER} is not the authenticated wallet 0x90F79bf6EB2c4f870365E785982E1f101E93b906`),
+      errorCase(409, 'order_nonce_used', `nonce (prefix 0, nonce 1) was already used by ${OWNER} on ${PAIR}: pick an unused nonce`),
+    ],
+  }),
+  getOrder: defineRoute({
+    method: 'get',
+    path: '/api/orders/:id',
+    summary: 'One order, with its book order once placed on chain',
+    tags: ['orders'],
+    auth: { action: 'read_public' },
+    cache: 'no-store',
+    request: { params: idParams },
+    responses: { 200: { description: 'The order.', schema: orderView } },
+    errors: [ORDER_NOT_FOUND],
+  }),
+  listOrders: defineRoute({
+    method: 'get',
+    path: '/api/orders',
+    summary: 'Orders, newest first, with cursor pagination',
+    tags: ['orders'],
+    auth: { action: 'read_public' },
+    cache: 'no-store',
+    request: {
+      query: z.object({
+        owner: addressIn.optional().meta({ description: 'Only this owner\'s orders.' }),
+        state: z.enum(['open', 'filled', 'cancelled', 'expired']).optional(),
+        chain_id: z.string().regex(/^[1-9][0-9]{0,9}$/).transform(Number).optional().meta({ description: 'Only this chain.' }),
+        cursor: z.string().max(200).optional().meta({ description: 'The previous page\'s next_cursor.' }),
+        limit: z.string().regex(/^[1-9][0-9]{0,2}$/).transform(Number).pipe(z.number().max(500)).optional().meta({ description: '1 to 500, default 50.' }),
+      }),
+    },
+    responses: { 200: { description: 'One page.', schema: z.strictObject({ items: z.array(orderView), next_cursor: z.string().nullable() }) } },
+    errors: [VALIDATION_FAILED],
+  }),
+  cancelOrder: defineRoute({
+    method: 'post',
+    path: '/api/orders/:id/cancel',
+    summary: 'The owner cancels an order (records the intent to cancel)',
+    description:
+      'The order leaves the API: no exclusive fill can cover it any more. A book order already placed on chain stays in the book ' +
+      'until the owner calls the pair\'s cancelOrder: the API never moves anyone\'s order on chain.',
+    tags: ['orders'],
+    auth: { action: 'cancel_order' },
+    cache: 'no-store',
+    request: { params: idParams },
+    responses: { 200: { description: 'The cancelled order.', schema: orderView } },
+    errors: [
+      ORDER_NOT_FOUND,
+      errorCase(403, 'not_order_owner', `order ${ORDER_ID} belongs to ${OWNER}, not to the authenticated wallet 0x90F79bf6EB2c4f870365E785982E1f101E93b906`),
+      errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under an active exclusive fill; cancel it after the fill expires`),
+      errorCase(409, 'order_filled', `order ${ORDER_ID} is filled; only an open order can be cancelled`),
+      errorCase(409, 'order_cancelled', `order ${ORDER_ID} is cancelled; only an open order can be cancelled`),
+      errorCase(409, 'order_expired', `order ${ORDER_ID} is expired; only an open order can be cancelled`),
+    ],
+  }),
+  createExclusiveFill: defineRoute({
+    method: 'post',
+    path: '/api/exclusive-fill',
+    summary: 'Take short-lived exclusive fill rights over open orders (makers)',
+    description:
+      'Every order open, on one chain and CLOB, and not under another active exclusive fill; the maker\'s indexed BondVault bond in each ' +
+      'premium token at least its fill_bond_amount (GET /api/bond-requirements). Racing makers: one winner per order, the others 409.',
+    tags: ['orders'],
+    auth: { action: 'exclusive_fill' },
+    cache: 'no-store',
+    request: {
+      body: z.strictObject({
+        order_ids: z.array(z.uuid()).min(1).meta({ description: 'Orders of one chain and CLOB, each named once (at most EXCLUSIVE_FILL_MAX_ORDERS).' }),
+        reward_destination: addressIn.meta({ description: 'Where the pair pays the filler reward.' }),
+      }),
+      bodyCheck: 'service',
+    },
+    responses: { 201: { description: 'The active exclusive fill and the service\'s signature.', schema: exclusiveFillView } },
+    errors: [
+      VALIDATION_FAILED,
+      ORDER_NOT_FOUND,
+      errorCase(403, 'insufficient_fill_bond', 'insufficient fill bond: USDC bond 999 is below the fill bond minimum 1000; deposit into the BondVault and retry once indexed'),
+      errorCase(409, 'order_not_open', `order ${ORDER_ID} is filled; only open orders can be filled`),
+      errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under another active exclusive fill`),
+      errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
+    ],
+  }),
+};

@@ -1,0 +1,29 @@
+import type { Request } from 'express';
+import { UnauthorizedError } from '../../shared/platform/errors';
+import type { ApiContext } from '../context';
+import type { RouteHandlers } from '../contract/route-contract';
+import type { ordersContracts } from './orders.contract';
+
+/** The wallet the request's credential speaks for, or null (no bearer; a raw taker key has none). */
+function walletOf(req: Request): `0x${string}` | null {
+  const p = req.principal;
+  return p && p.kind !== 'taker_key' ? p.address : null;
+}
+
+function requiredWallet(req: Request): `0x${string}` {
+  const w = walletOf(req);
+  if (!w) throw new UnauthorizedError('an authenticated wallet is required: a SIWE bearer, a taker delegate or a maker API key', 'wallet_required');
+  return w;
+}
+
+/** CLOB orders and exclusive fills; shared/orders parses the bodies. */
+export function ordersHandlers(ctx: ApiContext): RouteHandlers<typeof ordersContracts> {
+  const { orders, exclusiveFills } = ctx.services;
+  return {
+    createOrder: async ({ body }, req) => await orders.create(body, walletOf(req)),
+    getOrder: async ({ params }) => orders.get(params.id),
+    listOrders: async ({ query }) => orders.list({ owner: query.owner, state: query.state, chain_id: query.chain_id }, query.cursor, query.limit ?? 50),
+    cancelOrder: async ({ params }, req) => orders.cancel(params.id, requiredWallet(req)),
+    createExclusiveFill: async ({ body }, req) => await exclusiveFills.create(body, requiredWallet(req)),
+  };
+}

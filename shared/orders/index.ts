@@ -1,0 +1,23 @@
+export { OrderService, encodeCursor, decodeCursor } from './order.service';
+export { ExclusiveFillService } from './exclusive-fill.service';
+export { OrderRepository } from './order.repository';
+export type { OrderFilter } from './order.repository';
+export { parseOrderRequest, orderJson, intentFromJson, MAX_DECAY_BPS_PER_SECOND } from './order-request';
+export type { OrderRequest, OrderJson } from './order-request';
+export {
+  cancelOrder,
+  expireExclusiveFill,
+  expireOrder,
+  markFillsUsed,
+  revertUsedFills,
+  reopenChainClosedOrders,
+  ORDER_STATES,
+  EFFECTIVE_STATE,
+  ON_CHAIN_JOIN,
+  EXCLUSIVE_FILL_STATES,
+} from './order-state';
+export type { FillUse } from './order-state';
+export { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersSweepJob, ORDERS_QUEUE } from './order.jobs';
+export { publishFillState, FILL_EVENTS } from './order-notifier';
+export * from './order-views';
+export type { ExclusiveFillRow, ExclusiveFillState, OnChainOrder, OrderRow, OrderState } from './order.types';

@@ -1,0 +1,232 @@
+import type { Address } from 'viem';
+import { z } from 'zod';
+import type { OrderIntent } from '../protocol';
+import {
+  CHAIN_ID,
+  evmAddress,
+  intRange,
+  intSchema,
+  parsedAt,
+  parseOrThrow,
+  readDecimalUint,
+  rebuiltWhenChanged,
+  required,
+  ruleIssue,
+  UINT144_MAX,
+  UINT256_MAX,
+  unixSeconds,
+  unknownKeys,
+  whenObject,
+} from '../platform/validation';
+
+/**
+ * `POST /api/orders`'s body: the spec's order table, every field checked against its Solidity
+ * width (OrderIntent, docs/PROTOCOL.md) and against the clock. What needs the registry (the
+ * chain, the pair, the mothership) is checked by the service.
+ */
+
+/** Decay rates in basis points per second: at most 10,000 (the whole start value in one second). */
+export const MAX_DECAY_BPS_PER_SECOND = 10_000;
+
+/**
+ * An unsigned integer within `max`, as a decimal string or a JSON integer that is exactly
+ * representable (the spec shows some of these fields as integers); read as a bigint.
+ */
+const uint = (max: bigint, what: string, min = 0n) =>
+  z.unknown().transform((v, ctx) => {
+    const text = typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : v;
+    const r = readDecimalUint(text, { min, max, what });
+    if ('value' in r) return r.value;
+    ctx.addIssue({ code: 'custom', message: typeof v === 'number' ? `${r.problem} (integers past 2^53 must be decimal strings)` : r.problem });
+    return z.NEVER;
+  });
+
+const zeroOrOne = (what: string) => intSchema({ min: 0, max: 1, message: `must be ${what}` });
+const decayRate = intSchema({ ...intRange(0, MAX_DECAY_BPS_PER_SECOND), message: `must be an integer of basis points per second from 0 to ${MAX_DECAY_BPS_PER_SECOND}` });
+
+/** A nested object whose unknown keys are each named. */
+function strictShape<S extends z.ZodRawShape>(shape: S, what: string) {
+  const known = new Set(Object.keys(shape));
+  return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((v, ctx) => unknownKeys(ctx, v, known, `is not a field of ${what}`), whenObject);
+}
+
+function orderRequestSchema(now: number) {
+  const destination = strictShape(
+    {
+      from: required(evmAddress),
+      to: required(evmAddress),
+      nonce: required(
+        strictShape(
+          {
+            prefix: required(intSchema({ ...intRange(0, Number.MAX_SAFE_INTEGER), message: `must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}` })),
+            nonce: required(uint(UINT256_MAX, 'uint256')),
+          },
+          'destination.nonce',
+        ),
+      ),
+    },
+    'destination',
+  );
+  const data = strictShape(
+    {
+      options6909Contract: required(evmAddress),
+      rewardLimits: required(
+        strictShape(
+          { fillerRewardMaxPerMintedUnit: required(uint(UINT256_MAX, 'uint256')), fillerRewardMinPerMintedUnit: required(uint(UINT256_MAX, 'uint256')) },
+          'data.rewardLimits',
+        ),
+      ),
+      pairKey: required(
+        strictShape(
+          { optionType: required(zeroOrOne('0 (call) or 1 (put)')), startExecutionTimeStamp: required(unixSeconds), expiryTimestamp: required(unixSeconds) },
+          'data.pairKey',
+        ),
+      ),
+      decayPremium: required(
+        strictShape({ premiumStart: required(uint(UINT256_MAX, 'uint256')), premiumEnd: required(uint(UINT256_MAX, 'uint256')), decayRateBpsPerSecond: required(decayRate) }, 'data.decayPremium'),
+      ),
+      decayStrike: required(
+        strictShape(
+          { strikeStart: required(uint(UINT144_MAX, 'uint144', 1n)), strikeEnd: required(uint(UINT144_MAX, 'uint144', 1n)), decayRateBpsPerSecond: required(decayRate) },
+          'data.decayStrike',
+        ),
+      ),
+      decayMinFill: required(strictShape({ startMinFill: required(uint(UINT256_MAX, 'uint256')), decayRatePerSecond: required(uint(UINT256_MAX, 'uint256')) }, 'data.decayMinFill')),
+      buyOrSell: required(zeroOrOne('0 (buy) or 1 (sell)')),
+      intentStartTime: required(unixSeconds),
+      intentExpiry: required(unixSeconds),
+      orderOnExpiry: required(zeroOrOne('0 (leave the book at intentExpiry) or 1 (rest until the option expires)')),
+    },
+    'data',
+  );
+  const shape = { chain_id: required(intSchema(CHAIN_ID)), amount: required(uint(UINT256_MAX, 'uint256', 1n)), destination: required(destination), data: required(data) };
+  const known = new Set(Object.keys(shape));
+  return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((b, ctx) => {
+    unknownKeys(ctx, b, known, 'is not a field of an order');
+    crossFieldRules(b as OrderBody, ctx, now);
+  }, whenObject);
+}
+
+type OrderBody = z.output<ReturnType<typeof orderRequestSchema>>;
+
+/** Rules between fields; each judges only values that parsed. */
+function crossFieldRules(b: OrderBody, ctx: z.core.ParsePayload, now: number): void {
+  const ok = (...path: (string | number)[]) => parsedAt(ctx, path);
+  const d = b.data;
+  if (ok('data', 'rewardLimits') && d.rewardLimits.fillerRewardMinPerMintedUnit > d.rewardLimits.fillerRewardMaxPerMintedUnit) {
+    ruleIssue(ctx, ['data', 'rewardLimits', 'fillerRewardMinPerMintedUnit'], 'must not exceed fillerRewardMaxPerMintedUnit');
+  }
+  if (ok('data', 'pairKey')) {
+    const { startExecutionTimeStamp: start, expiryTimestamp: expiry } = d.pairKey;
+    if (expiry <= now) ruleIssue(ctx, ['data', 'pairKey', 'expiryTimestamp'], `must be in the future (now is ${now}): an expired series cannot exist`);
+    if (start !== 0 && start !== expiry) {
+      ruleIssue(ctx, ['data', 'pairKey', 'startExecutionTimeStamp'], 'must be 0 (American: exercisable any time until expiry) or equal to expiryTimestamp (European)');
+    }
+  }
+  if (ok('data', 'intentStartTime') && ok('data', 'intentExpiry') && d.intentStartTime >= d.intentExpiry) {
+    ruleIssue(ctx, ['data', 'intentStartTime'], 'must be before intentExpiry');
+  }
+  if (ok('data', 'intentExpiry')) {
+    if (d.intentExpiry <= now) ruleIssue(ctx, ['data', 'intentExpiry'], `must be in the future (now is ${now})`);
+    else if (ok('data', 'pairKey') && d.intentExpiry > d.pairKey.expiryTimestamp) {
+      ruleIssue(ctx, ['data', 'intentExpiry'], `must not be after the option's expiry (data.pairKey.expiryTimestamp ${d.pairKey.expiryTimestamp})`);
+    }
+  }
+  if (ok('amount') && ok('data', 'decayMinFill') && d.decayMinFill.startMinFill > b.amount) {
+    ruleIssue(ctx, ['data', 'decayMinFill', 'startMinFill'], 'must not exceed amount');
+  }
+}
+
+const schemaAt = rebuiltWhenChanged(orderRequestSchema);
+
+/** A parsed order: the chain, and the on-chain intent it is. */
+export interface OrderRequest {
+  chain_id: number;
+  intent: OrderIntent;
+}
+
+/** Parses `POST /api/orders`'s body at `now` (unix seconds), reporting every bad field at once. */
+export function parseOrderRequest(body: unknown, now: number): OrderRequest {
+  const b = parseOrThrow(schemaAt(now), body);
+  const d = b.data;
+  return {
+    chain_id: b.chain_id,
+    intent: {
+      from: b.destination.from as Address,
+      to: b.destination.to as Address,
+      noncePrefix: BigInt(b.destination.nonce.prefix),
+      nonce: b.destination.nonce.nonce,
+      options6909Contract: d.options6909Contract as Address,
+      amount: b.amount,
+      fillerRewardMaxPerMintedUnit: d.rewardLimits.fillerRewardMaxPerMintedUnit,
+      fillerRewardMinPerMintedUnit: d.rewardLimits.fillerRewardMinPerMintedUnit,
+      optionType: d.pairKey.optionType,
+      startExecutionTimestamp: d.pairKey.startExecutionTimeStamp,
+      expiryTimestamp: d.pairKey.expiryTimestamp,
+      premiumStart: d.decayPremium.premiumStart,
+      premiumEnd: d.decayPremium.premiumEnd,
+      premiumDecayRateBpsPerSecond: d.decayPremium.decayRateBpsPerSecond,
+      strikeStart: d.decayStrike.strikeStart,
+      strikeEnd: d.decayStrike.strikeEnd,
+      strikeDecayRateBpsPerSecond: d.decayStrike.decayRateBpsPerSecond,
+      startMinFill: d.decayMinFill.startMinFill,
+      minFillDecayRatePerSecond: d.decayMinFill.decayRatePerSecond,
+      buyOrSell: d.buyOrSell,
+      intentStartTime: d.intentStartTime,
+      intentExpiry: d.intentExpiry,
+      orderOnExpiry: d.orderOnExpiry,
+    },
+  };
+}
+
+/** The order's JSON form (what the API echoes): big integers as decimal strings, addresses checksummed. */
+export function orderJson(i: OrderIntent) {
+  return {
+    destination: { from: i.from, to: i.to, nonce: { prefix: Number(i.noncePrefix), nonce: i.nonce.toString() } },
+    data: {
+      options6909Contract: i.options6909Contract,
+      rewardLimits: { fillerRewardMaxPerMintedUnit: i.fillerRewardMaxPerMintedUnit.toString(), fillerRewardMinPerMintedUnit: i.fillerRewardMinPerMintedUnit.toString() },
+      pairKey: { optionType: i.optionType, startExecutionTimeStamp: i.startExecutionTimestamp, expiryTimestamp: i.expiryTimestamp },
+      decayPremium: { premiumStart: i.premiumStart.toString(), premiumEnd: i.premiumEnd.toString(), decayRateBpsPerSecond: i.premiumDecayRateBpsPerSecond },
+      decayStrike: { strikeStart: i.strikeStart.toString(), strikeEnd: i.strikeEnd.toString(), decayRateBpsPerSecond: i.strikeDecayRateBpsPerSecond },
+      decayMinFill: { startMinFill: i.startMinFill.toString(), decayRatePerSecond: i.minFillDecayRatePerSecond.toString() },
+      buyOrSell: i.buyOrSell,
+      intentStartTime: i.intentStartTime,
+      intentExpiry: i.intentExpiry,
+      orderOnExpiry: i.orderOnExpiry,
+    },
+    amount: i.amount.toString(),
+  };
+}
+
+export type OrderJson = ReturnType<typeof orderJson>;
+
+/** The intent back from its stored JSON form (the exclusive fill needs every order's intent). */
+export function intentFromJson(j: { destination: OrderJson['destination']; data: OrderJson['data']; amount: string }): OrderIntent {
+  const d = j.data;
+  return {
+    from: j.destination.from,
+    to: j.destination.to,
+    noncePrefix: BigInt(j.destination.nonce.prefix),
+    nonce: BigInt(j.destination.nonce.nonce),
+    options6909Contract: d.options6909Contract,
+    amount: BigInt(j.amount),
+    fillerRewardMaxPerMintedUnit: BigInt(d.rewardLimits.fillerRewardMaxPerMintedUnit),
+    fillerRewardMinPerMintedUnit: BigInt(d.rewardLimits.fillerRewardMinPerMintedUnit),
+    optionType: d.pairKey.optionType,
+    startExecutionTimestamp: d.pairKey.startExecutionTimeStamp,
+    expiryTimestamp: d.pairKey.expiryTimestamp,
+    premiumStart: BigInt(d.decayPremium.premiumStart),
+    premiumEnd: BigInt(d.decayPremium.premiumEnd),
+    premiumDecayRateBpsPerSecond: d.decayPremium.decayRateBpsPerSecond,
+    strikeStart: BigInt(d.decayStrike.strikeStart),
+    strikeEnd: BigInt(d.decayStrike.strikeEnd),
+    strikeDecayRateBpsPerSecond: d.decayStrike.decayRateBpsPerSecond,
+    startMinFill: BigInt(d.decayMinFill.startMinFill),
+    minFillDecayRatePerSecond: BigInt(d.decayMinFill.decayRatePerSecond),
+    buyOrSell: d.buyOrSell,
+    intentStartTime: d.intentStartTime,
+    intentExpiry: d.intentExpiry,
+    orderOnExpiry: d.orderOnExpiry,
+  };
+}

@@ -1,0 +1,144 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { EFFECTIVE_STATE, ON_CHAIN_JOIN } from './order-state';
+import type { ExclusiveFillRow, OnChainOrder, OrderRow, OrderState } from './order.types';
+
+type Queryable = Pick<EntityManager, 'query'>;
+
+/** An order with its book order (`ORDER_SOURCE`): the columns of an OrderRow plus its on-chain placement. */
+const ORDER_COLUMNS = `o.id, o.chain_id, o.owner_address, o.pair, o.premium_token, o.nonce_prefix::text AS nonce_prefix, o.nonce::text AS nonce,
+  o.amount::text AS amount, o.intent_hash, o.destination, o.data, ${EFFECTIVE_STATE} AS state, o.expires_at, o.exclusive_fill_id,
+  o.created_at, o.closed_at, o.fill_tx_hash,
+  i.order_id::text AS pair_order_id, io.remaining::text AS onchain_remaining, io.state AS onchain_state, i.tx_hash AS placed_tx_hash`;
+
+const ORDER_SOURCE = `orders o ${ON_CHAIN_JOIN}`;
+
+type OrderRead = OrderRow & { pair_order_id: string | null; onchain_remaining: string | null; onchain_state: OnChainOrder['state'] | null; placed_tx_hash: string | null };
+
+/** Splits a read row into the order and its book order. */
+function split(r: OrderRead): { order: OrderRow; onChain: OnChainOrder | null } {
+  const { pair_order_id, onchain_remaining, onchain_state, placed_tx_hash, ...order } = r;
+  const onChain = pair_order_id && onchain_state && placed_tx_hash ? { pair_order_id, remaining: onchain_remaining ?? '0', state: onchain_state, placed_tx_hash } : null;
+  return { order, onChain };
+}
+
+/** An order as read: the row, and its book order once placed on chain. */
+export type ReadOrder = ReturnType<typeof split>;
+
+export const FILL_COLUMNS = `id, id_hash, chain_id, pair, maker, reward_destination, order_ids, intent_data_hash, signature, state,
+  expire_time, created_at, closed_at, used_tx_hash`;
+
+/** A page position: the last row's creation time and id (newest first). */
+export interface PageAfter {
+  created_at: string;
+  id: string;
+}
+
+export interface OrderFilter {
+  owner?: string;
+  state?: OrderState;
+  chain_id?: number;
+}
+
+/** Queries of orders, exclusive fills and the indexed rows they are judged by. Raw SQL, one round trip each. */
+export class OrderRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /** Inserts an order; false when its (chain, pair, owner, prefix, nonce) is already recorded. */
+  async insertOrder(r: Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash' | 'exclusive_fill_id'>): Promise<Date | null> {
+    const rows: { created_at: Date }[] = await this.ds.query(
+      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
+       ON CONFLICT (chain_id, pair, owner_address, nonce_prefix, nonce) DO NOTHING RETURNING created_at`,
+      [r.id, r.chain_id, r.owner_address, r.pair, r.premium_token, r.nonce_prefix, r.nonce, r.amount, r.intent_hash, r.destination, r.data, r.expires_at],
+    );
+    return rows[0]?.created_at ?? null;
+  }
+
+  async findOrder(id: string, m: Queryable = this.ds): Promise<ReadOrder | null> {
+    const rows: OrderRead[] = await m.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} WHERE o.id = $1`, [id]);
+    return rows[0] ? split(rows[0]) : null;
+  }
+
+  async findOrders(ids: readonly string[]): Promise<OrderRow[]> {
+    const rows: OrderRead[] = await this.ds.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} WHERE o.id = ANY($1::uuid[])`, [ids]);
+    return rows.map((r) => split(r).order);
+  }
+
+  /** One page, newest first, after `after`. */
+  async list(f: OrderFilter, after: PageAfter | null, limit: number): Promise<ReadOrder[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: string, v: unknown) => {
+      params.push(v);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (f.owner) add('o.owner_address = ?', f.owner);
+    if (f.state) add(`${EFFECTIVE_STATE} = ?`, f.state);
+    if (f.chain_id !== undefined) add('o.chain_id = ?', f.chain_id);
+    if (after) {
+      params.push(after.created_at, after.id);
+      where.push(`(o.created_at, o.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    params.push(limit);
+    const rows: OrderRead[] = await this.ds.query(
+      `SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY o.created_at DESC, o.id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(split);
+  }
+
+  /** The pair's premium token: the indexer's record of the pair, else null. */
+  async premiumTokenOf(chainId: number, pair: string): Promise<`0x${string}` | null> {
+    const rows: { premium_token: `0x${string}` }[] = await this.ds.query(`SELECT premium_token FROM indexer_pairs WHERE chain_id = $1 AND address = $2`, [chainId, pair]);
+    return rows[0]?.premium_token ?? null;
+  }
+
+  /** A maker's indexed bond per token (the balance its latest BondDeposited / BondWithdrawn carries); absent tokens hold 0. */
+  async bonds(chainId: number, maker: string, tokens: readonly string[]): Promise<Map<string, bigint>> {
+    const rows: { token: string; balance: string }[] = await this.ds.query(
+      `SELECT t.token, COALESCE(b.balance, 0)::text AS balance
+         FROM unnest($3::text[]) AS t(token)
+         LEFT JOIN LATERAL (
+           SELECT balance FROM indexer_bond_events
+            WHERE chain_id = $1 AND maker = $2 AND token = t.token
+            ORDER BY block_number DESC, log_index DESC LIMIT 1
+         ) b ON true`,
+      [chainId, maker, tokens],
+    );
+    return new Map(rows.map((r) => [r.token, BigInt(r.balance)]));
+  }
+
+  async insertFill(m: Queryable, f: Omit<ExclusiveFillRow, 'state' | 'created_at' | 'closed_at' | 'used_tx_hash'>): Promise<Date> {
+    const rows: { created_at: Date }[] = await m.query(
+      `INSERT INTO exclusive_fills (id, id_hash, chain_id, pair, maker, reward_destination, order_ids, intent_data_hash, signature, expire_time)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING created_at`,
+      [f.id, f.id_hash, f.chain_id, f.pair, f.maker, f.reward_destination, f.order_ids, f.intent_data_hash, f.signature, f.expire_time],
+    );
+    return rows[0].created_at;
+  }
+
+  async findFill(id: string): Promise<ExclusiveFillRow | null> {
+    const rows: ExclusiveFillRow[] = await this.ds.query(`SELECT ${FILL_COLUMNS} FROM exclusive_fills WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /** Records that the maker heard the fill in its current state. */
+  async markFillPublished(id: string, state: string): Promise<void> {
+    await this.ds.query(`UPDATE exclusive_fills SET published_state = $2 WHERE id = $1`, [id, state]);
+  }
+
+  /** What the sweeper redoes: orders and fills past their time, fills whose state the maker has not heard. */
+  async overdue(graceSeconds: number, limit: number): Promise<{ orders: string[]; fills: string[]; unpublished: string[] }> {
+    const [orders, fills, unpublished] = await Promise.all([
+      this.ds.query(`SELECT id FROM orders WHERE state = 'open' AND expires_at <= now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query(`SELECT id FROM exclusive_fills WHERE state = 'active' AND expire_time <= now() - make_interval(secs => $1) ORDER BY expire_time LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query(
+        `SELECT id FROM exclusive_fills WHERE published_state IS DISTINCT FROM state AND created_at <= now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
+    ]);
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+    return { orders: ids(orders), fills: ids(fills), unpublished: ids(unpublished) };
+  }
+}

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { getAddress, type Address } from 'viem';
+import type { DataSource } from 'typeorm';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors';
+import type { JobQueue } from '../platform/queue';
+import type { Logger } from '../platform/logging';
+import { orderIntentHash } from '../protocol';
+import type { ChainDirectory, PairDirectory } from '../quotes';
+import { orderExpireJob } from './order.jobs';
+import { OrderRepository, type OrderFilter, type PageAfter } from './order.repository';
+import { orderJson, parseOrderRequest, type OrderRequest } from './order-request';
+import { cancelOrder } from './order-state';
+import type { OrderRow } from './order.types';
+import { orderView, type OrderView } from './order-views';
+import { PremiumTokens } from './premium-tokens';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Recording, reading and cancelling CLOB orders (docs/ORDERS.md). Workers expire them; the indexer fills them. */
+export class OrderService {
+  readonly repo: OrderRepository;
+  readonly premiumTokens: PremiumTokens;
+
+  constructor(
+    private readonly deps: { db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory },
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.repo = new OrderRepository(deps.db);
+    this.premiumTokens = new PremiumTokens(this.repo);
+  }
+
+  /**
+   * Validates and records an order for `destination.from`. With a bearer (`wallet`), that must
+   * be the bearer's wallet: an order recorded by anyone else is still inert until its owner
+   * places it on chain, but a signed-in caller should not be able to record for others.
+   */
+  async create(body: unknown, wallet: Address | null): Promise<OrderView> {
+    const req = parseOrderRequest(body, Math.floor(this.clock() / 1000));
+    const dir = await this.deps.pairs.get(req.chain_id);
+    if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
+    checkContracts(req, dir);
+    const i = req.intent;
+    if (wallet && getAddress(wallet) !== i.from) {
+      throw new ForbiddenError(`destination.from ${i.from} is not the authenticated wallet ${getAddress(wallet)}`, 'order_owner_mismatch');
+    }
+    const premiumToken = await this.premiumTokens.of(dir, i.options6909Contract);
+    const json = orderJson(i);
+    const expiresAt = new Date((i.orderOnExpiry === 1 ? i.expiryTimestamp : i.intentExpiry) * 1000);
+    const row = {
+      id: randomUUID(),
+      chain_id: req.chain_id,
+      owner_address: i.from,
+      pair: i.options6909Contract,
+      premium_token: premiumToken,
+      nonce_prefix: i.noncePrefix.toString(),
+      nonce: i.nonce.toString(),
+      amount: json.amount,
+      intent_hash: orderIntentHash(i),
+      destination: json.destination,
+      data: json.data,
+      expires_at: expiresAt,
+    };
+    const createdAt = await this.repo.insertOrder(row);
+    if (!createdAt) {
+      throw new ConflictError(
+        `nonce (prefix ${i.noncePrefix}, nonce ${i.nonce}) was already used by ${i.from} on ${i.options6909Contract}: pick an unused nonce`,
+        'order_nonce_used',
+      );
+    }
+    await this.scheduleExpiry(row.id, expiresAt);
+    const stored: OrderRow = { ...row, state: 'open', exclusive_fill_id: null, created_at: createdAt, closed_at: null, fill_tx_hash: null };
+    return orderView(stored, null);
+  }
+
+  /** A failure here leaves a committed order the sweeper expires later, so the create still succeeds. */
+  private async scheduleExpiry(orderId: string, at: Date): Promise<void> {
+    try {
+      await this.deps.queue.enqueue(orderExpireJob, { order_id: orderId }, { delay: Math.max(0, at.getTime() - this.clock()) });
+    } catch (err) {
+      this.deps.logger.error({ order_id: orderId, err: (err as Error).message }, 'enqueue failed; the sweeper will expire this order');
+    }
+  }
+
+  async get(id: string): Promise<OrderView> {
+    const found = UUID.test(id) ? await this.repo.findOrder(id) : null;
+    if (!found) throw new NotFoundError(`order ${id} not found`, 'order_not_found');
+    return orderView(found.order, found.onChain);
+  }
+
+  /** One page of orders, newest first; `cursor` is the previous page's next_cursor. */
+  async list(f: OrderFilter, cursor: string | undefined, limit: number): Promise<{ items: OrderView[]; next_cursor: string | null }> {
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    const rows = await this.repo.list({ ...f, owner: f.owner ? getAddress(f.owner) : undefined }, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1]?.order;
+    return {
+      items: page.map((r) => orderView(r.order, r.onChain)),
+      next_cursor: rows.length > limit && last ? encodeCursor({ created_at: new Date(last.created_at).toISOString(), id: last.id }) : null,
+    };
+  }
+
+  /**
+   * The owner records its intent to cancel: the order leaves the API (no exclusive fill can
+   * cover it). A book order already placed on chain stays there until the owner calls the
+   * pair's cancelOrder: the API cannot move anyone's order on chain.
+   */
+  async cancel(id: string, wallet: Address): Promise<OrderView> {
+    const o = UUID.test(id) ? (await this.repo.findOrder(id))?.order : null;
+    if (!o) throw new NotFoundError(`order ${id} not found`, 'order_not_found');
+    if (o.owner_address !== getAddress(wallet)) {
+      throw new ForbiddenError(`order ${id} belongs to ${o.owner_address}, not to the authenticated wallet ${getAddress(wallet)}`, 'not_order_owner');
+    }
+    if (o.state !== 'open') throw new ConflictError(`order ${id} is ${o.state}; only an open order can be cancelled`, `order_${o.state}`);
+    if (!(await cancelOrder(this.deps.db, id))) {
+      const now = (await this.repo.findOrder(id))?.order;
+      if (now && now.state === 'open') {
+        throw new ConflictError(`order ${id} is under an active exclusive fill; cancel it after the fill expires`, 'order_under_exclusive_fill');
+      }
+      throw new ConflictError(`order ${id} is ${now?.state ?? o.state}; only an open order can be cancelled`, `order_${now?.state ?? o.state}`);
+    }
+    return this.get(id);
+  }
+}
+
+/** The pair must be a known CLOB of the chain (a token gets an error that says so); `to` that CLOB or the mothership. */
+function checkContracts(req: OrderRequest, dir: ChainDirectory): void {
+  const { options6909Contract: pair, to } = req.intent;
+  const token = dir.tokens.get(pair);
+  if (token) {
+    throw ValidationError.field('data.options6909Contract', `${pair} is the ${token} token, not a pair: pass the pair (CLOB) contract (GET /api/networks or /api/indexer/cores)`);
+  }
+  if (!dir.pairs.has(pair)) throw ValidationError.field('data.options6909Contract', `${pair} is not a known pair (CLOB) contract on chain ${req.chain_id}`);
+  if (to !== pair && to !== dir.mothership) {
+    throw ValidationError.field('destination.to', `must be the order's CLOB (data.options6909Contract ${pair}) or the chain's mothership${dir.mothership ? ` (${dir.mothership})` : ''}`);
+  }
+}
+
+/** Opaque page cursors: the last row's (created_at, id), base64url. */
+export function encodeCursor(p: PageAfter): string {
+  return Buffer.from(`${p.created_at}|${p.id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): PageAfter {
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  if (!createdAt || !id || !UUID.test(id) || Number.isNaN(Date.parse(createdAt))) throw ValidationError.field('cursor', 'is not a cursor this route returned');
+  return { created_at: createdAt, id };
+}

@@ -1,0 +1,52 @@
+import type { OrderJson } from './order-request';
+
+/** Order `state` (docs/ORDERS.md): open -> filled | cancelled | expired. */
+export type OrderState = 'open' | 'filled' | 'cancelled' | 'expired';
+
+/** Exclusive fill `state`: active -> used | expired. */
+export type ExclusiveFillState = 'active' | 'used' | 'expired';
+
+export interface OrderRow {
+  id: string;
+  chain_id: number;
+  owner_address: `0x${string}`;
+  pair: `0x${string}`;
+  premium_token: `0x${string}`;
+  nonce_prefix: string;
+  nonce: string;
+  amount: string;
+  intent_hash: `0x${string}`;
+  destination: OrderJson['destination'];
+  data: OrderJson['data'];
+  state: OrderState;
+  expires_at: Date;
+  exclusive_fill_id: string | null;
+  created_at: Date;
+  closed_at: Date | null;
+  fill_tx_hash: string | null;
+}
+
+/** Where the order is on chain, once the indexer saw its owner place it. */
+export interface OnChainOrder {
+  pair_order_id: string;
+  remaining: string;
+  state: 'open' | 'filled' | 'cancelled';
+  placed_tx_hash: string;
+}
+
+export interface ExclusiveFillRow {
+  id: string;
+  id_hash: `0x${string}`;
+  chain_id: number;
+  pair: `0x${string}`;
+  maker: `0x${string}`;
+  reward_destination: `0x${string}`;
+  order_ids: string[];
+  intent_data_hash: `0x${string}`;
+  signature: `0x${string}`;
+  state: ExclusiveFillState;
+  expire_time: Date;
+  created_at: Date;
+  closed_at: Date | null;
+  used_tx_hash: string | null;
+}

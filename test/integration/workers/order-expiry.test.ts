@@ -1,0 +1,114 @@
+import type { Express } from 'express';
+import { createApp } from '../../../api/app';
+import type { ApiContext } from '../../../api/context';
+import { topics } from '../../../shared/events';
+import { expireExclusiveFill, expireOrder } from '../../../shared/orders';
+import { JobQueue } from '../../../shared/platform/queue';
+import { bullPrefix } from '../../../shared/platform/redis';
+import { RegistryService } from '../../../shared/registry';
+import { scheduleOrderJobs } from '../../../workers';
+import { JOBS } from '../../../workers/job-catalog';
+import { HANDLERS } from '../../../workers/job-handlers';
+import { buildWorkerContext } from '../../../workers/worker-context';
+import { WorkerHost } from '../../../workers/worker-host';
+import { eventually, topicEvents } from '../../support/events';
+import { networkFile, randomAddress } from '../../support/fixtures';
+import { buildApp, request } from '../../support/http';
+import { indexBond, indexFixturePair, orderBody } from '../../support/orders';
+import { FIXTURE_USDC } from '../../support/quotes';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { bearer, newWallet, signIn } from '../../support/wallets';
+import { captureLogs } from './log-capture';
+
+/** Orders expire at their time and exclusive fills at expire_time, once each, with two worker replicas running. */
+describe('order and exclusive-fill expiry, two worker replicas', () => {
+  let env: TestEnv;
+  let app: Express;
+  let ctx: ApiContext;
+  let lostJobsApp: Express;
+  let lostQueue: JobQueue;
+  const replicas: WorkerHost[] = [];
+  const logs = captureLogs();
+  const maker = newWallet();
+  let makerToken: string;
+
+  const order = async (target: Express, intentExpiry?: number) =>
+    (await request(target).post('/api/orders').send(orderBody(randomAddress(), { intentExpiry })).expect(201)).body as { id: string };
+  const orderRow = async (id: string) => (await env.db.query(`SELECT state, exclusive_fill_id, closed_at FROM orders WHERE id = $1`, [id]))[0];
+  const fillState = async (id: string) => (await env.db.query(`SELECT state FROM exclusive_fills WHERE id = $1`, [id]))[0].state;
+
+  beforeAll(async () => {
+    env = await createTestEnv({ EXCLUSIVE_FILL_TTL_SECONDS: '1', ORDER_SWEEP_INTERVAL_MS: '200' });
+    ({ app, ctx } = buildApp(env));
+    lostQueue = new JobQueue(env.redis, bullPrefix(`${env.config.REDIS_PREFIX}lost:`));
+    lostJobsApp = createApp({ ...env, queue: lostQueue }).app;
+    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new RegistryService(env.db).setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: '1' } });
+    await indexFixturePair(env.db);
+    const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Expiry Makers', owner: randomAddress() });
+    await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: maker.address, role: 'member' });
+    makerToken = await signIn(app, maker);
+    await indexBond(env.db, maker.address, FIXTURE_USDC, 1n);
+    for (let i = 0; i < 2; i++) {
+      const host = new WorkerHost(buildWorkerContext({ ...env, logger: logs.logger }, async () => []), JOBS, HANDLERS, {
+        redisUrl: env.config.REDIS_URL,
+        prefix: bullPrefix(env.config.REDIS_PREFIX),
+        concurrency: 4,
+      });
+      host.start();
+      replicas.push(host);
+    }
+    await scheduleOrderJobs(env.queue, env.config);
+  });
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.close(true)));
+    await lostQueue.close();
+    await env.close();
+  });
+
+  it('an order expires at intentExpiry, once, and can then be neither filled nor cancelled', async () => {
+    const { id } = await order(app, Math.floor(Date.now() / 1000) + 2);
+    const row = await eventually(() => orderRow(id), (r) => r.state === 'expired', 15_000);
+    expect(row.state).toBe('expired');
+    expect(logs.lines().filter((l) => l.msg === 'order expired' && l.order_id === id)).toHaveLength(1);
+    // Applying the transition again changes nothing.
+    expect(await expireOrder(env.db, id)).toBe(false);
+    expect(await orderRow(id)).toEqual(row);
+    const fill = await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [id], reward_destination: maker.address }).expect(409);
+    expect(fill.body).toMatchObject({ code: 'order_not_open', error: `order ${id} is expired; only open orders can be filled` });
+  });
+
+  it('a fill expires at expire_time: its orders are released and its maker hears issued then expired, once each', async () => {
+    const a = await order(app);
+    const fill = (await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [a.id], reward_destination: maker.address }).expect(201)).body;
+    expect((await orderRow(a.id)).exclusive_fill_id).toBe(fill.exclusive_fill_id);
+    await eventually(() => fillState(fill.exclusive_fill_id), (s) => s === 'expired', 15_000);
+    expect(await orderRow(a.id)).toMatchObject({ state: 'open', exclusive_fill_id: null });
+    expect(await expireExclusiveFill(env.db, fill.exclusive_fill_id)).toBe(false);
+    const heard = await eventually(
+      () => topicEvents(env, topics.rfqMaker(maker.address)),
+      (e) => e.some((x) => x.event === 'exclusive_fill_expired' && x.payload.exclusive_fill_id === fill.exclusive_fill_id),
+    );
+    const mine = heard.filter((e) => e.payload.exclusive_fill_id === fill.exclusive_fill_id);
+    expect(mine.map((e) => [e.event, e.payload.state])).toEqual([
+      ['exclusive_fill_issued', 'active'],
+      ['exclusive_fill_expired', 'expired'],
+    ]);
+    // Released: another fill may take it now.
+    await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [a.id], reward_destination: maker.address }).expect(201);
+  });
+
+  it('when the jobs were lost, the sweeper expires the order and the fill and tells the maker', async () => {
+    const o = await order(lostJobsApp, Math.floor(Date.now() / 1000) + 4);
+    const fill = (await request(lostJobsApp).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [o.id], reward_destination: maker.address }).expect(201)).body;
+    await eventually(() => fillState(fill.exclusive_fill_id), (s) => s === 'expired', 15_000);
+    await eventually(() => orderRow(o.id), (r) => r.state === 'expired', 15_000);
+    expect((await orderRow(o.id)).state).toBe('expired');
+    const heard = await eventually(
+      () => topicEvents(env, topics.rfqMaker(maker.address)),
+      (e) => e.filter((x) => x.payload.exclusive_fill_id === fill.exclusive_fill_id).length === 2,
+      15_000,
+    );
+    expect(heard.filter((e) => e.payload.exclusive_fill_id === fill.exclusive_fill_id).map((e) => e.event)).toEqual(['exclusive_fill_issued', 'exclusive_fill_expired']);
+  });
+});

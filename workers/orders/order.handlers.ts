@@ -1,0 +1,13 @@
+import { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersSweepJob, publishFillState } from '../../shared/orders';
+import { handles, type RegisteredJob } from '../job-registry';
+import { expireFillJob, expireOrderJob } from './order-expiry';
+import { sweepOrders } from './order-sweeper';
+
+export const orderHandlers: RegisteredJob[] = [
+  handles(orderExpireJob, (p, ctx) => expireOrderJob(ctx, p.order_id)),
+  handles(exclusiveFillExpireJob, (p, ctx) => expireFillJob(ctx, p.exclusive_fill_id)),
+  handles(exclusiveFillAnnounceJob, async (p, ctx) => {
+    await publishFillState(ctx, p.exclusive_fill_id);
+  }),
+  handles(ordersSweepJob, (_p, ctx) => sweepOrders(ctx)),
+];
