@@ -57,7 +57,7 @@ export async function seedLoans(ds: DataSource, loans: number, events: number): 
             (ARRAY['collateral_added', 'collateral_withdrawn', 'repaid', 'repaid'])[1 + g % 4], l.borrower, l.borrower, l.lender, l.collateral_token, l.debt_token,
             CASE g % 4 WHEN 0 THEN 1000 WHEN 1 THEN -1000 ELSE 0 END, CASE WHEN g % 4 < 2 THEN l.collateral_amount END,
             CASE WHEN g % 4 >= 2 THEN -1000000 ELSE 0 END, CASE WHEN g % 4 >= 2 THEN l.principal_outstanding END, CASE WHEN g % 4 >= 2 THEN 1000 ELSE 0 END
-       FROM generate_series(1, $1::int) g JOIN indexer_loans l ON l.chain_id = 31337 AND l.loan_id = 1 + (g * 7919) % $2::int`,
+       FROM generate_series(1, $1::int) g JOIN indexer_loans l ON l.chain_id = 31337 AND l.loan_id = 1 + (g::bigint * 7919) % $2::int`,
     [events - loans, loans],
   );
   await recomputeHealth(ds, 31337, [], [weth.address, usdc.address, wbtc.address]);
