@@ -13,6 +13,7 @@ import { encodeOptionId } from '../../shared/protocol';
 import { RegistryService } from '../../shared/registry';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
+import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
 import { delegateToken } from './delegate';
 
 /**
@@ -54,6 +55,7 @@ async function measure(mode: 'ws' | 'poll', rpcUrl: string, addresses: Awaited<R
     DEVCHAIN: 'off',
     NODE_ENV: 'production',
     JWT_SECRET: randomBytes(32).toString('hex'),
+    ...BENCH_WRITE_LIMITS,
   }, 'api listening');
   try {
     const base = `http://127.0.0.1:${await service.port}`;

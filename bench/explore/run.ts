@@ -7,6 +7,7 @@ import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
+import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
 import { delegateToken } from './delegate';
 import { SEED, seedClob } from './seed';
 
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
       EXPLORE_RATE_LIMIT: '1000000',
       EXPLORE_RATE_WINDOW_SECONDS: '1',
       LOGIN_RATE_LIMIT: '1000',
+      ...BENCH_WRITE_LIMITS,
     }, 'api listening');
     const bare = spawnServer('bench/explore/bare-select-server.ts', { ...env, BENCH_PAIR: PAIR }, 'bare listening');
     children.push(api.child, bare.child);
