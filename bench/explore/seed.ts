@@ -78,8 +78,9 @@ export async function seedClob(db: DataSource, pair: string, opts: { orders?: nu
   );
   // What the indexer derives as it writes: series with open interest, per-day rollups of fills and traders.
   await db.query(
-    `INSERT INTO indexer_clob_series (chain_id, pair, option_id, open_interest, first_block)
-     SELECT 31337, $1, option_id, sum(amount) FILTER (WHERE kind = 'transfer'), min(block_number) FROM indexer_clob_activity
+    `INSERT INTO indexer_clob_series (chain_id, pair, option_id, open_interest, orders_placed, transfers, first_block)
+     SELECT 31337, $1, option_id, sum(amount) FILTER (WHERE kind = 'transfer'), count(*) FILTER (WHERE kind = 'placed'),
+            count(*) FILTER (WHERE kind = 'transfer'), min(block_number) FROM indexer_clob_activity
       WHERE chain_id = 31337 AND pair = $1 GROUP BY option_id`,
     [pair],
   );
