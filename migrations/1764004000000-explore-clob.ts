@@ -8,7 +8,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   transfer of a pair, with the order's series and side resolved at write time, so activity and
  *   fills pages are one keyset scan of one index, newest first, with or without a filter.
  * - `indexer_clob_series`: every series (option id) a pair has listed or minted, with its open
- *   interest (minted minus burned), so an overview never scans orders or balances.
+ *   interest (minted minus burned) and its counts of orders placed and transfers, so an overview
+ *   never scans orders or balances.
  * - `indexer_clob_daily` / `indexer_clob_traders`: fills, volume and premium volume per UTC day
  *   and series, and who traded on which day, so a summary over a window reads one row per day
  *   (and per trader-day) instead of every fill.
@@ -52,6 +53,8 @@ export class ExploreClob1764004000000 implements MigrationInterface {
         pair          text NOT NULL,
         option_id     numeric(78,0) NOT NULL,
         open_interest numeric(78,0) NOT NULL DEFAULT 0,
+        orders_placed integer NOT NULL DEFAULT 0,
+        transfers     integer NOT NULL DEFAULT 0,
         first_block   bigint NOT NULL,
         PRIMARY KEY (chain_id, pair, option_id)
       )`);

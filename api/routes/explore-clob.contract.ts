@@ -133,6 +133,8 @@ export const exploreClobContracts = {
               ...seriesFields,
               expired: z.boolean(),
               open_interest: wireDecimal,
+              orders_placed: z.number().int().meta({ description: 'Orders ever placed on the series.' }),
+              transfers: z.number().int().meta({ description: 'ERC-6909 transfers of the series, mints and burns included.' }),
               first_block: z.number().int(),
               fills_7d: z.number().int(),
               volume_7d: wireDecimal,

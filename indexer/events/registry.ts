@@ -128,7 +128,7 @@ export const INDEXED_EVENTS = registry({
       if (log.receiver !== ZERO_ADDRESS) rows.push({ table: 'indexer_balances', row: { holder: log.receiver, pair, option_id: id, delta: log.amount, block: at.block_number } });
       rows.push(
         { table: 'indexer_clob_activity', row: { ...noOrder, ...at, pair, kind: 'transfer', option_id: id, amount: log.amount.toString(), account: log.sender, counterparty: log.receiver } },
-        { table: 'indexer_clob_series', row: { pair, option_id: id, block: at.block_number, oi_delta: openInterestDelta(log.sender, log.receiver, log.amount) } },
+        { table: 'indexer_clob_series', row: { pair, option_id: id, block: at.block_number, oi_delta: openInterestDelta(log.sender, log.receiver, log.amount), placed: 0, transfer: 1 } },
       );
       return rows;
     },
@@ -185,7 +185,7 @@ export const INDEXED_EVENTS = registry({
           counterparty: null,
         },
       },
-      { table: 'indexer_clob_series', row: { pair: log.meta.address, option_id: log.id.toString(), block: at.block_number, oi_delta: 0n } },
+      { table: 'indexer_clob_series', row: { pair: log.meta.address, option_id: log.id.toString(), block: at.block_number, oi_delta: 0n, placed: 1, transfer: 0 } },
     ],
   }),
 

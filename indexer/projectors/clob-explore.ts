@@ -27,12 +27,17 @@ export interface ActivityRow extends RowPosition {
   counterparty: Hex | null;
 }
 
-/** A log's effect on a series: it exists from `block`, and mints add to / burns take from its open interest. */
+/**
+ * A log's effect on a series: it exists from `block`; a placement counts an order, a transfer
+ * counts a transfer, and mints add to / burns take from its open interest.
+ */
 export interface SeriesChange {
   pair: Hex;
   option_id: string;
   block: number;
   oi_delta: bigint;
+  placed: 0 | 1;
+  transfer: 0 | 1;
 }
 
 export interface SeriesDelta {
@@ -40,6 +45,8 @@ export interface SeriesDelta {
   option_id: string;
   first_block: number;
   oi_delta: string;
+  orders_placed: number;
+  transfers: number;
 }
 
 /** One fill, as the daily rollups count it. */
@@ -86,15 +93,19 @@ export function openInterestDelta(sender: string, receiver: string, amount: bigi
 
 /** One row per series the batch touched: its first block in the batch and its net open-interest change. */
 export function seriesChanges(): RowCollector<SeriesChange, SeriesDelta[]> {
-  const byKey = new Map<string, { pair: Hex; option_id: string; first_block: number; oi: bigint }>();
+  const byKey = new Map<string, { pair: Hex; option_id: string; first_block: number; oi: bigint; placed: number; transfers: number }>();
   return {
     add(c) {
       const key = `${c.pair}|${c.option_id}`;
       const s = byKey.get(key);
-      if (s) s.oi += c.oi_delta;
-      else byKey.set(key, { pair: c.pair, option_id: c.option_id, first_block: c.block, oi: c.oi_delta });
+      if (s) {
+        s.oi += c.oi_delta;
+        s.placed += c.placed;
+        s.transfers += c.transfer;
+      } else byKey.set(key, { pair: c.pair, option_id: c.option_id, first_block: c.block, oi: c.oi_delta, placed: c.placed, transfers: c.transfer });
     },
-    done: () => [...byKey.values()].map((s) => ({ pair: s.pair, option_id: s.option_id, first_block: s.first_block, oi_delta: s.oi.toString() })),
+    done: () =>
+      [...byKey.values()].map((s) => ({ pair: s.pair, option_id: s.option_id, first_block: s.first_block, oi_delta: s.oi.toString(), orders_placed: s.placed, transfers: s.transfers })),
   };
 }
 

@@ -36,10 +36,15 @@ export async function writeSeries(m: Queryable, chainId: number, rows: SeriesDel
     { name: 'pair', type: 'text' },
     { name: 'option_id', type: 'numeric' },
     { name: 'open_interest', type: 'numeric', value: (r) => r.oi_delta },
+    { name: 'orders_placed', type: 'integer' },
+    { name: 'transfers', type: 'integer' },
     { name: 'first_block', type: 'bigint' },
   ], {
     constants: [{ name: 'chain_id', value: chainId, type: 'integer' }],
-    suffix: `ON CONFLICT (chain_id, pair, option_id) DO UPDATE SET open_interest = indexer_clob_series.open_interest + EXCLUDED.open_interest`,
+    suffix: `ON CONFLICT (chain_id, pair, option_id) DO UPDATE
+               SET open_interest = indexer_clob_series.open_interest + EXCLUDED.open_interest,
+                   orders_placed = indexer_clob_series.orders_placed + EXCLUDED.orders_placed,
+                   transfers = indexer_clob_series.transfers + EXCLUDED.transfers`,
   });
 }
 
@@ -67,15 +72,18 @@ export async function writeDaily(m: Queryable, chainId: number, batch: DailyBatc
   ], { constants, suffix: `ON CONFLICT (chain_id, pair, day, trader) DO UPDATE SET fills = indexer_clob_traders.fills + EXCLUDED.fills` });
 }
 
-/** Series first seen above `at` go; the others lose the open interest that mints and burns above `at` added. */
+/** Series first seen above `at` go; the others lose the open interest, placements and transfers above `at`. */
 export async function rollbackSeries(m: Queryable, chainId: number, at: number): Promise<void> {
   await m.query(`DELETE FROM indexer_clob_series WHERE chain_id = $1 AND first_block > $2`, [chainId, at]);
   await m.query(
-    `UPDATE indexer_clob_series s SET open_interest = s.open_interest - g.d
+    `UPDATE indexer_clob_series s
+        SET open_interest = s.open_interest - g.d, orders_placed = s.orders_placed - g.placed, transfers = s.transfers - g.transfers
        FROM (SELECT pair, option_id,
-                    sum(CASE WHEN account = $3 THEN amount WHEN counterparty = $3 THEN -amount ELSE 0 END) AS d
+                    sum(CASE WHEN kind <> 'transfer' OR account = counterparty THEN 0 WHEN account = $3 THEN amount WHEN counterparty = $3 THEN -amount ELSE 0 END) AS d,
+                    count(*) FILTER (WHERE kind = 'placed')::int AS placed,
+                    count(*) FILTER (WHERE kind = 'transfer')::int AS transfers
                FROM indexer_clob_activity
-              WHERE chain_id = $1 AND block_number > $2 AND kind = 'transfer' AND (account = $3 OR counterparty = $3)
+              WHERE chain_id = $1 AND block_number > $2 AND kind IN ('placed', 'transfer')
               GROUP BY pair, option_id) g
       WHERE s.chain_id = $1 AND s.pair = g.pair AND s.option_id = g.option_id`,
     [chainId, at, ZERO_ADDRESS],

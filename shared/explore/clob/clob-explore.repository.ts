@@ -28,6 +28,8 @@ export interface SeriesRecord {
   pair: string;
   option_id: string;
   open_interest: string;
+  orders_placed: number;
+  transfers: number;
   first_block: string;
 }
 
@@ -133,7 +135,7 @@ export class ClobExploreRepository {
 
   async series(m: Q, chainId: number, pairs: readonly string[]): Promise<SeriesRecord[]> {
     return m.query(
-      `SELECT pair, option_id, open_interest, first_block FROM indexer_clob_series WHERE chain_id = $1 AND pair = ANY($2::text[]) ORDER BY pair, option_id`,
+      `SELECT pair, option_id, open_interest, orders_placed, transfers, first_block FROM indexer_clob_series WHERE chain_id = $1 AND pair = ANY($2::text[]) ORDER BY pair, option_id`,
       [chainId, pairs],
     );
   }

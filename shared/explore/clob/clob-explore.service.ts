@@ -87,6 +87,8 @@ export class ClobExploreService {
             ...f,
             expired: f.expiry_timestamp !== null && f.expiry_timestamp <= now,
             open_interest: s.open_interest,
+            orders_placed: s.orders_placed,
+            transfers: s.transfers,
             first_block: Number(s.first_block),
             fills_7d: Number(t?.fills ?? 0),
             volume_7d: num(t?.volume ?? null),

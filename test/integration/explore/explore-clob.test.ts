@@ -67,8 +67,8 @@ describe('reads', () => {
     expect(body).toMatchObject({ chain_id: 31337, clob: pair(), open_interest: '6', block: { number: (await cursorOf(h.env, 31337))!.block_number } });
     expect([body.token0, body.token1, body.premium_token]).toEqual([await read('token0'), await read('token1'), await read('premiumToken')]);
     expect(body.series).toEqual([
-      expect.objectContaining({ option_id: idA.toString(), option_type: 'call', strike_wad: '3000', open_interest: '6', fills_7d: 2, volume_7d: '6', expired: false }),
-      expect.objectContaining({ option_id: idB.toString(), option_type: 'put', strike_wad: '2000', open_interest: '0', fills_7d: 0, volume_7d: '0' }),
+      expect.objectContaining({ option_id: idA.toString(), option_type: 'call', strike_wad: '3000', open_interest: '6', orders_placed: 4, transfers: 3, fills_7d: 2, volume_7d: '6', expired: false }),
+      expect.objectContaining({ option_id: idB.toString(), option_type: 'put', strike_wad: '2000', open_interest: '0', orders_placed: 1, transfers: 0, fills_7d: 0, volume_7d: '0' }),
     ]);
     // 4 x 5 + 2 x 9 of premium; makers 1 and 4, taker 5.
     expect(body.windows[1]).toMatchObject({ days: 7, fills: 2, volume: '6', premium_volume: '38', unique_traders: 3 });

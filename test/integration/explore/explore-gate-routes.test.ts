@@ -173,3 +173,4 @@ describe('429 too many requests: each route its own :explore bucket, per IP, per
     tooMany(await call(limited, route).set(bearer(ofKey[LIMIT % 2])).set('X-Forwarded-For', nextIp()));
   });
 });
+
