@@ -23,6 +23,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     amount?: number;
+    /** Per-request templates; `setupRequest` may rewrite each request (a fresh body per request). */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (req: { body?: string }) => { body?: string } }[];
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

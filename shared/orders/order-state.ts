@@ -59,15 +59,21 @@ export interface LockedOrder {
 
 /**
  * Locks the orders in id order (two racing fills over overlapping sets queue on the first
- * shared row instead of deadlocking) and reads what a claim must check. Inside a transaction.
+ * shared row instead of deadlocking), then reads what a claim must check. Inside a transaction.
+ * Two statements on purpose: under READ COMMITTED a statement that waited for a row lock sees the
+ * row's new version but keeps its own snapshot for everything else, so a fill committed by the
+ * transaction it waited for would be invisible to a join in the same statement. The second
+ * statement takes a fresh snapshot, after every lock is held.
  */
 export async function lockOrders(m: Queryable, ids: readonly string[]): Promise<LockedOrder[]> {
+  await m.query(`SELECT id FROM orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
   return m.query(
     `SELECT o.id, o.chain_id, o.pair, o.premium_token, ${EFFECTIVE_STATE} AS state, o.expires_at, o.intent_hash,
             CASE WHEN f.state = 'active' AND f.expire_time > now() THEN f.id END AS held_by
-       FROM (SELECT * FROM orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE) o
+       FROM orders o
        ${ON_CHAIN_JOIN}
        LEFT JOIN exclusive_fills f ON f.id = o.exclusive_fill_id
+      WHERE o.id = ANY($1::uuid[])
       ORDER BY o.id`,
     [ids],
   );

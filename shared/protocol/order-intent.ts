@@ -1,4 +1,5 @@
-import { encodePacked, hashStruct, keccak256, type Address, type Hex } from 'viem';
+import { encodePacked, keccak256, toHex, type Address, type Hex } from 'viem';
+import { eip712TypeString } from './typed-data';
 
 /**
  * The on-chain shape of a CLOB order (`POST /api/orders`), defined once: the API stores its
@@ -60,9 +61,35 @@ export interface OrderIntent {
   orderOnExpiry: number;
 }
 
-/** The order's intent hash: EIP-712 hashStruct of the OrderIntent (equals the pair's hashOrderIntent). */
+const ORDER_INTENT_TYPEHASH = keccak256(toHex(eip712TypeString(ORDER_INTENT_TYPES, 'OrderIntent'))).slice(2);
+
+/** Each field's encoder to one 32-byte word (hex, no 0x); every field is an address or a uintN. */
+const FIELD_WORDS = ORDER_INTENT_TYPES.OrderIntent.map(({ name, type }) => {
+  const key = name as keyof OrderIntent;
+  if (type === 'address') {
+    return (o: OrderIntent) => {
+      const a = o[key] as string;
+      if (!/^0x[0-9a-fA-F]{40}$/.test(a)) throw new RangeError(`OrderIntent.${name} is not an address`);
+      return a.slice(2).toLowerCase().padStart(64, '0');
+    };
+  }
+  const max = (1n << BigInt(type.slice(4))) - 1n;
+  return (o: OrderIntent) => {
+    const v = BigInt(o[key] as bigint | number);
+    if (v < 0n || v > max) throw new RangeError(`OrderIntent.${name} does not fit ${type}`);
+    return v.toString(16).padStart(64, '0');
+  };
+});
+
+/**
+ * The order's intent hash: EIP-712 hashStruct of the OrderIntent (equals the pair's
+ * hashOrderIntent). Encoded by hand: every field is one static word, and a generic typed-data
+ * encoder costs about a hundred times more, on the order create path.
+ */
 export function orderIntentHash(intent: OrderIntent): Hex {
-  return hashStruct({ types: ORDER_INTENT_TYPES, primaryType: 'OrderIntent', data: intent });
+  let words = ORDER_INTENT_TYPEHASH;
+  for (const w of FIELD_WORDS) words += w(intent);
+  return keccak256(`0x${words}`);
 }
 
 /** An exclusive fill's intentDataHash: keccak256 of its orders' intent hashes, packed in order. */
