@@ -158,7 +158,8 @@ describe('indexer faults', () => {
       const after = await waitFor(
         'new contract set',
         async () => (await h.env.db.query(`SELECT contract_set, block_number FROM indexer_cursors`)) as { contract_set: string; block_number: string }[],
-        (rows) => rows.length === 1 && rows[0].contract_set.includes(h.chain.addresses.bondVault.toLowerCase()),
+        // The vault is in every set (as bondVault=...): only `mothership=<vault>` says the switch happened.
+        (rows) => rows.length === 1 && rows[0].contract_set.includes(`mothership=${h.chain.addresses.bondVault.toLowerCase()}`),
       );
       expect(after).toHaveLength(1);
       const head = await waitForHead(h, 1);

@@ -83,11 +83,12 @@ describe('indexer sync', () => {
           lag_seconds: expect.any(Number),
           last_synced_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           backfill: false,
-          // Every cursor the indexer keeps: one per contract set (factory, mothership, lending market and its oracle).
+          // Every cursor the indexer keeps: one per contract set (factory, mothership, bond vault, lending market and its oracle).
           cursors: [
             {
               contract_set:
                 `factory=${h.chain.addresses.pairFactory.toLowerCase()};mothership=${h.chain.addresses.mothership.toLowerCase()}` +
+                `;bondVault=${h.chain.addresses.bondVault.toLowerCase()}` +
                 `;lending_market=${h.chain.addresses.lendingMarket.toLowerCase()};price_oracle=${h.chain.addresses.priceOracle.toLowerCase()}`,
               block_number: expect.any(Number),
               block_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
