@@ -11,3 +11,4 @@ export { parseDutchRequest, dutchRequestToJson } from './dutch-request';
 export type { DutchRequestJson } from './dutch-request';
 export { encodeOptionId, decodeOptionId } from './option-id';
 export type { OptionSeries } from './option-id';
+export { BPS, dutchPremiumAt, improvedPremium, curveFavoursTakerFirst, exclusiveSaltHash } from './dutch-curve';

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity 0.8.30;
 
-import {Leg, TokenTriple, DutchPremium, DutchFillRequest, PackageOffer, ExclusiveFill} from "./ProtocolTypes.sol";
+import {Leg, TokenTriple, DutchPremium, DutchFillRequest, PackageOffer, ExclusiveFill, DutchAward} from "./ProtocolTypes.sol";
 
 /// EIP-712 struct hashes of the protocol types. The type strings must stay byte-identical to
 /// the TypeScript definitions (shared/protocol/typed-data.ts); the chain tests compare both.
@@ -35,6 +35,10 @@ library ProtocolHashing {
     );
     bytes32 internal constant EXCLUSIVE_FILL_TYPEHASH = keccak256(
         "ExclusiveFill(bytes32 exclusiveFillId,address maker,bytes32[] orderIds,address rewardDestination,bytes32 intentDataHash,uint40 expireTime)"
+    );
+
+    bytes32 internal constant DUTCH_AWARD_TYPEHASH = keccak256(
+        "DutchAward(bytes32 requestDigest,bytes32 exclusiveSaltHash,uint256 improvementBps,uint40 notBefore,uint40 exclusiveEnd)"
     );
 
     function domainSeparator(string memory name, string memory version) internal view returns (bytes32) {
@@ -122,6 +126,12 @@ library ProtocolHashing {
                 f.intentDataHash,
                 f.expireTime
             )
+        );
+    }
+
+    function hashDutchAward(DutchAward calldata a) internal pure returns (bytes32) {
+        return keccak256(
+            abi.encode(DUTCH_AWARD_TYPEHASH, a.requestDigest, a.exclusiveSaltHash, a.improvementBps, a.notBefore, a.exclusiveEnd)
         );
     }
 }

@@ -62,3 +62,15 @@ struct ExclusiveFill {
     bytes32 intentDataHash;
     uint40 expireTime;
 }
+
+/// The auctioneer's word on a Dutch request (domain "DutchFill", version "1"), signed by a
+/// registered service signer at the end of the competition. `exclusiveSaltHash` is
+/// keccak256(exclusiveSalt), whose preimage only the winner holds; zero means no bid won and
+/// the request is open to every filler from `notBefore` on.
+struct DutchAward {
+    bytes32 requestDigest;
+    bytes32 exclusiveSaltHash;
+    uint256 improvementBps;
+    uint40 notBefore;
+    uint40 exclusiveEnd;
+}
