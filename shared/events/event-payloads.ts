@@ -19,6 +19,9 @@ export const rfqOfferPayload = z.looseObject({ quote_id: z.string() });
 /** A quote's outcome: filled, expired, cancelled, reopened by a reorg, or a Dutch award. */
 export const rfqResultPayload = z.looseObject({ quote_id: z.string() });
 
+/** A Dutch award to its winner alone: the fillable payload plus the private `exclusive_salt`. */
+export const dutchAwardPayload = z.looseObject({ quote_id: z.string(), chain_id: z.number().int(), exclusive_salt: z.string() });
+
 /** A snapshot, event or transfer of one CLOB pair, to the explore streams watching it. */
 export const exploreClobPayload = z.looseObject({ chain_id: z.number().int(), clob: z.string() });
 
@@ -31,5 +34,6 @@ export type PayloadOf<S> = (S extends z.ZodType ? z.input<S> : never) & EventPay
 export type RfqRequestEvent = PayloadOf<typeof rfqRequestPayload>;
 export type RfqOfferEvent = PayloadOf<typeof rfqOfferPayload>;
 export type RfqResultEvent = PayloadOf<typeof rfqResultPayload>;
+export type DutchAwardEvent = PayloadOf<typeof dutchAwardPayload>;
 export type ExploreClobEvent = PayloadOf<typeof exploreClobPayload>;
 export type ExploreLoanEvent = PayloadOf<typeof exploreLoanPayload>;

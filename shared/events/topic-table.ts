@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { StreamKind } from '../platform/stream-tokens';
-import { exploreClobPayload, exploreLoanPayload, rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from './event-payloads';
+import { dutchAwardPayload, exploreClobPayload, exploreLoanPayload, rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from './event-payloads';
 import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly, type Authorize } from './topic-join';
 import { addressNamed, chainNamed, tokenNamed, type AddressParam, type ChainParam, type TokenParam, type TopicName } from './topic-names';
 
@@ -47,7 +47,7 @@ export const TOPIC_TABLE = {
     authorize: thatMakerOnly,
     replayFromStart: false,
     streamKind: null,
-    events: { rfq_request: rfqRequestPayload, rfq_offer: rfqOfferPayload, rfq_result: rfqResultPayload },
+    events: { rfq_request: rfqRequestPayload, rfq_offer: rfqOfferPayload, rfq_result: rfqResultPayload, dutch_award: dutchAwardPayload },
   },
   rfq_stream: {
     status: 'live',
