@@ -19,6 +19,8 @@ export interface DutchBodyOptions {
   chainId?: number;
   mothership?: Address;
   pair?: string;
+  /** Expiry of every leg (default: a day out). */
+  expiry?: number;
   legs?: { type: 'call' | 'put'; structure: 0 | 1; strike: bigint; mult?: bigint }[];
 }
 
@@ -32,7 +34,7 @@ export async function dutchBody(taker: PrivateKeyAccount, o: DutchBodyOptions = 
   const polarity = o.polarity ?? 'b_is_buy';
   const dirs = deriveDirections(polarity, legs.map((l) => l.structure));
   const dutch_request: Record<string, unknown> = {
-    intents: intents(legs, { pair: o.pair ?? FIXTURE_PAIR }).map((i) => ({ ...i, option_type: i.option_type === 'call' ? 0 : 1 })),
+    intents: intents(legs, { pair: o.pair ?? FIXTURE_PAIR, expiry: o.expiry }).map((i) => ({ ...i, option_type: i.option_type === 'call' ? 0 : 1 })),
     tokens: [{ token0: '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6', token1: FIXTURE_USDC, premium_token: FIXTURE_USDC }],
     dutch_premium: { token: FIXTURE_USDC, maker_pays_taker: false, start_premium: '100000000', end_premium: '200000000', decay_rate: '0', auction_start: now },
     auction_end: now + 600,
