@@ -76,7 +76,7 @@ describe('Dutch phases', () => {
   const of = (events: SeenEvent[], id: string) => events.filter((e) => e.payload.quote_id === id);
   const feed = () => topicEvents(env, topics.quotesRequests(31337));
   /** Waits until the topic has an event matching `check`, then, after a sentinel, returns all it got. */
-  async function settled(topic: Parameters<typeof topicEvents>[1], check: (e: SeenEvent[]) => boolean, timeoutMs = 15000) {
+  async function settled(topic: ReturnType<typeof topics.rfqStream>, check: (e: SeenEvent[]) => boolean, timeoutMs = 15000) {
     await eventually(() => topicEvents(env, topic), check, timeoutMs);
     const sentinel = `sentinel-${Math.random()}`;
     await new EventPublisher({ redis: env.redis, config: env.config }).publish(topic, 'rfq_result', { quote_id: sentinel });
