@@ -5,3 +5,4 @@ export { signSiwe, siweMessageFor } from './siwe';
 export { packageOffer, signPackageOffer, packageOfferTypedData, packageOfferDomain, PACKAGE_OFFER_TYPES, jsonLegToLeg, type OfferTerms, type QuotedLeg, type PackageOffer, type IntentJson } from './offers';
 export type * from './api-types';
 export { networkContract } from './networks';
+export { brokeredRequest, signDutchRequest, dutchFillArgs, dutchFillTypedData, dutchPremiumAt, improvedPremium, directionsHash, type DutchQuoteRequest, type DutchRequestJson, type AwardJson } from './dutch';

@@ -1,5 +1,5 @@
 import { zeroAddress, type Address, type Hex } from 'viem';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import type { LocalAccount } from 'viem/accounts';
 import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type Polarity } from '../../shared/protocol';
 import { FIXTURE_PAIR, FIXTURE_USDC, intents } from './quotes';
 
@@ -15,7 +15,7 @@ export interface DutchBodyOptions {
   /** Changes to the body after signing. */
   body?: Record<string, unknown>;
   /** Signs with this wallet instead of the taker's. */
-  signer?: PrivateKeyAccount;
+  signer?: LocalAccount;
   chainId?: number;
   mothership?: Address;
   pair?: string;
@@ -25,7 +25,7 @@ export interface DutchBodyOptions {
 }
 
 /** A taker-signed Dutch create body: a call spread on the fixture pair, taker pays 100 -> 200 USDC over 10 minutes. */
-export async function dutchBody(taker: PrivateKeyAccount, o: DutchBodyOptions = {}): Promise<Record<string, unknown>> {
+export async function dutchBody(taker: LocalAccount, o: DutchBodyOptions = {}): Promise<Record<string, unknown>> {
   const now = Math.floor(Date.now() / 1000);
   const legs = o.legs ?? [
     { type: 'call' as const, structure: 0 as const, strike: 3000n },
