@@ -56,7 +56,7 @@ async function baseline(redisUrl: string, prefix: string): Promise<number[]> {
 async function main(): Promise<void> {
   const db = await benchDatabase('dutch');
   const prefix = `bench:dutch:${Date.now()}:`;
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', DEVCHAIN: 'off', DATABASE_URL: db.url, REDIS_PREFIX: prefix, QUOTE_SWEEP_INTERVAL_MS: '600000' });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'error', DEVCHAIN: 'off', DATABASE_URL: db.url, REDIS_PREFIX: prefix, QUOTE_SWEEP_INTERVAL_MS: '600000' });
   const logger = createLogger({ level: config.LOG_LEVEL });
   const ds = createDataSource({ url: db.url, poolSize: 20 });
   await ds.initialize();
@@ -75,7 +75,8 @@ async function main(): Promise<void> {
     const repo = new DutchRepository(ds);
     const nowS = Math.floor(Date.now() / 1000);
     const rows = Array.from({ length: N }, () => ({ id: randomUUID(), maker: privateKeyToAccount(generatePrivateKey()).address }));
-    const t0 = Date.now() + 1000 + N * 2;
+    const lead = 5000 + N * 20;
+    const t0 = Date.now() + lead;
     let inserted = 0;
     await inBatches(rows.map((r, i) => [r, i] as const), 20, async ([r, i]) => {
       const competeEnd = t0 + competeMs(i);
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
     });
     if (Date.now() > t0) throw new Error(`writing ${N} auctions took past their start; raise the lead time`);
     const started = Date.now();
-    const createdIn = started - (t0 - 1000 - N * 2);
+    const createdIn = started - (t0 - lead);
     const lateBids = N - inserted;
     for (;;) {
       const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM quotes WHERE state = 'open'`);
