@@ -1,7 +1,7 @@
 import { bullPrefix } from '../../../shared/platform/redis';
 import { EventPublisher, topics } from '../../../shared/events';
-import { awardDutchQuote, hashStreamToken, QuoteRepository } from '../../../shared/quotes';
-import { dutchAwardJob, DutchRepository } from '../../../shared/dutch';
+import { awardDutchQuote, hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared/quotes';
+import { DutchAuctioneer, dutchAwardJob, DutchRepository } from '../../../shared/dutch';
 import { directionsHash, exclusiveSaltHash, recoverDutchAwardSigner, type DutchAward } from '../../../shared/protocol';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { RegistryService } from '../../../shared/registry';
@@ -221,6 +221,33 @@ describe('Dutch phases', () => {
     expect((open.award as Record<string, unknown>).exclusive_salt_hash).toBe(`0x${'00'.repeat(32)}`);
     const late = await bid(q.body.quote.id, tokenA, 5, 5).expect(409);
     expect(late.body.code).toBe('competition_over');
+  });
+
+  it('by a fake clock: an award or an opening that fires early waits the rest, one on time advances', async () => {
+    const q = await create({ body: { compete_ms: 60_000, exclusive_ms: 60_000 } });
+    const id = q.body.quote.id;
+    await bid(id, tokenA, 3, 3).expect(201);
+    const d = (await new DutchRepository(env.db).find(id))!;
+    const competeEnd = new Date(d.compete_ends_at).getTime();
+    let now = competeEnd - 5_000;
+    const ctx = buildWorkerContext(env, async () => []);
+    const auctioneer = new DutchAuctioneer({ db: env.db, events: ctx.events, logger: env.logger, interestedMakers: async () => [], pairs: new PairDirectory(env.db, 1000), signer: DEVELOPMENT_SERVICE_SIGNER, skewMs: 50 }, () => now);
+    await expect(auctioneer.award(id)).rejects.toMatchObject({ delayMs: 5_000 });
+    expect((await new DutchRepository(env.db).find(id))?.dutch_phase).toBe('competing');
+    now = competeEnd;
+    await expect(auctioneer.award(id)).resolves.toBe('exclusive');
+    const awarded = (await new DutchRepository(env.db).find(id))!;
+    expect(new Date(awarded.exclusive_ends_at!).getTime()).toBe(competeEnd + 60_000);
+    now = competeEnd + 30_000;
+    await expect(auctioneer.open(id)).rejects.toMatchObject({ delayMs: 30_000 });
+    now = competeEnd + 60_000;
+    await expect(auctioneer.open(id)).resolves.toBe(true);
+    // A retried award finds the award made: it changes nothing (its publishes are keyed).
+    await expect(auctioneer.award(id)).resolves.toBe('exclusive');
+    const after = (await new DutchRepository(env.db).find(id))!;
+    expect(after.dutch_phase).toBe('open');
+    expect(after.exclusive_salt).toBe(awarded.exclusive_salt);
+    expect(after.award).toEqual(awarded.award);
   });
 
   it('two replicas, and a replica killed after the award\'s transition: each phase is entered and published once', async () => {
