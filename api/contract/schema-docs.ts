@@ -1,18 +1,34 @@
-import { addressSchema, chainIdQuery, chainIdSchema } from '../../shared/platform/validation';
+import { z } from 'zod';
+
+type Json = Record<string, unknown>;
 
 /**
- * What zod cannot say about the shared request primitives in JSON Schema: their checks are
- * refinements (a checksum, a column's range), which convert to a bare `string` or `number`.
- * Keyed by the schema instances the domains reuse, so every route that takes them shows the same
- * format. Used as the `override` of every conversion.
+ * A pipe that reads `unknown` first (`required(x)`, `sizedArray(x)`: a presence or length check
+ * before the real schema) says nothing in JSON Schema from its input side, so it is documented
+ * as its output side instead, plus its own metadata. Pipes into a transform keep their
+ * `.meta()` (shared/platform/validation's `decimalUint`, `unixSeconds`, `spelledAs`).
  */
-const SHARED: ReadonlyMap<unknown, Record<string, unknown>> = new Map<unknown, Record<string, unknown>>([
-  [addressSchema, { pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address, any case; answers carry it checksummed.' }],
-  [chainIdSchema, { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: 'A registry network (GET /api/networks).' }],
-  [chainIdQuery.shape.chain_id, { pattern: '^(0|[1-9][0-9]{0,15})$', description: 'Limits the answer to one registry network (plain decimal digits, given once).' }],
-]);
+function documentsAsOutput(schema: z.core.$ZodType): z.core.$ZodType | undefined {
+  const def = schema._zod.def;
+  if (def.type !== 'pipe') return undefined;
+  const { in: input, out } = def as z.core.$ZodPipeDef;
+  if (out._zod.def.type === 'transform') return undefined;
+  const from = input._zod.def;
+  const vague = from.type === 'unknown' || (from.type === 'array' && (from as z.core.$ZodArrayDef).element._zod.def.type === 'unknown');
+  return vague ? out : undefined;
+}
 
-export function describeSharedSchema(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
-  const extra = SHARED.get(ctx.zodSchema);
-  if (extra) Object.assign(ctx.jsonSchema, extra);
+/**
+ * The `override` of every conversion of the API's schemas to JSON Schema. The request schemas
+ * are the domains' own parsers (shared/quotes, shared/protocol, shared/platform/validation), so
+ * the documents say exactly what the service accepts: formats and bounds the parsers check in
+ * code travel as `.meta()` on the schema that checks them.
+ */
+export function describeSharedSchema(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Json }): void {
+  const out = documentsAsOutput(ctx.zodSchema);
+  if (!out) return;
+  const { $schema: _s, ...json } = z.toJSONSchema(out, { io: 'input', override: describeSharedSchema, unrepresentable: 'any' }) as Json;
+  const own = z.globalRegistry.get(ctx.zodSchema) ?? {};
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, json, own);
 }

@@ -1,67 +1,9 @@
 import { z } from 'zod';
 import { MAX_BID_BPS } from '../../shared/dutch';
-import { MAX_LEGS, UINT144_MAX } from '../../shared/protocol';
+import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
 import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../contract/wire-formats';
-
-/*
- * Request bodies of the quote routes. The quote and offer bodies are parsed by shared/quotes
- * (quote-request.ts, offer-request.ts), so these schemas only document them for now.
- * Placeholder: replaced by shared/quotes' schema when A2 lands (zod schemas for the quote and
- * offer requests); then the route contract parses the body itself.
- */
-
-const addressIn = z.string().regex(/^0x[0-9a-fA-F]{40}$/).meta({ description: 'EVM address, any case.' });
-const unixSecondsIn = z
-  .union([wireUnixSeconds, z.string().regex(/^(0|[1-9][0-9]{0,15})$/)])
-  .meta({ description: 'Unix seconds: a JSON integer, or its decimal string.' });
-const uintIn = (max?: bigint) =>
-  z
-    .string()
-    .regex(/^[1-9][0-9]*$/)
-    .meta({ description: `Decimal integer string, at least 1${max ? ` and at most ${max}` : ''}.` });
-
-/** One leg: all legs share one pair contract and one expiry. */
-const intentBody = z.strictObject({
-  pair6909_contract: addressIn.meta({ description: 'The pair (CLOB) contract of the token0 / token1 / premium-token triple; not a token. Same for every leg.' }),
-  option_type: z.union([z.enum(['call', 'put']), z.literal(0), z.literal(1)]).meta({ description: '`call` or 0, `put` or 1 (names in any case).' }),
-  structure: z.union([z.literal(0), z.literal(1), z.enum(['a', 'b', '0', '1'])]).meta({ description: '0 or "a" follows polarity; 1 or "b" flips the leg.' }),
-  start_exercise_timestamp: unixSecondsIn.meta({ description: '0 = American; equal to expiry_timestamp = European.' }),
-  expiry_timestamp: unixSecondsIn.meta({ description: 'In the future; the same for every leg.' }),
-  strike_wad: uintIn(UINT144_MAX).meta({ description: 'Strike WAD ratio (uint144).' }),
-  amount: uintIn().meta({ description: 'In underlying-token decimals; a butterfly body leg uses 2x the base amount.' }),
-});
-
-/** POST /api/quote (standard RFQ). Placeholder until A2's shared/quotes schema. */
-export const quoteCreateBody = z
-  .strictObject({
-    chain_id: wireChainId.meta({ description: 'A registry network (GET /api/networks).' }),
-    taker_address: addressIn.meta({ description: 'Wallet that will call executeFixedPackageIntent; hashed into taker_address_hash, never shown to makers.' }),
-    polarity: z.enum(['b_is_buy', 'a_is_buy']).meta({ description: '`b_is_buy` buys (long) the strategy, `a_is_buy` sells it.' }),
-    referrer: addressIn.nullable().optional().meta({ description: 'Default: the zero address; hashed into taker_address_hash.' }),
-    expires_in: z.number().int().min(1).max(86400).meta({ description: 'Quote window in seconds, at most QUOTE_MAX_EXPIRES_IN (default 300), ending before the options expire.' }),
-    offer_formats: z.enum(['package_only', 'legByLegOnly', 'dutch_only']).optional().meta({ description: '`legByLegOnly` is stored as package_only; `dutch_only` answers 501 until the Dutch flow exists.' }),
-    intents: z.array(intentBody).min(1).max(MAX_LEGS),
-    dutch_request: z.record(z.string(), z.unknown()).optional().meta({ description: 'Dutch flow: answers 501 until it exists.' }),
-  })
-  .meta({ description: 'A standard RFQ; the legs follow the spec\'s strategy recipes.' });
-
-/** POST /api/quote/:id (signed package offer). Placeholder until A2's shared/quotes schema. */
-export const packageOfferBody = z
-  .strictObject({
-    offer_type: z.literal('package'),
-    package_premium: z.string().regex(/^(0|[1-9][0-9]*)$/).meta({ description: 'Premium of the whole package, in premium-token units.' }),
-    maker_pays_taker: z.boolean().optional().meta({ description: 'Default false: the taker pays the premium.' }),
-    taker_address_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).meta({ description: 'The quote\'s taker_address_hash, copied exactly.' }),
-    premium_token: addressIn.meta({ description: 'A token registered on the quote\'s chain.' }),
-    legs: z.array(intentBody).min(1).max(MAX_LEGS).meta({ description: 'The quote\'s legs, as signed.' }),
-    maker: addressIn.meta({ description: 'The authenticated maker wallet (SIWE address or the API key\'s bot wallet).' }),
-    nonce: z.string().regex(/^(0|[1-9][0-9]*)$/).meta({ description: 'Unused for (chain, maker).' }),
-    deadline: unixSecondsIn.meta({ description: 'In the future, not after the quote expires.' }),
-    signature: z.string().regex(/^0x([0-9a-fA-F]{130}|[0-9a-fA-F]{128})$/).meta({ description: 'EIP-712 PackageOffer signature by `maker` (docs/PROTOCOL.md).' }),
-  })
-  .meta({ description: 'An EIP-712-signed package offer bound to the quote through taker_address_hash.' });
 
 /** POST /api/quote/:id/offer: a Dutch both-side bid, checked by the contract. */
 export const dutchBidBody = z.strictObject({
@@ -264,7 +206,8 @@ export const quoteContracts = {
       headers: z.object({
         'idempotency-key': z.string().optional().meta({ description: '1-255 printable ASCII characters; a retry with the same key and body replays the answer.' }),
       }),
-      body: quoteCreateBody,
+      // The service's own parser, documented as it is: shared/quotes/quote-request.ts.
+      body: quoteRequestDocument,
       bodyCheck: 'service',
       examples: { butterfly: { summary: 'Buy a call butterfly (directions [1, 0, 1])', value: BUTTERFLY_EXAMPLE } },
     },
@@ -314,7 +257,8 @@ export const quoteContracts = {
     cache: 'no-store',
     request: {
       params: idParams,
-      body: packageOfferBody,
+      // The service's own parser, documented as it is: shared/quotes/offer-request.ts.
+      body: offerRequestDocument,
       bodyCheck: 'service',
       examples: { butterfly: { summary: 'A package offer on the butterfly example', value: PACKAGE_OFFER_EXAMPLE } },
     },

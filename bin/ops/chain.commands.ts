@@ -1,3 +1,4 @@
+import { serviceSigner } from '../../shared/chain/service-signer';
 import { RegistryService } from '../../shared/registry';
 import { requireFlag, UsageError, type OpsCommand } from './command';
 
@@ -5,7 +6,7 @@ export const chainCommands: OpsCommand[] = [
   {
     name: 'chain:deploy',
     usage: 'chain:deploy --rpc-url URL',
-    summary: 'deploy the reference contracts to a Hardhat node (chain 31337) and register it under that URL',
+    summary: 'deploy the reference contracts to a Hardhat node (chain 31337), register SERVICE_SIGNER_KEY\'s address as a service signer, and register the chain under that URL',
     async run(ctx, args) {
       const rpcUrl = requireFlag(args, 'rpc-url');
       try {
@@ -17,12 +18,17 @@ export const chainCommands: OpsCommand[] = [
       // which has no solc (a devDependency) to compile the contracts with.
       const { assertDevTools } = await import('../../dev/dev-tools');
       assertDevTools('chain:deploy', ['solc']);
-      const { deployReferenceContracts, expectedAddresses, hasReferenceContracts } = await import('../../dev/deploy');
+      const { deployReferenceContracts, ensureServiceSigner, expectedAddresses, hasReferenceContracts } = await import('../../dev/deploy');
       const { devchainNetwork } = await import('../../dev/devchain');
       // Deployment is deterministic (fixed deployer and nonces): a node that already holds this
       // build is only registered again, so the command is safe to repeat.
       const expected = expectedAddresses();
-      const addresses = (await hasReferenceContracts(rpcUrl, expected)) ? expected : await deployReferenceContracts({ rpcUrl });
+      // The key the api and workers sign with must be registered for the chain to accept it.
+      const signer = serviceSigner(ctx.config).address;
+      const addresses = (await hasReferenceContracts(rpcUrl, expected))
+        ? expected
+        : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });
+      await ensureServiceSigner({ rpcUrl, mothership: addresses.mothership, signer });
       ctx.print(await new RegistryService(ctx.db).upsertNetwork(devchainNetwork(rpcUrl, addresses)));
     },
   },

@@ -6,6 +6,7 @@ import {
   orderPlacedEvent,
   packageExecutedEvent,
   pairCreatedEvent,
+  serviceSignerSetEvent,
   transferEvent,
 } from '../../shared/chain/abis';
 import { bool, checksum, expectShape, topicAddress, uint, word, wordAddress } from '../decode/log-words';
@@ -180,6 +181,22 @@ export const INDEXED_EVENTS = registry({
         row: { change: { pair: log.meta.address, order_id: log.orderId.toString(), remaining: '0', state: 'cancelled', last_block: at.block_number, last_log_index: at.log_index } },
       },
     ],
+  }),
+
+  /**
+   * Mothership: its owner registered or revoked a service signer (docs/PROTOCOL.md, "Service
+   * signer"). Kept as a raw event only: an auditable record of whose awards and exclusive fills
+   * the chain accepted, and when.
+   */
+  ServiceSignerSet: indexedEvent({
+    abi: serviceSignerSetEvent,
+    emitter: 'mothership',
+    tables: ['indexer_events'],
+    decode(log) {
+      expectShape(log, 2, 1, 'ServiceSignerSet');
+      return { signer: topicAddress(log.topics[1]), allowed: bool(word(log.data, 0)) };
+    },
+    project: (log, at) => [rawEvent(log, at)],
   }),
 
   /** Mothership: a package offer settled, i.e. the quote with this taker hash is filled. */

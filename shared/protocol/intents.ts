@@ -60,18 +60,28 @@ export const optionTypeSchema = spelledAs<OptionType>([['call', 0], ['put', 1], 
 export const structureSchema = spelledAs<Structure>([[0, 0], ['a', 0], ['0', 0], [1, 1], ['b', 1], ['1', 1]], STRUCTURE_MESSAGE);
 
 /** One leg's fields, each read on its own; the rules between them come after. */
-const intentShape = z.object(
-  {
-    pair6909_contract: required(evmAddress),
-    option_type: required(optionTypeSchema),
-    structure: required(structureSchema),
-    strike_wad: required(decimalUint({ min: 1n, max: UINT144_MAX, what: 'uint144' })),
-    amount: required(decimalUint({ min: 1n, what: 'uint256' })),
-    expiry_timestamp: required(unixSeconds),
-    start_exercise_timestamp: required(unixSeconds),
-  },
-  { message: 'must be an object' },
-);
+const intentShape = z
+  .object(
+    {
+      pair6909_contract: required(evmAddress).meta({
+        description: 'The pair (CLOB) contract of the token0 / token1 / premium-token triple; not a token. Same for every leg.',
+      }),
+      option_type: required(optionTypeSchema).meta({ description: '`call` or 0, `put` or 1 (names in any case).' }),
+      structure: required(structureSchema).meta({ description: '0 or "a" follows the quote\'s polarity; 1 or "b" flips this leg.' }),
+      strike_wad: required(decimalUint({ min: 1n, max: UINT144_MAX, what: 'uint144' })).meta({
+        description: 'Strike as a WAD ratio (1e18 = 1), a decimal string from 1 to 2^144-1 (uint144).',
+      }),
+      amount: required(decimalUint({ min: 1n, what: 'uint256' })).meta({
+        description: 'In underlying-token decimals, a decimal string of at least 1; a butterfly body leg uses 2x the base amount.',
+      }),
+      expiry_timestamp: required(unixSeconds).meta({ description: 'Unix seconds (integer or decimal string), in the future; the same for every leg.' }),
+      start_exercise_timestamp: required(unixSeconds).meta({
+        description: '0 = American (exercisable until expiry); equal to expiry_timestamp = European.',
+      }),
+    },
+    { message: 'must be an object' },
+  )
+  .meta({ description: 'One leg. All legs share one pair contract and one expiry.' });
 
 /**
  * A leg: its fields, then its own rules (expiry after `now`; exercise American or European).

@@ -1,6 +1,8 @@
 export { QuoteService } from './quote.service';
 export type { CreatedQuote } from './quote.service';
 export { OfferService } from './offer.service';
+export { quoteRequestDocument } from './quote-request';
+export { offerRequestDocument } from './offer-request';
 export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';
 export { QuoteRepository } from './quote.repository';

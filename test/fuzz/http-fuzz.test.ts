@@ -156,5 +156,6 @@ describe('HTTP fuzz: every mounted route', () => {
     // Every mounted route got a fair share of the run.
     const starved = routes.map(routeKey).filter((k) => (perRoute.get(k) ?? 0) < RUNS / (routes.length + 1) / 4);
     expect(starved).toEqual([]);
-  }, 180_000);
+    // A limit on a hang, not a speed target: 10,000 requests on a two-core machine shared with other work take minutes.
+  }, 600_000);
 });

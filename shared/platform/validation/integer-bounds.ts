@@ -47,7 +47,10 @@ export function inRange(v: unknown, r: IntRange): v is number {
 
 /** A JSON integer inside `r`. */
 export const intSchema = (r: IntRange) =>
-  z.number({ message: r.message }).refine((v) => inRange(v, r), r.message);
+  z
+    .number({ message: r.message })
+    .refine((v) => inRange(v, r), r.message)
+    .meta({ type: 'integer', minimum: r.min, maximum: r.max });
 
 /**
  * The same range read from a query string: plain decimal digits only (no sign, exponent, blank
@@ -58,12 +61,15 @@ export const intQuerySchema = (r: IntRange) =>
   z
     .string({ message: `${r.message}, given once` })
     .refine((v) => /^(0|[1-9][0-9]{0,15})$/.test(v) && inRange(Number(v), r), r.message)
-    .transform(Number);
+    .transform(Number)
+    .meta({ pattern: '^(0|[1-9][0-9]{0,15})$', description: `Plain decimal digits, given once: ${r.message.replace(/^must be /, '')}.` });
 
-export const chainIdSchema = intSchema(CHAIN_ID);
+export const chainIdSchema = intSchema(CHAIN_ID).meta({ description: 'A registry network (GET /api/networks).' });
 
 /** `?chain_id=` of the public read routes: optional, one value. */
-export const chainIdQuery = z.object({ chain_id: intQuerySchema(CHAIN_ID).optional() });
+export const chainIdQuery = z.object({
+  chain_id: intQuerySchema(CHAIN_ID).optional().meta({ description: 'Limits the answer to one registry network (plain decimal digits, given once).' }),
+});
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 

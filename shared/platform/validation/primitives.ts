@@ -8,7 +8,8 @@ const address = (notAString: string) =>
   z
     .string({ message: notAString })
     .refine((v) => isAddress(v, { strict: false }), ADDRESS_MESSAGE)
-    .transform((v): Address => getAddress(v));
+    .transform((v): Address => getAddress(v))
+    .meta({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address, any case; answers carry it checksummed.' });
 
 /** An EVM address in any case; parsed to its checksummed form. */
 export const addressSchema = address('must be an address string');
@@ -17,4 +18,7 @@ export const addressSchema = address('must be an address string');
 export const evmAddress = address(ADDRESS_MESSAGE);
 
 /** An optional address: absent (or null) is the zero address, as on chain (referrer, required authority). */
-export const addressOrZero = evmAddress.nullish().transform((v): Address => v ?? zeroAddress);
+export const addressOrZero = evmAddress
+  .nullish()
+  .transform((v): Address => v ?? zeroAddress)
+  .meta({ description: 'EVM address, any case; absent or null is the zero address.' });

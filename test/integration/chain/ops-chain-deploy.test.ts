@@ -1,8 +1,11 @@
+import { privateKeyToAccount } from 'viem/accounts';
+import { mothershipAbi } from '../../../shared/chain/abis';
 import { localPublicClient } from '../../../shared/chain/clients';
+import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { startHardhatNode, type HardhatNode } from '../../../dev/hardhat-node';
 import { freePort } from '../../support/chain';
 import { buildApp, request } from '../../support/http';
-import { ops } from '../../support/ops';
+import { ops, opsWithEnv } from '../../support/ops';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 describe('ops chain:deploy (the compose chain-setup step)', () => {
@@ -32,6 +35,23 @@ describe('ops chain:deploy (the compose chain-setup step)', () => {
     expect(JSON.parse(again.stdout).contracts).toEqual(net.contracts);
     const served = await request(buildApp(env).app).get('/api/networks').expect(200);
     expect(served.body.networks[0].contracts.mothership).toBe(net.contracts.mothership);
+  }, 90000);
+
+  it('registers the configured service signer on a chain it deployed before, and refuses production without a key', async () => {
+    const key = '0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
+    const signer = privateKeyToAccount(key).address;
+    const isSigner = async (address: `0x${string}`, mothership: `0x${string}`) =>
+      localPublicClient(node.rpcUrl).readContract({ address: mothership, abi: mothershipAbi, functionName: 'isServiceSigner', args: [address] });
+    const run = await opsWithEnv(env, { SERVICE_SIGNER_KEY: key }, 'chain:deploy', '--rpc-url', node.rpcUrl);
+    expect(run.code).toBe(0);
+    const { mothership } = JSON.parse(run.stdout).contracts;
+    expect(await isSigner(signer, mothership)).toBe(true);
+    // Deployed by the first test without a key: the development signer stays registered too.
+    expect(await isSigner(DEVELOPMENT_SERVICE_SIGNER.address, mothership)).toBe(true);
+
+    const production = await opsWithEnv(env, { NODE_ENV: 'production', JWT_SECRET: 'j'.repeat(32) }, 'chain:deploy', '--rpc-url', node.rpcUrl);
+    expect(production.code).not.toBe(0);
+    expect(production.stderr).toContain('SERVICE_SIGNER_KEY: required when NODE_ENV=production');
   }, 90000);
 
   it('refuses a missing or malformed --rpc-url', async () => {

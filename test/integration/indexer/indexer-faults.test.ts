@@ -162,7 +162,7 @@ describe('indexer faults', () => {
       );
       expect(after).toHaveLength(1);
       const head = await waitForHead(h, 1);
-      await expectMirrorsChain(h.chain, h.env, head - 1);
+      await expectMirrorsChain(h.chain, h.env, head - 1, h.chain.addresses.bondVault);
     } finally {
       await ix.stop();
       await h.register({ rpc_urls: [h.chain.rpcUrl], confirmations: 1 });

@@ -7,9 +7,15 @@ import { balanceOf } from './harness';
  * Checks that the database mirrors the chain exactly: every log of the watched contracts up to
  * `toBlock` is stored once (no gap, no duplicate), and every stored balance equals balanceOf.
  */
-export async function expectMirrorsChain(chain: TestChain, env: TestEnv, toBlock: number): Promise<{ logs: number }> {
+export async function expectMirrorsChain(
+  chain: TestChain,
+  env: TestEnv,
+  toBlock: number,
+  /** The mothership the registry names, when a test points it elsewhere. */
+  mothership: Address = chain.addresses.mothership,
+): Promise<{ logs: number }> {
   const pairs: { address: Address }[] = await env.db.query(`SELECT address FROM indexer_pairs WHERE chain_id = $1`, [chain.chainId]);
-  const addresses = [chain.addresses.pairFactory, chain.addresses.mothership, ...pairs.map((p) => p.address)];
+  const addresses = [chain.addresses.pairFactory, mothership, ...pairs.map((p) => p.address)];
   const logs = await chain.rpc<{ blockHash: string; logIndex: string; blockNumber: string }[]>('eth_getLogs', [
     { fromBlock: '0x0', toBlock: `0x${toBlock.toString(16)}`, address: addresses },
   ]);

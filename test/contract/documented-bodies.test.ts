@@ -1,0 +1,128 @@
+import { buildOpenApiDocument, type OpenApiDocument } from '../../api/contract/openapi-document';
+import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
+import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.contract';
+import { ValidationError } from '../../shared/platform/errors';
+import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
+import { parseOfferRequest } from '../../shared/quotes/offer-request';
+import { parseQuoteRequest } from '../../shared/quotes/quote-request';
+
+/*
+ * The request bodies the service parses itself (`bodyCheck: 'service'`) are documented by the
+ * service's own parsers. These tests hold the document and the parser to each other: every
+ * field says what it takes, and a value outside what the document allows is refused by the
+ * parser, naming that very field.
+ */
+
+type Json = Record<string, any>;
+
+const doc: OpenApiDocument = buildOpenApiDocument(API_ROUTES, ROUTE_TAGS, API_VERSION);
+const NOW = Math.floor(Date.now() / 1000);
+
+function bodySchema(path: string, method: string): Json {
+  const op = (doc.paths as Json)[path][method];
+  const schema = op.requestBody.content['application/json'].schema as Json;
+  return schema.$ref ? (doc.components as Json).schemas[schema.$ref.split('/').pop()] : schema;
+}
+
+/** Every leaf property of a JSON Schema object, with its dotted path (arrays: their first item). */
+function leaves(schema: Json, path: (string | number)[] = []): [(string | number)[], Json][] {
+  if (schema.type === 'object' && schema.properties) {
+    return Object.entries(schema.properties as Record<string, Json>).flatMap(([k, s]) => leaves(s, [...path, k]));
+  }
+  if (schema.type === 'array' && schema.items) return [[path, schema], ...leaves(schema.items as Json, [...path, 0])];
+  return [[path, schema]];
+}
+
+/** A value the document forbids at a leaf, or undefined when its schema allows anything the parser could refuse. */
+function violating(s: Json, current: unknown): unknown {
+  if (s.type === 'array' && typeof s.maxItems === 'number') return Array.from({ length: s.maxItems + 1 }, () => (current as unknown[])[0]);
+  if (s.type === 'integer' && typeof s.maximum === 'number') return s.maximum + 1;
+  if (s.anyOf) return { not: 'any of these' };
+  if (s.enum || s.const !== undefined) return '__not_listed__';
+  if (s.type === 'string' && s.pattern) return 'not-matching !';
+  if (s.type === 'boolean') return 'true';
+  if (s.type === 'null') return {};
+  return undefined;
+}
+
+const setAt = (body: unknown, path: (string | number)[], value: unknown): unknown => {
+  const copy = structuredClone(body) as Json;
+  let at: Json = copy;
+  for (const k of path.slice(0, -1)) at = at[k];
+  at[path[path.length - 1]!] = value;
+  return copy;
+};
+
+const fieldOf = (path: (string | number)[]) => path.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${k}` : k), '');
+
+function refusedFields(parse: () => unknown): string[] {
+  try {
+    parse();
+  } catch (err) {
+    if (err instanceof ValidationError) return (err.details ?? []).map((d) => d.path);
+    throw err;
+  }
+  return [];
+}
+
+describe.each([
+  {
+    route: 'POST /api/quote',
+    path: '/api/quote',
+    document: quoteRequestDocument,
+    example: BUTTERFLY_EXAMPLE,
+    parse: (b: unknown) => parseQuoteRequest(b, { now: NOW, maxExpiresIn: 86_400 }),
+  },
+  {
+    route: 'POST /api/quote/:id',
+    path: '/api/quote/{id}',
+    document: offerRequestDocument,
+    example: PACKAGE_OFFER_EXAMPLE,
+    parse: (b: unknown) => parseOfferRequest(b, NOW),
+  },
+])('$route body', ({ path, document, example, parse }) => {
+  const schema = bodySchema(path, 'post');
+
+  it('is documented by the very parser the service runs', () => {
+    const route = API_ROUTES.find((r) => r.path === path.replace('{id}', ':id') && r.method === 'post');
+    expect(route?.request.body).toBe(document);
+    expect(route?.request.bodyCheck).toBe('service');
+  });
+
+  it('says of every field what it takes, and refuses unknown fields', () => {
+    const vague = leaves(schema)
+      .filter(([, s]) => !s.type && !s.enum && !s.anyOf && s.const === undefined)
+      .map(([p]) => fieldOf(p));
+    expect(vague).toEqual([]);
+    expect(schema.additionalProperties).toBe(false);
+    for (const [p, s] of leaves(schema)) expect([fieldOf(p), typeof s.description]).toEqual([fieldOf(p), 'string']);
+  });
+
+  it('holds its example, which the parser accepts', () => {
+    expect(() => parse(example)).not.toThrow();
+    expect(document.safeParse(example).success).toBe(true);
+  });
+
+  it('lists as required exactly the fields the parser cannot do without', () => {
+    const missing = Object.keys(schema.properties).filter((k) => {
+      const { [k]: _gone, ...rest } = example as Json;
+      return refusedFields(() => parse(rest)).includes(k);
+    });
+    expect(missing.sort()).toEqual([...(schema.required as string[])].sort());
+  });
+
+  it('has the parser refuse, at that field, every value the document forbids', () => {
+    const checked: string[] = [];
+    for (const [p, s] of leaves(schema)) {
+      const current = p.reduce<any>((v, k) => v?.[k], example);
+      if (current === undefined) continue;
+      const bad = violating(s, current);
+      if (bad === undefined) continue;
+      checked.push(fieldOf(p));
+      expect([fieldOf(p), refusedFields(() => parse(setAt(example, p, bad)))]).toEqual([fieldOf(p), expect.arrayContaining([fieldOf(p)])]);
+    }
+    // Every field present in the example was exercised.
+    expect(checked.length).toBeGreaterThanOrEqual(Object.keys(example).length);
+  });
+});
