@@ -67,10 +67,10 @@ function quoteRequestSchema(now: number, maxExpiresIn: number) {
     offer_formats: z
       .enum(OFFER_FORMATS, { message: `must be one of ${OFFER_FORMATS.join(', ')}` })
       .optional()
-      .meta({ description: '`legByLegOnly` is stored as package_only; `dutch_only` answers 501 until the Dutch flow exists.' }),
+      .meta({ description: '`legByLegOnly` is stored as package_only; `dutch_only` selects the Dutch request (docs/DUTCH.md: directions, taker_signature, dutch_request, compete_ms, exclusive_ms / exclusive_seconds instead of polarity, referrer and intents).' }),
     intents: required(intentListSchema(now, 'intents')).meta({ description: 'The legs, following the spec\'s strategy recipes.' }),
-    // Dutch creates are answered 501 before validation; a null one is no Dutch request.
-    dutch_request: z.null().optional().meta({ description: 'Dutch flow: a present request answers 501 until it exists.' }),
+    // A present dutch_request selects the Dutch schema (parseDutchQuoteRequest); a null one is no Dutch request.
+    dutch_request: z.null().optional().meta({ description: 'Present: the body is a Dutch request (docs/DUTCH.md), parsed by its own schema.' }),
   };
   const known = new Set(Object.keys(shape));
   return z
