@@ -224,7 +224,7 @@ describe('Dutch phases', () => {
   });
 
   it('by a fake clock: an award or an opening that fires early waits the rest, one on time advances', async () => {
-    const q = await create({ body: { compete_ms: 60_000, exclusive_ms: 60_000 } });
+    const q = await create({ body: { compete_ms: 60_000, exclusive_ms: 20_000 } });
     const id = q.body.quote.id;
     await bid(id, tokenA, 3, 3).expect(201);
     const d = (await new DutchRepository(env.db).find(id))!;
@@ -237,10 +237,10 @@ describe('Dutch phases', () => {
     now = competeEnd;
     await expect(auctioneer.award(id)).resolves.toBe('exclusive');
     const awarded = (await new DutchRepository(env.db).find(id))!;
-    expect(new Date(awarded.exclusive_ends_at!).getTime()).toBe(competeEnd + 60_000);
-    now = competeEnd + 30_000;
-    await expect(auctioneer.open(id)).rejects.toMatchObject({ delayMs: 30_000 });
-    now = competeEnd + 60_000;
+    expect(new Date(awarded.exclusive_ends_at!).getTime()).toBe(competeEnd + 20_000);
+    now = competeEnd + 5_000;
+    await expect(auctioneer.open(id)).rejects.toMatchObject({ delayMs: 15_000 });
+    now = competeEnd + 20_000;
     await expect(auctioneer.open(id)).resolves.toBe(true);
     // A retried award finds the award made: it changes nothing (its publishes are keyed).
     await expect(auctioneer.award(id)).resolves.toBe('exclusive');
