@@ -1,5 +1,6 @@
 import type { ServiceDeps } from '../shared/platform/runtime';
 import { OfferService, PairDirectory, QuoteService } from '../shared/quotes';
+import { DutchService } from '../shared/dutch';
 import { RegistryService } from '../shared/registry';
 import { PubsubRegistrations } from '../shared/events';
 import { StreamTokens } from '../shared/platform/stream-tokens';
@@ -22,6 +23,7 @@ export interface ApiServices {
   pairs: PairDirectory;
   quotes: QuoteService;
   offers: OfferService;
+  dutch: DutchService;
   indexerStatus: IndexerStatusService;
   portfolio: PortfolioService;
   clobExplore: ClobExploreService;
@@ -52,6 +54,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
       pairs,
       quotes: new QuoteService({ ...deps, pairs, streamTokens }),
       offers: new OfferService({ ...deps, pairs }),
+      dutch: new DutchService({ ...deps, pairs, streamTokens }),
       indexerStatus: new IndexerStatusService(deps.db, deps.config.INDEXER_STATUS_STALE_MS),
       portfolio: new PortfolioService(deps.db),
       clobExplore: new ClobExploreService(deps.db),

@@ -2,13 +2,14 @@ import { isJobSpec, type JobSpec } from '../shared/platform/queue';
 import * as quoteJobs from '../shared/quotes/quote.jobs';
 import * as exploreJobs from '../shared/explore/explore.jobs';
 import * as orderJobs from '../shared/orders/order.jobs';
+import * as dutchJobs from '../shared/dutch/dutch.jobs';
 
 /**
  * The job modules of the domains (`shared/<domain>/*.jobs.ts`). Every job spec such a module
  * exports is catalogued: a new job is one export in its domain's module, and a new domain's
  * module is one entry here (a test fails on a jobs module left out).
  */
-export const JOB_MODULES: readonly Readonly<Record<string, unknown>>[] = [quoteJobs, exploreJobs, orderJobs];
+export const JOB_MODULES: readonly Readonly<Record<string, unknown>>[] = [quoteJobs, dutchJobs, exploreJobs, orderJobs];
 
 /** Keys specs by name; two specs under one name would leave one of them without its handler. */
 export function catalogOf(specs: readonly JobSpec[]): Record<string, JobSpec> {

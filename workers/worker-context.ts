@@ -1,6 +1,8 @@
 import type { ServiceDeps } from '../shared/platform/runtime';
 import { EventPublisher } from '../shared/events';
-import { QuoteNotifier, type InterestedMakers } from '../shared/quotes';
+import { PairDirectory, QuoteNotifier, type InterestedMakers } from '../shared/quotes';
+import { DutchAuctioneer } from '../shared/dutch';
+import { serviceSigner } from '../shared/chain/service-signer';
 
 /** What the workers role is started with. */
 export type WorkerDeps = ServiceDeps;
@@ -9,9 +11,21 @@ export type WorkerDeps = ServiceDeps;
 export interface WorkerContext extends WorkerDeps {
   events: EventPublisher;
   notifier: QuoteNotifier;
+  /** Advances Dutch auctions; signs awards with the service key. */
+  dutch: DutchAuctioneer;
 }
 
 export function buildWorkerContext(deps: WorkerDeps, interestedMakers: InterestedMakers): WorkerContext {
   const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
-  return { ...deps, events, notifier: new QuoteNotifier({ db: deps.db, events, logger: deps.logger, interestedMakers }) };
+  const pairs = new PairDirectory(deps.db, deps.config.REGISTRY_CACHE_MS);
+  const dutch = new DutchAuctioneer({
+    db: deps.db,
+    events,
+    logger: deps.logger,
+    interestedMakers,
+    pairs,
+    signer: serviceSigner(deps.config),
+    skewMs: deps.config.QUOTE_EXPIRY_SKEW_MS,
+  });
+  return { ...deps, events, notifier: new QuoteNotifier({ db: deps.db, events, logger: deps.logger, interestedMakers }), dutch };
 }

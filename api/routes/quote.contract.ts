@@ -1,14 +1,68 @@
 import { z } from 'zod';
+import { MAX_BID_BPS } from '../../shared/dutch';
 import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
 import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../contract/wire-formats';
 
-/** POST /api/quote/:id/offer: a Dutch both-side bid (the Dutch flow is not available yet). */
+/** POST /api/quote/:id/offer: a Dutch both-side bid, checked by the contract. */
 export const dutchBidBody = z.strictObject({
-  buy_override_bps: z.number().int().meta({ description: 'Improvement over the curve price on the buy side, in basis points.' }),
-  sell_override_bps: z.number().int().meta({ description: 'Improvement over the curve price on the sell side, in basis points.' }),
+  buy_override_bps: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_BID_BPS)
+    .meta({ description: `Improvement over the curve price when the taker buys the package as shown, in basis points (0 to ${MAX_BID_BPS}).` }),
+  sell_override_bps: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_BID_BPS)
+    .meta({ description: `Improvement over the curve price when the taker sells it, in basis points (0 to ${MAX_BID_BPS}).` }),
 });
+
+const dutchRequestView = z
+  .strictObject({
+    intents: z.array(
+      z.strictObject({
+        pair6909_contract: wireAddress,
+        option_type: z.union([z.literal(0), z.literal(1)]),
+        structure: z.union([z.literal(0), z.literal(1)]),
+        start_exercise_timestamp: wireUnixSeconds,
+        expiry_timestamp: wireUnixSeconds,
+        strike_wad: wireDecimal,
+        amount: wireDecimal,
+      }),
+    ),
+    tokens: z.array(z.strictObject({ token0: wireAddress, token1: wireAddress, premium_token: wireAddress })),
+    dutch_premium: z.strictObject({
+      token: wireAddress,
+      maker_pays_taker: z.boolean(),
+      start_premium: wireDecimal,
+      end_premium: wireDecimal,
+      decay_rate: wireDecimal,
+      auction_start: wireUnixSeconds,
+    }),
+    auction_end: wireUnixSeconds,
+    maker_address_hash: wireBytes32,
+    taker_nonce: wireDecimal,
+    required_authority: wireAddress,
+    required_dutch_authority: wireAddress,
+    referrer: wireAddress,
+  })
+  .meta({ description: 'The signed DutchFillRequest, snake_case (docs/DUTCH.md).' });
+
+const dutchAwardView = z
+  .strictObject({
+    request_digest: wireBytes32,
+    exclusive_salt_hash: wireBytes32.meta({ description: 'keccak256(abi.encode(exclusive_salt)); zero when no bid won.' }),
+    improvement_bps: wireDecimal,
+    not_before: wireUnixSeconds,
+    exclusive_end: wireUnixSeconds,
+    signer: wireAddress,
+    signature: wireHex,
+  })
+  .meta({ description: 'The auctioneer\'s signed DutchAward, public from the end of the competition (docs/PROTOCOL.md).' });
 
 const legView = z.strictObject({
   pair6909_contract: wireAddress,
@@ -40,6 +94,41 @@ const takerQuoteView = z.strictObject({
   taker_salt: wireBytes32,
   closed_at: wireTime.nullable(),
   fill_tx_hash: wireBytes32.nullable(),
+  // Dutch quotes only (offer_format dutch_only):
+  dutch_phase: z
+    .enum(['competing', 'exclusive', 'open', 'expired', 'filled', 'cancelled'])
+    .optional()
+    .meta({ description: 'Dutch quotes: the live phase while open, else the closing state (docs/DUTCH.md).' }),
+  compete_ends_at: wireTime.optional().meta({ description: 'Dutch: end of the competition (bids close).' }),
+  exclusive_ends_at: wireTime.optional().meta({ description: 'Dutch: end of the winner\'s exclusive window (planned until the award).' }),
+  dutch_request: dutchRequestView.optional(),
+  taker_signature: wireHex.optional(),
+  request_digest: wireBytes32.optional().meta({ description: 'Dutch: EIP-712 digest of the signed request; the DutchFilled event carries it.' }),
+  award: dutchAwardView.nullable().optional(),
+  winner: wireAddress.nullable().optional().meta({ description: 'Dutch: the maker whose bid won, once awarded.' }),
+});
+
+/** A Dutch bid as the taker sees it: the improvement on the taker's own side. */
+const takerBidView = z.strictObject({
+  quote_id: z.uuid(),
+  bid_id: z.uuid(),
+  maker: wireAddress,
+  side: z.enum(['buy', 'sell']),
+  override_bps: z.number().int().min(0).max(MAX_BID_BPS),
+  version: z.number().int().min(1),
+  bid_at: wireTime,
+});
+
+/** A Dutch bid as its maker stored it. */
+const makerBidView = z.strictObject({
+  bid_id: z.uuid(),
+  quote_id: z.uuid(),
+  maker: wireAddress,
+  buy_override_bps: z.number().int().min(0).max(MAX_BID_BPS),
+  sell_override_bps: z.number().int().min(0).max(MAX_BID_BPS),
+  version: z.number().int().min(1).meta({ description: 'Grows by one each time this maker replaces its bid.' }),
+  replaced: z.boolean(),
+  bid_at: wireTime,
 });
 
 const offerView = z.strictObject({
@@ -58,7 +147,6 @@ const offerView = z.strictObject({
 });
 
 const QUOTE_NOT_FOUND = errorCase(404, 'quote_not_found', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b not found');
-const DUTCH_NOT_AVAILABLE = errorCase(501, 'dutch_not_available', 'Dutch auctions (offer_formats "dutch_only") are not available yet; create a standard quote');
 
 const PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 const EXPIRY = 1924992000; // 2031-01-01, so the example stays valid for years
@@ -136,7 +224,7 @@ export const quoteContracts = {
     errors: [
       VALIDATION_FAILED,
       errorCase(409, 'idempotency_key_reused', 'Idempotency-Key was already used with a different request body'),
-      DUTCH_NOT_AVAILABLE,
+      errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
     ],
   }),
   pollQuote: defineRoute({
@@ -153,7 +241,10 @@ export const quoteContracts = {
       headers: z.object({ 'x-quote-stream-token': z.string().optional() }),
     },
     responses: {
-      200: { description: 'The quote and its offers.', schema: z.strictObject({ quote: takerQuoteView, offers: z.array(offerView) }) },
+      200: {
+        description: 'The quote and its offers; a Dutch quote also lists its bids (the taker\'s side of each), best first.',
+        schema: z.strictObject({ quote: takerQuoteView, offers: z.array(offerView), bids: z.array(takerBidView).optional() }),
+      },
     },
     errors: [QUOTE_NOT_FOUND],
   }),
@@ -179,6 +270,7 @@ export const quoteContracts = {
       errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; offers are closed'),
       errorCase(409, 'quote_filled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is filled; offers are closed'),
       errorCase(409, 'quote_cancelled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is cancelled; offers are closed'),
+      errorCase(409, 'dutch_quote', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is a Dutch auction: bid with POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b/offer'),
       errorCase(409, 'nonce_used', 'nonce 1 was already used by 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC on chain 31337'),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
     ],
@@ -186,13 +278,22 @@ export const quoteContracts = {
   submitDutchBid: defineRoute({
     method: 'post',
     path: '/api/quote/:id/offer',
-    summary: 'Dutch both-side bid (not available yet: 501)',
+    summary: 'Dutch both-side bid (makers)',
+    description:
+      'While the quote competes: an improvement over the curve price for each side the taker may be on (the side is hidden until the award). ' +
+      'A later bid by the same maker replaces its earlier one. The best bid for the taker\'s real side wins (ties: the earlier bid); docs/DUTCH.md.',
     tags: ['quotes'],
     auth: { action: 'post_maker_offer' },
     cache: 'no-store',
-    // The handler refuses every bid until the Dutch flow exists; the body documents what it will take.
-    request: { params: idParams, body: dutchBidBody, bodyCheck: 'handler' },
-    responses: {},
-    errors: [errorCase(501, 'dutch_not_available', 'Dutch bids need a Dutch quote, and the Dutch flow is not available yet')],
+    request: { params: idParams, body: dutchBidBody, examples: { bid: { summary: 'A both-side bid', value: { buy_override_bps: 25, sell_override_bps: 10 } } } },
+    responses: { 201: { description: 'The stored bid; the taker hears its side on rfq_stream.', schema: z.strictObject({ bid: makerBidView }) } },
+    errors: [
+      VALIDATION_FAILED,
+      QUOTE_NOT_FOUND,
+      errorCase(409, 'not_dutch', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is not a Dutch auction: post a signed package offer to POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b'),
+      errorCase(409, 'competition_over', 'the competition of quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b ended at 2026-11-23T20:00:00.000Z; bids are closed'),
+      errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; bids are closed'),
+      errorCase(409, 'quote_filled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is filled; bids are closed'),
+    ],
   }),
 };

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { NotImplementedError, UnauthorizedError } from '../../shared/platform/errors';
+import { UnauthorizedError } from '../../shared/platform/errors';
+import { isDutchRequest } from '../../shared/quotes';
 import { callerScope } from '../auth';
 import type { ApiContext } from '../context';
 import { Reply, type RouteHandlers } from '../contract/route-contract';
@@ -12,18 +13,20 @@ function makerWallet(req: Request): `0x${string}` {
   throw new UnauthorizedError('maker rights required', 'maker_rights_required');
 }
 
-/** Standard RFQ: create, poll, and maker package offers. The quote and offer bodies are parsed by shared/quotes. */
+/** Quotes: create (standard or Dutch), poll, maker package offers and Dutch bids. The quote and offer bodies are parsed by shared/quotes and shared/dutch. */
 export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteContracts> {
-  const { quotes, offers } = ctx.services;
+  const { quotes, offers, dutch } = ctx.services;
   return {
     createQuote: async ({ headers, body }, req) => {
-      const out = await quotes.create(body, { idempotencyKey: headers['idempotency-key'], caller: callerScope(req) });
+      const opts = { idempotencyKey: headers['idempotency-key'], caller: callerScope(req) };
+      const out = isDutchRequest(body) ? await dutch.create(body, opts) : await quotes.create(body, opts);
       return new Reply(out.status, out.body, out.replayed ? { 'Idempotent-Replayed': 'true' } : {});
     },
-    pollQuote: async ({ params, query, headers }) => quotes.poll(params.id, query.stream_token ?? headers['x-quote-stream-token']),
-    submitOffer: async ({ params, body }, req) => ({ offer: await offers.submit(params.id, body, makerWallet(req)) }),
-    submitDutchBid: async () => {
-      throw new NotImplementedError('Dutch bids need a Dutch quote, and the Dutch flow is not available yet', 'dutch_not_available');
+    pollQuote: async ({ params, query, headers }) => {
+      const out = await quotes.poll(params.id, query.stream_token ?? headers['x-quote-stream-token']);
+      return out.quote.offer_format === 'dutch_only' ? { ...out, ...(await dutch.pollView(out)) } : out;
     },
+    submitOffer: async ({ params, body }, req) => ({ offer: await offers.submit(params.id, body, makerWallet(req)) }),
+    submitDutchBid: async ({ params, body }, req) => new Reply(201, { bid: await dutch.bid(params.id, body, makerWallet(req)) }),
   };
 }

@@ -43,6 +43,9 @@ export type QuotePoll = OkBody<(typeof quoteContracts)['pollQuote']>;
 export type Offer = QuotePoll['offers'][number];
 export type PackageOfferRequest = RequestBody<(typeof quoteContracts)['submitOffer']>;
 export type SubmittedOffer = OkBody<(typeof quoteContracts)['submitOffer']>;
+export type DutchBidRequest = RequestBody<(typeof quoteContracts)['submitDutchBid']>;
+export type SubmittedDutchBid = OkBody<(typeof quoteContracts)['submitDutchBid']>;
+export type DutchBid = NonNullable<QuotePoll['bids']>[number];
 
 export type OrderRequest = RequestBody<(typeof ordersContracts)['createOrder']>;
 export type OrderView = OkBody<(typeof ordersContracts)['createOrder']>;

@@ -6,3 +6,4 @@ export { packageOffer, signPackageOffer, packageOfferTypedData, packageOfferDoma
 export type * from './api-types';
 export { networkContract } from './networks';
 export { orderIntent, exclusiveFillMessage, orderIntentHash, intentDataHash, exclusiveFillTypedData, ORDER_INTENT_TYPES, EXCLUSIVE_FILL_TYPES, type OrderIntent, type ExclusiveFill } from './orders';
+export { brokeredRequest, signDutchRequest, dutchFillArgs, dutchFillTypedData, dutchPremiumAt, improvedPremium, directionsHash, type DutchQuoteRequest, type DutchRequestJson, type AwardJson } from './dutch';

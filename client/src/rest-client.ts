@@ -25,8 +25,11 @@ import type {
   RemovedMakerKey,
   Session,
   SubmittedOffer,
+  DutchBidRequest,
+  SubmittedDutchBid,
 } from './api-types';
 import { signSiwe } from './siwe';
+import type { DutchQuoteRequest } from './dutch';
 
 export interface RfqClientOptions {
   /** The service root, e.g. `http://127.0.0.1:8080` (no trailing slash needed). */
@@ -117,6 +120,11 @@ export class RfqClient {
     return this.send('POST', '/api/quote', { body, headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {} });
   }
 
+  /** A Dutch auction (see signDutchRequest); join `created.topic` to hear bids, phases and the result. */
+  createDutchQuote(body: DutchQuoteRequest, opts: { idempotencyKey?: string } = {}): Promise<CreatedQuote> {
+    return this.send('POST', '/api/quote', { body, headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {} });
+  }
+
   /** The quote and its offers, best first; the stream token is the credential. */
   pollQuote(quoteId: string, streamToken: string): Promise<QuotePoll> {
     return this.send('GET', `/api/quote/${encodeURIComponent(quoteId)}`, { headers: { 'x-quote-stream-token': streamToken } });
@@ -161,6 +169,11 @@ export class RfqClient {
   /** Posts a signed package offer (see signPackageOffer). */
   submitOffer(quoteId: string, body: PackageOfferRequest): Promise<SubmittedOffer> {
     return this.send('POST', `/api/quote/${encodeURIComponent(quoteId)}`, { body });
+  }
+
+  /** A both-side bid on a competing Dutch quote; a later bid replaces this maker's earlier one. */
+  submitDutchBid(quoteId: string, body: DutchBidRequest): Promise<SubmittedDutchBid> {
+    return this.send('POST', `/api/quote/${encodeURIComponent(quoteId)}/offer`, { body });
   }
 
   registerPremium(chainId: number): Promise<PubsubRegistration> {

@@ -10,6 +10,7 @@ import {
   bondWithdrawnEvent,
   exclusiveFillUsedEvent,
   orderIntentPlacedEvent,
+  dutchFilledEvent,
   orderCancelledEvent,
   orderFilledEvent,
   orderPlacedEvent,
@@ -365,6 +366,52 @@ export const INDEXED_EVENTS = registry({
     tables: ['indexer_bond_events'],
     decode: (log) => decodeBond(log, 'BondWithdrawn'),
     project: (log, at) => [bondRow(log, at, 'withdraw')],
+  }),
+
+  /**
+   * Mothership: a Dutch request filled. It is a settlement like a package's: its row carries the
+   * request digest where a package's carries the taker hash, and the quote state module finds the
+   * Dutch quote by that digest (docs/DUTCH.md); a rollback reopens it the same way.
+   */
+  DutchFilled: indexedEvent({
+    abi: dutchFilledEvent,
+    emitter: 'mothership',
+    tables: ['indexer_events', 'indexer_settlements', 'quotes'],
+    decode(log) {
+      const { args } = decodeEventLog({ abi: [dutchFilledEvent], topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true });
+      return {
+        requestDigest: args.requestDigest.toLowerCase() as Hex,
+        taker: checksum(args.taker.toLowerCase()),
+        filler: checksum(args.filler.toLowerCase()),
+        takerNonce: args.takerNonce,
+        premiumToken: checksum(args.premiumToken.toLowerCase()),
+        premium: args.premium,
+        makerPaysTaker: args.makerPaysTaker,
+        exclusive: args.exclusive,
+        referrer: checksum(args.referrer.toLowerCase()),
+        directions: args.directions.map(Number),
+      };
+    },
+    project: (log, at) => [
+      rawEvent(log, at),
+      {
+        table: 'indexer_settlements',
+        row: {
+          ...at,
+          mothership: log.meta.address,
+          taker_address_hash: log.requestDigest,
+          maker: log.filler,
+          taker: log.taker,
+          offer_digest: log.requestDigest,
+          premium_token: log.premiumToken,
+          package_premium: log.premium.toString(),
+          maker_pays_taker: log.makerPaysTaker,
+          nonce: log.takerNonce.toString(),
+          referrer: log.referrer,
+          directions: log.directions,
+        },
+      },
+    ],
   }),
 
   /** Mothership: a package offer settled, i.e. the quote with this taker hash is filled. */

@@ -11,6 +11,12 @@ import { parseAbi, parseAbiItem } from 'viem';
 export const packageExecutedEvent = parseAbiItem(
   'event PackageExecuted(bytes32 indexed takerAddressHash, address indexed maker, address indexed taker, bytes32 offerDigest, address premiumToken, uint256 packagePremium, bool makerPaysTaker, uint256 nonce, address referrer, uint8[] directions)',
 );
+/** Mothership: a taker-signed Dutch request filled; `requestDigest` identifies its quote. */
+export const dutchFilledEvent = parseAbiItem(
+  'event DutchFilled(bytes32 indexed requestDigest, address indexed taker, address indexed filler, uint256 takerNonce, address premiumToken, uint256 premium, bool makerPaysTaker, bool exclusive, address referrer, uint8[] directions)',
+);
+/** Mothership: the owner changed the Dutch sniping override. */
+export const dutchOverrideBpsSetEvent = parseAbiItem('event DutchOverrideBpsSet(uint256 bps)');
 /** PairFactory: a new pair (CLOB) exists. */
 export const pairCreatedEvent = parseAbiItem(
   'event PairCreated(address indexed pair, address token0, address token1, address premiumToken)',
@@ -62,6 +68,7 @@ const STRUCTS = [
   'struct PackageOffer { bytes32 takerAddressHash; Leg[] legs; uint256 packagePremium; bool makerPaysTaker; address premiumToken; address maker; uint256 nonce; uint40 deadline; }',
   'struct ExclusiveFill { bytes32 exclusiveFillId; address maker; bytes32[] orderIds; address rewardDestination; bytes32 intentDataHash; uint40 expireTime; }',
   'struct OrderIntent { address from; address to; uint64 noncePrefix; uint256 nonce; address options6909Contract; uint256 amount; uint256 fillerRewardMaxPerMintedUnit; uint256 fillerRewardMinPerMintedUnit; uint8 optionType; uint40 startExecutionTimestamp; uint40 expiryTimestamp; uint256 premiumStart; uint256 premiumEnd; uint32 premiumDecayRateBpsPerSecond; uint144 strikeStart; uint144 strikeEnd; uint32 strikeDecayRateBpsPerSecond; uint256 startMinFill; uint256 minFillDecayRatePerSecond; uint8 buyOrSell; uint40 intentStartTime; uint40 intentExpiry; uint8 orderOnExpiry; }',
+  'struct DutchAward { bytes32 requestDigest; bytes32 exclusiveSaltHash; uint256 improvementBps; uint40 notBefore; uint40 exclusiveEnd; }',
 ] as const;
 
 export const serviceSignerSetEvent = parseAbiItem('event ServiceSignerSet(address indexed signer, bool allowed)');
@@ -69,6 +76,8 @@ export const serviceSignerSetEvent = parseAbiItem('event ServiceSignerSet(addres
 export const mothershipAbi = [
   packageExecutedEvent,
   serviceSignerSetEvent,
+  dutchFilledEvent,
+  dutchOverrideBpsSetEvent,
   ...parseAbi([
     ...STRUCTS,
     'function takerAddressHash(address taker, bytes32 salt, uint8[] directions, address referrer) pure returns (bytes32)',
@@ -94,6 +103,21 @@ export const mothershipAbi = [
     'error WrongSigner(address expected, address recovered)',
     'error NonceAlreadyUsed(address maker, uint256 nonce)',
     'error BadOptionType(uint8 optionType)',
+    'function digestDutchAward(DutchAward award) view returns (bytes32)',
+    'function dutchPremiumAt(DutchPremium premium, uint40 auctionEnd, uint256 at) pure returns (uint256)',
+    'function dutchImproved(uint256 premium, bool makerPaysTaker, uint256 bps) pure returns (uint256)',
+    'function executeDutchFill(DutchFillRequest request, bytes takerSignature, uint8[] directions, DutchAward award, bytes awardSignature, bytes32 exclusiveSalt)',
+    'function dutchNonceUsed(address taker, uint256 nonce) view returns (bool)',
+    'function dutchOverrideBps() view returns (uint256)',
+    'function setDutchOverrideBps(uint256 bps)',
+    'error AuctionOver(uint40 auctionEnd)',
+    'error DirectionsMismatch(bytes32 expected, bytes32 computed)',
+    'error DutchNonceUsed(address taker, uint256 nonce)',
+    'error AuthorityRequired(address authority)',
+    'error AwardMismatch(bytes32 expected, bytes32 awarded)',
+    'error AwardNotYet(uint40 notBefore)',
+    'error NotAuctioneer(address signer)',
+    'error BadBps(uint256 bps)',
   ]),
 ] as const;
 

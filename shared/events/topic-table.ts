@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { StreamKind } from '../platform/stream-tokens';
 import {
+  dutchAwardPayload,
   exclusiveFillPayload,
   exploreClobEventPayload,
   exploreClobSnapshotPayload,
@@ -60,6 +61,7 @@ export const TOPIC_TABLE = {
       rfq_request: rfqRequestPayload,
       rfq_offer: rfqOfferPayload,
       rfq_result: rfqResultPayload,
+      dutch_award: dutchAwardPayload,
       exclusive_fill_issued: exclusiveFillPayload,
       exclusive_fill_used: exclusiveFillPayload,
       exclusive_fill_expired: exclusiveFillPayload,

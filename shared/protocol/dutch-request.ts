@@ -93,13 +93,24 @@ function dutchRequestSchema(now: number, path: string) {
 const schemaAt = rebuiltWhenChanged(dutchRequestSchema);
 
 /**
+ * The `dutch_request` field at `path` of a document read at `now`, parsed into the on-chain
+ * DutchFillRequest (for embedding in a larger schema that reports every bad field at once).
+ */
+export function dutchRequestField(now: number, path: string) {
+  return schemaAt(now, path).transform(toRequest);
+}
+
+/**
  * Parses the snake_case `dutch_request` into the on-chain DutchFillRequest; throws
  * ValidationError naming every bad field. `referrer` and `required_authority` default to the
  * zero address.
  */
 export function parseDutchRequest(raw: unknown, opts: { now: number; path?: string }): DutchFillRequest {
   const path = opts.path ?? 'dutch_request';
-  const r = parseOrThrow(schemaAt(opts.now, path), raw, path);
+  return toRequest(parseOrThrow(schemaAt(opts.now, path), raw, path));
+}
+
+function toRequest(r: z.output<ReturnType<typeof dutchRequestSchema>>): DutchFillRequest {
   const p = r.dutch_premium;
   return {
     intents: r.intents.map(intentToLeg),

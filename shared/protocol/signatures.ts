@@ -1,8 +1,10 @@
 import { getAddress, hashTypedData, keccak256, recoverTypedDataAddress, stringToBytes, type Address, type Hex } from 'viem';
 import {
+  dutchAwardTypedData,
   dutchFillTypedData,
   exclusiveFillTypedData,
   packageOfferTypedData,
+  type DutchAward,
   type DutchFillRequest,
   type ExclusiveFill,
   type PackageOffer,
@@ -17,6 +19,16 @@ export interface SigningContext {
 /** EIP-712 digest of a Dutch request (equals the mothership's digestDutchFillRequest). */
 export function dutchFillDigest(ctx: SigningContext, request: DutchFillRequest): Hex {
   return hashTypedData(dutchFillTypedData(ctx.chainId, ctx.mothership, request));
+}
+
+/** EIP-712 digest of a Dutch award (equals the mothership's digestDutchAward). */
+export function dutchAwardDigest(ctx: SigningContext, award: DutchAward): Hex {
+  return hashTypedData(dutchAwardTypedData(ctx.chainId, ctx.mothership, award));
+}
+
+/** The address that signed a Dutch award (a registered auctioneer, when valid). */
+export function recoverDutchAwardSigner(ctx: SigningContext, award: DutchAward, signature: Hex): Promise<Address> {
+  return recoverTypedDataAddress({ ...dutchAwardTypedData(ctx.chainId, ctx.mothership, award), signature });
 }
 
 /** EIP-712 digest of a package offer (equals the mothership's digestPackageOffer). */

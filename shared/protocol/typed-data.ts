@@ -53,6 +53,17 @@ export const DUTCH_FILL_REQUEST_TYPES = {
   ],
 } as const;
 
+/** The auctioneer's signed award of a Dutch request (same domain as the request). */
+export const DUTCH_AWARD_TYPES = {
+  DutchAward: [
+    { name: 'requestDigest', type: 'bytes32' },
+    { name: 'exclusiveSaltHash', type: 'bytes32' },
+    { name: 'improvementBps', type: 'uint256' },
+    { name: 'notBefore', type: 'uint40' },
+    { name: 'exclusiveEnd', type: 'uint40' },
+  ],
+} as const;
+
 export const PACKAGE_OFFER_TYPES = {
   PackageOffer: [
     { name: 'takerAddressHash', type: 'bytes32' },
@@ -106,6 +117,22 @@ export interface DutchFillRequest {
   referrer: Address;
 }
 
+/**
+ * The auctioneer's word at the end of a Dutch competition. `exclusiveSaltHash` =
+ * keccak256(abi.encode(exclusiveSalt)); zero when no bid won (open to every filler).
+ */
+export interface DutchAward {
+  /** EIP-712 digest of the DutchFillRequest it awards. */
+  requestDigest: Hex;
+  exclusiveSaltHash: Hex;
+  /** The winning bid's improvement over the curve price, on the taker's side. */
+  improvementBps: bigint;
+  /** Unix seconds: no fill before (the competition's end). */
+  notBefore: number;
+  /** Unix seconds: the last second of the winner's exclusivity. */
+  exclusiveEnd: number;
+}
+
 /** The maker-signed package offer ("signed package request"). */
 export interface PackageOffer {
   /** The quote's taker_address_hash, copied exactly. */
@@ -152,6 +179,16 @@ export function dutchFillTypedData(chainId: number, mothership: Address, message
     domain: dutchFillDomain(chainId, mothership),
     types: DUTCH_FILL_REQUEST_TYPES,
     primaryType: 'DutchFillRequest' as const,
+    message,
+  };
+}
+
+/** Full typed data of a Dutch award, ready for signTypedData / hashTypedData. */
+export function dutchAwardTypedData(chainId: number, mothership: Address, message: DutchAward) {
+  return {
+    domain: dutchFillDomain(chainId, mothership),
+    types: DUTCH_AWARD_TYPES,
+    primaryType: 'DutchAward' as const,
     message,
   };
 }

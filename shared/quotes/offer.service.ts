@@ -35,6 +35,9 @@ export class OfferService {
     const { offer, signature } = parseOfferRequest(body, now);
     const quote = UUID.test(quoteId) ? await this.repo.findQuote(quoteId) : null;
     if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+    if (quote.offer_format === 'dutch_only') {
+      throw new ConflictError(`quote ${quote.id} is a Dutch auction: bid with POST /api/quote/${quote.id}/offer`, 'dutch_quote');
+    }
     if (offer.maker !== getAddress(maker)) {
       throw new ForbiddenError(`maker ${offer.maker} is not the authenticated maker ${getAddress(maker)}`, 'maker_mismatch', [
         { path: 'maker', message: 'must be the authenticated maker wallet' },

@@ -25,7 +25,8 @@ export class QuoteNotifier {
   /** rfq_request to the maker feed, interested makers and the taker's stream; then marks the quote announced. */
   async announce(quoteId: string): Promise<void> {
     const q = await this.repo.findQuote(quoteId);
-    if (!q) return;
+    // A Dutch quote's announce is the auctioneer's (shared/dutch): its feed payload hides the directions.
+    if (!q || q.offer_format === 'dutch_only') return;
     // A quote whose window already passed (a late sweep) is not worth a maker's attention.
     if (q.state === 'open' && new Date(q.expires_at).getTime() > Date.now()) {
       const legs = await this.repo.legs(quoteId);

@@ -1,7 +1,19 @@
-import type { Address } from 'viem';
+import { zeroAddress, type Address, type Hex } from 'viem';
 import { z } from 'zod';
-import { NotImplementedError } from '../platform/errors';
-import { intentListSchema, polaritySchema, type Intent, type Polarity } from '../protocol';
+import {
+  curveFavoursTakerFirst,
+  direction,
+  directionSchema,
+  directionsHash,
+  dutchRequestField,
+  intentListSchema,
+  MAX_LEGS,
+  polaritySchema,
+  type Direction,
+  type DutchFillRequest,
+  type Intent,
+  type Polarity,
+} from '../protocol';
 import {
   addressOrZero,
   CHAIN_ID,
@@ -9,9 +21,11 @@ import {
   intSchema,
   parsedAt,
   parseOrThrow,
+  PG_INT4_MAX,
   rebuiltWhenChanged,
   required,
   ruleIssue,
+  sizedArray,
   unknownKeys,
   whenObject,
 } from '../platform/validation';
@@ -53,10 +67,10 @@ function quoteRequestSchema(now: number, maxExpiresIn: number) {
     offer_formats: z
       .enum(OFFER_FORMATS, { message: `must be one of ${OFFER_FORMATS.join(', ')}` })
       .optional()
-      .meta({ description: '`legByLegOnly` is stored as package_only; `dutch_only` answers 501 until the Dutch flow exists.' }),
+      .meta({ description: '`legByLegOnly` is stored as package_only; `dutch_only` selects the Dutch request (docs/DUTCH.md: directions, taker_signature, dutch_request, compete_ms, exclusive_ms / exclusive_seconds instead of polarity, referrer and intents).' }),
     intents: required(intentListSchema(now, 'intents')).meta({ description: 'The legs, following the spec\'s strategy recipes.' }),
-    // Dutch creates are answered 501 before validation; a null one is no Dutch request.
-    dutch_request: z.null().optional().meta({ description: 'Dutch flow: a present request answers 501 until it exists.' }),
+    // A present dutch_request selects the Dutch schema (parseDutchQuoteRequest); a null one is no Dutch request.
+    dutch_request: z.null().optional().meta({ description: 'Present: the body is a Dutch request (docs/DUTCH.md), parsed by its own schema.' }),
   };
   const known = new Set(Object.keys(shape));
   return z
@@ -82,21 +96,150 @@ export const quoteRequestDocument = quoteRequestSchema(0, QUOTE_MAX_EXPIRES_IN_L
 
 const schemaAt = rebuiltWhenChanged(quoteRequestSchema);
 
-const isDutch = (body: unknown): boolean => {
+/** Whether a create body asks for the Dutch flow (`offer_formats: dutch_only`, or a present `dutch_request`). */
+export const isDutchRequest = (body: unknown): boolean => {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const b = body as Record<string, unknown>;
   return b.offer_formats === 'dutch_only' || (b.dutch_request !== undefined && b.dutch_request !== null);
 };
 
 /**
- * Parses `POST /api/quote`'s body, reporting every bad field at once. A Dutch create
- * (`offer_formats: dutch_only` or a `dutch_request`) is refused with 501 until the Dutch flow
- * exists; `legByLegOnly` is accepted and ignored (standard quotes are stored as package_only).
+ * Parses `POST /api/quote`'s standard body, reporting every bad field at once (a Dutch body
+ * goes to parseDutchQuoteRequest; see isDutchRequest). `legByLegOnly` is accepted and ignored
+ * (standard quotes are stored as package_only).
  */
 export function parseQuoteRequest(body: unknown, limits: QuoteRequestLimits): QuoteRequest {
-  if (isDutch(body)) {
-    throw new NotImplementedError('Dutch auctions (offer_formats "dutch_only") are not available yet; create a standard quote', 'dutch_not_available');
-  }
   const b = parseOrThrow(schemaAt(limits.now, limits.maxExpiresIn), body);
   return { chain_id: b.chain_id, taker_address: b.taker_address, polarity: b.polarity, referrer: b.referrer, expires_in: b.expires_in, intents: b.intents };
+}
+
+/** The operator's bounds on Dutch auctions (setting `dutch_limits`, docs/DUTCH.md). */
+export interface DutchLimits {
+  /** Longest exclusive window a taker may ask for. */
+  max_exclusive_ms: number;
+  /** Longest auction (auction_end - now) accepted at create. */
+  max_auction_seconds: number;
+  /** Competition window when the taker names none. */
+  default_compete_ms: number;
+  /** Exclusive window when the taker names none. */
+  default_exclusive_ms: number;
+}
+
+/** A Dutch create, parsed: every field normalised, the signed request in its on-chain form. */
+export interface DutchQuoteRequest {
+  chain_id: number;
+  taker_address: Address;
+  directions: Direction[];
+  /** The one polarity the directions and the legs' structures agree on. */
+  polarity: Polarity;
+  expires_in: number;
+  /** As asked (the service clamps it to the auction's time left), or null for the default. */
+  compete_ms: number | null;
+  /** From exclusive_ms or exclusive_seconds, or null for the default. */
+  exclusive_ms: number | null;
+  taker_signature: Hex;
+  request: DutchFillRequest;
+}
+
+const DUTCH_KNOWN = [
+  'chain_id',
+  'taker_address',
+  'offer_formats',
+  'directions',
+  'expires_in',
+  'compete_ms',
+  'exclusive_ms',
+  'exclusive_seconds',
+  'taker_signature',
+  'dutch_request',
+  'intents',
+] as const;
+
+const signature = z.string({ message: 'must be a 0x-prefixed 65-byte hex signature' }).regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 0x-prefixed 65-byte hex signature');
+
+/**
+ * The Dutch create body at `now`. Everything that needs no database or chain is checked here,
+ * each problem at its field: the curve's direction, the directions' hash and polarity, the
+ * zero referrer and authority of the API-brokered path, and the operator's limits.
+ */
+function dutchQuoteRequestSchema(now: number, maxExpiresIn: number, maxExclusiveMs: number, maxAuctionSeconds: number) {
+  const ms = (what: string, max: number) => intSchema({ min: 0, max, message: `must be an integer number of ${what} from 0 to ${max}` });
+  const shape = {
+    chain_id: required(intSchema(CHAIN_ID)),
+    taker_address: required(evmAddress),
+    offer_formats: z.literal('dutch_only', { message: 'must be "dutch_only" for a Dutch request (or left out)' }).optional(),
+    directions: required(sizedArray(directionSchema, 1, MAX_LEGS)),
+    expires_in: required(intSchema({ min: 1, max: maxExpiresIn, message: `must be an integer number of seconds from 1 to ${maxExpiresIn}` })),
+    compete_ms: ms('milliseconds', PG_INT4_MAX).optional(),
+    exclusive_ms: ms('milliseconds', maxExclusiveMs).optional(),
+    exclusive_seconds: ms('seconds', Math.floor(maxExclusiveMs / 1000)).optional(),
+    taker_signature: required(signature),
+    dutch_request: required(dutchRequestField(now, 'dutch_request')),
+    // Intents are the signed request's; a copy at the top level is ignored.
+    intents: z.unknown().optional(),
+  };
+  const known = new Set<string>(DUTCH_KNOWN);
+  return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((b, ctx) => {
+    unknownKeys(ctx, b, known, 'is not a field of a Dutch quote request');
+    if (parsedAt(ctx, ['exclusive_ms']) && parsedAt(ctx, ['exclusive_seconds']) && b.exclusive_ms !== undefined && b.exclusive_seconds !== undefined) {
+      if (b.exclusive_ms !== b.exclusive_seconds * 1000) {
+        ruleIssue(ctx, ['exclusive_seconds'], `disagrees with exclusive_ms (${b.exclusive_ms}): send one of them`);
+      }
+    }
+    // A rule broken inside dutch_request leaves it unconverted: nothing more to judge there.
+    if (!parsedAt(ctx, ['dutch_request']) || !('dutchPremium' in b.dutch_request)) return;
+    const r = b.dutch_request;
+    if (r.referrer !== zeroAddress) {
+      ruleIssue(ctx, ['dutch_request', 'referrer'], 'must be the zero address: the filling maker submits the signed request, so a referrer in it would reach makers');
+    }
+    if (r.requiredAuthority !== zeroAddress) {
+      ruleIssue(ctx, ['dutch_request', 'required_authority'], 'must be the zero address: no KYC fill authority is configured for API-brokered auctions');
+    }
+    if (!curveFavoursTakerFirst(r.dutchPremium)) {
+      ruleIssue(
+        ctx,
+        ['dutch_request', 'dutch_premium', 'end_premium'],
+        r.dutchPremium.makerPaysTaker
+          ? 'must be below start_premium: the maker pays, so the curve starts at the taker\'s best (highest) premium and falls'
+          : 'must be above start_premium: the taker pays, so the curve starts at the taker\'s best (lowest) premium and rises',
+      );
+    }
+    if (r.auctionEnd > now + maxAuctionSeconds) {
+      ruleIssue(ctx, ['dutch_request', 'auction_end'], `must be at most ${maxAuctionSeconds} seconds from now (operator limit dutch_limits.max_auction_seconds)`);
+    }
+    if (!parsedAt(ctx, ['directions'])) return;
+    if (b.directions.length !== r.intents.length) {
+      ruleIssue(ctx, ['directions'], `must have one direction per leg of dutch_request.intents (${r.intents.length})`);
+      return;
+    }
+    if (directionsHash(b.directions) !== r.makerAddressHash.toLowerCase()) {
+      ruleIssue(ctx, ['dutch_request', 'maker_address_hash'], 'must be directionsHash(directions) (keccak256(abi.encode(uint8[])))');
+    }
+    const polarity: Polarity = b.directions[0] === direction('b_is_buy', r.intents[0].structure as 0 | 1) ? 'b_is_buy' : 'a_is_buy';
+    r.intents.forEach((leg, i) => {
+      if (direction(polarity, leg.structure as 0 | 1) !== b.directions[i]) {
+        ruleIssue(ctx, ['directions', i], `must follow the legs' structures with one polarity (${polarity} from leg 0): flip dutch_request.intents[${i}].structure or this direction`);
+      }
+    });
+  }, whenObject);
+}
+
+const dutchSchemaAt = rebuiltWhenChanged(dutchQuoteRequestSchema);
+
+/** Parses a Dutch `POST /api/quote` body, reporting every bad field at once. */
+export function parseDutchQuoteRequest(body: unknown, limits: QuoteRequestLimits & { dutch: DutchLimits }): DutchQuoteRequest {
+  const d = limits.dutch;
+  const b = parseOrThrow(dutchSchemaAt(limits.now, limits.maxExpiresIn, d.max_exclusive_ms, d.max_auction_seconds), body);
+  const r = b.dutch_request;
+  return {
+    chain_id: b.chain_id,
+    taker_address: b.taker_address,
+    directions: b.directions,
+    polarity: b.directions[0] === direction('b_is_buy', r.intents[0].structure as 0 | 1) ? 'b_is_buy' : 'a_is_buy',
+    expires_in: b.expires_in,
+    compete_ms: b.compete_ms ?? null,
+    exclusive_ms: b.exclusive_ms ?? (b.exclusive_seconds !== undefined ? b.exclusive_seconds * 1000 : null),
+    taker_signature: b.taker_signature as Hex,
+    request: r,
+  };
 }

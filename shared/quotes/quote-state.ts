@@ -13,6 +13,16 @@ import type { QuoteRow, QuoteState } from './quote.types';
  *       │ fill (settlement seen)            ▼
  *       └──────────────────────────────▶ filled ──reopen (settlement rolled back)──▶ open | expired
  *
+ * A Dutch quote (offer_format dutch_only, docs/DUTCH.md) is `open` through its auction and
+ * moves through phases while open; the same closes, fills and reopenings apply to it:
+ *
+ *                award (best bid)                open (exclusive window over)
+ *   competing ─────────────────▶ exclusive ─────────────────────────────▶ open
+ *       │                                                                  ▲
+ *       └──────────────────── award (no bid) ──────────────────────────────┘
+ *   any phase ──expire (auction over)──▶ expired;  any phase after competing ──fill──▶ filled
+ *   filled ──reopen──▶ open in phase `exclusive` while the award's window lasts, else `open`; or expired
+ *
  * Each transition is one statement guarded by the state it leaves, so a retried job or a block
  * applied twice changes nothing twice. Each takes the caller's connection or transaction (the
  * indexer moves quotes in the same transaction as the rows that justify it) and returns what
@@ -41,6 +51,19 @@ export interface ReopenedQuoteRow {
   taker_address_hash: `0x${string}`;
 }
 
+/** The Dutch phases of an open Dutch quote. */
+export type DutchPhase = 'competing' | 'exclusive' | 'open';
+
+/** What the auctioneer decided at the end of a competition. */
+export interface DutchAwardDecision {
+  /** The winning maker, or null when no bid came (the quote goes straight to `open`). */
+  winner: `0x${string}` | null;
+  exclusive_salt: `0x${string}` | null;
+  exclusive_ends_at: Date | null;
+  /** The public award (JSON of docs/DUTCH.md, with the auctioneer's signature). */
+  award: { [key: string]: string | number };
+}
+
 /** What a settlement carries to find its quote. */
 export interface SettlementRef {
   taker_address_hash: string;
@@ -67,8 +90,33 @@ export async function closeQuote(m: Queryable, id: string, to: ClosingState): Pr
 }
 
 /**
+ * competing -> exclusive (a winner) | open (no bid). Returns the phase entered when this call
+ * made the change, null when the quote was not competing (already awarded, closed or unknown).
+ */
+export async function awardDutchQuote(m: Queryable, id: string, d: DutchAwardDecision): Promise<DutchPhase | null> {
+  const rows = await updated<{ dutch_phase: DutchPhase }>(
+    m,
+    `UPDATE quotes SET dutch_phase = $2, winner = $3, exclusive_salt = $4, exclusive_ends_at = $5, award = $6, awarded_at = clock_timestamp(),
+            opened_at = CASE WHEN $2 = 'open' THEN clock_timestamp() END
+      WHERE id = $1 AND state = 'open' AND dutch_phase = 'competing' RETURNING dutch_phase`,
+    [id, d.winner ? 'exclusive' : 'open', d.winner, d.exclusive_salt, d.exclusive_ends_at, JSON.stringify(d.award)],
+  );
+  return rows[0]?.dutch_phase ?? null;
+}
+
+/** exclusive -> open. True when this call made the change. */
+export async function openDutchQuote(m: Queryable, id: string): Promise<boolean> {
+  const rows = await updated<{ id: string }>(
+    m,
+    `UPDATE quotes SET dutch_phase = 'open', opened_at = clock_timestamp() WHERE id = $1 AND state = 'open' AND dutch_phase = 'exclusive' RETURNING id`,
+    [id],
+  );
+  return rows.length > 0;
+}
+
+/**
  * open | expired -> filled, for the quotes of `chainId` these settlements pay (matched by the
- * taker hash they carry). An `expired` quote is filled too: an offer's deadline lies within its
+ * taker hash they carry, or for a Dutch fill by its request digest). An `expired` quote is filled too: an offer's deadline lies within its
  * quote's window, so a settlement seen after the expiry job ran happened in time and the reader
  * of the chain was merely behind.
  */
@@ -81,10 +129,30 @@ export async function fillSettledQuotes(m: Queryable, chainId: number, settlemen
       WHERE q.chain_id = $1 AND q.taker_address_hash = s.taker_address_hash AND q.state IN ('open', 'expired')
       RETURNING q.id AS quote_id, q.taker_address_hash, q.stream_token_hash, (extract(epoch FROM q.closed_at) * 1000)::bigint::text AS filled_at_ms`,
     [chainId, settlements.map((s) => s.taker_address_hash), settlements.map((s) => s.tx_hash)],
+  ).then(async (standard) => [...standard, ...(await fillDutchQuotes(m, chainId, settlements))]);
+}
+
+/**
+ * A Dutch fill's event carries its request digest (in the settlement's hash column): the quote
+ * holding that digest is filled, in whatever phase. `taker_address_hash` of the answer is the
+ * digest matched, as the caller pairs answers with settlements by it.
+ */
+function fillDutchQuotes(m: Queryable, chainId: number, settlements: readonly SettlementRef[]): Promise<FilledQuoteRow[]> {
+  return updated<FilledQuoteRow>(
+    m,
+    `UPDATE quotes q SET state = 'filled', closed_at = now(), fill_tx_hash = s.tx_hash
+       FROM unnest($2::text[], $3::text[]) AS s(digest, tx_hash)
+      WHERE q.chain_id = $1 AND q.offer_format = 'dutch_only' AND q.dutch_request_digest = s.digest AND q.state IN ('open', 'expired')
+      RETURNING q.id AS quote_id, q.dutch_request_digest AS taker_address_hash, q.stream_token_hash, (extract(epoch FROM q.closed_at) * 1000)::bigint::text AS filled_at_ms`,
+    [chainId, settlements.map((s) => s.taker_address_hash), settlements.map((s) => s.tx_hash)],
   );
 }
 
-/** filled -> open while the window lasts, else expired: the settlements that filled these quotes were rolled back. */
+/**
+ * filled -> open while the window lasts, else expired: the settlements that filled these quotes
+ * were rolled back. A Dutch quote returns to `exclusive` while its award's window lasts (the
+ * chain still enforces it), else to `open`: the award stands, the competition is not rerun.
+ */
 export async function reopenFilledQuotes(m: Queryable, quoteIds: readonly string[]): Promise<ReopenedQuoteRow[]> {
   if (quoteIds.length === 0) return [];
   return updated<ReopenedQuoteRow>(
@@ -92,7 +160,9 @@ export async function reopenFilledQuotes(m: Queryable, quoteIds: readonly string
     `UPDATE quotes q
         SET state = CASE WHEN q.expires_at > now() THEN 'open' ELSE 'expired' END,
             closed_at = CASE WHEN q.expires_at > now() THEN NULL ELSE now() END,
-            fill_tx_hash = NULL
+            fill_tx_hash = NULL,
+            dutch_phase = CASE WHEN q.dutch_phase IS NULL THEN NULL
+                               WHEN q.exclusive_ends_at > now() THEN 'exclusive' ELSE 'open' END
       WHERE q.id = ANY($1::uuid[]) AND q.state = 'filled'
       RETURNING q.id AS quote_id, q.state, q.stream_token_hash, q.taker_address_hash`,
     [quoteIds],

@@ -117,7 +117,7 @@ export class QuoteRepository {
    */
   async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; offers: string[]; expired: string[]; unpublished: string[] }> {
     const [unannounced, offers, expired, unpublished] = await Promise.all([
-      this.ds.query(`SELECT id FROM quotes WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query(`SELECT id FROM quotes WHERE announced_at IS NULL AND offer_format <> 'dutch_only' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
       this.ds.query(`SELECT id FROM quote_offers WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
       this.ds.query(`SELECT id FROM quotes WHERE state = 'open' AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
       this.ds.query(
@@ -144,9 +144,12 @@ export class QuoteRepository {
     return count;
   }
 
-  /** Makers that offered on a quote (they are told the result). */
+  /** Makers that offered on a quote, or bid on a Dutch one (they are told the result). */
   async offeringMakers(quoteId: string): Promise<`0x${string}`[]> {
-    const rows: { maker: `0x${string}` }[] = await this.ds.query(`SELECT DISTINCT maker FROM quote_offers WHERE quote_id = $1 ORDER BY maker`, [quoteId]);
+    const rows: { maker: `0x${string}` }[] = await this.ds.query(
+      `SELECT maker FROM quote_offers WHERE quote_id = $1 UNION SELECT maker FROM dutch_bids WHERE quote_id = $1 ORDER BY maker`,
+      [quoteId],
+    );
     return rows.map((r) => r.maker);
   }
 }

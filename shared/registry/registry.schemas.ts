@@ -44,7 +44,28 @@ const bondEntry = z.strictObject({ premium_bond_amount: uintString(), fill_bond_
  * Settings an operator may set, each with its schema. Unknown keys are refused so a typo
  * never silently configures nothing.
  */
+const millis = (max: number) => intSchema(intRange(0, max, 'milliseconds'));
+
+/** Operator bounds of Dutch auctions (docs/DUTCH.md); fields left out keep their defaults. */
+const dutchLimits = z
+  .strictObject({
+    max_exclusive_ms: millis(3_600_000).optional(),
+    max_auction_seconds: intSchema(intRange(1, 86_400, 'seconds')).optional(),
+    default_compete_ms: millis(3_600_000).optional(),
+    default_exclusive_ms: millis(3_600_000).optional(),
+  })
+  .transform((v) => ({ ...DUTCH_LIMIT_DEFAULTS, ...v }))
+  .superRefine((v, ctx) => {
+    if (v.default_exclusive_ms > v.max_exclusive_ms) {
+      ctx.addIssue({ code: 'custom', path: ['default_exclusive_ms'], message: `must not exceed max_exclusive_ms (${v.max_exclusive_ms})` });
+    }
+  });
+
+export const DUTCH_LIMIT_DEFAULTS = { max_exclusive_ms: 30_000, max_auction_seconds: 3_600, default_compete_ms: 2_000, default_exclusive_ms: 5_000 };
+
 export const settingSchemas = {
+  /** Bounds of Dutch auctions: exclusive window, auction length, default windows. */
+  dutch_limits: dutchLimits,
   /** Maker bond minimums keyed by token symbol. */
   bond_requirements: z.record(z.string().regex(/^[A-Za-z0-9.+-]{1,16}$/), bondEntry),
   /** Free-form content of the trading landing page (merged into its response). */
@@ -58,6 +79,7 @@ export type SettingValue<K extends SettingKey> = z.output<(typeof settingSchemas
 
 export const SETTING_DEFAULTS: { [K in SettingKey]: SettingValue<K> } = {
   bond_requirements: {},
+  dutch_limits: DUTCH_LIMIT_DEFAULTS,
   landing_page: {},
   filler_page: {},
 };

@@ -2,6 +2,8 @@ import { IdempotencyService } from '../../shared/platform/idempotency';
 import { QuoteRepository } from '../../shared/quotes';
 import type { WorkerContext } from '../worker-context';
 import { expireQuote } from './quote-expiry';
+import { DutchRepository } from '../../shared/dutch';
+import { awardDutch, openDutch } from '../dutch/dutch-phases';
 
 /** Past its window by this much, an open quote is the sweeper's to expire; younger ones belong to their delayed job. */
 const SWEEP_GRACE_SECONDS = 2;
@@ -16,7 +18,13 @@ const SWEEP_BATCH = 500;
  */
 export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
   const work = await new QuoteRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
+  const dutch = await new DutchRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
+  const versionOf = new Map(dutch.bids.map((b) => [b.id, Number(b.version)]));
   const steps: [step: string, ids: string[], run: (id: string) => Promise<unknown>][] = [
+    ['dutch_announce', dutch.unannounced, (id) => ctx.dutch.announce(id)],
+    ['dutch_bid', [...versionOf.keys()], (id) => ctx.dutch.announceBid(id, versionOf.get(id) as number)],
+    ['dutch_award', dutch.award, (id) => awardDutch(ctx, id)],
+    ['dutch_open', dutch.open, (id) => openDutch(ctx, id)],
     ['announce', work.unannounced, (id) => ctx.notifier.announce(id)],
     ['announce_offer', work.offers, (id) => ctx.notifier.announceOffer(id)],
     ['expire', work.expired, (id) => expireQuote(ctx, id)],
@@ -33,8 +41,9 @@ export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
       }
     }
   }
-  const n = work.unannounced.length + work.offers.length + work.expired.length + work.unpublished.length;
-  if (n > 0) ctx.logger.warn({ ...work, skipped }, 'sweeper redid lost quote work');
+  const n = work.unannounced.length + work.offers.length + work.expired.length + work.unpublished.length
+    + dutch.unannounced.length + dutch.bids.length + dutch.award.length + dutch.open.length;
+  if (n > 0) ctx.logger.warn({ ...work, dutch, skipped }, 'sweeper redid lost quote work');
   try {
     const forgotten = await new IdempotencyService(ctx.db).purge(ctx.config.IDEMPOTENCY_TTL_HOURS);
     if (forgotten > 0) ctx.logger.info({ forgotten }, 'idempotency keys past their TTL removed');

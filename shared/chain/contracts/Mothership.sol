@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity 0.8.30;
 
-import {Leg, DutchFillRequest, PackageOffer, ExclusiveFill} from "./ProtocolTypes.sol";
+import {Leg, DutchFillRequest, DutchPremium, DutchAward, PackageOffer, ExclusiveFill} from "./ProtocolTypes.sol";
+import {DutchCurve} from "./DutchCurve.sol";
 import {ProtocolHashing} from "./ProtocolHashing.sol";
 import {OptionIds} from "./OptionIds.sol";
 
@@ -33,6 +34,29 @@ contract Mothership {
 
     event ServiceSignerSet(address indexed signer, bool allowed);
 
+    /// Dutch requests filled, per taker and nonce: each signed request settles once.
+    mapping(address taker => mapping(uint256 nonce => bool)) public dutchNonceUsed;
+    /// What a filler other than the award's winner must add to the winner's improvement while
+    /// the award is exclusive (the sniping rule, docs/DUTCH.md). Set by the owner.
+    uint256 public dutchOverrideBps = 100;
+
+    event DutchOverrideBpsSet(uint256 bps);
+
+    /// A Dutch request filled: `requestDigest` is its EIP-712 digest (what the API keys the
+    /// quote by); `premium` is the curve price at the block, improved by the filler's terms.
+    event DutchFilled(
+        bytes32 indexed requestDigest,
+        address indexed taker,
+        address indexed filler,
+        uint256 takerNonce,
+        address premiumToken,
+        uint256 premium,
+        bool makerPaysTaker,
+        bool exclusive,
+        address referrer,
+        uint8[] directions
+    );
+
     event PackageExecuted(
         bytes32 indexed takerAddressHash,
         address indexed maker,
@@ -57,6 +81,14 @@ contract Mothership {
     error NonceAlreadyUsed(address maker, uint256 nonce);
     error NotOwner(address caller);
     error ZeroSigner();
+    error AuctionOver(uint40 auctionEnd);
+    error DirectionsMismatch(bytes32 expected, bytes32 computed);
+    error DutchNonceUsed(address taker, uint256 nonce);
+    error AuthorityRequired(address authority);
+    error AwardMismatch(bytes32 expected, bytes32 awarded);
+    error AwardNotYet(uint40 notBefore);
+    error NotAuctioneer(address signer);
+    error BadBps(uint256 bps);
 
     constructor() {
         owner = msg.sender;
@@ -68,6 +100,14 @@ contract Mothership {
         require(signer != address(0), ZeroSigner());
         isServiceSigner[signer] = allowed;
         emit ServiceSignerSet(signer, allowed);
+    }
+
+    /// Sets the sniping override (at most 10,000 bps).
+    function setDutchOverrideBps(uint256 bps) external {
+        require(msg.sender == owner, NotOwner(msg.sender));
+        require(bps <= DutchCurve.BPS, BadBps(bps));
+        dutchOverrideBps = bps;
+        emit DutchOverrideBpsSet(bps);
     }
 
     /// keccak256(abi.encode(address, bytes32, uint8[], address)).
@@ -92,11 +132,123 @@ contract Mothership {
         return OptionIds.encode(optionType, strikeWad, expiryTimestamp, startExerciseTimestamp);
     }
 
-    function digestDutchFillRequest(DutchFillRequest calldata request) external view returns (bytes32) {
+    function digestDutchFillRequest(DutchFillRequest calldata request) public view returns (bytes32) {
         return ProtocolHashing.toTypedDataHash(
             ProtocolHashing.domainSeparator(DUTCH_DOMAIN_NAME, DOMAIN_VERSION),
             ProtocolHashing.hashDutchFillRequest(request)
         );
+    }
+
+    function digestDutchAward(DutchAward calldata award) public view returns (bytes32) {
+        return ProtocolHashing.toTypedDataHash(
+            ProtocolHashing.domainSeparator(DUTCH_DOMAIN_NAME, DOMAIN_VERSION), ProtocolHashing.hashDutchAward(award)
+        );
+    }
+
+    /// The Dutch premium at unix time `at` (the curve of docs/DUTCH.md).
+    function dutchPremiumAt(DutchPremium calldata premium, uint40 auctionEnd, uint256 at) external pure returns (uint256) {
+        return DutchCurve.premiumAt(premium, auctionEnd, at);
+    }
+
+    /// `premium` improved for the taker by `bps`.
+    function dutchImproved(uint256 premium, bool makerPaysTaker, uint256 bps) external pure returns (uint256) {
+        require(bps <= DutchCurve.BPS, BadBps(bps));
+        return DutchCurve.improved(premium, makerPaysTaker, bps);
+    }
+
+    /// Fills a taker-signed Dutch request; the caller is the filler (a maker). The taker is
+    /// whoever signed the request. `award` is the auctioneer's signed word from the end of the
+    /// competition: while it is exclusive, the holder of `exclusiveSalt` fills at the curve
+    /// improved by the winning bid, anyone else only by adding dutchOverrideBps to it; after
+    /// it, anyone fills at the curve price.
+    function executeDutchFill(
+        DutchFillRequest calldata request,
+        bytes calldata takerSignature,
+        uint8[] calldata directions,
+        DutchAward calldata award,
+        bytes calldata awardSignature,
+        bytes32 exclusiveSalt
+    ) external {
+        bytes32 digest = digestDutchFillRequest(request);
+        address taker = _recover(digest, takerSignature);
+        _checkDutchRequest(request, directions, taker);
+        _checkAward(request, digest, award, awardSignature);
+        (uint256 premium, bool exclusive) = _dutchPrice(request, award, exclusiveSalt);
+        dutchNonceUsed[taker][request.takerNonce] = true;
+        for (uint256 i = 0; i < request.intents.length; i++) {
+            _mintTo(request.intents[i], i, directions[i], taker, msg.sender);
+        }
+        _emitDutchFilled(request, digest, taker, premium, exclusive, directions);
+    }
+
+    /// Its own frame: the event has too many fields for the fill function's stack.
+    function _emitDutchFilled(
+        DutchFillRequest calldata request,
+        bytes32 digest,
+        address taker,
+        uint256 premium,
+        bool exclusive,
+        uint8[] calldata directions
+    ) private {
+        emit DutchFilled(
+            digest,
+            taker,
+            msg.sender,
+            request.takerNonce,
+            request.dutchPremium.token,
+            premium,
+            request.dutchPremium.makerPaysTaker,
+            exclusive,
+            request.referrer,
+            directions
+        );
+    }
+
+    function _checkDutchRequest(DutchFillRequest calldata request, uint8[] calldata directions, address taker) private view {
+        require(block.timestamp <= request.auctionEnd, AuctionOver(request.auctionEnd));
+        require(request.intents.length > 0, NoLegs());
+        require(
+            request.intents.length == directions.length, LegCountMismatch(request.intents.length, directions.length)
+        );
+        bytes32 computed = keccak256(abi.encode(directions));
+        require(computed == request.makerAddressHash, DirectionsMismatch(request.makerAddressHash, computed));
+        require(!dutchNonceUsed[taker][request.takerNonce], DutchNonceUsed(taker, request.takerNonce));
+        // A KYC authority names the only contract allowed to fill (it checks its own users).
+        require(
+            request.requiredAuthority == address(0) || request.requiredAuthority == msg.sender,
+            AuthorityRequired(request.requiredAuthority)
+        );
+    }
+
+    function _checkAward(DutchFillRequest calldata request, bytes32 digest, DutchAward calldata award, bytes calldata sig)
+        private
+        view
+    {
+        require(award.requestDigest == digest, AwardMismatch(digest, award.requestDigest));
+        require(block.timestamp >= award.notBefore, AwardNotYet(award.notBefore));
+        require(award.improvementBps <= DutchCurve.BPS, BadBps(award.improvementBps));
+        address signer = _recover(digestDutchAward(award), sig);
+        // The mothership as authority: any registered auctioneer; otherwise exactly that key.
+        bool allowed = request.requiredDutchAuthority == address(this)
+            ? isServiceSigner[signer]
+            : signer == request.requiredDutchAuthority;
+        require(allowed, NotAuctioneer(signer));
+    }
+
+    function _dutchPrice(DutchFillRequest calldata request, DutchAward calldata award, bytes32 salt)
+        private
+        view
+        returns (uint256 premium, bool exclusive)
+    {
+        uint256 curve = DutchCurve.premiumAt(request.dutchPremium, request.auctionEnd, block.timestamp);
+        bool makerPays = request.dutchPremium.makerPaysTaker;
+        if (award.exclusiveSaltHash == bytes32(0) || block.timestamp > award.exclusiveEnd) return (curve, false);
+        if (keccak256(abi.encode(salt)) == award.exclusiveSaltHash) {
+            return (DutchCurve.improved(curve, makerPays, award.improvementBps), true);
+        }
+        uint256 bps = award.improvementBps + dutchOverrideBps;
+        require(bps <= DutchCurve.BPS, BadBps(bps));
+        return (DutchCurve.improved(curve, makerPays, bps), false);
     }
 
     function digestPackageOffer(PackageOffer calldata offer) public view returns (bytes32) {
@@ -164,6 +316,14 @@ contract Mothership {
         require(leg.expiryTimestamp > block.timestamp, OptionExpired(index));
         uint256 id = OptionIds.encode(leg.optionType, leg.strikeWad, leg.expiryTimestamp, leg.startExerciseTimestamp);
         IOptionMinter(leg.pair6909Contract).mint(direction == 1 ? msg.sender : maker, id, leg.amount);
+    }
+
+    /// Direction 1 (Sell) leaves the taker long the option, 0 (Buy) leaves the filler long.
+    function _mintTo(Leg calldata leg, uint256 index, uint8 direction, address taker, address filler) private {
+        require(direction <= 1, BadDirection(index));
+        require(leg.expiryTimestamp > block.timestamp, OptionExpired(index));
+        uint256 id = OptionIds.encode(leg.optionType, leg.strikeWad, leg.expiryTimestamp, leg.startExerciseTimestamp);
+        IOptionMinter(leg.pair6909Contract).mint(direction == 1 ? taker : filler, id, leg.amount);
     }
 
     function _recover(bytes32 digest, bytes calldata signature) private pure returns (address) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity 0.8.30;
 
-import {Leg, TokenTriple, DutchPremium, DutchFillRequest, PackageOffer, ExclusiveFill, OrderIntent} from "./ProtocolTypes.sol";
+import {Leg, TokenTriple, DutchPremium, DutchFillRequest, PackageOffer, ExclusiveFill, OrderIntent, DutchAward} from "./ProtocolTypes.sol";
 
 /// EIP-712 struct hashes of the protocol types. The type strings must stay byte-identical to
 /// the TypeScript definitions (shared/protocol/typed-data.ts); the chain tests compare both.
@@ -39,6 +39,10 @@ library ProtocolHashing {
 
     bytes32 internal constant ORDER_INTENT_TYPEHASH = keccak256(
         "OrderIntent(address from,address to,uint64 noncePrefix,uint256 nonce,address options6909Contract,uint256 amount,uint256 fillerRewardMaxPerMintedUnit,uint256 fillerRewardMinPerMintedUnit,uint8 optionType,uint40 startExecutionTimestamp,uint40 expiryTimestamp,uint256 premiumStart,uint256 premiumEnd,uint32 premiumDecayRateBpsPerSecond,uint144 strikeStart,uint144 strikeEnd,uint32 strikeDecayRateBpsPerSecond,uint256 startMinFill,uint256 minFillDecayRatePerSecond,uint8 buyOrSell,uint40 intentStartTime,uint40 intentExpiry,uint8 orderOnExpiry)"
+    );
+
+    bytes32 internal constant DUTCH_AWARD_TYPEHASH = keccak256(
+        "DutchAward(bytes32 requestDigest,bytes32 exclusiveSaltHash,uint256 improvementBps,uint40 notBefore,uint40 exclusiveEnd)"
     );
 
     function domainSeparator(string memory name, string memory version) internal view returns (bytes32) {
@@ -164,5 +168,11 @@ library ProtocolHashing {
             hashes[i] = hashOrderIntent(intents[i]);
         }
         return keccak256(abi.encodePacked(hashes));
+    }
+
+    function hashDutchAward(DutchAward calldata a) internal pure returns (bytes32) {
+        return keccak256(
+            abi.encode(DUTCH_AWARD_TYPEHASH, a.requestDigest, a.exclusiveSaltHash, a.improvementBps, a.notBefore, a.exclusiveEnd)
+        );
     }
 }

@@ -91,3 +91,15 @@ struct OrderIntent {
     uint40 intentExpiry;
     uint8 orderOnExpiry; // 0 leaves the book at intentExpiry, 1 rests until the option expires
 }
+
+/// The auctioneer's word on a Dutch request (domain "DutchFill", version "1"), signed by a
+/// registered service signer at the end of the competition. `exclusiveSaltHash` is
+/// keccak256(exclusiveSalt), whose preimage only the winner holds; zero means no bid won and
+/// the request is open to every filler from `notBefore` on.
+struct DutchAward {
+    bytes32 requestDigest;
+    bytes32 exclusiveSaltHash;
+    uint256 improvementBps;
+    uint40 notBefore;
+    uint40 exclusiveEnd;
+}

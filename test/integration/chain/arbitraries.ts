@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { bytesToHex, getAddress, type Address, type Hex } from 'viem';
-import type { Direction, DutchFillRequest, ExclusiveFill, Leg, OrderIntent, PackageOffer } from '../../../shared/protocol';
+import type { Direction, DutchAward, DutchFillRequest, DutchPremium, ExclusiveFill, Leg, OrderIntent, PackageOffer } from '../../../shared/protocol';
 
 /**
  * Random protocol structures over each field's full on-chain range (not only valid quotes):
@@ -55,6 +55,33 @@ export const dutchFillRequest: fc.Arbitrary<DutchFillRequest> = fc.record({
   requiredDutchAuthority: address,
   referrer: address,
 });
+
+export const dutchAward: fc.Arbitrary<DutchAward> = fc.record({
+  requestDigest: bytes32,
+  exclusiveSaltHash: bytes32,
+  improvementBps: uint(256n),
+  notBefore: uint40,
+  exclusiveEnd: uint40,
+});
+
+/**
+ * A curve read at a time before, inside or after its auction: premiums of any size up to 2^200,
+ * decay rates of 0 (the straight line), small (a real decay) or huge (capped at once).
+ */
+export const curvePoint: fc.Arbitrary<{ premium: DutchPremium; auctionEnd: number; at: number }> = fc
+  .record({
+    token: address,
+    makerPaysTaker: fc.boolean(),
+    startPremium: uint(200n),
+    endPremium: uint(200n),
+    decayRate: fc.oneof(fc.constant(0n), uint(32n), uint(256n)),
+    auctionStart: fc.integer({ min: 0, max: 2 ** 39 }),
+    span: fc.integer({ min: 1, max: 100_000 }),
+    offset: fc.integer({ min: -1000, max: 101_000 }),
+  })
+  .map(({ span, offset, ...p }) => ({ premium: p, auctionEnd: p.auctionStart + span, at: Math.max(0, p.auctionStart + offset) }));
+
+export const improvement = fc.record({ premium: uint(240n), makerPaysTaker: fc.boolean(), bps: fc.bigInt({ min: 0n, max: 10_000n }) });
 
 export const exclusiveFill: fc.Arbitrary<ExclusiveFill> = fc.record({
   exclusiveFillId: bytes32,

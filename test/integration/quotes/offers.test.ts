@@ -163,11 +163,11 @@ describe('maker package offers: POST /api/quote/:id', () => {
     expect(rows[0].n).toBe(0);
   });
 
-  it('an unknown quote is 404 and a Dutch bid is 501', async () => {
+  it('an unknown quote is 404 and a Dutch bid on a standard quote is 409', async () => {
     const q = await newQuote();
     const body = await sign(q.quote);
     await request(app).post('/api/quote/6b1f5bf2-86a4-4b5e-9f43-3f0e0f4e0c11').set(bearer(makerToken)).send(body).expect(404);
-    const dutch = await request(app).post(`/api/quote/${q.quote.id}/offer`).set(bearer(makerToken)).send({ buy_override_bps: 10, sell_override_bps: 10 }).expect(501);
-    expect(dutch.body.code).toBe('dutch_not_available');
+    const dutch = await request(app).post(`/api/quote/${q.quote.id}/offer`).set(bearer(makerToken)).send({ buy_override_bps: 10, sell_override_bps: 10 }).expect(409);
+    expect(dutch.body.code).toBe('not_dutch');
   });
 });

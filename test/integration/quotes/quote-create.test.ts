@@ -192,9 +192,10 @@ describe('POST /api/quote (standard RFQ)', () => {
       expect(res.body.details[0].message).toMatch(/is not a known pair \(CLOB\) contract on chain 31337/);
     });
 
-    it('dutch_only is answered 501 with a clear error', async () => {
-      const res = await send(quoteBody(taker, STRATEGY_ROWS[0].legs, { offer_formats: 'dutch_only' })).expect(501);
-      expect(res.body).toMatchObject({ code: 'dutch_not_available', error: expect.stringContaining('Dutch') });
+    it('dutch_only selects the Dutch request: a standard body is refused naming the Dutch fields', async () => {
+      const res = await send(quoteBody(taker, STRATEGY_ROWS[0].legs, { offer_formats: 'dutch_only' })).expect(400);
+      const paths = (res.body.details as { path: string }[]).map((d) => d.path);
+      expect(paths).toEqual(expect.arrayContaining(['directions', 'taker_signature', 'dutch_request', 'polarity', 'referrer']));
     });
 
     it('legByLegOnly is ignored: stored as package_only', async () => {

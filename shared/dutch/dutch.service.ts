@@ -1,0 +1,198 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { getAddress, toHex, type Address } from 'viem';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Config } from '../platform/config';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../platform/errors';
+import { IdempotencyService } from '../platform/idempotency';
+import type { JobQueue } from '../platform/queue';
+import type { Logger } from '../platform/logging';
+import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
+import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHash } from '../protocol';
+import { parseDutchQuoteRequest, quoteExpireJob, QuoteRepository, type CreatedQuote, type DutchQuoteRequest, type PairDirectory, type QuoteLegRow, type QuoteRow } from '../quotes';
+import { RegistryService } from '../registry';
+import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob } from './dutch.jobs';
+import { DutchRepository, type NewDutchQuote } from './dutch.repository';
+import type { JsonObject } from './dutch.types';
+import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UNIQUE_VIOLATION = '23505';
+
+/** The API's side of Dutch auctions: create one, take makers' bids, show the taker its auction. Workers advance the phases. */
+export class DutchService {
+  private readonly repo: DutchRepository;
+  private readonly quotes: QuoteRepository;
+  private readonly registry: RegistryService;
+  private readonly idempotency: IdempotencyService;
+
+  constructor(
+    private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.repo = new DutchRepository(deps.db);
+    this.quotes = new QuoteRepository(deps.db);
+    this.registry = new RegistryService(deps.db);
+    this.idempotency = new IdempotencyService(deps.db);
+  }
+
+  /**
+   * Validates a Dutch create (every refusal a 400 naming its field), stores the quote in phase
+   * `competing`, and schedules its announce, award and expiry.
+   */
+  async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
+    if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
+    const nowMs = this.clock();
+    const limits = await this.registry.setting('dutch_limits');
+    const req = parseDutchQuoteRequest(body, { now: Math.floor(nowMs / 1000), maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN, dutch: limits });
+    const dir = await this.deps.pairs.get(req.chain_id);
+    if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
+    const pair = req.request.intents[0].pair6909Contract;
+    if (!dir.pairs.has(getAddress(pair))) {
+      throw ValidationError.field('dutch_request.intents[0].pair6909_contract', `${pair} is not a known pair (CLOB) contract on chain ${req.chain_id}`);
+    }
+    if (!dir.mothership) throw new AppError(503, 'network_unavailable', `chain ${req.chain_id} has no mothership configured`);
+    if (getAddress(req.request.requiredDutchAuthority) !== dir.mothership) {
+      throw ValidationError.field('dutch_request.required_dutch_authority', `must be the mothership ${dir.mothership} (any registered auctioneer)`);
+    }
+    const ctx = { chainId: req.chain_id, mothership: dir.mothership };
+    const signer = await recoverDutchFillSigner(ctx, req.request, req.taker_signature).catch(() => null);
+    if (signer !== getAddress(req.taker_address)) {
+      throw ValidationError.field(
+        'taker_signature',
+        signer ? `recovers to ${signer}, not taker_address: sign the DutchFillRequest typed data (domain DutchFill, version 1, this chain and mothership)` : 'is not a valid signature',
+      );
+    }
+
+    const expiresAt = Math.min(nowMs + req.expires_in * 1000, req.request.auctionEnd * 1000);
+    const competeMs = Math.max(0, Math.min(req.compete_ms ?? limits.default_compete_ms, expiresAt - nowMs));
+    const exclusiveMs = req.exclusive_ms ?? limits.default_exclusive_ms;
+    const ttl = Math.ceil((expiresAt - nowMs) / 1000) + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
+    const digest = dutchFillDigest(ctx, req.request);
+    const work = async (m: EntityManager | null) =>
+      this.insert(m, req, { nowMs, expiresAt, competeMs, exclusiveMs, digest }, await this.deps.streamTokens.mint('rfq', ttl, {}));
+    let out: { status: number; body: CreatedQuote; replayed: boolean };
+    try {
+      out = opts.idempotencyKey
+        ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
+        : { ...(await work(null)), replayed: false };
+    } catch (err) {
+      if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
+        throw ValidationError.field('dutch_request.taker_nonce', `${req.request.takerNonce} was already used by this taker on chain ${req.chain_id}: sign a request with a fresh nonce`);
+      }
+      throw err;
+    }
+    if (!out.replayed) await this.schedule(out.body.quote.id, competeMs, expiresAt - this.clock());
+    return out;
+  }
+
+  private async insert(
+    m: EntityManager | null,
+    req: DutchQuoteRequest,
+    t: { nowMs: number; expiresAt: number; competeMs: number; exclusiveMs: number; digest: `0x${string}` },
+    token: string,
+  ): Promise<{ status: number; body: CreatedQuote }> {
+    const salt = toHex(randomBytes(32));
+    const intents = req.request.intents.map(legToIntent);
+    const legs: QuoteLegRow[] = intents.map((i: Intent, idx: number) => ({
+      idx,
+      option_type: i.option_type,
+      structure: i.structure,
+      direction: req.directions[idx],
+      strike_wad: i.strike_wad.toString(),
+      amount: i.amount.toString(),
+      start_exercise_timestamp: i.start_exercise_timestamp,
+      expiry_timestamp: i.expiry_timestamp,
+    }));
+    const row: NewDutchQuote = {
+      id: randomUUID(),
+      chain_id: req.chain_id,
+      offer_format: 'dutch_only',
+      polarity: req.polarity,
+      strategy: recognizeStrategy(intents),
+      taker_address: req.taker_address,
+      referrer: req.request.referrer,
+      taker_salt: salt,
+      taker_address_hash: takerAddressHash(req.taker_address, salt, req.directions, req.request.referrer),
+      directions: req.directions,
+      pair_contract: getAddress(req.request.intents[0].pair6909Contract),
+      expiry_timestamp: intents[0].expiry_timestamp,
+      stream_token_hash: hashStreamToken(token),
+      expires_at: new Date(t.expiresAt),
+      dutch_request: dutchRequestToJson(req.request) as unknown as JsonObject,
+      dutch_request_digest: t.digest,
+      taker_signature: req.taker_signature.toLowerCase(),
+      taker_nonce: req.request.takerNonce.toString(),
+      compete_ends_at: new Date(t.nowMs + t.competeMs),
+      exclusive_ms: t.exclusiveMs,
+    };
+    const createdAt = await this.repo.insert(m, row, legs);
+    const quote: QuoteRow = { ...row, state: 'open', created_at: createdAt, closed_at: null, fill_tx_hash: null };
+    const d = {
+      id: row.id,
+      dutch_phase: 'competing' as const,
+      dutch_request: row.dutch_request,
+      dutch_request_digest: t.digest,
+      taker_signature: row.taker_signature as `0x${string}`,
+      compete_ends_at: row.compete_ends_at,
+      exclusive_ms: t.exclusiveMs,
+      exclusive_ends_at: null,
+      awarded_at: null,
+      opened_at: null,
+      award: null,
+      exclusive_salt: null,
+      winner: null,
+    };
+    return { status: 201, body: { quote: takerDutchView(quote, legs, d), stream_token: token, topic: `rfq_stream:${token}` } };
+  }
+
+  /** Announce now, award at the competition's end, expire at the auction's; a failure leaves the work to the sweeper. */
+  private async schedule(quoteId: string, competeMs: number, expiresInMs: number): Promise<void> {
+    try {
+      await this.deps.queue.enqueueMany([
+        { spec: dutchAnnounceJob, payload: { quote_id: quoteId } },
+        { spec: dutchAwardJob, payload: { quote_id: quoteId }, opts: { delay: competeMs } },
+        { spec: quoteExpireJob, payload: { quote_id: quoteId }, opts: { delay: Math.max(0, expiresInMs) } },
+      ]);
+    } catch (err) {
+      this.deps.logger.error({ quote_id: quoteId, err: (err as Error).message }, 'enqueue failed; the sweeper will advance this Dutch quote');
+    }
+  }
+
+  /**
+   * A maker's both-side bid, while the quote competes; a later bid by the same maker replaces
+   * its earlier one. Stored under the quote's lock, so a bid and the award cannot interleave.
+   */
+  async bid(quoteId: string, body: { buy_override_bps: number; sell_override_bps: number }, maker: Address) {
+    const quote = UUID.test(quoteId) ? await this.quotes.findQuote(quoteId) : null;
+    if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+    const bid = await this.deps.db.transaction(async (m) => {
+      const locked = await this.quotes.lockQuote(m, quoteId);
+      if (!locked) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+      this.assertCompeting(locked, await this.repo.find(quoteId, m));
+      return this.repo.upsertBid(m, quoteId, getAddress(maker), body.buy_override_bps, body.sell_override_bps);
+    });
+    try {
+      await this.deps.queue.enqueue(dutchBidAnnounceJob, { bid_id: bid.id, version: Number(bid.version) });
+    } catch (err) {
+      this.deps.logger.error({ bid_id: bid.id, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this bid');
+    }
+    return makerBidView(bid);
+  }
+
+  private assertCompeting(q: QuoteRow, d: Awaited<ReturnType<DutchRepository['find']>>): void {
+    if (!d) throw new ConflictError(`quote ${q.id} is not a Dutch auction: post a signed package offer to POST /api/quote/${q.id}`, 'not_dutch');
+    if (q.state !== 'open') throw new ConflictError(`quote ${q.id} is ${q.state}; bids are closed`, `quote_${q.state}`);
+    if (d.dutch_phase !== 'competing' || new Date(d.compete_ends_at).getTime() <= this.clock()) {
+      throw new ConflictError(`the competition of quote ${q.id} ended at ${new Date(d.compete_ends_at).toISOString()}; bids are closed`, 'competition_over');
+    }
+  }
+
+  /** The taker's poll of a Dutch quote: its phase, deadlines, request and award, and the bids (the taker's side of each). */
+  async pollView(base: { quote: { id: string } }) {
+    const id = base.quote.id;
+    const [q, d, legs] = await Promise.all([this.quotes.findQuote(id), this.repo.find(id), this.quotes.legs(id)]);
+    if (!q || !d) return null;
+    const bids = await this.repo.bidsBestFirst(id, q.polarity === 'b_is_buy' ? 'buy' : 'sell');
+    return { quote: takerDutchView(q, legs, d), bids: bids.map((b) => takerBidView(q, b)) };
+  }
+}

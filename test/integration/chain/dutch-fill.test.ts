@@ -1,0 +1,216 @@
+import { parseEventLogs, zeroAddress, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { dutchFilledEvent, mothershipAbi, transferEvent } from '../../../shared/chain/abis';
+import { hardhatAccounts } from '../../../shared/chain/clients';
+import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
+import {
+  directions as deriveDirections,
+  directionsHash,
+  dutchAwardDigest,
+  dutchAwardTypedData,
+  dutchFillDigest,
+  dutchFillTypedData,
+  dutchPremiumAt,
+  exclusiveSaltHash,
+  improvedPremium,
+  type DutchAward,
+  type DutchFillRequest,
+} from '../../../shared/protocol';
+import { startTestChain, type TestChain } from '../../support/chain';
+import * as arb from './arbitraries';
+import { revertName } from './reverts';
+
+/**
+ * The mothership's Dutch half: the award digest, the decay curve and the bid improvement agree
+ * with TypeScript on random inputs, and executeDutchFill lets the award's winner, a sniper
+ * paying the override, or anyone after the exclusive window fill, and nobody else.
+ */
+const RUNS = 200;
+let chain: TestChain;
+let nonce = 0n;
+
+beforeAll(async () => {
+  chain = await startTestChain();
+});
+afterAll(() => chain?.stop());
+
+const mothership = () => ({ address: chain.addresses.mothership, abi: mothershipAbi }) as const;
+const ctx = () => ({ chainId: chain.chainId, mothership: chain.addresses.mothership });
+const taker = () => chain.accounts[2];
+const winner = () => chain.accounts[1];
+const sniper = () => chain.accounts[3];
+const SALT = `0x${'ab'.repeat(32)}` as Hex;
+
+describe('TypeScript and Solidity agree on the Dutch arithmetic', () => {
+  it(`DutchAward digest on ${RUNS} random inputs`, async () => {
+    const inputs = arb.sample(arb.dutchAward, RUNS, 11);
+    const sol = await Promise.all(inputs.map((a) => chain.publicClient.readContract({ ...mothership(), functionName: 'digestDutchAward', args: [a] })));
+    expect(sol).toEqual(inputs.map((a) => dutchAwardDigest(ctx(), a)));
+  });
+
+  it(`the decay curve on ${RUNS} random points`, async () => {
+    const inputs = arb.sample(arb.curvePoint, RUNS, 12);
+    const sol = await Promise.all(
+      inputs.map((i) => chain.publicClient.readContract({ ...mothership(), functionName: 'dutchPremiumAt', args: [i.premium, i.auctionEnd, BigInt(i.at)] })),
+    );
+    expect(sol).toEqual(inputs.map((i) => dutchPremiumAt(i.premium, i.auctionEnd, i.at)));
+    // Not degenerate: points before, inside and after the auction, with each decay kind.
+    const inside = inputs.filter((i) => i.at > i.premium.auctionStart && i.at < i.auctionEnd);
+    expect(inside.filter((i) => i.premium.decayRate === 0n).length).toBeGreaterThan(10);
+    expect(inside.filter((i) => i.premium.decayRate > 0n).length).toBeGreaterThan(10);
+    expect(inputs.filter((i) => i.at >= i.auctionEnd).length).toBeGreaterThan(0);
+  });
+
+  it(`the bid improvement on ${RUNS} random premiums`, async () => {
+    const inputs = arb.sample(arb.improvement, RUNS, 13);
+    const sol = await Promise.all(
+      inputs.map((i) => chain.publicClient.readContract({ ...mothership(), functionName: 'dutchImproved', args: [i.premium, i.makerPaysTaker, i.bps] })),
+    );
+    expect(sol).toEqual(inputs.map((i) => improvedPremium(i.premium, i.makerPaysTaker, i.bps)));
+  });
+});
+
+interface Scenario {
+  request: DutchFillRequest;
+  takerSignature: Hex;
+  directions: (0 | 1)[];
+  award: DutchAward;
+  awardSignature: Hex;
+}
+
+/** A bought capped call, auction of 1,000 s with the taker paying 100 -> 200 USDC; the award as given. */
+async function scenario(over: { award?: Partial<DutchAward>; request?: Partial<DutchFillRequest>; awardSigner?: typeof DEVELOPMENT_SERVICE_SIGNER } = {}): Promise<Scenario> {
+  const now = await chain.now();
+  const expiry = now + 7 * 86_400;
+  const structures = [0, 1] as const;
+  const dirs = deriveDirections('b_is_buy', [...structures]);
+  const request: DutchFillRequest = {
+    intents: structures.map((structure, i) => ({
+      pair6909Contract: chain.addresses.pair,
+      optionType: 0,
+      structure,
+      startExerciseTimestamp: 0,
+      expiryTimestamp: expiry,
+      strikeWad: 3_000_000_000n + BigInt(i) * 500_000_000n,
+      amount: 10n ** 18n,
+    })),
+    tokens: [{ token0: chain.addresses.weth, token1: chain.addresses.usdc, premiumToken: chain.addresses.usdc }],
+    dutchPremium: { token: chain.addresses.usdc, makerPaysTaker: false, startPremium: 100_000_000n, endPremium: 200_000_000n, decayRate: 0n, auctionStart: now },
+    auctionEnd: now + 1000,
+    makerAddressHash: directionsHash(dirs),
+    takerNonce: ++nonce,
+    requiredAuthority: zeroAddress,
+    requiredDutchAuthority: chain.addresses.mothership,
+    referrer: zeroAddress,
+    ...over.request,
+  };
+  const takerSignature = await taker().signTypedData(dutchFillTypedData(chain.chainId, chain.addresses.mothership, request));
+  const award: DutchAward = {
+    requestDigest: dutchFillDigest(ctx(), request),
+    exclusiveSaltHash: exclusiveSaltHash(SALT),
+    improvementBps: 250n,
+    notBefore: now,
+    exclusiveEnd: now + 100,
+    ...over.award,
+  };
+  const awardSignature = await (over.awardSigner ?? DEVELOPMENT_SERVICE_SIGNER).signTypedData(dutchAwardTypedData(chain.chainId, chain.addresses.mothership, award));
+  return { request, takerSignature, directions: dirs, award, awardSignature };
+}
+
+function fill(s: Scenario, from = winner(), salt: Hex = SALT) {
+  return chain.publicClient.simulateContract({
+    ...mothership(),
+    account: from,
+    functionName: 'executeDutchFill',
+    args: [s.request, s.takerSignature, s.directions, s.award, s.awardSignature, salt],
+  });
+}
+
+/** Sends the fill in a block at `at` and returns its DutchFilled event and mints. */
+async function fillAt(s: Scenario, at: number, from = winner(), salt: Hex = SALT) {
+  await chain.rpc('evm_setNextBlockTimestamp', [at]);
+  const { request } = await fill(s, from, salt);
+  const wallet = chain.wallets[chain.accounts.indexOf(from)];
+  const tx = await wallet.writeContract(request);
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: tx });
+  expect(receipt.status).toBe('success');
+  const [event] = parseEventLogs({ abi: [dutchFilledEvent], logs: receipt.logs });
+  return { event, mints: parseEventLogs({ abi: [transferEvent], logs: receipt.logs }) };
+}
+
+describe('executeDutchFill', () => {
+  it('the winner fills during its exclusivity at the curve price improved by its bid, once', async () => {
+    const s = await scenario();
+    const at = s.request.dutchPremium.auctionStart + 50;
+    const { event, mints } = await fillAt(s, at);
+    const curve = dutchPremiumAt(s.request.dutchPremium, s.request.auctionEnd, at);
+    expect(curve).toBe(105_000_000n);
+    expect(event.args).toEqual({
+      requestDigest: s.award.requestDigest,
+      taker: taker().address,
+      filler: winner().address,
+      takerNonce: s.request.takerNonce,
+      premiumToken: chain.addresses.usdc,
+      premium: improvedPremium(curve, false, 250n),
+      makerPaysTaker: false,
+      exclusive: true,
+      referrer: zeroAddress,
+      directions: [1, 0],
+    });
+    // Direction 1 leaves the taker long, 0 the filler.
+    expect(mints.map((m) => m.args.receiver)).toEqual([taker().address, winner().address]);
+    expect(await revertName(fill(s))).toBe('DutchNonceUsed');
+  });
+
+  it('a sniper during the exclusivity pays the winner\'s improvement plus the override', async () => {
+    const s = await scenario();
+    const override = await chain.publicClient.readContract({ ...mothership(), functionName: 'dutchOverrideBps' });
+    const at = s.request.dutchPremium.auctionStart + 60;
+    const { event } = await fillAt(s, at, sniper(), `0x${'00'.repeat(32)}`);
+    const curve = dutchPremiumAt(s.request.dutchPremium, s.request.auctionEnd, at);
+    expect(event.args.premium).toBe(improvedPremium(curve, false, 250n + override));
+    expect(event.args.exclusive).toBe(false);
+  });
+
+  it('after the exclusivity anyone fills at the plain curve price', async () => {
+    const s = await scenario();
+    const at = s.award.exclusiveEnd + 1;
+    const { event } = await fillAt(s, at, sniper());
+    expect(event.args.premium).toBe(dutchPremiumAt(s.request.dutchPremium, s.request.auctionEnd, at));
+  });
+
+  it('an award without a winner (no bids) opens the request at the curve price', async () => {
+    const s = await scenario({ award: { exclusiveSaltHash: `0x${'00'.repeat(32)}`, improvementBps: 0n } });
+    const at = s.request.dutchPremium.auctionStart + 10;
+    const { event } = await fillAt(s, at, sniper());
+    expect(event.args.premium).toBe(dutchPremiumAt(s.request.dutchPremium, s.request.auctionEnd, at));
+  });
+
+  it('refuses a fill before the award takes effect, after the auction, or with another request\'s award', async () => {
+    const now = await chain.now();
+    expect(await revertName(fill(await scenario({ award: { notBefore: now + 500 } })))).toBe('AwardNotYet');
+    expect(await revertName(fill(await scenario({ request: { auctionEnd: now - 1 } })))).toBe('AuctionOver');
+    expect(await revertName(fill(await scenario({ award: { requestDigest: `0x${'12'.repeat(32)}` } })))).toBe('AwardMismatch');
+  });
+
+  it('refuses an award not signed by a registered auctioneer, or by another than the named one', async () => {
+    const stranger = privateKeyToAccount(`0x${'42'.repeat(32)}`);
+    expect(await revertName(fill(await scenario({ awardSigner: stranger })))).toBe('NotAuctioneer');
+    const named = await scenario({ request: { requiredDutchAuthority: stranger.address } });
+    expect(await revertName(fill(named))).toBe('NotAuctioneer');
+  });
+
+  it('refuses directions that are not the signed hash, a changed request, and a foreign KYC authority', async () => {
+    const s = await scenario();
+    expect(await revertName(fill({ ...s, directions: [0, 1] }))).toBe('DirectionsMismatch');
+    // Changing what was signed recovers another "taker", whose digest the award does not name.
+    expect(await revertName(fill({ ...s, request: { ...s.request, auctionEnd: s.request.auctionEnd + 1 } }))).toBe('AwardMismatch');
+    expect(await revertName(fill(await scenario({ request: { requiredAuthority: sniper().address } })))).toBe('AuthorityRequired');
+  });
+
+  it('only the owner sets the override, at most 10,000 bps', async () => {
+    const call = { ...mothership(), functionName: 'setDutchOverrideBps', args: [50n] } as const;
+    expect(await revertName(chain.publicClient.simulateContract({ ...call, account: sniper() }))).toBe('NotOwner');
+    expect(await revertName(chain.publicClient.simulateContract({ ...call, args: [10_001n], account: hardhatAccounts(1)[0] }))).toBe('BadBps');
+  });
+});

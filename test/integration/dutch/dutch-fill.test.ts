@@ -1,0 +1,140 @@
+import { type Hex } from 'viem';
+import { mothershipAbi } from '../../../shared/chain/abis';
+import { topics } from '../../../shared/events';
+import { bullPrefix } from '../../../shared/platform/redis';
+import { DutchRepository } from '../../../shared/dutch';
+import { closeQuote, hashStreamToken } from '../../../shared/quotes';
+import { parseDutchRequest, type DutchAward } from '../../../shared/protocol';
+import { JOBS } from '../../../workers/job-catalog';
+import { HANDLERS } from '../../../workers/job-handlers';
+import { buildWorkerContext } from '../../../workers/worker-context';
+import { WorkerHost } from '../../../workers/worker-host';
+import { dutchBody } from '../../support/dutch';
+import { topicEvents } from '../../support/events';
+import { buildApp, request } from '../../support/http';
+import { mineBlocks, openHarness, quoteState, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
+
+/**
+ * A Dutch quote settles on the real mothership: the indexer sees DutchFilled and the quote is
+ * filled (also when the expiry got there first: the chain wins); a reorg that removes the fill
+ * returns the quote to its phase (docs/DUTCH.md, "Fills and reorgs").
+ */
+describe('Dutch fills on chain', () => {
+  let h: Harness;
+  let ix: Awaited<ReturnType<typeof runIndexer>>;
+  let host: WorkerHost;
+  let app: ReturnType<typeof buildApp>['app'];
+
+  beforeAll(async () => {
+    h = await openHarness();
+    await h.register({ confirmations: 0 });
+    ix = await runIndexer(h.env);
+    app = buildApp(h.env).app;
+    host = new WorkerHost(buildWorkerContext(h.env, async () => []), JOBS, HANDLERS, {
+      redisUrl: h.env.config.REDIS_URL,
+      prefix: bullPrefix(h.env.config.REDIS_PREFIX),
+      concurrency: 4,
+    });
+    host.start();
+  }, 60_000);
+  afterAll(async () => {
+    await host?.close();
+    await ix?.stop();
+    await h?.close();
+  });
+
+  const taker = () => h.chain.accounts[2];
+  const maker = () => h.chain.accounts[3];
+
+  /** A Dutch quote over the chain's pair; `bid` puts the maker's bid in before the award. */
+  async function auction(o: { bid?: boolean; compete_ms?: number } = {}) {
+    const now = await h.chain.now();
+    const body = await dutchBody(taker(), {
+      chainId: h.chain.chainId,
+      mothership: h.chain.addresses.mothership,
+      pair: h.chain.addresses.pair,
+      request: {
+        dutch_premium: { token: h.chain.addresses.usdc, maker_pays_taker: false, start_premium: '1000000', end_premium: '2000000', decay_rate: '0', auction_start: now },
+        auction_end: now + 600,
+      },
+      body: { compete_ms: o.compete_ms ?? 400, exclusive_ms: 30_000 },
+    });
+    const res = await request(app).post('/api/quote').send(body).expect(201);
+    const id: string = res.body.quote.id;
+    if (o.bid) await new DutchRepository(h.env.db).upsertBid(h.env.db, id, maker().address, 40, 10);
+    const d = await waitFor('award', () => new DutchRepository(h.env.db).find(id), (r) => r?.award !== null);
+    return { id, body, d: d!, stream: topics.rfqStream(hashStreamToken(res.body.stream_token)) };
+  }
+
+  async function fill(a: Awaited<ReturnType<typeof auction>>) {
+    const w = a.d.award as Record<string, string | number>;
+    const award: DutchAward = {
+      requestDigest: w.request_digest as Hex,
+      exclusiveSaltHash: w.exclusive_salt_hash as Hex,
+      improvementBps: BigInt(w.improvement_bps),
+      notBefore: Number(w.not_before),
+      exclusiveEnd: Number(w.exclusive_end),
+    };
+    const chainNow = await h.chain.now();
+    if (award.notBefore > chainNow) await h.chain.rpc('evm_setNextBlockTimestamp', [award.notBefore]);
+    const tx = await h.chain.wallets[3].writeContract({
+      address: h.chain.addresses.mothership,
+      abi: mothershipAbi,
+      functionName: 'executeDutchFill',
+      args: [
+        parseDutchRequest(a.body.dutch_request, { now: 0 }),
+        a.body.taker_signature as Hex,
+        a.body.directions as number[],
+        award,
+        w.signature as Hex,
+        (a.d.exclusive_salt ?? `0x${'00'.repeat(32)}`) as Hex,
+      ],
+    });
+    const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash: tx });
+    expect(receipt.status).toBe('success');
+    return tx;
+  }
+
+  it('the winner fills with its salt; the indexer marks the quote filled and the taker and bidder hear it once', async () => {
+    const a = await auction({ bid: true });
+    expect(a.d.dutch_phase).toBe('exclusive');
+    expect(a.d.winner).toBe(maker().address);
+    const tx = await fill(a);
+    await mineBlocks(h.chain, 1);
+    const q = await waitFor('quote filled', () => quoteState(h, a.id), (s) => s.state === 'filled');
+    expect(q.fill_tx_hash).toBe(tx.toLowerCase());
+    const results = await waitFor('result', () => topicEvents(h.env, a.stream), (e) => e.some((x) => x.event === 'rfq_result'));
+    expect(results.filter((e) => e.event === 'rfq_result').map((e) => e.payload.state)).toEqual(['filled']);
+    const bidder = await waitFor('bidder result', () => topicEvents(h.env, topics.rfqMaker(maker().address)), (e) => e.some((x) => x.event === 'rfq_result'));
+    expect(bidder.filter((e) => e.event === 'rfq_result' && e.payload.quote_id === a.id)).toHaveLength(1);
+    const settled: { premium: string }[] = await h.env.db.query(`SELECT package_premium::text AS premium FROM indexer_settlements WHERE quote_id = $1`, [a.id]);
+    expect(settled).toHaveLength(1);
+  }, 60_000);
+
+  it('a fill racing the expiry: the chain wins and the quote is filled', async () => {
+    const a = await auction();
+    expect(a.d.dutch_phase).toBe('open');
+    await closeQuote(h.env.db, a.id, 'expired');
+    expect((await quoteState(h, a.id)).state).toBe('expired');
+    await fill(a);
+    await mineBlocks(h.chain, 1);
+    await waitFor('quote filled', () => quoteState(h, a.id), (s) => s.state === 'filled');
+  }, 60_000);
+
+  it('a reorg that removes the fill returns the quote to its phase, open again', async () => {
+    const a = await auction({ bid: true });
+    await waitForHead(h);
+    const snapshot = await h.chain.rpc<string>('evm_snapshot');
+    await fill(a);
+    const tip = await waitForHead(h);
+    await waitFor('quote filled', () => quoteState(h, a.id), (s) => s.state === 'filled');
+    await h.chain.rpc('evm_revert', [snapshot]);
+    await mineBlocks(h.chain, tip + 3 - (await h.chain.publicClient.getBlockNumber().then(Number)));
+    const back = await waitFor('reopened', () => quoteState(h, a.id), (s) => s.state === 'open');
+    expect(back).toEqual({ state: 'open', fill_tx_hash: null, closed_at: null });
+    // The award's exclusive window (30 s) still runs: the quote is exclusive again, for its winner.
+    expect((await new DutchRepository(h.env.db).find(a.id))?.dutch_phase).toBe('exclusive');
+    const notices = await waitFor('reorg notice', () => topicEvents(h.env, a.stream), (e) => e.filter((x) => x.event === 'rfq_result').length === 2);
+    expect(notices.filter((e) => e.event === 'rfq_result').map((e) => e.payload.state)).toEqual(['filled', 'open']);
+  }, 60_000);
+});

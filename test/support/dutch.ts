@@ -1,0 +1,63 @@
+import { zeroAddress, type Address, type Hex } from 'viem';
+import type { LocalAccount } from 'viem/accounts';
+import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type Polarity } from '../../shared/protocol';
+import { FIXTURE_PAIR, FIXTURE_USDC, intents } from './quotes';
+
+/** The fixture network's mothership (networkFile). */
+export const FIXTURE_MOTHERSHIP: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+
+let nonce = BigInt(Date.now()) * 1000n;
+
+export interface DutchBodyOptions {
+  polarity?: Polarity;
+  /** Changes to the snake_case dutch_request before signing. */
+  request?: Record<string, unknown>;
+  /** Changes to the body after signing. */
+  body?: Record<string, unknown>;
+  /** Signs with this wallet instead of the taker's. */
+  signer?: LocalAccount;
+  chainId?: number;
+  mothership?: Address;
+  pair?: string;
+  /** Expiry of every leg (default: a day out). */
+  expiry?: number;
+  legs?: { type: 'call' | 'put'; structure: 0 | 1; strike: bigint; mult?: bigint }[];
+}
+
+/** A taker-signed Dutch create body: a call spread on the fixture pair, taker pays 100 -> 200 USDC over 10 minutes. */
+export async function dutchBody(taker: LocalAccount, o: DutchBodyOptions = {}): Promise<Record<string, unknown>> {
+  const now = Math.floor(Date.now() / 1000);
+  const legs = o.legs ?? [
+    { type: 'call' as const, structure: 0 as const, strike: 3000n },
+    { type: 'call' as const, structure: 1 as const, strike: 3500n },
+  ];
+  const polarity = o.polarity ?? 'b_is_buy';
+  const dirs = deriveDirections(polarity, legs.map((l) => l.structure));
+  const dutch_request: Record<string, unknown> = {
+    intents: intents(legs, { pair: o.pair ?? FIXTURE_PAIR, expiry: o.expiry }).map((i) => ({ ...i, option_type: i.option_type === 'call' ? 0 : 1 })),
+    tokens: [{ token0: '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6', token1: FIXTURE_USDC, premium_token: FIXTURE_USDC }],
+    dutch_premium: { token: FIXTURE_USDC, maker_pays_taker: false, start_premium: '100000000', end_premium: '200000000', decay_rate: '0', auction_start: now },
+    auction_end: now + 600,
+    maker_address_hash: directionsHash(dirs),
+    taker_nonce: String(++nonce),
+    required_authority: zeroAddress,
+    required_dutch_authority: o.mothership ?? FIXTURE_MOTHERSHIP,
+    referrer: zeroAddress,
+    ...o.request,
+  };
+  const chainId = o.chainId ?? 31337;
+  const parsed = parseDutchRequest(dutch_request, { now: 0 });
+  const signature: Hex = await (o.signer ?? taker).signTypedData(dutchFillTypedData(chainId, o.mothership ?? FIXTURE_MOTHERSHIP, parsed));
+  return {
+    chain_id: chainId,
+    taker_address: taker.address,
+    offer_formats: 'dutch_only',
+    directions: dirs,
+    expires_in: 300,
+    compete_ms: 1000,
+    exclusive_ms: 1000,
+    taker_signature: signature,
+    dutch_request,
+    ...o.body,
+  };
+}
