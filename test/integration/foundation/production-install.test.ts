@@ -73,6 +73,8 @@ describe('production install (npm ci --omit=dev)', () => {
         DEVCHAIN: 'off',
         ROLES: 'api,socket,workers,indexer',
         JWT_SECRET: randomBytes(32).toString('hex'),
+        // The api and workers sign Dutch awards and exclusive fills: production refuses to start without the key.
+        SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
         NODE_OPTIONS: `--require ${HIDE_DEV_DEPS} --require ${RECORDER}`,
         LOADED_MODULES_FILE: out,
       }),

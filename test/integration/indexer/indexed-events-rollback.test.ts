@@ -5,7 +5,7 @@ import type { IndexedEvent } from '../../../indexer/events/indexed-event';
 import { INDEXED_EVENTS } from '../../../indexer/events/registry';
 import { handleLogs } from '../../../indexer/projectors/handle-logs';
 import { rollbackDerived, writeDerived } from '../../../indexer/store/derived-tables';
-import { exclusiveFillUsedEvent, packageExecutedEvent } from '../../../shared/chain/abis';
+import { dutchFilledEvent, exclusiveFillUsedEvent, packageExecutedEvent } from '../../../shared/chain/abis';
 import { RegistryService } from '../../../shared/registry';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { encodeLog, fixedArgs } from '../../unit/indexer/abi-logs';
@@ -73,6 +73,16 @@ beforeAll(async () => {
                          pair_contract, expiry_timestamp, stream_token_hash, expires_at)
      VALUES ($1, $2, 'package_only', 'b_is_buy', 'call', $3, $3, $4, $5, '{1,0}', $6, $7, $8, now() + interval '1 hour')`,
     [randomUUID(), CHAIN, EMITTERS.factory, toHex(randomBytes(32)), takerHash, EMITTERS.pair, Math.floor(Date.now() / 1000) + 86_400, toHex(randomBytes(32))],
+  );
+  // The open Dutch quote a Dutch fill in these batches fills (matched by its request digest), so its fill is rolled back too.
+  const requestDigest = (fixedArgs(dutchFilledEvent).requestDigest as string).toLowerCase();
+  await env.db.query(
+    `INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash, directions,
+                         pair_contract, expiry_timestamp, stream_token_hash, expires_at,
+                         dutch_phase, dutch_request, dutch_request_digest, taker_signature, taker_nonce, compete_ends_at)
+     VALUES ($1, $2, 'dutch_only', 'b_is_buy', 'call', $3, $3, $4, $5, '{1}', $6, $7, $8, now() + interval '1 hour',
+             'open', '{}', $5, '0x', 1, now())`,
+    [randomUUID(), CHAIN, EMITTERS.factory, toHex(randomBytes(32)), requestDigest, EMITTERS.pair, Math.floor(Date.now() / 1000) + 86_400, toHex(randomBytes(32))],
   );
   // The active exclusive fill a use in these batches marks used (matched by its id hash), holding one open order it fills.
   const fillId = randomUUID();
