@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_BID_BPS } from '../../shared/dutch';
-import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
+import { dutchQuoteRequestDocument, offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
 import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../contract/wire-formats';
@@ -207,7 +207,9 @@ export const quoteContracts = {
         'idempotency-key': z.string().optional().meta({ description: '1-255 printable ASCII characters; a retry with the same key and body replays the answer.' }),
       }),
       // The service's own parser, documented as it is: shared/quotes/quote-request.ts.
-      body: quoteRequestDocument,
+      body: z
+        .union([quoteRequestDocument, dutchQuoteRequestDocument])
+        .meta({ description: 'A standard RFQ, or a Dutch auction (`offer_formats: "dutch_only"` or a present `dutch_request`): each parsed by its own schema.' }),
       bodyCheck: 'service',
       examples: { butterfly: { summary: 'Buy a call butterfly (directions [1, 0, 1])', value: BUTTERFLY_EXAMPLE } },
     },

@@ -39,22 +39,29 @@ export interface DutchRequestJson {
 
 const tokenTriple = z
   .object(
-    { token0: evmAddress, token1: evmAddress, premium_token: evmAddress },
+    {
+      token0: evmAddress.meta({ description: 'The pair\'s token0 (underlying).' }),
+      token1: evmAddress.meta({ description: 'The pair\'s token1 (quote token).' }),
+      premium_token: evmAddress.meta({ description: 'The pair\'s premium token.' }),
+    },
     { message: 'must be an object with token0, token1 and premium_token' },
   )
+  .meta({ description: 'One token triple (EIP-712 TokenTriple).' })
   .transform((t): TokenTriple => ({ token0: t.token0, token1: t.token1, premiumToken: t.premium_token }));
 
-const dutchPremium = z.object(
-  {
-    token: evmAddress,
-    maker_pays_taker: booleanField,
-    start_premium: decimalUint(),
-    end_premium: decimalUint(),
-    decay_rate: decimalUint(),
-    auction_start: unixSeconds,
-  },
-  { message: 'must be an object' },
-);
+const dutchPremium = z
+  .object(
+    {
+      token: evmAddress.meta({ description: 'The premium token.' }),
+      maker_pays_taker: booleanField.meta({ description: 'True: the maker pays the taker the premium (the taker sells); false: the taker pays.' }),
+      start_premium: decimalUint().meta({ description: 'Premium at auction_start, in premium-token units: the taker\'s best price.' }),
+      end_premium: decimalUint().meta({ description: 'Premium the curve moves to, toward the maker\'s best price (docs/DUTCH.md, "Curve").' }),
+      decay_rate: decimalUint().meta({ description: 'How fast the premium moves from start to end (docs/DUTCH.md, "Curve"); uint256 decimal string.' }),
+      auction_start: unixSeconds.meta({ description: 'Unix seconds at which the curve starts.' }),
+    },
+    { message: 'must be an object' },
+  )
+  .meta({ description: 'The premium curve (EIP-712 DutchPremium).' });
 
 /**
  * The `dutch_request` at `path` of its document, read against `now`: the auction must end after
@@ -64,18 +71,19 @@ function dutchRequestSchema(now: number, path: string) {
   return z
     .object(
       {
-        intents: intentListSchema(now, `${path}.intents`),
-        tokens: sizedArray(tokenTriple, 1, MAX_LEGS),
+        intents: intentListSchema(now, `${path}.intents`).meta({ description: 'The legs, as signed; the quote\'s legs.' }),
+        tokens: sizedArray(tokenTriple, 1, MAX_LEGS).meta({ description: 'Token triples of the legs\' pairs.' }),
         dutch_premium: dutchPremium,
-        auction_end: unixSeconds,
-        maker_address_hash: bytes32,
-        taker_nonce: decimalUint(),
-        required_authority: addressOrZero,
-        required_dutch_authority: evmAddress,
-        referrer: addressOrZero,
+        auction_end: unixSeconds.meta({ description: 'Unix seconds: after auction_start, in the future, not after the legs\' expiry, within dutch_limits.max_auction_seconds.' }),
+        maker_address_hash: bytes32.meta({ description: 'directionsHash(directions) = keccak256(abi.encode(uint8[])) (docs/PROTOCOL.md).' }),
+        taker_nonce: decimalUint().meta({ description: 'Unused by this taker (uint256 decimal string); the fill spends it.' }),
+        required_authority: addressOrZero.meta({ description: 'Must be the zero address (absent or null is): no KYC authority is configured.' }),
+        required_dutch_authority: evmAddress.meta({ description: 'Must be the network\'s mothership: any registered service signer awards the auction.' }),
+        referrer: addressOrZero.meta({ description: 'Must be the zero address (absent or null is): the filling maker submits the request, so a referrer would reach makers.' }),
       },
       { message: 'must be an object' },
     )
+    .meta({ description: 'The EIP-712 DutchFillRequest the taker signed (domain DutchFill, version 1, the mothership), in snake_case.' })
     .superRefine((r, ctx) => {
       if (!parsedAt(ctx, ['auction_end'])) return;
       const start = parsedAt(ctx, ['dutch_premium', 'auction_start']) ? r.dutch_premium.auction_start : undefined;

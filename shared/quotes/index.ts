@@ -1,7 +1,7 @@
 export { QuoteService } from './quote.service';
 export type { CreatedQuote } from './quote.service';
 export { OfferService } from './offer.service';
-export { quoteRequestDocument } from './quote-request';
+export { dutchQuoteRequestDocument, quoteRequestDocument } from './quote-request';
 export { offerRequestDocument } from './offer-request';
 export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';

@@ -165,18 +165,23 @@ const signature = z.string({ message: 'must be a 0x-prefixed 65-byte hex signatu
 function dutchQuoteRequestSchema(now: number, maxExpiresIn: number, maxExclusiveMs: number, maxAuctionSeconds: number) {
   const ms = (what: string, max: number) => intSchema({ min: 0, max, message: `must be an integer number of ${what} from 0 to ${max}` });
   const shape = {
-    chain_id: required(intSchema(CHAIN_ID)),
-    taker_address: required(evmAddress),
-    offer_formats: z.literal('dutch_only', { message: 'must be "dutch_only" for a Dutch request (or left out)' }).optional(),
-    directions: required(sizedArray(directionSchema, 1, MAX_LEGS)),
-    expires_in: required(intSchema({ min: 1, max: maxExpiresIn, message: `must be an integer number of seconds from 1 to ${maxExpiresIn}` })),
-    compete_ms: ms('milliseconds', PG_INT4_MAX).optional(),
-    exclusive_ms: ms('milliseconds', maxExclusiveMs).optional(),
-    exclusive_seconds: ms('seconds', Math.floor(maxExclusiveMs / 1000)).optional(),
-    taker_signature: required(signature),
+    chain_id: required(intSchema(CHAIN_ID)).meta({ description: 'A registry network (GET /api/networks).' }),
+    taker_address: required(evmAddress).meta({ description: 'The wallet that signed dutch_request (taker_signature must recover to it); never shown to makers as a field.' }),
+    offer_formats: z
+      .literal('dutch_only', { message: 'must be "dutch_only" for a Dutch request (or left out)' })
+      .optional()
+      .meta({ description: '`dutch_only`, or left out when dutch_request is present.' }),
+    directions: required(sizedArray(directionSchema, 1, MAX_LEGS)).meta({ description: 'The taker\'s side per leg of dutch_request.intents: 0 or "buy", 1 or "sell".' }),
+    expires_in: required(intSchema({ min: 1, max: maxExpiresIn, message: `must be an integer number of seconds from 1 to ${maxExpiresIn}` })).meta({
+      description: 'Quote window in seconds, at most QUOTE_MAX_EXPIRES_IN.',
+    }),
+    compete_ms: ms('milliseconds', PG_INT4_MAX).optional().meta({ description: 'Length of the competing phase in milliseconds, clamped to the auction.' }),
+    exclusive_ms: ms('milliseconds', maxExclusiveMs).optional().meta({ description: 'Length of the winner\'s exclusive window, at most dutch_limits.max_exclusive_ms.' }),
+    exclusive_seconds: ms('seconds', Math.floor(maxExclusiveMs / 1000)).optional().meta({ description: 'The same in seconds; with exclusive_ms too, both must agree.' }),
+    taker_signature: required(signature).meta({ description: 'EIP-712 DutchFillRequest signature by taker_address, 65 bytes hex (docs/PROTOCOL.md).' }),
     dutch_request: required(dutchRequestField(now, 'dutch_request')),
     // Intents are the signed request's; a copy at the top level is ignored.
-    intents: z.unknown().optional(),
+    intents: z.unknown().optional().meta({ deprecated: true, description: 'Ignored: the legs are dutch_request.intents.' }),
   };
   const known = new Set<string>(DUTCH_KNOWN);
   return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((b, ctx) => {
@@ -221,8 +226,15 @@ function dutchQuoteRequestSchema(now: number, maxExpiresIn: number, maxExclusive
         ruleIssue(ctx, ['directions', i], `must follow the legs' structures with one polarity (${polarity} from leg 0): flip dutch_request.intents[${i}].structure or this direction`);
       }
     });
-  }, whenObject);
+  }, whenObject).meta({ additionalProperties: false, description: 'A Dutch auction request (docs/DUTCH.md); unknown fields are refused.' });
 }
+
+/**
+ * The Dutch create body as the API documents it: the parser itself at no particular time, with
+ * the widest exclusive window an operator may set. The auction-length limit counts from the
+ * time of the request, which a document has none of: the field descriptions state it.
+ */
+export const dutchQuoteRequestDocument = dutchQuoteRequestSchema(0, QUOTE_MAX_EXPIRES_IN_LIMIT, 3_600_000, Number.MAX_SAFE_INTEGER);
 
 const dutchSchemaAt = rebuiltWhenChanged(dutchQuoteRequestSchema);
 
