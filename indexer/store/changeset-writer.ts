@@ -1,4 +1,4 @@
-import type { BalanceDelta, EventRow, OrderBatch, PairRow, SettlementRow, TransferRow } from '../projectors/changeset';
+import type { BalanceDelta, EventRow, OrderBatch, PairRow, RowPosition, SettlementRow, TransferRow } from '../projectors/changeset';
 import { fillSettledQuotes } from '../../shared/quotes';
 import { insertMany, type Column, type Queryable } from './sql';
 
@@ -15,7 +15,8 @@ export interface FilledQuote {
   filled_at_ms: string;
 }
 
-const position = <R extends EventRow | TransferRow | SettlementRow>(): Column<R>[] => [
+/** The columns every log-derived row starts with: where in the chain its log sits. Shared by every writer of the store. */
+export const position = <R extends RowPosition>(): Column<R>[] => [
   { name: 'block_number', type: 'bigint' },
   { name: 'block_hash', type: 'text' },
   { name: 'block_timestamp', type: 'bigint' },
@@ -23,7 +24,8 @@ const position = <R extends EventRow | TransferRow | SettlementRow>(): Column<R>
   { name: 'tx_hash', type: 'text' },
 ];
 
-const chainColumn = (chainId: number) => ({ constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] });
+/** The batch's chain, written into every row as a constant. */
+export const chainColumn = (chainId: number) => ({ constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] });
 
 /**
  * How each table's rows of one batch are written, one statement per table (called through

@@ -2,6 +2,7 @@ import { LOAN_AT_RISK_HEALTH_WAD } from '../../shared/loans/health';
 import type { LoanBatch, LoanEventRow, PriceRow } from '../projectors/loan-rows';
 import type { Hex } from '../rpc/rpc';
 import { exec, insertMany, type Column, type Queryable } from './sql';
+import { chainColumn, position } from './changeset-writer';
 
 /**
  * Writes and rollbacks of the loan tables (called through DERIVED_TABLES). Order matters and is
@@ -37,14 +38,6 @@ export interface LoanWriteEffects {
   lastBlock: { number: number; hash: Hex; timestamp: number } | null;
 }
 
-const position = <R extends PriceRow | LoanEventRow>(): Column<R>[] => [
-  { name: 'block_number', type: 'bigint' },
-  { name: 'block_hash', type: 'text' },
-  { name: 'block_timestamp', type: 'bigint' },
-  { name: 'log_index', type: 'integer' },
-  { name: 'tx_hash', type: 'text' },
-];
-const chainColumn = (chainId: number) => ({ constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] });
 
 export async function writePrices(m: Queryable, chainId: number, rows: PriceRow[], effects: LoanWriteEffects): Promise<void> {
   await insertMany(m, 'indexer_prices', rows, [

@@ -1,6 +1,7 @@
-import type { BondEventRow, ExclusiveFillUseRow, OrderIntentRow, RowPosition } from '../projectors/changeset';
+import type { BondEventRow, ExclusiveFillUseRow, OrderIntentRow } from '../projectors/changeset';
 import { markFillsUsed } from '../../shared/orders';
-import { insertMany, type Column, type Queryable } from './sql';
+import { insertMany, type Queryable } from './sql';
+import { chainColumn, position } from './changeset-writer';
 
 /**
  * How the rows of orders, exclusive fills and bonds are written (called through
@@ -9,15 +10,6 @@ import { insertMany, type Column, type Queryable } from './sql';
  * cancel) reads that state through its intent (shared/orders, ORDER_SOURCE).
  */
 
-const position = <R extends RowPosition>(): Column<R>[] => [
-  { name: 'block_number', type: 'bigint' },
-  { name: 'block_hash', type: 'text' },
-  { name: 'block_timestamp', type: 'bigint' },
-  { name: 'log_index', type: 'integer' },
-  { name: 'tx_hash', type: 'text' },
-];
-
-const chainColumn = (chainId: number) => ({ constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] });
 
 export async function writeOrderIntents(m: Queryable, chainId: number, rows: OrderIntentRow[]): Promise<void> {
   await insertMany(m, 'indexer_order_intents', rows, [
