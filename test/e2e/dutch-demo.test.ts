@@ -1,8 +1,6 @@
 import { runDutchDemo } from '../../examples/dutch-demo';
-import { freePort } from '../support/chain';
 import { assertNoTakerIdentity } from '../support/events';
-import { spawnService, type RunningService } from '../support/spawn-service';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { useWholeService } from '../support/whole-service';
 
 // The demo's taker: Hardhat's third default account.
 const TAKER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
@@ -13,32 +11,12 @@ const TAKER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
  * fills on chain, the indexer marks the quote filled, and the taker hears each phase.
  */
 describe('end to end: the Dutch demo', () => {
-  let env: TestEnv;
-  let svc: RunningService;
-
-  beforeAll(async () => {
-    env = await createTestEnv();
-    svc = await spawnService(
-      {
-        DATABASE_URL: env.config.DATABASE_URL,
-        REDIS_URL: env.config.REDIS_URL,
-        REDIS_PREFIX: env.config.REDIS_PREFIX,
-        DEVCHAIN: 'auto',
-        DEVCHAIN_PORT: String(await freePort()),
-        INDEXER_POLL_INTERVAL_MS: '200',
-      },
-      { timeoutMs: 90000 },
-    );
-  }, 120000);
-  afterAll(async () => {
-    await svc?.stop('SIGTERM');
-    await env.close();
-  });
+  const whole = useWholeService();
 
   it('two bots bid, the better buy-side bid wins and fills on chain; the quote ends filled', async () => {
     const seen: { topic: string; event: string; payload: unknown }[] = [];
-    const out = await runDutchDemo(svc.url, {
-      env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL },
+    const out = await runDutchDemo(whole.svc.url, {
+      env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL },
       onMessage: (topic, event, payload) => seen.push({ topic, event, payload }),
     });
     // maker-b bid 60 bps on the buy side (the taker buys), maker-a 20: b wins though a's sell side was better.

@@ -1,9 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../support/chain';
-import { spawnService, type RunningService } from '../support/spawn-service';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { useWholeService } from '../support/whole-service';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -14,32 +12,12 @@ const ROOT = path.resolve(__dirname, '../..');
  * then every loan route answering with them.
  */
 describe('end to end: npm start + npm run demo:loans', () => {
-  let env: TestEnv;
-  let svc: RunningService;
-
-  beforeAll(async () => {
-    env = await createTestEnv();
-    svc = await spawnService(
-      {
-        DATABASE_URL: env.config.DATABASE_URL,
-        REDIS_URL: env.config.REDIS_URL,
-        REDIS_PREFIX: env.config.REDIS_PREFIX,
-        DEVCHAIN: 'auto',
-        DEVCHAIN_PORT: String(await freePort()),
-        INDEXER_POLL_INTERVAL_MS: '200',
-      },
-      { timeoutMs: 90000 },
-    );
-  }, 120000);
-  afterAll(async () => {
-    await svc?.stop('SIGTERM');
-    await env.close();
-  });
+  const whole = useWholeService();
 
   it('opens, tops up, repays and liquidates loans, and reads them back through the nine routes', async () => {
     const { stdout } = await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'examples/demo-loans.ts'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, BASE_URL: svc.url },
+      env: { PATH: process.env.PATH, BASE_URL: whole.svc.url },
       timeout: 120_000,
     });
     const lines = stdout.trim().split('\n');

@@ -4,9 +4,7 @@ import { promisify } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../../client/src';
 import { runOrdersFlow } from '../../examples/orders-flow';
-import { freePort } from '../support/chain';
-import { spawnService, type RunningService } from '../support/spawn-service';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { useWholeService } from '../support/whole-service';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -19,36 +17,15 @@ const FILL_BOND = 2_000_000n;
  * all four roles and its own devchain, on a fresh database, with a fill bond minimum set by the operator.
  */
 describe('end to end: npm start + the orders demo', () => {
-  let env: TestEnv;
-  let svc: RunningService;
+  const whole = useWholeService({ ORDER_SWEEP_INTERVAL_MS: '500' });
   const ops = (...args: string[]) =>
     run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/ops.ts', ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL },
+      env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL },
     });
 
-  beforeAll(async () => {
-    env = await createTestEnv();
-    svc = await spawnService(
-      {
-        DATABASE_URL: env.config.DATABASE_URL,
-        REDIS_URL: env.config.REDIS_URL,
-        REDIS_PREFIX: env.config.REDIS_PREFIX,
-        DEVCHAIN: 'auto',
-        DEVCHAIN_PORT: String(await freePort()),
-        INDEXER_POLL_INTERVAL_MS: '200',
-        ORDER_SWEEP_INTERVAL_MS: '500',
-      },
-      { timeoutMs: 90000 },
-    );
-  }, 120000);
-  afterAll(async () => {
-    await svc?.stop('SIGTERM');
-    await env.close();
-  });
-
   it('an order is recorded and placed, a bonded maker fills it exclusively, the indexer marks it filled and the fill used', async () => {
-    const client = new RfqClient(svc.url);
+    const client = new RfqClient(whole.svc.url);
     const net = (await client.networks()).networks.find((n) => n.chain_id === 31337)!;
     const maker = privateKeyToAccount(MAKER_KEY);
     await ops('org:create', '--kind', 'maker', '--name', 'E2E orders maker', '--owner', maker.address);
@@ -67,7 +44,7 @@ describe('end to end: npm start + the orders demo', () => {
     });
     expect(result.order).toMatchObject({ state: 'filled', fill_tx_hash: result.txHash.toLowerCase() });
     expect(result.fill.fill_bond_requirements.USDC).toMatchObject({ fill_bond_amount: FILL_BOND.toString(), maker_bond: FILL_BOND.toString() });
-    const fills: { state: string; used_tx_hash: string }[] = await env.db.query(`SELECT state, used_tx_hash FROM exclusive_fills WHERE id = $1`, [result.fill.exclusive_fill_id]);
+    const fills: { state: string; used_tx_hash: string }[] = await whole.env.db.query(`SELECT state, used_tx_hash FROM exclusive_fills WHERE id = $1`, [result.fill.exclusive_fill_id]);
     expect(fills).toEqual([{ state: 'used', used_tx_hash: result.txHash.toLowerCase() }]);
   }, 120000);
 });

@@ -5,11 +5,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../../client/src';
 import { runMakerBot } from '../../examples/maker-bot';
 import { runTaker } from '../../examples/taker';
-import { freePort } from '../support/chain';
 import { waitFor } from '../integration/socket/socket-harness';
 import { assertNoTakerIdentity } from '../support/events';
-import { spawnService, type RunningService } from '../support/spawn-service';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { useWholeService } from '../support/whole-service';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -20,30 +18,10 @@ const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cda
  * database), driven by the example maker bot and taker: the proof that the path is real.
  */
 describe('end to end: npm start + the example maker bot and taker', () => {
-  let env: TestEnv;
-  let svc: RunningService;
-
-  beforeAll(async () => {
-    env = await createTestEnv();
-    svc = await spawnService(
-      {
-        DATABASE_URL: env.config.DATABASE_URL,
-        REDIS_URL: env.config.REDIS_URL,
-        REDIS_PREFIX: env.config.REDIS_PREFIX,
-        DEVCHAIN: 'auto',
-        DEVCHAIN_PORT: String(await freePort()),
-        INDEXER_POLL_INTERVAL_MS: '200',
-      },
-      { timeoutMs: 90000 },
-    );
-  }, 120000);
-  afterAll(async () => {
-    await svc?.stop('SIGTERM');
-    await env.close();
-  });
+  const whole = useWholeService();
 
   it('a butterfly is requested, priced, signed, offered and settled on the reference mothership; the quote ends filled', async () => {
-    const client = new RfqClient(svc.url);
+    const client = new RfqClient(whole.svc.url);
     const { networks } = await client.networks();
     const net = networks.find((n) => n.chain_id === 31337)!;
     const mothership = networkContract(net, 'mothership');
@@ -52,7 +30,7 @@ describe('end to end: npm start + the example maker bot and taker', () => {
     const maker = privateKeyToAccount(generatePrivateKey());
     await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', 'E2E maker', '--owner', maker.address], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL },
+      env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL },
     });
     const seen: { topic: string; event: string; payload: unknown }[] = [];
     const bot = await runMakerBot({
