@@ -57,6 +57,9 @@ export function subscribeNewHeads(url: string, logger: Logger, opts: { backoffMs
         subscribed = true;
         failures = 0;
         logger.info({ url: redact(url) }, 'subscribed to new heads');
+        // Heads announced before the subscription took (at start, or while reconnecting) were
+        // never heard: look now rather than at the next poll.
+        wakeAll();
       } else if (msg.method === 'eth_subscription') wakeAll();
     });
     ws.on('error', () => undefined);
