@@ -1,4 +1,4 @@
-export { LoanService, type Page } from './loan.service';
+export { LoanService } from './loan.service';
 export { LoanRepository } from './loan.repository';
 export { loanFeed, LOAN_FEED_SUBJECT } from './loan-feed';
 export * from './loan.schemas';

@@ -1,32 +1,27 @@
 import { z } from 'zod';
+import { pageQuery } from '../platform/pagination';
 import { CHAIN_ID, evmAddress, intQuerySchema, intSchema } from '../platform/validation';
 
 /**
  * Query and body schemas of the loan routes (the route contracts use them, the service takes
- * their output). Lists page with an opaque `cursor` and `limit` (default 50, at most 500).
+ * their output). Lists page as every list does (shared/platform/pagination): an opaque `cursor`
+ * and `limit` (default 50, at most 500).
  */
 
 export const LOAN_EVENT_KINDS = ['opened', 'collateral_added', 'collateral_withdrawn', 'repaid', 'liquidated'] as const;
 export const LOAN_STATES = ['active', 'repaid', 'liquidated'] as const;
 
 const chainId = intQuerySchema(CHAIN_ID);
-const limit = z
-  .string({ message: 'must be an integer from 1 to 500, given once' })
-  .refine((v) => /^[1-9][0-9]{0,2}$/.test(v) && Number(v) <= 500, 'must be an integer from 1 to 500')
-  .transform(Number)
-  .optional()
-  .meta({ description: 'Page size, 1 to 500 (default 50).' });
-const cursor = z
-  .string({ message: 'must be the next_cursor of a previous page, given once' })
-  .regex(/^[A-Za-z0-9_-]{1,512}$/, 'must be the next_cursor of a previous page')
-  .optional()
-  .meta({ description: 'The `next_cursor` of the previous page; omitted for the first page.' });
+/** Sort keys behind the lists' cursors: a loan's health then id, or an event's block then log index. */
+const decimal = z.string().regex(/^(0|[1-9][0-9]{0,77})$/);
+const healthKey = z.tuple([decimal, decimal]);
+const positionKey = z.tuple([z.number().int().min(0), z.number().int().min(0)]);
 const time = z.iso.datetime({ message: 'must be an ISO 8601 UTC timestamp' }).transform((s) => Math.floor(Date.parse(s) / 1000));
 const healthLine = z
   .string({ message: 'must be a decimal such as 1.1, given once' })
   .regex(/^(0|[1-9][0-9]{0,5})(\.[0-9]{1,18})?$/, 'must be a decimal such as 1.1 (at most 18 decimals)');
 
-const page = { limit, cursor };
+const page = pageQuery(positionKey);
 const network = { chain_id: chainId.meta({ description: 'The network (required: loan ids and lists are per network).' }) };
 
 export const summaryQuery = z.strictObject({ chain_id: chainId.optional().meta({ description: 'One network; all networks with loans when omitted.' }) });
@@ -34,7 +29,7 @@ export const summaryQuery = z.strictObject({ chain_id: chainId.optional().meta({
 export const atRiskQuery = z.strictObject({
   ...network,
   below: healthLine.optional().meta({ description: 'Health factor line, exclusive (default 1.1, the at-risk line; 1 lists the liquidatable).' }),
-  ...page,
+  ...pageQuery(healthKey),
 });
 
 export const recentQuery = z.strictObject({ ...network, ...page });

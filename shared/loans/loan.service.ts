@@ -1,21 +1,14 @@
 import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError } from '../platform/errors';
+import { encodeCursor, type Page } from '../platform/pagination';
 import { RegistryService } from '../registry';
 import { formatWad, LOAN_AT_RISK_HEALTH_WAD, parseWad, valueWad, WAD, type TokenPrice } from './health';
-import { decodeCursor, encodeCursor } from './loan-cursor';
 import { LoanRepository, type LoanEventRecord, type LoanRecord } from './loan.repository';
 import type { ActivityQuery, AtRiskQuery, CollateralQuery, EventsQuery, LoansQuery, RecentQuery, SummaryQuery } from './loan.schemas';
 import { loanEventView, loanView, parseLoanId, priceUpdateView, type ValuationContext } from './loan.views';
 
-const DEFAULT_LIMIT = 50;
 /** How many history events one loan answer carries (the rest: its collateral route or /activity). */
 const HISTORY_LIMIT = 500;
-
-/** A page of a list route. */
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
 
 /**
  * Explore's loan reads (docs/LOANS.md): what a risk analyst asks of the indexed lending market.
@@ -116,10 +109,9 @@ export class LoanService {
   async atRisk(q: AtRiskQuery): Promise<Page<ReturnType<typeof loanView>>> {
     await this.registry.requireNetwork(q.chain_id);
     const below = q.below === undefined ? LOAN_AT_RISK_HEALTH_WAD : parseWad(q.below);
-    const limit = q.limit ?? DEFAULT_LIMIT;
-    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, ['h', 'l'] as const);
-    const rows = await this.repo.atRisk(below, q.chain_id, limit + 1, after && { health_wad: after.h, loan_id: after.l, chain_id: q.chain_id });
-    return this.page(rows, limit, (r) => ({ h: r.health_wad as string, l: r.loan_id }), (rs) => this.loanViews(q.chain_id, rs));
+    const after = q.cursor && { health_wad: q.cursor[0], loan_id: q.cursor[1], chain_id: q.chain_id };
+    const rows = await this.repo.atRisk(below, q.chain_id, q.limit + 1, after);
+    return this.page(rows, q.limit, (r) => [r.health_wad as string, r.loan_id], (rs) => this.loanViews(q.chain_id, rs));
   }
 
   /** Loans newest first by opening. */
@@ -130,22 +122,21 @@ export class LoanService {
   /** Loans filtered by party, token and state, newest opening first. */
   async loans(q: LoansQuery): Promise<Page<ReturnType<typeof loanView>>> {
     await this.registry.requireNetwork(q.chain_id);
-    const limit = q.limit ?? DEFAULT_LIMIT;
-    const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor, ['b', 'i'] as const);
+    const before = position(q.cursor);
     const rows = await this.repo.loans(
       { chain_id: q.chain_id, borrower: q.borrower, lender: q.lender, token: q.token, state: q.state },
-      limit + 1,
-      before && { block_number: Number(before.b), log_index: Number(before.i), chain_id: q.chain_id },
+      q.limit + 1,
+      before && { ...before, chain_id: q.chain_id },
     );
-    return this.page(rows, limit, (r) => ({ b: r.opened_block, i: String(r.opened_log_index) }), (rs) => this.loanViews(q.chain_id, rs));
+    return this.page(rows, q.limit, (r) => [Number(r.opened_block), r.opened_log_index], (rs) => this.loanViews(q.chain_id, rs));
   }
 
   /** Every loan event, newest first, filtered by party, token, kind and time. */
   async activity(q: ActivityQuery): Promise<Page<ReturnType<typeof loanEventView>>> {
     await this.registry.requireNetwork(q.chain_id);
     if (q.from !== undefined && q.to !== undefined && q.from > q.to) throw ValidationError.field('from', 'must not be after to');
-    const limit = q.limit ?? DEFAULT_LIMIT;
-    const before = this.position(q.cursor);
+    const limit = q.limit;
+    const before = position(q.cursor);
     const rows = await this.repo.events(
       { chain_id: q.chain_id, borrower: q.borrower, lender: q.lender, token: q.token, kind: q.type, from: q.from, to: q.to },
       limit + 1,
@@ -157,8 +148,8 @@ export class LoanService {
   /** The chain's loan and price events merged, newest first, as indexed (block, transaction, log). */
   async events(q: EventsQuery) {
     await this.registry.requireNetwork(q.chain_id);
-    const limit = q.limit ?? DEFAULT_LIMIT;
-    const before = this.position(q.cursor);
+    const limit = q.limit;
+    const before = position(q.cursor);
     const at = before && { ...before, chain_id: q.chain_id };
     const [loans, prices] = await Promise.all([
       q.type === 'price' ? [] : this.repo.events({ chain_id: q.chain_id, token: q.token }, limit + 1, at),
@@ -166,8 +157,8 @@ export class LoanService {
     ]);
     const merged = [
       ...loans.map((e) => ({ key: eventKey(e), item: { type: 'loan' as const, loan: loanEventView(e), price: null } })),
-      ...prices.map((p) => ({ key: { b: p.block_number, i: String(p.log_index) }, item: { type: 'price' as const, loan: null, price: priceUpdateView(p) } })),
-    ].sort((x, y) => Number(y.key.b) - Number(x.key.b) || Number(y.key.i) - Number(x.key.i));
+      ...prices.map((p) => ({ key: [Number(p.block_number), p.log_index] as [number, number], item: { type: 'price' as const, loan: null, price: priceUpdateView(p) } })),
+    ].sort((x, y) => y.key[0] - x.key[0] || y.key[1] - x.key[1]);
     const items = merged.slice(0, limit);
     const last = items[items.length - 1];
     return { items: items.map((m) => m.item), next_cursor: merged.length > limit && last ? encodeCursor(last.key) : null };
@@ -184,8 +175,8 @@ export class LoanService {
   /** A loan's collateral movements (opening deposit, top-ups, withdrawals, return, seizure), newest first. */
   async collateral(id: string, q: CollateralQuery): Promise<Page<ReturnType<typeof loanEventView>>> {
     const { chainId, row } = await this.requireLoan(id);
-    const limit = q.limit ?? DEFAULT_LIMIT;
-    const before = this.position(q.cursor);
+    const limit = q.limit;
+    const before = position(q.cursor);
     const rows = await this.repo.events({ loan: { chain_id: chainId, loan_id: row.loan_id }, collateralOnly: true }, limit + 1, before && { ...before, chain_id: chainId });
     return this.page(rows, limit, eventKey, async (rs) => rs.map(loanEventView));
   }
@@ -198,17 +189,14 @@ export class LoanService {
     return { chainId: parsed.chain_id, row };
   }
 
-  private position(cursor: string | undefined) {
-    if (cursor === undefined) return undefined;
-    const c = decodeCursor(cursor, ['b', 'i'] as const);
-    return { block_number: Number(c.b), log_index: Number(c.i) };
-  }
-
-  private async page<R, V>(rows: R[], limit: number, key: (r: R) => Record<string, string>, view: (rs: R[]) => Promise<V[]>): Promise<Page<V>> {
+  private async page<R, V>(rows: R[], limit: number, key: (r: R) => readonly (string | number)[], view: (rs: R[]) => Promise<V[]>): Promise<Page<V>> {
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     return { items: await view(items), next_cursor: rows.length > limit && last !== undefined ? encodeCursor(key(last)) : null };
   }
 }
 
-const eventKey = (e: LoanEventRecord) => ({ b: e.block_number, i: String(e.log_index) });
+const eventKey = (e: LoanEventRecord): [number, number] => [Number(e.block_number), e.log_index];
+
+/** Where a page of events or loans starts: the block and log index of the previous page's last item. */
+const position = (cursor: readonly [number, number] | undefined) => cursor && { block_number: cursor[0], log_index: cursor[1] };
