@@ -20,15 +20,18 @@ export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-request-id');
     req.id = incoming && SAFE_ID.test(incoming) ? incoming : randomUUID();
-    req.log = logger.child({ request_id: req.id });
+    // Made on first use: building a child logger costs more than most requests ever log.
+    let log: Logger | undefined;
+    Object.defineProperty(req, 'log', { get: () => (log ??= logger.child({ request_id: req.id })), configurable: true });
     res.setHeader('X-Request-Id', req.id);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : req.path;
       const line = { method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
-      if (res.statusCode >= 500) req.log.error(line, 'request failed');
-      else req.log.info(line, 'request');
+      const stamped = { request_id: req.id, ...line };
+      if (res.statusCode >= 500) logger.error(stamped, 'request failed');
+      else logger.info(stamped, 'request');
     });
     next();
   };
