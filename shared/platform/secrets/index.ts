@@ -1,1 +1,2 @@
 export { hashSecret, secretMatches } from './secret-hash';
+export { pooledRandomBytes } from './random-pool';

@@ -1,7 +1,7 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from '../redis';
 import { RedisKeys } from '../redis';
-import { hashSecret } from '../secrets';
+import { hashSecret, pooledRandomBytes } from '../secrets';
 
 /** What a stream token opens: a taker's quote stream, or an explore feed. */
 export const STREAM_KINDS = ['rfq', 'explore_clob', 'explore_loan'] as const;
@@ -45,7 +45,7 @@ export class StreamTokens {
   async mint(kind: StreamKind, ttlSeconds: number, meta: StreamTokenMeta = {}): Promise<string> {
     if (!STREAM_KINDS.includes(kind)) throw new Error(`unknown stream kind ${String(kind)}`);
     if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new Error(`stream token ttl must be a positive integer, got ${ttlSeconds}`);
-    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    const token = pooledRandomBytes(TOKEN_BYTES).toString('base64url');
     const hash = hashStreamToken(token);
     const record = { h: hash, e: Date.now() + ttlSeconds * 1000, m: meta };
     await this.redis.set(this.key(kind, hash), JSON.stringify(record), 'EX', ttlSeconds);
