@@ -39,12 +39,15 @@ export interface OrderFilter {
   chain_id?: number;
 }
 
+/** An order as its create writes it: the columns the database fills are left out. */
+export type NewOrderRow = Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash' | 'exclusive_fill_id'>;
+
 /** Queries of orders, exclusive fills and the indexed rows they are judged by. Raw SQL, one round trip each. */
 export class OrderRepository {
   constructor(private readonly ds: DataSource) {}
 
-  /** Inserts an order; false when its (chain, pair, owner, prefix, nonce) is already recorded. */
-  async insertOrder(r: Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash' | 'exclusive_fill_id'>): Promise<Date | null> {
+  /** Inserts an order; answers its created_at, or null when its (chain, pair, owner, prefix, nonce) is already recorded. */
+  async insertOrder(r: NewOrderRow): Promise<Date | null> {
     const rows: { created_at: Date }[] = await this.ds.query(
       `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
@@ -52,6 +55,40 @@ export class OrderRepository {
       [r.id, r.chain_id, r.owner_address, r.pair, r.premium_token, r.nonce_prefix, r.nonce, r.amount, r.intent_hash, r.destination, r.data, r.expires_at],
     );
     return rows[0]?.created_at ?? null;
+  }
+
+  /**
+   * Inserts many orders in ONE statement (group commit, shared/platform/db/group-commit.ts).
+   * Answers each order's created_at in the order given, or null where its nonce was already
+   * used, by an earlier order or by one earlier in the same batch (the first one given wins).
+   */
+  async insertOrders(rs: NewOrderRow[]): Promise<(Date | null)[]> {
+    const c = <K extends keyof NewOrderRow>(k: K) => rs.map((r) => r[k]);
+    const rows: { id: string; created_at: Date }[] = await this.ds.query(
+      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at)
+       SELECT id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination::jsonb, data::jsonb, expires_at
+       FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[],
+         $10::text[], $11::text[], $12::timestamptz[]) WITH ORDINALITY
+         AS n(id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, ord)
+       ORDER BY ord
+       ON CONFLICT (chain_id, pair, owner_address, nonce_prefix, nonce) DO NOTHING RETURNING id, created_at`,
+      [
+        c('id'),
+        c('chain_id'),
+        c('owner_address'),
+        c('pair'),
+        c('premium_token'),
+        c('nonce_prefix'),
+        c('nonce'),
+        c('amount'),
+        c('intent_hash'),
+        rs.map((r) => JSON.stringify(r.destination)),
+        rs.map((r) => JSON.stringify(r.data)),
+        c('expires_at'),
+      ],
+    );
+    const created = new Map(rows.map((r) => [r.id, r.created_at]));
+    return rs.map((r) => created.get(r.id) ?? null);
   }
 
   async findOrder(id: string, m: Queryable = this.ds): Promise<ReadOrder | null> {

@@ -7,7 +7,8 @@ import type { Logger } from '../platform/logging';
 import { orderIntentHash } from '../protocol';
 import type { ChainDirectory, PairDirectory } from '../quotes';
 import { orderExpireJob } from './order.jobs';
-import { OrderRepository, type OrderFilter, type PageAfter } from './order.repository';
+import { OrderRepository, type NewOrderRow, type OrderFilter, type PageAfter } from './order.repository';
+import { GroupCommit } from '../platform/db/group-commit';
 import { orderJson, parseOrderRequest, type OrderRequest } from './order-request';
 import { cancelOrder } from './order-state';
 import type { OrderRow } from './order.types';
@@ -20,6 +21,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class OrderService {
   readonly repo: OrderRepository;
   readonly premiumTokens: PremiumTokens;
+  /** Concurrent creates commit together; each 201 still follows its own order's commit. */
+  private readonly inserts: GroupCommit<NewOrderRow, Date | null>;
 
   constructor(
     private readonly deps: { db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory },
@@ -27,6 +30,7 @@ export class OrderService {
   ) {
     this.repo = new OrderRepository(deps.db);
     this.premiumTokens = new PremiumTokens(this.repo);
+    this.inserts = new GroupCommit({ many: (rs) => this.repo.insertOrders(rs), one: (r) => this.repo.insertOrder(r) });
   }
 
   /**
@@ -60,7 +64,7 @@ export class OrderService {
       data: json.data,
       expires_at: expiresAt,
     };
-    const createdAt = await this.repo.insertOrder(row);
+    const createdAt = await this.inserts.write(row);
     if (!createdAt) {
       throw new ConflictError(
         `nonce (prefix ${i.noncePrefix}, nonce ${i.nonce}) was already used by ${i.from} on ${i.options6909Contract}: pick an unused nonce`,

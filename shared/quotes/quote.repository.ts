@@ -3,12 +3,15 @@ import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 
 type Queryable = Pick<EntityManager, 'query'>;
 
+/** A quote as its create writes it: the columns the database fills are left out. */
+export type NewQuoteRow = Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'>;
+
 /** The columns of a QuoteRow, cast to the types it declares. */
 export const QUOTE_COLUMNS = `id, chain_id, state, offer_format, polarity, strategy, taker_address, referrer, taker_salt,
   taker_address_hash, directions, pair_contract, expiry_timestamp::float8 AS expiry_timestamp, stream_token_hash,
   expires_at, created_at, closed_at, fill_tx_hash`;
 
-const LEG_COLUMNS = `idx, option_type, structure, direction, strike_wad::text AS strike_wad, amount::text AS amount,
+export const LEG_COLUMNS = `idx, option_type, structure, direction, strike_wad::text AS strike_wad, amount::text AS amount,
   start_exercise_timestamp::float8 AS start_exercise_timestamp, expiry_timestamp::float8 AS expiry_timestamp`;
 
 const OFFER_COLUMNS = `id, quote_id, chain_id, maker, offer_type, package_premium::text AS package_premium, maker_pays_taker, premium_token,
@@ -22,7 +25,7 @@ export class QuoteRepository {
    * Inserts a quote and its legs in ONE statement (a data-modifying CTE; the legs' foreign key
    * is checked at the end of the statement), so the create path needs no BEGIN/COMMIT round trips.
    */
-  async insertQuote(m: Queryable | null, q: Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'>, legs: QuoteLegRow[]): Promise<Date> {
+  async insertQuote(m: Queryable | null, q: NewQuoteRow, legs: QuoteLegRow[]): Promise<Date> {
     const col = <K extends keyof QuoteLegRow>(k: K) => legs.map((l) => l[k]);
     const text = `WITH q AS (
          INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
@@ -59,6 +62,65 @@ export class QuoteRepository {
       ];
     const rows: { created_at: Date }[] = await (m ?? this.ds).query(text, values);
     return rows[0].created_at;
+  }
+
+  /**
+   * Inserts many quotes and all their legs in ONE statement (group commit, see
+   * shared/platform/db/group-commit.ts): one round trip and one commit for every create that
+   * arrived together. Answers each quote's created_at, in the order given.
+   */
+  async insertQuotes(quotes: { row: NewQuoteRow; legs: QuoteLegRow[] }[]): Promise<Date[]> {
+    const q = <K extends keyof NewQuoteRow>(k: K) => quotes.map((x) => x.row[k]);
+    const legs = quotes.flatMap((x) => x.legs.map((l) => ({ id: x.row.id, ...l })));
+    const l = <K extends keyof QuoteLegRow>(k: K) => legs.map((x) => x[k]);
+    const text = `WITH q AS (
+         INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
+           directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at)
+         SELECT id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
+           directions::smallint[], pair_contract, expiry_timestamp, stream_token_hash, expires_at
+         FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+           $10::text[], $11::text[], $12::bigint[], $13::text[], $14::timestamptz[])
+           AS n(id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
+             directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at)
+         RETURNING id, created_at
+       ), l AS (
+         INSERT INTO quote_legs (quote_id, idx, option_type, structure, direction, strike_wad, amount, start_exercise_timestamp, expiry_timestamp)
+         SELECT * FROM unnest($15::uuid[], $16::smallint[], $17::smallint[], $18::smallint[], $19::smallint[], $20::numeric[], $21::numeric[], $22::bigint[], $23::bigint[])
+       )
+       SELECT id, created_at FROM q`;
+    const values = [
+      q('id'),
+      q('chain_id'),
+      q('offer_format'),
+      q('polarity'),
+      q('strategy'),
+      q('taker_address'),
+      q('referrer'),
+      q('taker_salt'),
+      q('taker_address_hash'),
+      // a 2-D array parameter would flatten in unnest: each quote's directions travel as an array literal
+      quotes.map((x) => `{${x.row.directions.join(',')}}`),
+      q('pair_contract'),
+      q('expiry_timestamp'),
+      q('stream_token_hash'),
+      q('expires_at'),
+      legs.map((x) => x.id),
+      l('idx'),
+      l('option_type'),
+      l('structure'),
+      l('direction'),
+      l('strike_wad'),
+      l('amount'),
+      l('start_exercise_timestamp'),
+      l('expiry_timestamp'),
+    ];
+    const rows: { id: string; created_at: Date }[] = await this.ds.query(text, values);
+    const createdAt = new Map(rows.map((r) => [r.id, r.created_at]));
+    return quotes.map((x) => {
+      const at = createdAt.get(x.row.id);
+      if (!at) throw new Error(`quote ${x.row.id} was not inserted by its batch`);
+      return at;
+    });
   }
 
   async findQuote(id: string, m: Queryable = this.ds): Promise<QuoteRow | null> {

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { toHex } from 'viem';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../platform/config';
@@ -9,11 +9,12 @@ import type { Logger } from '../platform/logging';
 import { directions as deriveDirections, recognizeStrategy, takerAddressHash } from '../protocol';
 import { PairDirectory, type ChainDirectory } from './pair-directory';
 import { quoteAnnounceJob, quoteExpireJob } from './quote.jobs';
-import { QuoteRepository } from './quote.repository';
+import { QuoteRepository, type NewQuoteRow } from './quote.repository';
+import { GroupCommit } from '../platform/db/group-commit';
 import { parseQuoteRequest, type QuoteRequest } from './quote-request';
 import type { QuoteLegRow, QuoteRow } from './quote.types';
 import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote-views';
-import { secretMatches } from '../platform/secrets';
+import { pooledRandomBytes, secretMatches } from '../platform/secrets';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 
 export interface CreatedQuote {
@@ -28,6 +29,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class QuoteService {
   readonly repo: QuoteRepository;
   private readonly idempotency: IdempotencyService;
+  /** Concurrent creates commit together; each 201 still follows its own quote's commit. */
+  private readonly inserts: GroupCommit<{ row: NewQuoteRow; legs: QuoteLegRow[] }, Date>;
 
   constructor(
     private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
@@ -35,6 +38,7 @@ export class QuoteService {
   ) {
     this.repo = new QuoteRepository(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
+    this.inserts = new GroupCommit({ many: (xs) => this.repo.insertQuotes(xs), one: (x) => this.repo.insertQuote(null, x.row, x.legs) });
   }
 
   /**
@@ -64,10 +68,10 @@ export class QuoteService {
     return out;
   }
 
-  /** `m` is the idempotency transaction, or null: the quote's single statement commits on its own. */
+  /** `m` is the idempotency transaction, or null: the quote's statement commits on its own, grouped with concurrent creates. */
   private async insert(m: EntityManager | null, req: QuoteRequest, nowMs: number, token: string): Promise<{ status: number; body: CreatedQuote }> {
     const id = randomUUID();
-    const salt = toHex(randomBytes(32));
+    const salt = toHex(pooledRandomBytes(32));
     const dirs = deriveDirections(req.polarity, req.intents.map((i) => i.structure));
     const legs: QuoteLegRow[] = req.intents.map((i, idx) => ({
       idx,
@@ -79,7 +83,7 @@ export class QuoteService {
       start_exercise_timestamp: i.start_exercise_timestamp,
       expiry_timestamp: i.expiry_timestamp,
     }));
-    const row: Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'> = {
+    const row: NewQuoteRow = {
       id,
       chain_id: req.chain_id,
       offer_format: 'package_only',
@@ -95,7 +99,7 @@ export class QuoteService {
       stream_token_hash: hashStreamToken(token),
       expires_at: new Date(nowMs + req.expires_in * 1000),
     };
-    const createdAt = await this.repo.insertQuote(m, row, legs);
+    const createdAt = m ? await this.repo.insertQuote(m, row, legs) : await this.inserts.write({ row, legs });
     const quote: QuoteRow = { ...row, state: 'open', created_at: createdAt, closed_at: null, fill_tx_hash: null };
     return { status: 201, body: { quote: takerQuoteView(quote, legs), stream_token: token, topic: `rfq_stream:${token}` } };
   }

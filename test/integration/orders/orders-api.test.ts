@@ -77,6 +77,24 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     expect(res.body.error).toContain(`prefix 7, nonce ${body.destination.nonce.nonce}`);
   });
 
+  it('creates sent together commit together: each gets its own order, and of a nonce sent twice at once exactly one wins', async () => {
+    const bodies = Array.from({ length: 16 }, () => orderBody(owner.address));
+    const twice = orderBody(owner.address);
+    const sent = [...bodies.slice(0, 8), twice, twice, ...bodies.slice(8)];
+    const res = await Promise.all(sent.map((b) => create(b)));
+    expect(res.filter((r) => r.status === 201)).toHaveLength(17);
+    const refused = res.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(1);
+    expect(refused[0].status).toBe(409);
+    expect(refused[0].body.code).toBe('order_nonce_used');
+    for (const [i, r] of res.entries()) {
+      if (r.status !== 201) continue;
+      expect(r.body.destination.nonce).toEqual(sent[i].destination.nonce);
+      const got = await request(app).get(`/api/orders/${r.body.id}`).expect(200);
+      expect(got.body).toEqual(r.body);
+    }
+  });
+
   const now = Math.floor(Date.now() / 1000);
   type Body = ReturnType<typeof orderBody>;
   const edits: [string, (b: Body) => unknown, string, string][] = [
