@@ -31,9 +31,16 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
     const ran = await runMigrationsLocked(db, { onWait: () => logger.info('another process is migrating; waiting for the migration lock') });
     logger.info({ applied: ran.map((m) => m.name) }, ran.length ? 'migrations applied' : 'schema up to date');
   }
-  const redis = createRedis(config.REDIS_URL);
+  // Commands issued in the same turn of the event loop (concurrent requests' stream tokens, rate
+  // limits, publishes) share one write and one read: under load that is most of them.
+  const redis = createRedis(config.REDIS_URL, { enableAutoPipelining: true });
   lifecycle.onClose('redis', () => closeRedis(redis));
-  const queue = new JobQueue(redis, bullPrefix(config.REDIS_PREFIX));
+  // BullMQ defines its several dozen Lua scripts on the connection it is given, and ioredis copies
+  // every defined script onto each pipeline it builds: on the shared client that made each
+  // auto-pipelined flush cost more than the commands in it. The queue gets a client of its own.
+  const queueRedis = createRedis(config.REDIS_URL);
+  lifecycle.onClose('queue redis', () => closeRedis(queueRedis));
+  const queue = new JobQueue(queueRedis, bullPrefix(config.REDIS_PREFIX));
   lifecycle.onClose('job queues', () => queue.close());
   return { config, logger, lifecycle, db, redis, metrics: new Metrics(), queue };
 }

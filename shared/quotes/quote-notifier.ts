@@ -29,10 +29,10 @@ export class QuoteNotifier {
     if (!q || q.offer_format === 'dutch_only') return;
     // A quote whose window already passed (a late sweep) is not worth a maker's attention.
     if (q.state === 'open' && new Date(q.expires_at).getTime() > Date.now()) {
-      const legs = await this.repo.legs(quoteId);
+      // Both at once: each is a round trip on the way to the makers.
+      const [legs, makers] = await Promise.all([this.repo.legs(quoteId), this.deps.interestedMakers(q.chain_id)]);
       const forMakers = makerQuoteView(q, legs);
       const once = { idempotencyKey: `rfq_request.${q.id}` };
-      const makers = await this.deps.interestedMakers(q.chain_id);
       await Promise.all([
         this.deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_request', { ...takerQuoteView(q, legs) }, once),
         this.deps.events.publish(topics.quotesRequests(q.chain_id), 'rfq_request', { ...forMakers }, once),

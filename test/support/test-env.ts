@@ -58,8 +58,9 @@ export async function createTestEnv(overrides: Record<string, string | undefined
   const logger = createLogger({ level: config.LOG_LEVEL });
   const db = createDataSource({ url: config.DATABASE_URL, poolSize: 5 });
   await db.initialize();
-  const redis = createRedis(config.REDIS_URL);
-  const queue = new JobQueue(redis, bullPrefix(prefix));
+  const redis = createRedis(config.REDIS_URL, { enableAutoPipelining: true }); // as bin/boot.ts
+  const queueRedis = createRedis(config.REDIS_URL); // the queue's own client, as bin/boot.ts
+  const queue = new JobQueue(queueRedis, bullPrefix(prefix));
   return {
     config,
     db,
@@ -70,6 +71,7 @@ export async function createTestEnv(overrides: Record<string, string | undefined
     dbName,
     async close() {
       await queue.close();
+      await closeRedis(queueRedis);
       await deleteKeys(redis, prefix);
       await closeRedis(redis);
       await db.destroy();

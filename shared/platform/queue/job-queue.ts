@@ -4,12 +4,17 @@ import type { JobPayload, JobSpec } from './job-catalog';
 
 export type EnqueueOptions = Pick<JobsOptions, 'delay' | 'priority'>;
 
+type BulkJob = Parameters<Queue['addBulk']>[0][number];
+
 /**
  * Enqueues catalogued jobs. One BullMQ Queue per queue name, sharing one connection.
  * Payloads are validated before they leave, so a worker never sees a malformed job.
  */
 export class JobQueue {
   private readonly queues = new Map<string, Queue>();
+  /** Jobs enqueued during this turn of the event loop, per queue, with their callers' answers. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly pending = new Map<string, { jobs: BulkJob[]; settle: { resolve: () => void; reject: (err: unknown) => void }[] }>();
 
   constructor(
     private readonly connection: Redis,
@@ -52,11 +57,42 @@ export class JobQueue {
         },
       };
     });
-    await this.queue(queue).addBulk(bulk);
+    await this.addCoalesced(queue, bulk);
     return bulk.map((b) => b.opts.jobId);
   }
 
+  /**
+   * Every enqueue of one queue made in the same turn of the event loop goes out as ONE addBulk
+   * (one MULTI, one round trip): under load, concurrent requests each adding their jobs cost one
+   * Redis write between them instead of one each. Each caller is answered when that round trip
+   * is, with its success or its failure: nothing is acknowledged before Redis has it.
+   */
+  private addCoalesced(queue: string, jobs: BulkJob[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let batch = this.pending.get(queue);
+      if (!batch) {
+        batch = { jobs: [], settle: [] };
+        this.pending.set(queue, batch);
+        const flushing = batch;
+        setImmediate(() => {
+          this.pending.delete(queue);
+          const sent = this.queue(queue).addBulk(flushing.jobs).then(
+            () => flushing.settle.forEach((s) => s.resolve()),
+            (err: unknown) => flushing.settle.forEach((s) => s.reject(err)),
+          );
+          this.inFlight.add(sent);
+          void sent.finally(() => this.inFlight.delete(sent));
+        });
+      }
+      batch.jobs.push(...jobs);
+      batch.settle.push({ resolve, reject });
+    });
+  }
+
   async close(): Promise<void> {
+    // Enqueues already accepted go out first: a batch still gathering is sent on the next turn.
+    await new Promise((r) => setImmediate(r));
+    await Promise.allSettled([...this.inFlight]);
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();
   }
