@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { authorizeJoin, replaysFromStart, type JoinCredentials } from '../shared/events';
 import type { HistoryRead } from '../shared/platform/events';
+import type { Ref } from './phoenix-codec';
 import type { Channel } from './socket-channel';
 import type { SocketRuntime } from './socket-runtime';
 
@@ -19,8 +20,9 @@ export interface JoinHost {
   replayBudgetWait(): number | null;
   /** Counts bytes a replay sent against the connection's budget. */
   spendOnReplay(bytes: number): void;
-  acceptJoin(ch: Channel, response: { seq: number; recovered?: boolean }): void;
-  refuseJoin(ch: Channel, reason: string): void;
+  /** Answers the phx_join (message ref `msgRef`) ok. */
+  acceptJoin(ch: Channel, msgRef: Ref, response: { seq: number; recovered?: boolean }): void;
+  refuseJoin(ch: Channel, msgRef: Ref, reason: string): void;
   end(ch: Channel, how: 'close' | 'error', reason: string | null, code: string): void;
 }
 
@@ -30,7 +32,7 @@ export interface JoinHost {
  * between the history read and the reply is lost, and what both delivered is sent once.
  * Every await can see the channel closed (leave, duplicate join, disconnect): it then stops.
  */
-export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, params: JoinParams): Promise<void> {
+export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, msgRef: Ref, params: JoinParams): Promise<void> {
   const kind = ch.parsed.kind;
   try {
     const offered = params.token !== undefined || params.api_key !== undefined;
@@ -39,7 +41,7 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, pa
     if (!ch.isOpen) return;
     if (!grant.ok) {
       rt.metrics.joins.inc({ topic_kind: kind, result: 'refused' });
-      host.refuseJoin(ch, grant.reason);
+      host.refuseJoin(ch, msgRef, grant.reason);
       return;
     }
     ch.expiresAt = grant.expiresAt;
@@ -53,7 +55,7 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, pa
       rt.metrics.joins.inc({ topic_kind: kind, result: 'replay_budget' });
       const reason = `replay budget of this connection used up: retry in ${wait} s`;
       // a shared topic can be joined live instead; a token topic always starts from its history
-      host.refuseJoin(ch, fromStart ? reason : `${reason}, or join without last_seq to start live`);
+      host.refuseJoin(ch, msgRef, fromStart ? reason : `${reason}, or join without last_seq to start live`);
       return;
     }
     ch.hold();
@@ -64,7 +66,7 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, pa
     if (!ch.isOpen) return;
 
     const position = after !== undefined && read.recovered ? after : read.head;
-    host.acceptJoin(ch, read.recovered === undefined ? { seq: position } : { seq: position, recovered: read.recovered });
+    host.acceptJoin(ch, msgRef, read.recovered === undefined ? { seq: position } : { seq: position, recovered: read.recovered });
     rt.index.add(ch);
     rt.metrics.joins.inc({ topic_kind: kind, result: 'ok' });
     if (read.recovered !== undefined) rt.metrics.replays.inc({ result: read.recovered ? 'recovered' : 'not_recovered' });
@@ -80,7 +82,7 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, pa
     if (!ch.isOpen) return;
     rt.logger.warn({ err, topic_kind: kind }, 'join failed');
     rt.metrics.joins.inc({ topic_kind: kind, result: 'failed' });
-    host.refuseJoin(ch, 'temporarily unavailable, retry');
+    host.refuseJoin(ch, msgRef, 'temporarily unavailable, retry');
   }
 }
 

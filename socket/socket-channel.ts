@@ -4,6 +4,8 @@ import type { Ref } from './phoenix-codec';
 
 /** What a channel needs from its connection. */
 export interface ChannelOwner {
+  /** How many live events a channel may hold while it catches up (the same for all of a replica's). */
+  readonly holdLimit: number;
   sendEvent(ch: Channel, ev: DeliveredEvent): void;
   /** Live delivery skipped a seq: fetch the missing events from history. */
   repair(ch: Channel): void;
@@ -20,7 +22,9 @@ export interface ChannelOwner {
  *   joining --auth ok--> replaying --history read--> live --gap--> replaying --read--> live
  *      any state --leave / end / disconnect--> closed
  *
- * Kept small: thousands of these live in one process.
+ * Kept small: up to 100,000 of these live in one process, so what is the same for every
+ * channel (the hold limit) is asked of the owner, and the join's message ref is not kept
+ * past the join (runJoin has it).
  */
 export class Channel {
   state: 'joining' | 'replaying' | 'live' | 'closed' = 'joining';
@@ -40,9 +44,6 @@ export class Channel {
     readonly topic: string,
     readonly parsed: ParsedTopic,
     readonly joinRef: Ref,
-    /** The ref of the phx_join message, which its reply answers. */
-    readonly joinMsgRef: Ref,
-    private readonly maxHeld: number,
   ) {}
 
   get key(): TopicKey {
@@ -62,7 +63,7 @@ export class Channel {
   /** A live event from Redis. */
   onLive(ev: DeliveredEvent): void {
     if (this.held) {
-      if (this.held.length >= this.maxHeld) {
+      if (this.held.length >= this.owner.holdLimit) {
         this.owner.end(this, 'error', 'too many events while catching up', 'hold_overflow');
         return;
       }

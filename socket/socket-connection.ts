@@ -3,7 +3,8 @@ import { parseTopic, type JoinCredentials } from '../shared/events';
 import type { DeliveredEvent } from '../shared/platform/events';
 import { joinParamsSchema, runJoin, runRepair, type JoinHost } from './channel-join';
 import { decodeBinary, decodeText, encodeMessage, encodeReply, type InboundMessage, type Ref, type Vsn } from './phoenix-codec';
-import { JoinBucket } from './join-bucket';
+import { ChannelSlots } from './channel-slots';
+import { takeJoin } from './join-bucket';
 import { ReplayBudget } from './replay-budget';
 import { Channel, type ChannelOwner } from './socket-channel';
 import type { SocketRuntime } from './socket-runtime';
@@ -27,10 +28,13 @@ const AS_TEXT = { binary: false } as const;
  * A malformed frame is dropped on its own; too many of them close the connection (1008).
  */
 export class SocketConnection implements ChannelOwner, JoinHost {
-  readonly channels = new Map<string, Channel>();
+  readonly channels = new ChannelSlots<Channel>();
   lastSeen = Date.now();
   private badFrames = 0;
-  private readonly joins: JoinBucket;
+  /** The join bucket, packed (join-bucket.ts): when it is full again; a new connection's is full now. */
+  private joinsFullAt: number;
+  /** Joins refused since the last one let through: a client that ignores the refusals is closed. */
+  private joinsRefusedInARow = 0;
   /** Made on the first replay: most connections never replay. */
   private replays: ReplayBudget | null = null;
 
@@ -38,9 +42,31 @@ export class SocketConnection implements ChannelOwner, JoinHost {
     readonly ws: WebSocket,
     readonly vsn: Vsn,
     readonly credentials: JoinCredentials,
+    /** The client address its connection slot is counted under (connection-limiter.ts). */
+    readonly address: string,
     private readonly rt: SocketRuntime,
   ) {
-    this.joins = new JoinBucket(rt.settings.joinBurst, rt.settings.joinRatePerMinute, this.lastSeen);
+    this.joinsFullAt = this.lastSeen;
+  }
+
+  get holdLimit(): number {
+    return this.rt.settings.joinBufferEvents;
+  }
+
+  /** A frame from ws. A bug met on one connection must not take the replica down with it. */
+  receive(data: RawData, isBinary: boolean): void {
+    try {
+      this.onFrame(data, isBinary);
+    } catch (err) {
+      this.rt.logger.error({ err }, 'socket frame handler failed');
+      this.disconnect(1011, 'internal error', 'internal_error');
+    }
+  }
+
+  /** ws reports frames over maxPayload, invalid UTF-8 and protocol errors here, after closing with the matching code. */
+  socketError(err: Error & { code?: string }): void {
+    this.rt.metrics.disconnects.inc({ reason: err.code ?? 'ws_error' });
+    this.rt.logger.debug({ err: err.message, code: err.code }, 'socket connection error');
   }
 
   onFrame(data: RawData, isBinary: boolean): void {
@@ -77,11 +103,14 @@ export class SocketConnection implements ChannelOwner, JoinHost {
   private join(m: InboundMessage, existing: Channel | undefined): void {
     const parsed = parseTopic(m.topic);
     // Before anything else (a refused join changes nothing): every join may cost a credential lookup.
-    if (!this.joins.take(Date.now())) {
+    const full = takeJoin(this.joinsFullAt, Date.now(), { burst: this.rt.settings.joinBurst, perMinute: this.rt.settings.joinRatePerMinute });
+    if (full === null) {
       this.rt.metrics.joins.inc({ topic_kind: parsed?.kind ?? 'unknown', result: 'rate_limited' });
-      if (this.joins.refusedInARow > this.rt.settings.maxJoinRefusals) return this.disconnect(1008, 'too many joins', 'join_flood');
+      if (++this.joinsRefusedInARow > this.rt.settings.maxJoinRefusals) return this.disconnect(1008, 'too many joins', 'join_flood');
       return this.reply(m.joinRef, m.ref, m.topic, 'error', { reason: 'too many joins: slow down' });
     }
+    this.joinsFullAt = full;
+    this.joinsRefusedInARow = 0;
     // Phoenix closes the existing channel on a duplicate join and joins anew.
     if (existing) this.end(existing, 'close', null, 'duplicate_join');
     if (!parsed) {
@@ -99,20 +128,20 @@ export class SocketConnection implements ChannelOwner, JoinHost {
       const reason = `invalid join payload: ${first.path.length ? `${first.path.join('.')}: ` : ''}${first.message}`;
       return this.reply(m.joinRef, m.ref, m.topic, 'error', { reason });
     }
-    const ch = new Channel(this, m.topic, parsed, m.joinRef ?? m.ref, m.ref, this.rt.settings.joinBufferEvents);
-    this.channels.set(m.topic, ch);
-    void runJoin(this.rt, this, ch, params.data);
+    const ch = new Channel(this, m.topic, parsed, m.joinRef ?? m.ref);
+    this.channels.set(ch);
+    void runJoin(this.rt, this, ch, m.ref, params.data);
   }
 
-  acceptJoin(ch: Channel, response: { seq: number; recovered?: boolean }): void {
+  acceptJoin(ch: Channel, msgRef: Ref, response: { seq: number; recovered?: boolean }): void {
     ch.joined = true;
     this.rt.metrics.channels.inc({ topic_kind: ch.parsed.kind });
-    this.reply(ch.joinRef, ch.joinMsgRef, ch.topic, 'ok', response);
+    this.reply(ch.joinRef, msgRef, ch.topic, 'ok', response);
   }
 
-  refuseJoin(ch: Channel, reason: string): void {
+  refuseJoin(ch: Channel, msgRef: Ref, reason: string): void {
     this.drop(ch);
-    this.reply(ch.joinRef, ch.joinMsgRef, ch.topic, 'error', { reason });
+    this.reply(ch.joinRef, msgRef, ch.topic, 'error', { reason });
   }
 
   replayBudgetWait(): number | null {
@@ -155,7 +184,7 @@ export class SocketConnection implements ChannelOwner, JoinHost {
 
   /** The connection is gone: forget its channels without telling it. */
   closed(): void {
-    for (const ch of [...this.channels.values()]) this.drop(ch);
+    for (const ch of this.channels.values()) this.drop(ch);
   }
 
   /** Closes the connection with a WebSocket close code and a reason the client can read. */
@@ -168,7 +197,7 @@ export class SocketConnection implements ChannelOwner, JoinHost {
   private drop(ch: Channel): void {
     if (!ch.isOpen) return;
     ch.close();
-    if (this.channels.get(ch.topic) === ch) this.channels.delete(ch.topic);
+    this.channels.delete(ch);
     this.rt.hub.remove(ch);
     this.rt.index.remove(ch);
     if (ch.joined) this.rt.metrics.channels.dec({ topic_kind: ch.parsed.kind });

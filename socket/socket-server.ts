@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type Server as WsServer, type WebSocket } from 'ws';
 import type { Config } from '../shared/platform/config';
 import { tokenTopicKey, WEBSOCKET_PATH, type BearerResolver, type JoinCredentials, type RegistrationLookup, type RevokedAmong, type StreamTokenVerifier } from '../shared/events';
 import { EventHistory } from '../shared/platform/events';
@@ -15,6 +15,7 @@ import { CredentialCache } from './credential-cache';
 import { KeyRecheck, type RemovedKeySweep } from './key-recheck';
 import { negotiateVsn, type Vsn } from './phoenix-codec';
 import { ReplayGate } from './replay-gate';
+import { ReplicaSocket } from './replica-socket';
 import type { Channel } from './socket-channel';
 import { SocketConnection } from './socket-connection';
 import { SocketMetrics } from './socket-metrics';
@@ -39,6 +40,9 @@ export interface SocketServerDeps {
   revocations: { keys: string; streamTokens: string };
 }
 
+/** What a connection that offered no credentials at connect holds: one object for all of them. */
+const NO_CREDENTIALS: JoinCredentials = Object.freeze({});
+
 /** How often a refused upgrade is logged at most: the metric counts every one, the log stays readable under a flood. */
 const REFUSAL_LOG_EVERY_MS = 10_000;
 
@@ -48,7 +52,7 @@ const REFUSAL_LOG_EVERY_MS = 10_000;
  * and seq live in Redis, so a client may rejoin on any replica.
  */
 export class SocketServer {
-  private readonly wss: WebSocketServer;
+  private readonly wss: WsServer<typeof ReplicaSocket>;
   private readonly conns = new Set<SocketConnection>();
   private readonly sub: Redis;
   private readonly rt: SocketRuntime;
@@ -104,6 +108,7 @@ export class SocketServer {
     });
     // Compression off and no client tracking by ws: per-connection memory is what limits a replica.
     this.wss = new WebSocketServer({
+      WebSocket: ReplicaSocket,
       noServer: true,
       perMessageDeflate: false,
       clientTracking: false,
@@ -156,48 +161,58 @@ export class SocketServer {
       this.onRefused(refused, address);
       return refused === 'per_ip' ? reject(socket, 429, 'Too Many Requests') : reject(socket, 503, 'Service Unavailable');
     }
-    // the slot is the TCP socket's: given back however it ends, handshake completed or not
-    socket.once('close', () => this.limiter.release(address));
-    const creds: JoinCredentials = {};
+    // The slot is the TCP socket's: given back however it ends, handshake completed or not.
+    // Until the handshake completes this listener does it; from then on the connection's close
+    // (ws emits it once the TCP socket closed), so no closure stays behind per connection.
+    const release = () => this.limiter.release(address);
+    socket.once('close', release);
     const token = url.searchParams.get('token') ?? authTokenFromProtocols(req.headers['sec-websocket-protocol']);
     const apiKey = url.searchParams.get('api_key');
+    const creds: JoinCredentials = token || apiKey ? {} : NO_CREDENTIALS;
     if (token) creds.token = token;
     if (apiKey) creds.api_key = apiKey;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       socket.off('error', onError);
-      this.onConnection(ws, vsn, creds);
+      socket.off('close', release);
+      this.onConnection(ws, vsn, creds, address);
     });
   };
 
-  private onConnection(ws: WebSocket, vsn: Vsn, creds: JoinCredentials): void {
-    const { metrics, logger } = this.rt;
+  private onConnection(ws: ReplicaSocket, vsn: Vsn, creds: JoinCredentials, address: string): void {
     if (this.closing) {
+      ws.once('close', () => this.limiter.release(address));
       ws.close(1001, 'server shutting down');
       return;
     }
-    const conn = new SocketConnection(ws, vsn, creds, this.rt);
+    const conn = new SocketConnection(ws, vsn, creds, address, this.rt);
+    ws.conn = conn;
     this.conns.add(conn);
-    metrics.connections.inc();
-    metrics.connectionsOpened.inc();
-    ws.on('message', (data, isBinary) => {
-      try {
-        conn.onFrame(data, isBinary);
-      } catch (err) {
-        // a bug on one connection must not take the replica down with it
-        logger.error({ err }, 'socket frame handler failed');
-        conn.disconnect(1011, 'internal error', 'internal_error');
-      }
-    });
-    // ws reports frames over maxPayload, invalid UTF-8 and protocol errors here, after closing with the matching code
-    ws.on('error', (err: Error & { code?: string }) => {
-      metrics.disconnects.inc({ reason: err.code ?? 'ws_error' });
-      logger.debug({ err: err.message, code: err.code }, 'socket connection error');
-    });
-    ws.on('close', () => {
-      this.conns.delete(conn);
-      conn.closed();
-      metrics.connections.dec();
-    });
+    this.rt.metrics.connections.inc();
+    this.rt.metrics.connectionsOpened.inc();
+    ws.on('message', this.listeners.message);
+    ws.on('error', this.listeners.error);
+    ws.on('close', this.listeners.close);
+  }
+
+  /** One set of ws listeners for every connection of this replica: ws calls them with the socket as `this`. */
+  private readonly listeners = ((server: SocketServer) => ({
+    message(this: WebSocket, data: RawData, isBinary: boolean): void {
+      (this as ReplicaSocket).conn?.receive(data, isBinary);
+    },
+    error(this: WebSocket, err: Error): void {
+      (this as ReplicaSocket).conn?.socketError(err);
+    },
+    close(this: WebSocket): void {
+      const conn = (this as ReplicaSocket).conn;
+      if (conn) server.connectionClosed(conn);
+    },
+  }))(this);
+
+  private connectionClosed(conn: SocketConnection): void {
+    this.conns.delete(conn);
+    conn.closed();
+    this.limiter.release(conn.address);
+    this.rt.metrics.connections.dec();
   }
 
   private sweep(): void {

@@ -3,12 +3,20 @@ import type { Logger } from '../shared/platform/logging';
 import type { Redis } from '../shared/platform/redis';
 import type { Channel } from './socket-channel';
 import type { SocketMetrics } from './socket-metrics';
+import { SubscriberSet } from './subscriber-set';
 
-interface TopicEntry {
-  channels: Set<Channel>;
-  /** Resolves once Redis confirmed the SUBSCRIBE: events published after that reach us. */
-  ready: Promise<void>;
+/** One topic's channels here, and its SUBSCRIBE. */
+class TopicEntry extends SubscriberSet<Channel> {
+  constructor(
+    /** Resolves once Redis confirmed the SUBSCRIBE: events published after that reach us. */
+    public ready: Promise<void>,
+  ) {
+    super();
+  }
 }
+
+/** What a confirmed entry's `ready` becomes, so it holds no promise chain of its own. */
+const SUBSCRIBED = Promise.resolve();
 
 /**
  * The replica's Redis subscriptions: one per topic someone here has joined, dropped with the
@@ -41,26 +49,31 @@ export class TopicHub {
     let entry = this.topics.get(ch.key);
     if (!entry) {
       const ready = this.sub.subscribe(this.keys.live(ch.key)).then(() => undefined);
-      entry = { channels: new Set(), ready };
-      // a failed SUBSCRIBE must not leave an entry that later joins would trust
-      ready.catch(() => {
-        if (this.topics.get(ch.key) === entry) this.drop(ch.key);
-      });
+      const created = (entry = new TopicEntry(ready));
+      ready.then(
+        () => {
+          created.ready = SUBSCRIBED;
+        },
+        // a failed SUBSCRIBE must not leave an entry that later joins would trust
+        () => {
+          if (this.topics.get(ch.key) === created) this.drop(ch.key);
+        },
+      );
       this.topics.set(ch.key, entry);
       this.metrics.topics.inc();
     }
-    entry.channels.add(ch);
+    entry.add(ch);
     return entry.ready;
   }
 
   remove(ch: Channel): void {
     const entry = this.topics.get(ch.key);
-    if (!entry || !entry.channels.delete(ch) || entry.channels.size > 0) return;
+    if (!entry || !entry.delete(ch) || entry.size > 0) return;
     this.drop(ch.key);
   }
 
   channelsOf(key: TopicKey): Channel[] {
-    return [...(this.topics.get(key)?.channels ?? [])];
+    return this.topics.get(key)?.values() ?? [];
   }
 
   get size(): number {
@@ -83,13 +96,13 @@ export class TopicHub {
       return;
     }
     this.metrics.deliveryLag.observe(Math.max(0, Date.now() - ev.publishedAt) / 1000);
-    for (const ch of entry.channels) ch.onLive(ev);
+    entry.forEach((ch) => ch.onLive(ev));
     this.metrics.fanout.observe(Math.max(0, Date.now() - ev.publishedAt) / 1000);
   }
 
   private allChannels(): Channel[] {
     const out: Channel[] = [];
-    for (const entry of this.topics.values()) out.push(...entry.channels);
+    for (const entry of this.topics.values()) out.push(...entry.values());
     return out;
   }
 }

@@ -1,4 +1,6 @@
 import http from 'node:http';
+import path from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { SocketServer } from '../../socket';
@@ -13,8 +15,8 @@ import { StreamTokens } from '../../shared/platform/stream-tokens';
  * The benchmark's server: one socket replica in a process of its own, so its RSS is the socket
  * tier's alone. Real ws server, hub, Redis subscriber and stream-token checks; the bench joins
  * only token-named topics, so bearer resolution (identity, Postgres) is stubbed out and refuses.
- * Talks to the parent over IPC: `ready` with the port; answers `measure` with memory after GC and
- * `handed-off` with when each fan-out finished.
+ * Talks to the parent over IPC: `ready` with the port; answers `memory` with memory after GC,
+ * `handed-off` with when each fan-out finished, and `snapshot` once it wrote a heap snapshot.
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -49,13 +51,17 @@ async function main(): Promise<void> {
   await new Promise((r) => server.once('listening', r));
   socket.attach(server);
 
-  process.on('message', (msg: { type: string }) => {
-    if (msg.type === 'measure') {
+  process.on('message', (msg: { type: string; dir?: string; label?: string }) => {
+    if (msg.type === 'memory') {
       // two collections: the first can leave garbage that only the second frees
       global.gc?.();
       global.gc?.();
       const m = process.memoryUsage();
       process.send!({ type: 'memory', rss: m.rss, heapUsed: m.heapUsed, external: m.external, connections: socket.connectionCount });
+    } else if (msg.type === 'snapshot') {
+      global.gc?.();
+      writeHeapSnapshot(path.join(msg.dir!, `socket-${msg.label}.heapsnapshot`));
+      process.send!({ type: 'snapshot' });
     } else if (msg.type === 'handed-off') {
       process.send!({ type: 'handed-off', at: handedOff });
     } else if (msg.type === 'stop') {

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { Socket } from 'phoenix';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
@@ -7,13 +8,24 @@ import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-t
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
-import { disconnect, issueMakerKey, join, metricValue, phoenixSocket, publisher, RawClient, refusal, startReplica, waitFor, type Joined, type Replica } from './socket-harness';
+import { disconnect, issueMakerKey, join, metricValue, phoenixSocket, publisher, RawClient, refusal, sleep, startReplica, waitFor, type Joined, type Replica } from './socket-harness';
 import { request } from '../../support/http';
 
 /** A connection that is still served: a heartbeat is answered. */
 async function heartbeatAnswered(c: RawClient, ref: string): Promise<void> {
   c.send([null, ref, 'phoenix', 'heartbeat', {}]);
   await c.next((m) => Array.isArray(m) && m[1] === ref && m[3] === 'phx_reply');
+}
+
+/** Opens a bare connection once the replica has given the address's slot back (it learns of a close a moment after the client). */
+async function openWhenFree(url: string): Promise<RawClient> {
+  const until = Date.now() + 5000;
+  for (;;) {
+    const h = await handshake(url);
+    if ('client' in h) return h.client;
+    if (h.refused !== 'handshake answered 429' || Date.now() > until) throw new Error(`the slot was not given back: ${h.refused}`);
+    await sleep(20);
+  }
 }
 
 /** Opens a bare connection, or answers the handshake's status when it is refused. */
@@ -84,6 +96,34 @@ describe('socket tier: abuse limits', () => {
         const again = await handshake(url);
         expect('client' in again).toBe(true);
         if ('client' in again) raws.push(again.client);
+      } finally {
+        await capped.close();
+      }
+    });
+
+    it('gives the slot back when ws refuses the handshake, and when a joined client drops without a close frame', async () => {
+      const capped = await startReplica(env, { settings: { SOCKET_MAX_CONNECTIONS_PER_IP: 1 } });
+      try {
+        const url = `${capped.wsUrl}?vsn=2.0.0`;
+        // an upgrade our checks let through (it takes the slot) but ws refuses: no Sec-WebSocket-Key
+        const answer = await new Promise<string>((resolve, reject) => {
+          let text = '';
+          const tcp = net.connect(capped.port, '127.0.0.1', () =>
+            tcp.write(`GET /socket/websocket?vsn=2.0.0 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`),
+          );
+          tcp.on('data', (d) => (text += String(d)));
+          tcp.on('close', () => resolve(text.split('\r\n')[0]));
+          tcp.on('error', reject);
+        });
+        expect(answer).toBe('HTTP/1.1 400 Bad Request');
+        const first = await openWhenFree(url);
+        await heartbeatAnswered(first, 'first');
+        // no close frame: the TCP socket just ends
+        first.close();
+        const second = await openWhenFree(url);
+        raws.push(second);
+        await heartbeatAnswered(second, 'second');
+        expect(capped.socket.connectionCount).toBe(1);
       } finally {
         await capped.close();
       }

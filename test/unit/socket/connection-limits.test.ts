@@ -1,7 +1,8 @@
 import type http from 'node:http';
+import fc from 'fast-check';
 import { addressBucket, clientAddress } from '../../../shared/platform/http/client-address';
 import { ConnectionLimiter } from '../../../socket/connection-limiter';
-import { JoinBucket } from '../../../socket/join-bucket';
+import { takeJoin } from '../../../socket/join-bucket';
 import { ReplayBudget } from '../../../socket/replay-budget';
 
 const upgrade = (remote: string, xff?: string) =>
@@ -42,9 +43,30 @@ describe('ConnectionLimiter', () => {
   });
 });
 
-describe('JoinBucket', () => {
+describe('join bucket (one number per connection)', () => {
+  /** A connection's bucket as the connection keeps it: the number, and refusals in a row. */
+  function bucket(burst: number, perMinute: number, now: number) {
+    let full = now;
+    let refusedInARow = 0;
+    return {
+      take(at: number): boolean {
+        const next = takeJoin(full, at, { burst, perMinute });
+        if (next === null) {
+          refusedInARow++;
+          return false;
+        }
+        full = next;
+        refusedInARow = 0;
+        return true;
+      },
+      get refusedInARow() {
+        return refusedInARow;
+      },
+    };
+  }
+
   it('lets a burst through, refills at the rate, and counts refusals in a row', () => {
-    const b = new JoinBucket(2, 60, 0);
+    const b = bucket(2, 60, 0);
     expect([b.take(0), b.take(0), b.take(0), b.take(0)]).toEqual([true, true, false, false]);
     expect(b.refusedInARow).toBe(2);
     expect(b.take(999)).toBe(false);
@@ -52,6 +74,29 @@ describe('JoinBucket', () => {
     expect(b.refusedInARow).toBe(0);
     // an idle connection refills up to the burst, not beyond
     expect([b.take(600_000), b.take(600_000), b.take(600_000)]).toEqual([true, true, false]);
+  });
+
+  it('lets through exactly what a token bucket would, at any rate and spacing', () => {
+    fc.assert(
+      // rates whose interval is whole milliseconds, so the reference's float refill is exact enough to compare
+      fc.property(fc.integer({ min: 1, max: 20 }), fc.constantFrom(1, 7.5, 10, 12, 60, 120, 600, 1000, 6000), fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 60 }), (burst, perMinute, gaps) => {
+        let tokens = burst;
+        let at = 0;
+        let full = 0;
+        let now = 0;
+        for (const gap of gaps) {
+          now += gap;
+          tokens = Math.min(burst, tokens + ((now - at) * perMinute) / 60_000);
+          at = now;
+          // the reference bucket, with a tolerance for its floating-point refill
+          const reference = tokens >= 1 - 1e-9;
+          if (reference) tokens -= 1;
+          const next = takeJoin(full, now, { burst, perMinute });
+          expect(next !== null).toBe(reference);
+          if (next !== null) full = next;
+        }
+      }),
+    );
   });
 });
 

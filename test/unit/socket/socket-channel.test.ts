@@ -9,6 +9,7 @@ function harness(maxHeld = 100) {
   const repairs: number[] = [];
   const ends: string[] = [];
   const owner: ChannelOwner = {
+    holdLimit: maxHeld,
     sendEvent: (_ch, e) => sent.push(e.seq),
     repair: (ch) => repairs.push(ch.lastSeq),
     end: (ch, _how, _reason, code) => {
@@ -17,7 +18,7 @@ function harness(maxHeld = 100) {
     },
   };
   const topic = `rfq_stream:${'A'.repeat(43)}`;
-  const ch = new Channel(owner, topic, parseTopic(topic)!, '1', '1', maxHeld);
+  const ch = new Channel(owner, topic, parseTopic(topic)!, '1');
   return { ch, sent, repairs, ends };
 }
 
