@@ -9,6 +9,7 @@ import { HANDLERS } from './job-handlers';
 import { ORDERS_QUEUE, ordersSweepJob } from '../shared/orders';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
+import { DutchClock } from './dutch/dutch-clock';
 
 export type { WorkerContext, WorkerDeps } from './worker-context';
 export { buildWorkerContext } from './worker-context';
@@ -26,8 +27,8 @@ export async function scheduleOrderJobs(queue: JobQueue, config: Pick<Config, 'O
 }
 
 /**
- * The workers role: checks the job registry, consumes every queue it names, and keeps the
- * quote sweeper and retention scheduled (every replica upserts the same schedulers, by fixed
+ * The workers role: checks the job registry, consumes every queue it names, runs the Dutch
+ * clock, and keeps the quote sweeper and retention scheduled (every replica upserts the same schedulers, by fixed
  * ids; BullMQ keeps one of each).
  */
 export async function startWorkers(
@@ -46,6 +47,12 @@ export async function startWorkers(
   await scheduleQuoteJobs(deps.queue, deps.config);
   await scheduleOrderJobs(deps.queue, deps.config);
   host.start();
-  lifecycle.onClose('workers', () => host.close());
+  // Dutch deadlines on time, in batches; the Dutch jobs and the sweeper remain the guarantee.
+  const clock = new DutchClock(ctx);
+  clock.start();
+  lifecycle.onClose('workers', async () => {
+    await clock.close();
+    await host.close();
+  });
   return host;
 }

@@ -24,6 +24,7 @@ export function buildWorkerContext(deps: WorkerDeps, interestedMakers: Intereste
     logger: deps.logger,
     interestedMakers,
     pairs,
+    queue: deps.queue,
     signer: serviceSigner(deps.config),
     skewMs: deps.config.QUOTE_EXPIRY_SKEW_MS,
   });

@@ -15,13 +15,15 @@ import { JOBS } from '../../workers/job-catalog';
 import { HANDLERS } from '../../workers/job-handlers';
 import { buildWorkerContext } from '../../workers/worker-context';
 import { WorkerHost } from '../../workers/worker-host';
+import { DutchClock } from '../../workers/dutch/dutch-clock';
 import { benchDatabase, percentile } from '../support/bench-db';
 
 /**
  * Dutch phase lateness at N concurrent auctions (docs/PERFORMANCE.md): N live Dutch quotes whose
  * competitions end 0.5-2 s after a common start (half of them have a bid, hence an exclusive
- * window of 0.5 s) and whose window ends 2 s after that, advanced by one worker process's job
- * host (concurrency 16). Lateness of a transition = when it
+ * window of 0.5 s) and whose window ends 2 s after that, advanced by one worker process as the
+ * workers role runs it: the job host (concurrency 16) and the Dutch clock (BENCH_DUTCH_CLOCK=off
+ * leaves the jobs alone, to compare). Lateness of a transition = when it
  * committed minus when it was due (award: compete_ends_at; open: exclusive_ends_at; expiry:
  * expires_at); the publish follows its commit by one Redis round trip. Baseline, same run: bare
  * BullMQ delayed no-op jobs with the same delays, lateness = handler start minus due time.
@@ -67,8 +69,12 @@ async function main(): Promise<void> {
     await new RegistryService(ds).upsertNetwork({ chain_id: 31337, name: 'Bench', rpc_urls: ['http://127.0.0.1:8545'], contracts: { mothership: MOTHERSHIP, opshuns_core: PAIR }, tokens: [] });
     const base = await baseline(config.REDIS_URL, bullPrefix(`${prefix}base:`));
 
-    const host = new WorkerHost(buildWorkerContext(deps, async () => []), JOBS, HANDLERS, { redisUrl: config.REDIS_URL, prefix: bullPrefix(prefix), concurrency: 16 });
+    // As the workers role runs: the job host, and the Dutch clock beside it (BENCH_DUTCH_CLOCK=off: jobs alone).
+    const ctx = buildWorkerContext(deps, async () => []);
+    const host = new WorkerHost(ctx, JOBS, HANDLERS, { redisUrl: config.REDIS_URL, prefix: bullPrefix(prefix), concurrency: 16 });
+    const clock = process.env.BENCH_DUTCH_CLOCK === 'off' ? null : new DutchClock(ctx);
     host.start();
+    clock?.start();
     // The auctions are written straight to the database, then their jobs scheduled as the create
     // path schedules them: what is measured is the phase machinery at N live auctions, not the
     // create path (bench:quote measures that), so all N compete at once whatever the machine's load.
@@ -108,6 +114,7 @@ async function main(): Promise<void> {
       if (Date.now() - started > 120_000) throw new Error(`${n} auctions still open after 120 s`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    await clock?.close();
     await host.close();
     const ms = (a: string, b: string, where = 'true') =>
       ds.query(`SELECT (extract(epoch FROM ${a} - ${b}) * 1000)::float8 AS ms FROM quotes WHERE ${where}`).then((rows: { ms: number }[]) => rows.map((r) => r.ms));

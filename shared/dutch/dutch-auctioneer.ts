@@ -1,13 +1,27 @@
-import { randomBytes } from 'node:crypto';
-import { toHex, type Address, type Hex } from 'viem';
-import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource } from 'typeorm';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { topics, type EventPublisher } from '../events';
 import type { Logger } from '../platform/logging';
-import { dutchAwardTypedData, exclusiveSaltHash, type DutchAward } from '../protocol';
-import { awardDutchQuote, openDutchQuote, QuoteRepository, type InterestedMakers, type PairDirectory, type QuoteRow } from '../quotes';
+import type { JobQueue } from '../platform/queue';
+import { DutchAwardSigner } from '../protocol';
+import { awardDutchQuotes, openDutchQuotes, QuoteRepository, type DutchAwardDecision, type InterestedMakers, type PairDirectory } from '../quotes';
 import { DutchRepository } from './dutch.repository';
+import { dutchOpenJob } from './dutch.jobs';
+import type { DutchQuote } from './dutch.types';
+import { decideAward } from './dutch-award-decision';
 import { competingView, exclusiveEndsAt, fillableView, takerBidView, takerDutchView, takerSide, winnerAwardView } from './dutch-views';
+
+/** Most competitions (or windows) one run decides; the rest fall to their own jobs or the next batch. */
+const BATCH_LIMIT = 64;
+/**
+ * A run that committed a transition publishes it within milliseconds. A job that finds another
+ * run's transition younger than this and not yet published waits this long instead of publishing
+ * it a second time; older and still unpublished, that run is taken for dead and this job
+ * publishes (under the same idempotency keys, so a wrong guess sends nothing twice).
+ */
+const PUBLISH_GRACE_MS = 500;
+/** A quote held by a concurrent run is looked at again after this long (that run is deciding it). */
+const HELD_RETRY_MS = 250;
 
 /** Thrown when a phase's job fires before its time (by our clock); the worker puts it back. */
 export class NotDueYet extends Error {
@@ -18,13 +32,18 @@ export class NotDueYet extends Error {
 
 /**
  * Advances Dutch auctions and publishes each step (workers call it). Each step is a guarded
- * transition (quote-state.ts) followed by publishes under idempotency keys, and the publish
- * step runs again whenever the job does: a worker that dies between the two leaves the job to
- * be retried, which finds the transition made and only publishes (once).
+ * transition (quote-state.ts) followed by publishes under idempotency keys, then a record that
+ * they went out (`dutch_published_phase`). A step is made in batches: the run of one quote's
+ * job also takes every other quote due at that instant, so a thousand competitions ending
+ * within a second cost a few transactions instead of a thousand. The other quotes' jobs then
+ * find their work done in one read. A worker that dies between a transition and its record
+ * leaves it to the quote's own job (retried) or the sweeper, which find the transition made and
+ * only publish (once).
  */
 export class DutchAuctioneer {
   private readonly repo: DutchRepository;
   private readonly quotes: QuoteRepository;
+  private readonly signer: DutchAwardSigner;
 
   constructor(
     private readonly deps: {
@@ -33,6 +52,8 @@ export class DutchAuctioneer {
       logger: Logger;
       interestedMakers: InterestedMakers;
       pairs: PairDirectory;
+      /** Schedules each winner's opening (the exclusive window's end). */
+      queue: JobQueue;
       signer: PrivateKeyAccount;
       /** Jobs firing this early (ms) still run: timers and Redis's clock differ by a little. */
       skewMs: number;
@@ -41,6 +62,7 @@ export class DutchAuctioneer {
   ) {
     this.repo = new DutchRepository(deps.db);
     this.quotes = new QuoteRepository(deps.db);
+    this.signer = new DutchAwardSigner(deps.signer);
   }
 
   private async load(id: string) {
@@ -78,87 +100,168 @@ export class DutchAuctioneer {
 
   /**
    * At the competition's end: the best bid for the taker's side wins (ties: the earlier bid),
-   * gets an exclusive window and the salt; no bid opens the quote to every filler. Returns the
-   * phase entered (by this or an earlier run), or null when the quote is no longer live.
+   * gets an exclusive window and the salt; no bid opens the quote to every filler. The run
+   * awards, in the same transaction, every other competition already due (a batch: see
+   * docs/DUTCH.md); a quote another run holds is left to it, and looked at again shortly.
+   * Returns the phase this quote entered (by this or an earlier run), or null when the quote
+   * is no longer live.
    */
   async award(id: string): Promise<'exclusive' | 'open' | null> {
-    const s = await this.load(id);
-    if (!s) return null;
-    if (s.q.state === 'open' && s.d.dutch_phase === 'competing') {
-      const early = new Date(s.d.compete_ends_at).getTime() - this.clock();
+    let p = await this.repo.progress(id);
+    if (!p) return null;
+    if (p.state === 'open' && p.dutch_phase === 'competing') {
+      const early = new Date(p.compete_ends_at).getTime() - this.clock();
       if (early > this.deps.skewMs) throw new NotDueYet(early, `competition of ${id} ends in ${early} ms`);
-      await this.decide(s.q, s.d.exclusive_ms, s.d.dutch_request_digest);
+      const mine = (await this.awardBatch(id)).own;
+      if (mine) return mine;
+      p = await this.repo.progress(id);
+      if (!p) return null;
+      // Held by a concurrent run (a batch deciding it, a bid being stored): that run decides; look again shortly.
+      if (p.state === 'open' && p.dutch_phase === 'competing') throw new NotDueYet(HELD_RETRY_MS, `competition of ${id} is held by a concurrent run`);
     }
-    const after = await this.load(id);
-    if (!after || after.q.state !== 'open' || after.d.dutch_phase === 'competing') return null;
-    await this.publishFillable(after.q, after.legs, after.d, after.d.winner ? 'exclusive' : 'open');
-    return after.d.winner ? 'exclusive' : 'open';
+    if (p.state !== 'open' || p.dutch_phase === 'competing') return null;
+    const phase = p.winner ? 'exclusive' : 'open';
+    if (p.dutch_published_phase) return phase;
+    this.unlessFresh(p.awarded_at, `award of ${id}`);
+    const published = await this.publishAwards(await this.repo.loadMany([id]));
+    if (!published.has(id)) throw new Error(`the award of ${id} is made but its publish failed; a retry publishes it`);
+    return phase;
   }
 
-  /** Picks the winner and signs the award inside one transaction holding the quote, so no bid slips in between. */
-  private async decide(q: QuoteRow, exclusiveMs: number, digest: Hex): Promise<void> {
-    const dir = await this.deps.pairs.get(q.chain_id);
-    if (!dir?.mothership) throw new Error(`chain ${q.chain_id} has no mothership configured; the award waits`);
-    const mothership: Address = dir.mothership;
-    await this.deps.db.transaction(async (m) => {
-      const locked = await this.quotes.lockQuote(m, q.id);
-      if (!locked || locked.state !== 'open') return;
-      const [best] = await this.repo.bidsBestFirst(q.id, takerSide(q), m);
-      const now = this.clock();
-      const notBefore = Math.floor(now / 1000);
-      const salt = best ? toHex(randomBytes(32)) : null;
-      const endsAt = best ? new Date(Math.min(now + Number(exclusiveMs), new Date(q.expires_at).getTime())) : null;
-      const award: DutchAward = {
-        requestDigest: digest,
-        exclusiveSaltHash: salt ? exclusiveSaltHash(salt) : `0x${'00'.repeat(32)}`,
-        improvementBps: BigInt(best ? (takerSide(q) === 'buy' ? best.buy_override_bps : best.sell_override_bps) : 0),
-        notBefore,
-        exclusiveEnd: endsAt ? Math.floor(endsAt.getTime() / 1000) : notBefore,
-      };
-      const signature = await this.deps.signer.signTypedData(dutchAwardTypedData(q.chain_id, mothership, award));
-      await awardDutchQuote(m, q.id, {
-        winner: best ? best.maker : null,
-        exclusive_salt: salt,
-        exclusive_ends_at: endsAt,
-        award: {
-          request_digest: award.requestDigest,
-          exclusive_salt_hash: award.exclusiveSaltHash,
-          improvement_bps: award.improvementBps.toString(),
-          not_before: award.notBefore,
-          exclusive_end: award.exclusiveEnd,
-          signer: this.deps.signer.address,
-          signature,
-        },
-      });
+  /**
+   * Awards quote `id` and every other competition due now, in one transaction holding their
+   * rows (no bid slips in): one query ranks the bids of all of them, one guarded statement
+   * stores every award, and the publishes go out together after the commit. A quote that
+   * cannot be decided (no mothership on its chain, a request it cannot sign) stays competing
+   * for its own job to retry, and does not hold up the rest.
+   */
+  private async awardBatch(id: string | null): Promise<{ own: 'exclusive' | 'open' | null; awarded: number }> {
+    const now = this.clock();
+    let ownError: unknown = null;
+    const decided = await this.deps.db.transaction(async (m) => {
+      const locked = await this.repo.lockCompetitions(m, id, new Date(now), BATCH_LIMIT);
+      if (locked.length === 0) return [];
+      const best = await this.repo.bestBids(m, locked.map((s) => ({ id: s.q.id, side: takerSide(s.q) })));
+      const decisions: (DutchAwardDecision & { id: string })[] = [];
+      const after = new Map<string, DutchQuote>();
+      for (const s of locked) {
+        try {
+          const dir = await this.deps.pairs.get(s.q.chain_id);
+          if (!dir?.mothership) throw new Error(`chain ${s.q.chain_id} has no mothership configured; the award waits`);
+          const made = await decideAward(s, best.get(s.q.id) ?? null, { now, mothership: dir.mothership, signer: this.signer });
+          decisions.push(made.decision);
+          after.set(s.q.id, made.after);
+        } catch (err) {
+          if (s.q.id === id) ownError = err;
+          // Its own job (or the sweeper) retries it and reports the failure; here it only must not stop the rest.
+          else this.deps.logger.debug({ quote_id: s.q.id, err: (err as Error).message }, 'a Dutch award failed; its own job retries it, the rest of its batch goes on');
+        }
+      }
+      const changed = await awardDutchQuotes(m, decisions);
+      return changed.map((c) => after.get(c.id) as DutchQuote);
     });
+    const legs = await this.repo.legsOf(decided.map((s) => s.q.id));
+    const published = await this.publishAwards(decided.map((s) => ({ ...s, legs: legs.get(s.q.id) ?? [] })));
+    if (decided.length > 0) this.deps.logger.info({ quote_id: id ?? undefined, awarded: decided.length, winners: decided.filter((s) => s.d.winner).length }, 'Dutch auctions awarded');
+    if (ownError) throw ownError;
+    const own = decided.find((s) => s.q.id === id);
+    if (!own) return { own: null, awarded: decided.length };
+    if (!published.has(own.q.id)) throw new Error(`the award of ${own.q.id} is made but its publish failed; a retry publishes it`);
+    return { own: own.d.winner ? 'exclusive' : 'open', awarded: decided.length };
   }
 
-  /** The exclusive window's end of an awarded quote (for scheduling its opening). */
-  async deadlines(id: string): Promise<{ exclusiveEndsAt: Date } | null> {
-    const s = await this.load(id);
-    return s ? { exclusiveEndsAt: exclusiveEndsAt(s.q, s.d) } : null;
+  /**
+   * Every competition and exclusive window due now, without a job to start it (the workers'
+   * Dutch clock calls this at each deadline). Returns how many quotes it moved.
+   */
+  async advanceDue(): Promise<number> {
+    const { awarded } = await this.awardBatch(null);
+    const opened = await openDutchQuotes(this.deps.db, null, new Date(this.clock()), BATCH_LIMIT);
+    await this.publishOpenings(await this.repo.loadMany(opened));
+    return awarded + opened.length;
   }
 
-  /** At the exclusive window's end: open to every filler. Returns whether the quote is (now) open. */
+  /**
+   * At the exclusive window's end: open to every filler, with every other window already over
+   * (one guarded statement). Returns whether the quote is (now) open after a win.
+   */
   async open(id: string): Promise<boolean> {
-    const s = await this.load(id);
-    if (!s || s.q.state !== 'open') return false;
-    if (s.d.dutch_phase === 'exclusive') {
-      const early = exclusiveEndsAt(s.q, s.d).getTime() - this.clock();
+    let p = await this.repo.progress(id);
+    if (!p || p.state !== 'open') return false;
+    if (p.dutch_phase === 'exclusive') {
+      const early = exclusiveEndsAt(p, p).getTime() - this.clock();
       if (early > this.deps.skewMs) throw new NotDueYet(early, `exclusive window of ${id} ends in ${early} ms`);
-      await openDutchQuote(this.deps.db, id);
+      const opened = await openDutchQuotes(this.deps.db, id, new Date(this.clock()), BATCH_LIMIT);
+      const published = await this.publishOpenings(await this.repo.loadMany(opened));
+      if (opened.includes(id)) {
+        if (!published.has(id)) throw new Error(`${id} is open but its publish failed; a retry publishes it`);
+        return true;
+      }
+      p = await this.repo.progress(id);
+      if (!p || p.state !== 'open') return false;
+      // Held by a concurrent run's statement (it skipped the row): that run decides; look again shortly.
+      if (p.dutch_phase === 'exclusive') throw new NotDueYet(HELD_RETRY_MS, `exclusive window of ${id} is being closed by a concurrent run`);
     }
-    const after = await this.load(id);
-    if (!after || after.q.state !== 'open' || after.d.dutch_phase !== 'open' || !after.d.winner) return false;
-    await this.publishFillable(after.q, after.legs, after.d, 'open');
+    if (p.dutch_phase !== 'open' || !p.winner) return false;
+    if (p.dutch_published_phase === 'open') return true;
+    this.unlessFresh(p.opened_at, `opening of ${id}`);
+    const published = await this.publishOpenings(await this.repo.loadMany([id]));
+    if (!published.has(id)) throw new Error(`${id} is open but its publish failed; a retry publishes it`);
     return true;
   }
 
+  /** Another run made this transition a moment ago and is publishing it: leave it that run's for a little while. */
+  private unlessFresh(at: Date | null, what: string): void {
+    const age = this.clock() - new Date(at ?? 0).getTime();
+    if (age < PUBLISH_GRACE_MS) throw new NotDueYet(Math.min(PUBLISH_GRACE_MS, PUBLISH_GRACE_MS - age), `the ${what} was made ${age} ms ago by a run that is publishing it`);
+  }
+
+  /**
+   * Publishes awarded quotes (the fillable payload; to the winner, the salt), schedules each
+   * winner's opening, then records them published. Returns the ids fully done; a quote whose
+   * publish failed is left unrecorded for its job's retry (or the sweeper) and does not stop the rest.
+   */
+  private async publishAwards(list: DutchQuote[]): Promise<Set<string>> {
+    const sent = await this.publishAll(list, (s) => (s.d.winner ? 'exclusive' : 'open'));
+    const winners = sent.filter((s) => s.d.winner);
+    try {
+      await this.deps.queue.enqueueMany(
+        winners.map((s) => ({ spec: dutchOpenJob, payload: { quote_id: s.q.id }, opts: { delay: Math.max(0, exclusiveEndsAt(s.q, s.d).getTime() - this.clock()) } })),
+      );
+    } catch (err) {
+      // Unrecorded, the winners' awards are published again (keyed: nothing twice) and their openings scheduled by the retry or the sweeper.
+      this.deps.logger.warn({ quotes: winners.length, err: (err as Error).message }, 'scheduling Dutch openings failed; left for a retry');
+      const open = sent.filter((s) => !s.d.winner).map((s) => s.q.id);
+      await this.repo.markPublished(open, 'open');
+      return new Set(open);
+    }
+    await Promise.all([this.repo.markPublished(winners.map((s) => s.q.id), 'exclusive'), this.repo.markPublished(sent.filter((s) => !s.d.winner).map((s) => s.q.id), 'open')]);
+    return new Set(sent.map((s) => s.q.id));
+  }
+
+  /** Publishes opened quotes (those that had a winner: the rest opened at their award) and records them. */
+  private async publishOpenings(list: DutchQuote[]): Promise<Set<string>> {
+    const sent = await this.publishAll(list.filter((s) => s.d.winner), () => 'open');
+    await this.repo.markPublished(sent.map((s) => s.q.id), 'open');
+    return new Set(sent.map((s) => s.q.id));
+  }
+
+  /** Every quote's payloads at once (the commands share the connection's pipeline); returns the quotes whose publishes all went out. */
+  private async publishAll(list: DutchQuote[], phaseOf: (s: DutchQuote) => 'exclusive' | 'open'): Promise<DutchQuote[]> {
+    const chains = [...new Set(list.map((s) => s.q.chain_id))];
+    const makers = new Map(await Promise.all(chains.map(async (c) => [c, await this.deps.interestedMakers(c)] as const)));
+    const results = await Promise.allSettled(list.map((s) => this.publishFillable(s, phaseOf(s), makers.get(s.q.chain_id) ?? [])));
+    return list.filter((s, i) => {
+      const r = results[i];
+      if (r.status === 'rejected') this.deps.logger.warn({ quote_id: s.q.id, err: (r.reason as Error)?.message }, 'a Dutch publish failed; left for a retry');
+      return r.status === 'fulfilled';
+    });
+  }
+
   /** The fillable payload to the feed, interested makers and the taker; in `exclusive`, the salt to the winner alone. */
-  private async publishFillable(q: QuoteRow, legs: Awaited<ReturnType<QuoteRepository['legs']>>, d: NonNullable<Awaited<ReturnType<DutchRepository['find']>>>, phase: 'exclusive' | 'open') {
+  private async publishFillable({ q, d, legs }: DutchQuote, phase: 'exclusive' | 'open', makers: readonly `0x${string}`[]): Promise<void> {
     const once = { idempotencyKey: `rfq_request.${q.id}.${phase}` };
     const view = { ...fillableView(q, legs, d), dutch_phase: phase };
-    const makers = await this.deps.interestedMakers(q.chain_id);
     await Promise.all([
       this.deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_request', { ...takerDutchView(q, legs, d), dutch_phase: phase }, once),
       this.deps.events.publish(topics.quotesRequests(q.chain_id), 'rfq_request', view, once),

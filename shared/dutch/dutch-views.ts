@@ -22,7 +22,7 @@ function competingLeg(q: QuoteRow, l: QuoteLegRow) {
 }
 
 /** The planned or actual end of the exclusive window (competition end + exclusive_ms, by the auction's end). */
-export function exclusiveEndsAt(q: QuoteRow, d: DutchColumns): Date {
+export function exclusiveEndsAt(q: Pick<QuoteRow, 'expires_at'>, d: Pick<DutchColumns, 'exclusive_ends_at' | 'compete_ends_at' | 'exclusive_ms'>): Date {
   if (d.exclusive_ends_at) return new Date(d.exclusive_ends_at);
   const planned = new Date(d.compete_ends_at).getTime() + Number(d.exclusive_ms);
   return new Date(Math.min(planned, new Date(q.expires_at).getTime()));

@@ -1,13 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { QuoteLegRow, QuoteRow } from '../quotes';
-import type { DutchBidRow, DutchColumns, JsonObject } from './dutch.types';
+import type { DutchPhase, QuoteLegRow, QuoteRow } from '../quotes';
+import { LEG_COLUMNS, QUOTE_COLUMNS } from '../quotes/quote.repository';
+import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
 
 type Queryable = Pick<EntityManager, 'query'>;
 
 const DUTCH_COLUMNS = `id, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms,
   exclusive_ends_at, awarded_at, opened_at, award, exclusive_salt, winner`;
 const BID_COLUMNS = 'id, quote_id, maker, buy_override_bps, sell_override_bps, version, bid_at';
+/** A quote row and its Dutch columns in one: what a batch decides and publishes from. */
+const DUTCH_QUOTE_COLUMNS = `${QUOTE_COLUMNS}, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms,
+  exclusive_ends_at, awarded_at, opened_at, award, exclusive_salt, winner`;
+
+/** Splits a combined row into the quote and its Dutch columns (the views take them apart). */
+function splitRow(r: QuoteRow & DutchColumns): DutchQuote {
+  const { dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms, exclusive_ends_at, awarded_at, opened_at, award, exclusive_salt, winner, ...q } = r;
+  const d: DutchColumns = { id: r.id, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms, exclusive_ends_at, awarded_at, opened_at, award, exclusive_salt, winner };
+  return { q, d, legs: [] };
+}
 
 export type NewDutchQuote = Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'> & {
   dutch_request: JsonObject;
@@ -79,21 +90,117 @@ export class DutchRepository {
     return m.query(`SELECT ${BID_COLUMNS} FROM dutch_bids WHERE quote_id = $1 ORDER BY ${column} DESC, bid_at ASC, id ASC`, [quoteId]);
   }
 
+  /** Where a Dutch quote stands, in one read: what a phase job checks before doing anything. */
+  async progress(id: string): Promise<DutchProgress | null> {
+    const rows: DutchProgress[] = await this.ds.query(
+      `SELECT id, state, dutch_phase, compete_ends_at, exclusive_ends_at, exclusive_ms, expires_at, awarded_at, opened_at, winner, dutch_published_phase
+         FROM quotes WHERE id = $1 AND offer_format = 'dutch_only'`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Locks the competitions a batch awards: quote `id` (if any) and up to `limit` others due by `now`,
+   * still competing. Rows another run holds (a concurrent batch, a bid being stored) are
+   * skipped, not waited for: that run decides them, and racing batches split the due set
+   * instead of queueing behind each other's signatures.
+   */
+  async lockCompetitions(m: Queryable, id: string | null, now: Date, limit: number): Promise<DutchQuote[]> {
+    const rows: (QuoteRow & DutchColumns)[] = await m.query(
+      `SELECT ${DUTCH_QUOTE_COLUMNS} FROM quotes
+        WHERE state = 'open' AND offer_format = 'dutch_only' AND dutch_phase = 'competing' AND (id = $1 OR compete_ends_at <= $2)
+        ORDER BY id = $1 DESC, compete_ends_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      [id, now, limit + 1],
+    );
+    return rows.map(splitRow);
+  }
+
+  /** The earliest deadline after `after` of a live auction (a competition's or an exclusive window's end), or null when none is pending. */
+  async nextDeadline(after: Date): Promise<Date | null> {
+    const [row]: { at: Date | null }[] = await this.ds.query(
+      `SELECT least(
+         (SELECT compete_ends_at FROM quotes WHERE state = 'open' AND dutch_phase = 'competing' AND compete_ends_at > $1 ORDER BY compete_ends_at LIMIT 1),
+         (SELECT exclusive_ends_at FROM quotes WHERE state = 'open' AND dutch_phase = 'exclusive' AND exclusive_ends_at > $1 ORDER BY exclusive_ends_at LIMIT 1)) AS at`,
+      [after],
+    );
+    return row?.at ? new Date(row.at) : null;
+  }
+
+  /** Quotes with their Dutch columns and legs, for publishing. */
+  async loadMany(ids: readonly string[], m: Queryable = this.ds): Promise<DutchQuote[]> {
+    if (ids.length === 0) return [];
+    const [rows, legs] = await Promise.all([
+      m.query(`SELECT ${DUTCH_QUOTE_COLUMNS} FROM quotes WHERE id = ANY($1::uuid[]) AND offer_format = 'dutch_only'`, [ids]) as Promise<(QuoteRow & DutchColumns)[]>,
+      this.legsOf(ids, m),
+    ]);
+    return rows.map((r) => ({ ...splitRow(r), legs: legs.get(r.id) ?? [] }));
+  }
+
+  /** The legs of several quotes in one query, by quote id. */
+  async legsOf(ids: readonly string[], m: Queryable = this.ds): Promise<Map<string, QuoteLegRow[]>> {
+    const rows: (QuoteLegRow & { quote_id: string })[] = await m.query(
+      `SELECT quote_id, ${LEG_COLUMNS} FROM quote_legs WHERE quote_id = ANY($1::uuid[]) ORDER BY quote_id, idx`,
+      [ids],
+    );
+    const out = new Map<string, QuoteLegRow[]>();
+    for (const { quote_id, ...leg } of rows) {
+      const list = out.get(quote_id) ?? [];
+      list.push(leg);
+      out.set(quote_id, list);
+    }
+    return out;
+  }
+
+  /** The best bid of each quote for its taker's side (ties: the earlier bid), in one query; quotes without bids are absent. */
+  async bestBids(m: Queryable, quotes: readonly { id: string; side: 'buy' | 'sell' }[]): Promise<Map<string, DutchBidRow>> {
+    if (quotes.length === 0) return new Map();
+    const rows: DutchBidRow[] = await m.query(
+      `SELECT DISTINCT ON (b.quote_id) ${BID_COLUMNS.split(', ').map((c) => `b.${c}`).join(', ')}
+         FROM dutch_bids b JOIN unnest($1::uuid[], $2::text[]) AS s(quote_id, side) ON s.quote_id = b.quote_id
+        ORDER BY b.quote_id, CASE WHEN s.side = 'buy' THEN b.buy_override_bps ELSE b.sell_override_bps END DESC, b.bid_at ASC, b.id ASC`,
+      [quotes.map((q) => q.id), quotes.map((q) => q.side)],
+    );
+    return new Map(rows.map((r) => [r.quote_id, r]));
+  }
+
+  /**
+   * Records that these quotes' payloads of `phase` went out. Never moves back from `open` to
+   * `exclusive` (a late re-publish of the award after the opening).
+   */
+  async markPublished(ids: readonly string[], phase: Exclude<DutchPhase, 'competing'>): Promise<void> {
+    if (ids.length === 0) return;
+    await this.ds.query(
+      `UPDATE quotes SET dutch_published_phase = $2 WHERE id = ANY($1::uuid[]) AND (dutch_published_phase IS NULL OR $2 = 'open')`,
+      [ids, phase],
+    );
+  }
+
   async markBidAnnounced(id: string, version: number): Promise<void> {
     await this.ds.query(`UPDATE dutch_bids SET announced_version = $2 WHERE id = $1 AND announced_version < $2`, [id, version]);
   }
 
   /**
    * The sweeper's Dutch backstop: unannounced Dutch quotes, competitions past their end, exclusive
-   * windows past their end, and bids whose latest version was never announced.
+   * windows past their end, awards and openings whose publish never happened, and bids whose
+   * latest version was never announced.
    */
   async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; award: string[]; open: string[]; bids: { id: string; version: number }[] }> {
     const live = `state = 'open' AND offer_format = 'dutch_only'`;
     const late = `< now() - make_interval(secs => $1)`;
     const [unannounced, award, open, bids] = await Promise.all([
       this.ds.query(`SELECT id FROM quotes WHERE offer_format = 'dutch_only' AND announced_at IS NULL AND created_at ${late} ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query(`SELECT id FROM quotes WHERE ${live} AND dutch_phase = 'competing' AND compete_ends_at ${late} ORDER BY compete_ends_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query(`SELECT id FROM quotes WHERE ${live} AND dutch_phase = 'exclusive' AND exclusive_ends_at ${late} ORDER BY exclusive_ends_at LIMIT $2`, [graceSeconds, limit]),
+      // Overdue, or decided by a batch whose publish never happened (its worker died in between).
+      this.ds.query(
+        `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = 'competing' AND compete_ends_at ${late})
+           OR (dutch_phase <> 'competing' AND dutch_published_phase IS NULL AND awarded_at ${late})) ORDER BY compete_ends_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
+      this.ds.query(
+        `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = 'exclusive' AND exclusive_ends_at ${late})
+           OR (dutch_phase = 'open' AND winner IS NOT NULL AND dutch_published_phase IS DISTINCT FROM 'open' AND opened_at ${late})) ORDER BY exclusive_ends_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
       this.ds.query(`SELECT id, version FROM dutch_bids WHERE announced_version < version AND bid_at ${late} ORDER BY bid_at LIMIT $2`, [graceSeconds, limit]),
     ]);
     const ids = (rows: { id: string }[]) => rows.map((r) => r.id);

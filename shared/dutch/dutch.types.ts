@@ -1,5 +1,5 @@
 import type { JsonValue } from '../events';
-import type { DutchPhase } from '../quotes';
+import type { DutchPhase, QuoteLegRow, QuoteRow } from '../quotes';
 
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -29,4 +29,27 @@ export interface DutchBidRow {
   sell_override_bps: number;
   version: number;
   bid_at: Date;
+}
+
+/** A Dutch quote as a batch decides and publishes it: the quote row, its Dutch columns, its legs. */
+export interface DutchQuote {
+  q: QuoteRow;
+  d: DutchColumns;
+  legs: QuoteLegRow[];
+}
+
+/** Where a Dutch quote stands: the one read a phase job makes before doing anything. */
+export interface DutchProgress {
+  id: string;
+  state: QuoteRow['state'];
+  dutch_phase: DutchPhase;
+  compete_ends_at: Date;
+  exclusive_ends_at: Date | null;
+  exclusive_ms: number;
+  expires_at: Date;
+  awarded_at: Date | null;
+  opened_at: Date | null;
+  winner: `0x${string}` | null;
+  /** The last phase whose payloads went out (null: none since the competition). */
+  dutch_published_phase: Exclude<DutchPhase, 'competing'> | null;
 }

@@ -7,6 +7,7 @@ export type { StrategyName, StrategyLeg } from './strategy';
 export { takerAddressHash, directionsHash } from './taker-hash';
 export * from './typed-data';
 export * from './signatures';
+export { DutchAwardSigner } from './dutch-award-signer';
 export { parseDutchRequest, dutchRequestField, dutchRequestToJson } from './dutch-request';
 export type { DutchRequestJson } from './dutch-request';
 export { encodeOptionId, decodeOptionId } from './option-id';

@@ -6,7 +6,7 @@ export { offerRequestDocument } from './offer-request';
 export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';
 export { QuoteRepository } from './quote.repository';
-export { awardDutchQuote, closeQuote, fillSettledQuotes, openDutchQuote, reopenFilledQuotes } from './quote-state';
+export { awardDutchQuote, awardDutchQuotes, closeQuote, fillSettledQuotes, openDutchQuote, openDutchQuotes, reopenFilledQuotes } from './quote-state';
 export type { ClosingState, DutchAwardDecision, DutchPhase, FilledQuoteRow, ReopenedQuoteRow, SettlementRef } from './quote-state';
 export { isDutchRequest, parseDutchQuoteRequest } from './quote-request';
 export type { DutchLimits, DutchQuoteRequest } from './quote-request';

@@ -94,24 +94,56 @@ export async function closeQuote(m: Queryable, id: string, to: ClosingState): Pr
  * made the change, null when the quote was not competing (already awarded, closed or unknown).
  */
 export async function awardDutchQuote(m: Queryable, id: string, d: DutchAwardDecision): Promise<DutchPhase | null> {
-  const rows = await updated<{ dutch_phase: DutchPhase }>(
+  const [row] = await awardDutchQuotes(m, [{ ...d, id }]);
+  return row?.dutch_phase ?? null;
+}
+
+/**
+ * The same transition for a batch of quotes, in one statement: each quote still competing
+ * enters its phase; one no longer competing (a concurrent run or the sweeper got there first)
+ * is left out of the answer, so the caller publishes only what this call changed.
+ */
+export async function awardDutchQuotes(m: Queryable, decisions: readonly (DutchAwardDecision & { id: string })[]): Promise<{ id: string; dutch_phase: DutchPhase }[]> {
+  if (decisions.length === 0) return [];
+  return updated<{ id: string; dutch_phase: DutchPhase }>(
     m,
-    `UPDATE quotes SET dutch_phase = $2, winner = $3, exclusive_salt = $4, exclusive_ends_at = $5, award = $6, awarded_at = clock_timestamp(),
-            opened_at = CASE WHEN $2 = 'open' THEN clock_timestamp() END
-      WHERE id = $1 AND state = 'open' AND dutch_phase = 'competing' RETURNING dutch_phase`,
-    [id, d.winner ? 'exclusive' : 'open', d.winner, d.exclusive_salt, d.exclusive_ends_at, JSON.stringify(d.award)],
+    `UPDATE quotes q SET dutch_phase = d.phase, winner = d.winner, exclusive_salt = d.salt, exclusive_ends_at = d.ends_at, award = d.award::jsonb,
+            awarded_at = clock_timestamp(), opened_at = CASE WHEN d.phase = 'open' THEN clock_timestamp() END
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[]) AS d(id, phase, winner, salt, ends_at, award)
+      WHERE q.id = d.id AND q.state = 'open' AND q.dutch_phase = 'competing' RETURNING q.id, q.dutch_phase`,
+    [
+      decisions.map((d) => d.id),
+      decisions.map((d) => (d.winner ? 'exclusive' : 'open')),
+      decisions.map((d) => d.winner),
+      decisions.map((d) => d.exclusive_salt),
+      decisions.map((d) => d.exclusive_ends_at),
+      decisions.map((d) => JSON.stringify(d.award)),
+    ],
   );
-  return rows[0]?.dutch_phase ?? null;
 }
 
 /** exclusive -> open. True when this call made the change. */
 export async function openDutchQuote(m: Queryable, id: string): Promise<boolean> {
+  return (await openDutchQuotes(m, id, new Date(0), 0)).includes(id);
+}
+
+/**
+ * exclusive -> open for quote `id` (if any) and up to `limit` others whose window ended by `now`, in one
+ * statement. Rows another run holds are skipped, not waited for (that run decides them); the
+ * answer is the ids this call opened.
+ */
+export async function openDutchQuotes(m: Queryable, id: string | null, now: Date, limit: number): Promise<string[]> {
   const rows = await updated<{ id: string }>(
     m,
-    `UPDATE quotes SET dutch_phase = 'open', opened_at = clock_timestamp() WHERE id = $1 AND state = 'open' AND dutch_phase = 'exclusive' RETURNING id`,
-    [id],
+    // The pick is materialized: a LIMIT subquery inside IN may be rescanned and pick more rows.
+    `WITH picked AS MATERIALIZED (
+       SELECT id FROM quotes WHERE state = 'open' AND dutch_phase = 'exclusive' AND (id = $1 OR exclusive_ends_at <= $2)
+        ORDER BY id = $1 DESC, exclusive_ends_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+     UPDATE quotes q SET dutch_phase = 'open', opened_at = clock_timestamp() FROM picked
+      WHERE q.id = picked.id AND q.state = 'open' AND q.dutch_phase = 'exclusive' RETURNING q.id`,
+    [id, now, limit + 1],
   );
-  return rows.length > 0;
+  return rows.map((r) => r.id);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { zeroAddress, type Address, type Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
-import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type Polarity } from '../../shared/protocol';
+import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type DutchAward, type Polarity } from '../../shared/protocol';
 import { FIXTURE_PAIR, FIXTURE_USDC, intents } from './quotes';
 
 /** The fixture network's mothership (networkFile). */
@@ -59,5 +59,16 @@ export async function dutchBody(taker: LocalAccount, o: DutchBodyOptions = {}): 
     taker_signature: signature,
     dutch_request,
     ...o.body,
+  };
+}
+
+/** The award a quote row or an `exclusive` payload carries, as the typed data its signature covers. */
+export function storedAward(award: Record<string, string | number>): DutchAward {
+  return {
+    requestDigest: award.request_digest as `0x${string}`,
+    exclusiveSaltHash: award.exclusive_salt_hash as `0x${string}`,
+    improvementBps: BigInt(award.improvement_bps),
+    notBefore: Number(award.not_before),
+    exclusiveEnd: Number(award.exclusive_end),
   };
 }

@@ -4,12 +4,12 @@ import { topics } from '../../../shared/events';
 import { bullPrefix } from '../../../shared/platform/redis';
 import { DutchRepository } from '../../../shared/dutch';
 import { closeQuote, hashStreamToken } from '../../../shared/quotes';
-import { parseDutchRequest, type DutchAward } from '../../../shared/protocol';
+import { parseDutchRequest } from '../../../shared/protocol';
 import { JOBS } from '../../../workers/job-catalog';
 import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
-import { dutchBody } from '../../support/dutch';
+import { dutchBody, storedAward } from '../../support/dutch';
 import { topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
 import { mineBlocks, openHarness, quoteState, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
@@ -68,13 +68,7 @@ describe('Dutch fills on chain', () => {
 
   async function fill(a: Awaited<ReturnType<typeof auction>>) {
     const w = a.d.award as Record<string, string | number>;
-    const award: DutchAward = {
-      requestDigest: w.request_digest as Hex,
-      exclusiveSaltHash: w.exclusive_salt_hash as Hex,
-      improvementBps: BigInt(w.improvement_bps),
-      notBefore: Number(w.not_before),
-      exclusiveEnd: Number(w.exclusive_end),
-    };
+    const award = storedAward(w);
     const chainNow = await h.chain.now();
     if (award.notBefore > chainNow) await h.chain.rpc('evm_setNextBlockTimestamp', [award.notBefore]);
     const tx = await h.chain.wallets[3].writeContract({

@@ -2,7 +2,7 @@ import { bullPrefix } from '../../../shared/platform/redis';
 import { EventPublisher, topics } from '../../../shared/events';
 import { awardDutchQuote, hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared/quotes';
 import { DutchAuctioneer, dutchAwardJob, DutchRepository } from '../../../shared/dutch';
-import { directionsHash, exclusiveSaltHash, recoverDutchAwardSigner, type DutchAward } from '../../../shared/protocol';
+import { directionsHash, exclusiveSaltHash, recoverDutchAwardSigner } from '../../../shared/protocol';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { RegistryService } from '../../../shared/registry';
 import { JOBS } from '../../../workers/job-catalog';
@@ -10,7 +10,7 @@ import { HANDLERS } from '../../../workers/job-handlers';
 import { handles } from '../../../workers/job-registry';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
-import { dutchBody, FIXTURE_MOTHERSHIP } from '../../support/dutch';
+import { dutchBody, FIXTURE_MOTHERSHIP, storedAward } from '../../support/dutch';
 import { assertNoTakerIdentity, eventually, topicEvents, type SeenEvent } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -179,13 +179,7 @@ describe('Dutch phases', () => {
     const award = exclusive.award as Record<string, string | number>;
     expect(exclusive.winner).toBe(makerA.address);
     expect(award.improvement_bps).toBe('25');
-    const typed: DutchAward = {
-      requestDigest: award.request_digest as `0x${string}`,
-      exclusiveSaltHash: award.exclusive_salt_hash as `0x${string}`,
-      improvementBps: BigInt(award.improvement_bps),
-      notBefore: Number(award.not_before),
-      exclusiveEnd: Number(award.exclusive_end),
-    };
+    const typed = storedAward(award);
     expect(typed.requestDigest).toBe(q.body.quote.request_digest);
     await expect(recoverDutchAwardSigner({ chainId: 31337, mothership: FIXTURE_MOTHERSHIP }, typed, award.signature as `0x${string}`)).resolves.toBe(DEVELOPMENT_SERVICE_SIGNER.address);
 
@@ -231,7 +225,7 @@ describe('Dutch phases', () => {
     const competeEnd = new Date(d.compete_ends_at).getTime();
     let now = competeEnd - 5_000;
     const ctx = buildWorkerContext(env, async () => []);
-    const auctioneer = new DutchAuctioneer({ db: env.db, events: ctx.events, logger: env.logger, interestedMakers: async () => [], pairs: new PairDirectory(env.db, 1000), signer: DEVELOPMENT_SERVICE_SIGNER, skewMs: 50 }, () => now);
+    const auctioneer = new DutchAuctioneer({ db: env.db, events: ctx.events, logger: env.logger, interestedMakers: async () => [], pairs: new PairDirectory(env.db, 1000), queue: env.queue, signer: DEVELOPMENT_SERVICE_SIGNER, skewMs: 50 }, () => now);
     await expect(auctioneer.award(id)).rejects.toMatchObject({ delayMs: 5_000 });
     expect((await new DutchRepository(env.db).find(id))?.dutch_phase).toBe('competing');
     now = competeEnd;
