@@ -55,6 +55,8 @@ async function measure(mode: 'ws' | 'poll', rpcUrl: string, addresses: Awaited<R
     DEVCHAIN: 'off',
     NODE_ENV: 'production',
     JWT_SECRET: randomBytes(32).toString('hex'),
+    // production refuses the public development signing key; these benches never sign
+    SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
     ...BENCH_WRITE_LIMITS,
   }, 'api listening');
   try {

@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { devchainNetwork } from '../../dev/devchain';
 import { deployReferenceContracts } from '../../dev/deploy';
 import { startHardhatNode } from '../../dev/hardhat-node';
+import { CpuBudget } from '../support/cpu-budget';
 import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { EVENT_SELECTORS } from '../../indexer/decode/decode-log';
@@ -148,6 +149,8 @@ async function main(): Promise<void> {
     await client.connect();
     cleanups.push(() => client.end());
     const begin = await started;
+    const budget = CpuBudget.standard({ indexer: child.pid, 'hardhat node': node.pid });
+    budget.begin();
     const samples: { at: number; cursor: number; rss: number }[] = [];
     let cursor = -1;
     while (cursor < head) {
@@ -158,6 +161,7 @@ async function main(): Promise<void> {
       if (cursor < head) await new Promise((res) => setTimeout(res, 10));
     }
     const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+    const cpu = budget.end();
     const peak = memoryOf(child.pid!);
     // Transfers are stored in their own table, every other log in indexer_events.
     const { rows } = await client.query<{ n: string }>(`SELECT (SELECT count(*) FROM indexer_events) + (SELECT count(*) FROM indexer_transfers) AS n`);
@@ -169,6 +173,17 @@ async function main(): Promise<void> {
     console.log(
       `indexer RSS at 25/50/75/100% of the backfill: ${[0.25, 0.5, 0.75, 1].map((q) => `${quarter(q).rss.toFixed(0)} MB`).join(' / ')}; peak (VmHWM) ${peak?.hwm.toFixed(0)} MB`,
     );
+    // What bounds the backfill on shared cores: where its CPU went, and how many rows a log became.
+    console.log(`CPU during the backfill (s): ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}; wall ${seconds.toFixed(2)}`);
+    const names = await client.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'indexer%' ORDER BY 1`);
+    const counts: [string, number][] = [];
+    for (const { t } of names.rows) {
+      const c = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${t}`);
+      if (Number(c.rows[0].n) > 0) counts.push([t, Number(c.rows[0].n)]);
+    }
+    counts.sort((a, b) => b[1] - a[1]);
+    const rowsWritten = counts.reduce((a, [, n]) => a + n, 0);
+    console.log(`rows stored: ${rowsWritten} (${(rowsWritten / stored).toFixed(2)} per log): ${counts.map(([t, n]) => `${t} ${n}`).join(', ')}`);
     if (stored !== best.logs) throw new Error(`indexer stored ${stored} events, the sweep saw ${best.logs}`);
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

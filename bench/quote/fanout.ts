@@ -51,6 +51,8 @@ export async function fanout(): Promise<void> {
       DEVCHAIN: 'off',
       NODE_ENV: 'production',
       JWT_SECRET: randomBytes(32).toString('hex'),
+      // production refuses the public development signing key; these benches never sign
+      SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
       NONCE_RATE_LIMIT: '100000',
       LOGIN_RATE_LIMIT: '100000',
       // every bench maker connects from 127.0.0.1
@@ -82,19 +84,29 @@ export async function fanout(): Promise<void> {
       intents: [{ pair6909_contract: PAIR, option_type: 'call', structure: 0, start_exercise_timestamp: 0, expiry_timestamp: expiry, strike_wad: '3000000000000000000000', amount: '1000000000000000000' }],
     };
     const latencies: number[] = [];
+    const fromSent: number[] = [];
+    let beforeAnswer = 0;
     let complete = 0;
     for (let q = 0; q < QUOTES; q++) {
+      const sent = performance.now();
       const created = await api.call<{ quote: { id: string } }>('POST', '/api/quote', body);
       const t201 = performance.now();
       const until = Date.now() + 5000;
       while ((arrivals.get(created.quote.id)?.length ?? 0) < MAKERS && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
       const got = arrivals.get(created.quote.id) ?? [];
       if (got.length === MAKERS) complete++;
-      for (const at of got) latencies.push(Math.max(0, at - t201));
+      for (const at of got) {
+        // A maker may hear the quote before the taker's client has read its 201: counted, and as 0.
+        if (at < t201) beforeAnswer++;
+        latencies.push(Math.max(0, at - t201));
+        fromSent.push(at - sent);
+      }
       await new Promise((r) => setTimeout(r, 20));
     }
     process.stdout.write(`\nfan-out: ${MAKERS} joined makers, ${QUOTES} quotes, ${latencies.length} deliveries (${complete}/${QUOTES} quotes reached every maker)\n`);
-    process.stdout.write(`201 -> rfq_request  p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms   max ${percentile(latencies, 100).toFixed(1)} ms   target p99 < 25 ms\n`);
+    const line = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms   max ${percentile(xs, 100).toFixed(1)} ms`;
+    process.stdout.write(`201 -> rfq_request   ${line(latencies)}   target p99 < 15 ms (${beforeAnswer} deliveries arrived before the 201 was read)\n`);
+    process.stdout.write(`sent -> rfq_request  ${line(fromSent)}   target p99 < 40 ms\n`);
   } finally {
     for (const s of sockets) s.terminate();
     child.kill('SIGTERM');

@@ -8,7 +8,9 @@ const ROOT = path.resolve(__dirname, '../..');
  * `readyMsg` log line. After that its log lines are drained unread, as a log shipper would.
  */
 export function spawnServer(script: string, env: Record<string, string>, readyMsg: string): { child: ChildProcess; port: Promise<number> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches every server a bench starts.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
