@@ -70,7 +70,9 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
     const { id } = await order(app, Math.floor(Date.now() / 1000) + 2);
     const row = await eventually(() => orderRow(id), (r) => r.state === 'expired', 15_000);
     expect(row.state).toBe('expired');
-    expect(logs.lines().filter((l) => l.msg === 'order expired' && l.order_id === id)).toHaveLength(1);
+    // The row is visible as soon as it commits; the worker that committed it logs a moment later.
+    const expiredLines = async () => logs.lines().filter((l) => l.msg === 'order expired' && l.order_id === id);
+    expect(await eventually(expiredLines, (xs) => xs.length > 0, 5_000)).toHaveLength(1);
     // Applying the transition again changes nothing.
     expect(await expireOrder(env.db, id)).toBe(false);
     expect(await orderRow(id)).toEqual(row);
