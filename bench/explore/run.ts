@@ -6,6 +6,7 @@ import { getAddress } from 'viem';
 import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { benchDatabase, percentile } from '../support/bench-db';
+import { CpuBudget } from '../support/cpu-budget';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
 import { delegateToken } from './delegate';
@@ -101,11 +102,17 @@ async function main(): Promise<void> {
     ];
     // The SELECT alone, from this process, for reference: what the database costs without HTTP.
     const pool = new Pool({ connectionString: db.url, max: CLIENTS });
+    // Where each route's time goes on two shared cores: CPU per request in the API and in Postgres.
+    const budget = CpuBudget.standard({ api: api.child.pid, bare: bare.child.pid });
+    const perRequest = (server: 'api' | 'bare', cpu: Record<string, number>) =>
+      `${server} ${((cpu[server] * 1e6) / REQUESTS).toFixed(0)} µs, postgres ${((cpu.postgres * 1e6) / REQUESTS).toFixed(0)} µs`;
     for (let run = 1; run <= RUNS; run++) {
       // Warm every route once, then measure the baseline and each route in turn.
       for (const [, method, p] of routes) await load(`${base}${p}`, { method, headers: auth }, CLIENTS, CLIENTS);
       await load(bareUrl, {}, 200, CLIENTS);
+      budget.begin();
       const baseLat = await load(bareUrl, {}, REQUESTS, CLIENTS);
+      const baseCpu = budget.end();
       const sqlLat: number[] = [];
       await Promise.all(
         Array.from({ length: CLIENTS }, async (_, c) => {
@@ -118,11 +125,15 @@ async function main(): Promise<void> {
       );
       const b99 = percentile(baseLat, 99);
       console.log(`\nrun ${run}/${RUNS}: ${CLIENTS} clients, ${REQUESTS} requests per route`);
-      console.log(`  baseline  bare indexed one-row SELECT over HTTP: p50 ${percentile(baseLat, 50).toFixed(2)} ms, p99 ${b99.toFixed(2)} ms (the SELECT alone: p99 ${percentile(sqlLat, 99).toFixed(2)} ms)`);
+      console.log(`  baseline  bare indexed one-row SELECT over HTTP: p50 ${percentile(baseLat, 50).toFixed(2)} ms, p99 ${b99.toFixed(2)} ms (the SELECT alone: p99 ${percentile(sqlLat, 99).toFixed(2)} ms)   CPU/request: ${perRequest('bare', baseCpu)}`);
       for (const [name, method, p] of routes) {
+        budget.begin();
         const lat = await load(`${base}${p}`, { method, headers: auth }, REQUESTS, CLIENTS);
+        const cpu = budget.end();
         const p99 = percentile(lat, 99);
-        console.log(`  ${name.padEnd(34)} p50 ${percentile(lat, 50).toFixed(2).padStart(7)} ms  p99 ${p99.toFixed(2).padStart(7)} ms  = ${(p99 / b99).toFixed(2).padStart(6)} x baseline p99`);
+        console.log(
+          `  ${name.padEnd(34)} p50 ${percentile(lat, 50).toFixed(2).padStart(7)} ms  p99 ${p99.toFixed(2).padStart(7)} ms  = ${(p99 / b99).toFixed(2).padStart(6)} x baseline p99   CPU/request: ${perRequest('api', cpu)}`,
+        );
       }
     }
     await pool.end();

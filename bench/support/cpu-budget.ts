@@ -1,7 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (Linux). */
+/**
+ * CPU seconds a process has spent on a CPU (Linux). /proc/<pid>/schedstat counts it in
+ * nanoseconds; /proc/<pid>/stat's utime + stime (the fallback) counts whole 10 ms ticks, which
+ * rounds away the work of processes that each do a little (e.g. 20 pooled Postgres backends).
+ */
 export function processCpuSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    // no schedstat (kernel without it), or the process ended
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // fields after the command name, which may contain spaces: utime is the 14th field, stime the 15th
