@@ -33,8 +33,8 @@ export class SubscriberSet<T> {
   }
 
   /**
-   * Calls `fn` for each subscriber present when the walk starts; one that `fn` removes
-   * before its turn is skipped (as a Set's own iteration does).
+   * Calls `fn` for each subscriber, as a Set's own iteration does: one that `fn` removes before
+   * its turn is skipped, one added during the walk may be visited.
    */
   forEach(fn: (item: T) => void): void {
     if (this.many) {
