@@ -14,12 +14,25 @@ export async function topicEvents(env: TestEnv, topic: TopicRef): Promise<SeenEv
   return read.events.map((e) => ({ seq: e.seq, event: e.event, payload: JSON.parse(e.data) as Record<string, unknown> }));
 }
 
-/** Polls until `check` passes or the time is up; returns its last value. */
-export async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 10000): Promise<T> {
+/**
+ * Polls until `check` passes and returns the value that passed. Throws when the time is up,
+ * naming what it was waiting for and showing the last value read, so a wait that never ends is a
+ * failure where it happened, not a confusing assertion further down.
+ */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  check: (v: T) => boolean,
+  timeoutMs = 20000,
+  what = check.toString(),
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();
-    if (check(v) || Date.now() > until) return v;
+    if (check(v)) return v;
+    if (Date.now() > until) {
+      const last = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v);
+      throw new Error(`eventually: not true after ${timeoutMs} ms: ${what}; last value: ${last.slice(0, 500)}`);
+    }
     await new Promise((r) => setTimeout(r, 25));
   }
 }
