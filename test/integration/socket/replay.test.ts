@@ -186,50 +186,58 @@ describe('socket tier: ordered, replayable delivery', () => {
   });
 });
 
-describe('socket tier: history bounds', () => {
-  let env: TestEnv;
-  let r: Replica;
-  const sockets: Socket[] = [];
-
+/** A replica on its own env with the given history bounds, for one describe block. */
+function historyStack(bounds: Record<string, string>) {
+  const stack = { env: undefined as unknown as TestEnv, r: undefined as unknown as Replica, sockets: [] as Socket[] };
   beforeAll(async () => {
-    env = await createTestEnv({ SOCKET_HISTORY_MAX_EVENTS: '5', SOCKET_HISTORY_MAX_AGE_SECONDS: '1' });
-    r = await startReplica(env);
+    stack.env = await createTestEnv(bounds);
+    stack.r = await startReplica(stack.env);
   });
   afterEach(async () => {
-    await Promise.all(sockets.splice(0).map(disconnect));
+    await Promise.all(stack.sockets.splice(0).map(disconnect));
   });
   afterAll(async () => {
-    await r.close();
-    await env.close();
+    await stack.r?.close();
+    await stack.env?.close();
   });
+  return stack;
+}
+
+describe('socket tier: history bounds (count)', () => {
+  const stack = historyStack({ SOCKET_HISTORY_MAX_EVENTS: '5', SOCKET_HISTORY_MAX_AGE_SECONDS: '3600' });
 
   it('a replay that reaches beyond the kept events says recovered: false and continues live from the head', async () => {
-    const { topic, ref } = await newStream(env);
-    await publishN(env, ref, 12);
-    const s = phoenixSocket(r.url);
-    sockets.push(s);
+    const { topic, ref } = await newStream(stack.env);
+    await publishN(stack.env, ref, 12);
+    const s = phoenixSocket(stack.r.url);
+    stack.sockets.push(s);
     const j = await join(s, topic, { last_seq: 2 });
     expect(j.reply.response).toEqual({ seq: 12, recovered: false });
-    await publishN(env, ref, 1);
+    await publishN(stack.env, ref, 1);
     await waitFor(() => j.events.length === 1);
     expect(seqs(j)).toEqual([13]);
 
     // within the last 5 it recovers
-    const s2 = phoenixSocket(r.url);
-    sockets.push(s2);
+    const s2 = phoenixSocket(stack.r.url);
+    stack.sockets.push(s2);
     const j2 = await join(s2, topic, { last_seq: 9 });
     expect(j2.reply.response).toEqual({ seq: 9, recovered: true });
     await waitFor(() => j2.events.length === 4);
     expect(seqs(j2)).toEqual([10, 11, 12, 13]);
   });
+});
+
+// Its own stack: a one-second history age would race the count test above on a busy machine.
+describe('socket tier: history bounds (age)', () => {
+  const stack = historyStack({ SOCKET_HISTORY_MAX_AGE_SECONDS: '1' });
 
   it('events older than the history age are not replayed: recovered: false', async () => {
-    const { topic, ref } = await newStream(env);
-    await publishN(env, ref, 3);
-    const history = new EventHistory(env.redis, env.config);
+    const { topic, ref } = await newStream(stack.env);
+    await publishN(stack.env, ref, 3);
+    const history = new EventHistory(stack.env.redis, stack.env.config);
     await waitForAsync(async () => !(await history.readSince(ref.key, 1)).recovered, 5000, 'the events to age out');
-    const s = phoenixSocket(r.url);
-    sockets.push(s);
+    const s = phoenixSocket(stack.r.url);
+    stack.sockets.push(s);
     const j = await join(s, topic, { last_seq: 1 });
     expect(j.reply.response).toEqual({ seq: 3, recovered: false });
   });
