@@ -74,14 +74,16 @@ describe('health probes', () => {
   });
 
   it('/readyz says a dependency that answers too slowly timed out, in fixed words', async () => {
-    const slow = await createTestEnv({ PROBE_TIMEOUT_MS: '50' });
+    // The blocked Redis never answers, whatever the timeout; a timeout this long leaves Postgres
+    // time to answer its probe on a busy machine, so only Redis is reported.
+    const slow = await createTestEnv({ PROBE_TIMEOUT_MS: '3000' });
     // A Redis client held by a blocking command answers nothing else until it returns.
     const blocked = slow.redis.duplicate();
     const pending = blocked.blpop(`${slow.config.REDIS_PREFIX}never`, 0).catch(() => null);
     try {
       const { app } = buildApp({ ...slow, redis: blocked });
       const res = await request(app).get('/readyz').expect(503);
-      expect(res.body.details).toEqual([{ path: 'redis', message: 'no answer within 50 ms' }]);
+      expect(res.body.details).toEqual([{ path: 'redis', message: 'no answer within 3000 ms' }]);
     } finally {
       blocked.disconnect();
       await pending;

@@ -41,7 +41,7 @@ const portfolio = async (address: string) => (await request(app).get(`/api/portf
 
 beforeAll(async () => {
   // A reorg window of 5 blocks, apart from the 2 confirmations: the window no longer follows them.
-  h = await openHarness({ INDEXER_INITIAL_BLOCK_RANGE: '2', INDEXER_MAX_BLOCK_RANGE: '8', INDEXER_STATUS_STALE_MS: '1500', INDEXER_REORG_WINDOW_BY_CHAIN: '31337:5' });
+  h = await openHarness({ INDEXER_INITIAL_BLOCK_RANGE: '2', INDEXER_MAX_BLOCK_RANGE: '8', INDEXER_STATUS_STALE_MS: '6000', INDEXER_REORG_WINDOW_BY_CHAIN: '31337:5' });
   app = buildApp(h.env).app;
   idA = await optionId(h.chain, 3000n);
   // History before the indexer starts: a mint, a transfer, an open order, and 40 empty blocks.
@@ -236,9 +236,9 @@ describe('indexer sync', () => {
 
   it('turns the status 503 when the indexer stops reporting', async () => {
     await ix.stop();
-    const res = await waitFor('stale status', async () => request(app).get('/api/indexer/status'), (r) => r.status === 503, 10_000);
+    const res = await waitFor('stale status', async () => request(app).get('/api/indexer/status'), (r) => r.status === 503, 25_000);
     expect(res.body).toMatchObject({ code: 'indexer_unavailable', error: expect.stringContaining('indexer has not reported for chain 31337'), details: [{ path: 'networks.31337' }] });
     expect(res.headers['retry-after']).toBe('5');
     await request(app).get('/api/indexer/cores').expect(503);
-  });
+  }, 40_000);
 });
