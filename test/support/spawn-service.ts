@@ -12,8 +12,10 @@ export interface RunningService {
   /** The HTTP port, or 0 for a role that serves none (workers, indexer) started with `readyMsg`. */
   port: number;
   url: string;
-  /** SIGTERM, then the exit code. */
+  /** SIGTERM, then the exit code, once the output is drained. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** The exit code, once the process has ended and its output is drained (`lines` is complete). */
+  closed: Promise<number | null>;
 }
 
 /**
@@ -74,9 +76,10 @@ export async function spawnService(
     stderr: () => stderr,
     port,
     url: `http://127.0.0.1:${port}`,
+    closed: exited,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill(signal);
+      // Already ended: still wait for 'close', so the last log lines are in `lines`.
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };

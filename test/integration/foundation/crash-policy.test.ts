@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import path from 'node:path';
 import { spawnService, type RunningService } from '../../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -29,8 +28,8 @@ describe('process crash policy (bin/main.ts)', () => {
     ['exception', 'uncaughtException', 'boom: thrown from a callback'],
   ])('%s: logs a fatal line with its fields, drains through the lifecycle, exits 1', async (kind, event, message) => {
     svc = await spawnService(serviceEnv(env, { CRASH_KIND: kind, NODE_OPTIONS: `--import ${CRASHER}` }));
-    const child = svc.child;
-    const code = child.exitCode ?? ((await once(child, 'exit')) as [number | null])[0];
+    // 'close', not 'exit': the fatal and closing lines may be delivered after the exit.
+    const code = await svc.closed;
     expect(code).toBe(1);
     const fatal = svc.lines.find((l) => l.level === 'fatal');
     expect(fatal).toMatchObject({ msg: 'process crash: shutting down', event, err: expect.objectContaining({ message, stack: expect.any(String) }) });
