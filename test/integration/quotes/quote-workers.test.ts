@@ -117,7 +117,7 @@ describe('quote workers', () => {
     expect((await new QuoteRepository(env.db).findQuote(body.quote.id))?.state).toBe('expired');
   }, 30000);
 
-  it('the sweeper announces and expires quotes whose jobs were lost, and forgets old idempotency keys', async () => {
+  it('the sweeper expires a quote whose jobs were lost, tells its taker once, keeps it off the feed past its window, and forgets old idempotency keys', async () => {
     const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[5].legs, { expires_in: 1 })).expect(201);
     await env.queue.queue('quotes').obliterate({ force: true });
     await env.db.query(
