@@ -82,7 +82,7 @@ export function describeExploreGate(suite: GateSuite): void {
         expect(res.status).toBe(successOf(route));
       } else {
         expect(res.status).toBe(row.status);
-        expect(res.body).toEqual({ error: row.error, code: expect.any(String), request_id: expect.any(String) });
+        expect(res.body).toEqual({ error: row.error, code: row.code, request_id: expect.any(String) });
       }
     });
   });
