@@ -91,6 +91,12 @@ describe('sign-in with Ethereum', () => {
     rejected(await request(shortLived).post('/api/login').send(body), 'siwe_expired', /expired/);
   });
 
+  it('a message whose Not Before lies ahead is refused until then', async () => {
+    const wallet = newWallet();
+    const notBefore = new Date(Date.now() + 3_600_000).toISOString();
+    rejected(await request(app).post('/api/login').send(await signedLogin(app, wallet, { notBefore })), 'siwe_not_yet_valid', 'sign-in message is not valid yet (Not Before)');
+  });
+
   it('a message for another domain is refused', async () => {
     const wallet = newWallet();
     rejected(await request(app).post('/api/login').send(await signedLogin(app, wallet, { domain: 'evil.example' })), 'siwe_domain_mismatch', /domain does not match: expected app\.example/);

@@ -190,6 +190,11 @@ describe('maker organizations and keys', () => {
     expect(moved.body.previous_admin).toBe(next.wallet.address);
     expect((await request(app).get('/api/me').set(bearer(people.owner.token)).expect(200)).body.role).toBe('owner');
 
+    // Naming the admin it already has is a conflict, not a silent success.
+    const again = await signStatement(people.owner.wallet, { action: 'transfer_admin', member: third, organization: orgId, name: 'Deep Liquidity' });
+    const same = await request(app).put('/api/maker/organization').set(bearer(people.owner.token)).send({ new_admin: third, ...again }).expect(409);
+    expect(same.body).toEqual({ error: `${third} is already the admin`, code: 'already_admin', request_id: expect.any(String) });
+
     const wrongName = await signStatement(people.owner.wallet, { action: 'transfer_admin', member: third, organization: orgId, name: 'Other' });
     expect((await request(app).put('/api/maker/organization').set(bearer(people.owner.token)).send({ new_admin: third, ...wrongName }).expect(403)).body.error).toMatch(/Name does not match/);
   });

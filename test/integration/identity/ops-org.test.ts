@@ -39,6 +39,11 @@ describe('operator organization commands', () => {
     const again = await ops(env, 'org:create', '--kind', 'maker', '--name', 'Second', '--owner', manager.address);
     expect(again.code).toBe(65);
     expect(again.stderr).toContain('already belongs to a maker organization');
+    const admin = await ops(env, 'org:add-member', '--org', org.id, '--address', newWallet().address, '--role', 'admin');
+    expect(admin.code).toBe(0);
+    const secondAdmin = await ops(env, 'org:add-member', '--org', org.id, '--address', newWallet().address, '--role', 'admin');
+    expect(secondAdmin.code).toBe(65);
+    expect(secondAdmin.stderr).toContain('the organization already has an admin; transfer admin instead');
     const badRole = await ops(env, 'org:add-member', '--org', org.id, '--address', newWallet().address, '--role', 'boss');
     expect(badRole.code).toBe(65);
     expect(badRole.stderr).toContain('role');

@@ -2,7 +2,7 @@ import { bullPrefix } from '../../../shared/platform/redis';
 import type { Express } from 'express';
 import { topics } from '../../../shared/events';
 import { JOBS } from '../../../workers/job-catalog';
-import { hashStreamToken } from '../../../shared/quotes';
+import { closeQuote, hashStreamToken } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
 import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
@@ -143,6 +143,18 @@ describe('maker package offers: POST /api/quote/:id', () => {
     const token = await sign(q.quote, maker, { premiumToken: randomAddress() });
     const res2 = await request(app).post(`/api/quote/${q.quote.id}`).set(bearer(makerToken)).send(token).expect(400);
     expect(res2.body.details.map((d: { path: string }) => d.path)).toEqual(['premium_token']);
+  });
+
+  it.each(['filled', 'cancelled'] as const)('an offer on a %s quote is 409 naming its state, and is not stored', async (state) => {
+    const q = await newQuote();
+    const body = await sign(q.quote, maker);
+    // Cancelled by the state module itself; filled as the indexer's settlement leaves it (its own tests cover how).
+    if (state === 'cancelled') expect(await closeQuote(env.db, q.quote.id, state)).not.toBeNull();
+    else await env.db.query(`UPDATE quotes SET state = 'filled', closed_at = now() WHERE id = $1 AND state = 'open'`, [q.quote.id]);
+    const res = await request(app).post(`/api/quote/${q.quote.id}`).set(bearer(makerToken)).send(body).expect(409);
+    expect(res.body).toEqual({ error: `quote ${q.quote.id} is ${state}; offers are closed`, code: `quote_${state}`, request_id: expect.any(String) });
+    const stored: { n: number }[] = await env.db.query(`SELECT count(*)::int AS n FROM quote_offers WHERE quote_id = $1`, [q.quote.id]);
+    expect(stored[0].n).toBe(0);
   });
 
   it('an offer after expiry is 409', async () => {
