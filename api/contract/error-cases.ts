@@ -55,6 +55,8 @@ export const PLATFORM_ERRORS = {
   unsupportedEncoding: e(415, 'unsupported_encoding', 'unsupported content encoding or charset'),
   rateLimited: e(429, 'rate_limited', 'too many requests'),
   rateLimiterUnavailable: e(503, 'rate_limiter_unavailable', 'rate limiter unavailable'),
+  databaseUnavailable: e(503, 'database_unavailable', 'temporarily unavailable: the database cannot be reached, retry shortly'),
+  redisUnavailable: e(503, 'redis_unavailable', 'temporarily unavailable: Redis cannot be reached, retry shortly'),
   internal: e(500, 'internal_error', 'internal error'),
   routeNotFound: e(404, 'route_not_found', 'no route GET /api/nope'),
 } as const satisfies Record<string, ErrorCase>;

@@ -14,6 +14,8 @@ const WRITES: ReadonlySet<RouteMethod> = new Set(['post', 'put', 'patch', 'delet
 const BODY_PARSER = [P.invalidJson, P.requestAborted, P.invalidBodyEncoding, P.payloadTooLarge, P.unsupportedEncoding];
 /** Every write under /api spends from the write budgets first (api/auth/write-limits.ts). */
 const WRITE_LIMITS = [P.rateLimited, P.rateLimiterUnavailable];
+/** A Postgres or Redis outage under any /api route is a 503 with Retry-After (shared/platform/errors/dependency-errors.ts). */
+const OUTAGES = [P.databaseUnavailable, P.redisUnavailable];
 
 function group(cases: readonly ErrorCase[]): Map<number, ErrorCase[]> {
   const out = new Map<number, ErrorCase[]>();
@@ -33,7 +35,8 @@ function parsesInput(c: RouteContract): boolean {
 
 /**
  * The route's own errors, those of its auth rule, and the platform's: the body parser under
- * /api, malformed path parameters, the write budgets, and the bare 500 every route can answer.
+ * /api, malformed path parameters, the write budgets, a dependency outage under /api, and the
+ * bare 500 every route can answer.
  */
 export function answersOf(c: RouteContract): RouteAnswers {
   const underApi = c.path.startsWith('/api/');
@@ -45,6 +48,7 @@ export function answersOf(c: RouteContract): RouteAnswers {
     // Express decodes path parameters on every router: a malformed one is a 400 wherever the route is.
     ...(c.path.includes(':') ? [P.invalidPath] : []),
     ...(underApi && WRITES.has(c.method) ? WRITE_LIMITS : []),
+    ...(underApi ? OUTAGES : []),
     P.internal,
   ];
   const success = new Map(Object.entries(c.responses).map(([s, spec]) => [Number(s), spec as ResponseSpec]));

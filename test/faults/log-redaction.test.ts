@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import request from 'supertest';
+import { request } from '../support/http';
 import { QueryFailedError } from 'typeorm';
 import { createApp } from '../../api/app';
 import { hashSecret } from '../../shared/platform/secrets';

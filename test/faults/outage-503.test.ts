@@ -1,10 +1,9 @@
 import { Client } from 'pg';
-import request from 'supertest';
 import { createApp } from '../../api/app';
 import { createDataSource } from '../../shared/entities';
 import { RegistryService } from '../../shared/registry';
 import { networkFile, randomAddress } from '../support/fixtures';
-import { buildApp } from '../support/http';
+import { buildApp, request } from '../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 import { startTestRedis, type TestRedis } from './redis-server';

@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { topics } from '../../shared/events';
 import { hashStreamToken, quotesSweepJob } from '../../shared/quotes';
 import { RegistryService } from '../../shared/registry';
@@ -6,7 +5,7 @@ import { quoteHandlers } from '../../workers/quotes/quote.handlers';
 import { buildWorkerContext } from '../../workers/worker-context';
 import { topicEvents } from '../support/events';
 import { networkFile, randomAddress } from '../support/fixtures';
-import { buildApp } from '../support/http';
+import { buildApp, request } from '../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import request from 'supertest';
 import { closeQuote, fillSettledQuotes, QuoteRepository, reopenFilledQuotes } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
 import { networkFile, randomAddress } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
