@@ -136,6 +136,7 @@ const makerBidView = z.strictObject({
   bid_id: z.uuid(),
   quote_id: z.uuid(),
   maker: wireAddress,
+  filler: wireAddress.meta({ description: 'The address the award names if this bid wins: the one that gets the winning price on chain.' }),
   buy_override_bps: z.number().int().min(0).max(MAX_BID_BPS),
   sell_override_bps: z.number().int().min(0).max(MAX_BID_BPS),
   version: z.number().int().min(1).meta({ description: 'Grows by one each time this maker replaces its bid.' }),

@@ -126,6 +126,7 @@ export function makerBidView(b: DutchBidRow & { replaced?: boolean }) {
     bid_id: b.id,
     quote_id: b.quote_id,
     maker: b.maker,
+    filler: b.filler,
     buy_override_bps: Number(b.buy_override_bps),
     sell_override_bps: Number(b.sell_override_bps),
     version: Number(b.version),

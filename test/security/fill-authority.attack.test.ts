@@ -60,7 +60,8 @@ describe('attack: filling or bidding past a Dutch request\'s fill authority', ()
   it('an allowed maker wins and fills; a disallowed address calling executeDutchFill with the award reverts on chain', async () => {
     const a = await s.createAuction({ requiredAuthority: s.h.chain.addresses.fillAuthority });
     await request(s.app).post(`/api/quote/${a.id}/offer`).set(bearer(stranger.token)).send({ buy_override_bps: 900, sell_override_bps: 900 }).expect(403);
-    await request(s.app).post(`/api/quote/${a.id}/offer`).set(bearer(allowed.token)).send({ buy_override_bps: 30, sell_override_bps: 30 }).expect(201);
+    const accepted = await request(s.app).post(`/api/quote/${a.id}/offer`).set(bearer(allowed.token)).send({ buy_override_bps: 30, sell_override_bps: 30 }).expect(201);
+    expect(accepted.body.bid.filler).toBe(allowed.wallet.address);
     const notice = await s.winnerNotice(allowed.wallet.address, a.id);
     expect(notice.payload.award.filler).toBe(allowed.wallet.address);
     expect(notice.payload.dutch_request.required_authority).toBe(s.h.chain.addresses.fillAuthority);
