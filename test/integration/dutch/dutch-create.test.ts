@@ -5,6 +5,7 @@ import { dutchBody, FIXTURE_MOTHERSHIP } from '../../support/dutch';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { newWallet } from '../../support/wallets';
+import { freePort } from '../../support/chain';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /** POST /api/quote with a Dutch request: the 201 and every refusal, each naming its field and storing nothing. */
@@ -95,6 +96,16 @@ describe('Dutch create', () => {
 
   it('refuses a required_dutch_authority other than the mothership (a required_authority is asked on chain: test/security/fill-authority.attack.test.ts)', async () => {
     await refused(await dutchBody(newWallet(), { request: { required_dutch_authority: randomAddress() } }), 'dutch_request.required_dutch_authority');
+  });
+
+  it('a required_authority the API cannot ask (the chain\'s RPC does not answer) is 503 rpc_unavailable, nothing stored', async () => {
+    // A network whose only RPC is a port nothing listens on.
+    await new RegistryService(env.db).upsertNetwork(networkFile(31338, { rpc_urls: [`http://127.0.0.1:${await freePort()}`] }));
+    const before = await count();
+    const body = await dutchBody(newWallet(), { chainId: 31338, request: { required_authority: randomAddress() } });
+    const res = await request(app).post('/api/quote').send(body).expect(503);
+    expect(res.body.code).toBe('rpc_unavailable');
+    expect(await count()).toBe(before);
   });
 
   it('refuses a non-zero referrer: the filler would see it', async () => {
