@@ -12,7 +12,7 @@ import type { Abi, Hex } from 'viem';
  * shared/chain/abis.ts, which a chain test holds equal to these artifacts.
  */
 
-export const CONTRACT_NAMES = ['Mothership', 'PairFactory', 'OptionPair', 'MockERC20', 'BondVault', 'PriceOracle', 'LendingMarket'] as const;
+export const CONTRACT_NAMES = ['Mothership', 'PairFactory', 'OptionPair', 'MockERC20', 'BondVault', 'PriceOracle', 'LendingMarket', 'AllowlistFillAuthority'] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
 export interface Artifact {

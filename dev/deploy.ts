@@ -29,6 +29,8 @@ export interface DeployedAddresses {
   priceOracle: Address;
   /** Reference lending market (registry key `margin_lending_market`). */
   lendingMarket: Address;
+  /** Reference Dutch fill authority, an allowlist owned by the deployer (registry key `fill_authority`). */
+  fillAuthority: Address;
 }
 
 /** Share of collateral value that counts against debt in the reference lending market. */
@@ -90,7 +92,8 @@ export function expectedAddresses(deployer: Address = hardhatAccounts(1)[0].addr
   // Deployed after the pair (nonce 7 created it), so every address above stays where it was.
   const priceOracle = at(8);
   const lendingMarket = at(9);
-  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair, priceOracle, lendingMarket };
+  const fillAuthority = at(10);
+  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair, priceOracle, lendingMarket, fillAuthority };
 }
 
 /**
@@ -129,11 +132,12 @@ export async function deployReferenceContracts(opts: {
   const pair = (await publicClient.readContract({ address: pairFactory, abi, functionName: 'getPair', args: [weth, usdc, usdc] })) as Address;
   const priceOracle = await deploy('PriceOracle');
   const lendingMarket = await deploy('LendingMarket', [priceOracle, DEV_LIQUIDATION_THRESHOLD_BPS]);
+  const fillAuthority = await deploy('AllowlistFillAuthority');
   // Last: every contract above sits at the address its nonce gives (expectedAddresses).
   for (const signer of opts.serviceSigners ?? [DEVELOPMENT_SERVICE_SIGNER.address]) {
     await ensureServiceSigner({ rpcUrl: opts.rpcUrl, mothership, signer, owner: deployer, chainId: opts.chainId });
   }
-  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair: getAddress(pair), priceOracle, lendingMarket };
+  return { mothership, pairFactory, bondVault, weth, usdc, wbtc, meme, pair: getAddress(pair), priceOracle, lendingMarket, fillAuthority };
 }
 
 /**

@@ -100,6 +100,8 @@ export function devchainContracts(a: DeployedAddresses): Record<string, Address>
     // margin_* keys are the indexer's: GET /api/networks leaves them out (the spec's clients ignore them).
     margin_price_oracle: a.priceOracle,
     margin_lending_market: a.lendingMarket,
+    // An allowlist IFillAuthority a Dutch request may name as its required_authority (docs/DUTCH.md).
+    fill_authority: a.fillAuthority,
   };
 }
 

@@ -20,7 +20,7 @@ export interface DutchDemoResult extends DutchOutcome {
 
 /**
  * The Dutch flow against a running stack: two maker bots bid both sides, the better bid for the
- * taker's side wins, receives its salt and fills on the local chain, and the indexer marks the
+ * taker's side wins, receives the award naming its wallet and fills on the local chain, and the indexer marks the
  * quote filled while the taker hears every phase and the result.
  */
 export async function runDutchDemo(baseUrl: string, opts: { env?: NodeJS.ProcessEnv; onMessage?: (topic: string, event: string, payload: unknown) => void } = {}): Promise<DutchDemoResult> {

@@ -21,7 +21,8 @@ type Payload = Record<string, unknown> & { quote_id: string };
 
 /**
  * A Dutch maker: bids both sides on every competing request of the feed, and when it wins (a
- * `dutch_award` with the exclusive salt on its own topic) fills the request on the mothership.
+ * `dutch_award` on its own topic, the signed award naming its wallet as filler) fills the
+ * request on the mothership from that wallet: only that caller gets the winning price.
  */
 export async function runDutchMaker(o: DutchMakerOptions): Promise<{ stop: () => Promise<void>; fills: Promise<Hex> }> {
   const { token } = await o.client.signIn(o.account);
@@ -42,10 +43,12 @@ export async function runDutchMaker(o: DutchMakerOptions): Promise<{ stop: () =>
   fills.catch(() => undefined);
 
   const fill = async (award: Payload) => {
-    const args = dutchFillArgs(
-      { dutch_request: award.dutch_request as DutchRequestJson, taker_signature: String(award.taker_signature), directions: award.directions as number[], award: award.award as AwardJson },
-      award.exclusive_salt as Hex,
-    );
+    const args = dutchFillArgs({
+      dutch_request: award.dutch_request as DutchRequestJson,
+      taker_signature: String(award.taker_signature),
+      directions: award.directions as number[],
+      award: award.award as AwardJson,
+    });
     const tx = await wallet.writeContract({ address: o.mothership, abi, functionName: 'executeDutchFill', args: args as unknown as unknown[], chain });
     const receipt = await reader.waitForTransactionReceipt({ hash: tx });
     if (receipt.status !== 'success') throw new Error(`Dutch fill reverted: ${tx}`);

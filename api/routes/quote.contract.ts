@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { zeroAddress } from 'viem';
 import { MAX_BID_BPS } from '../../shared/dutch';
+import { evmAddress } from '../../shared/platform/validation';
 import { dutchQuoteRequestDocument, offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
@@ -19,6 +21,14 @@ export const dutchBidBody = z.strictObject({
     .min(0)
     .max(MAX_BID_BPS)
     .meta({ description: `Improvement over the curve price when the taker sells it, in basis points (0 to ${MAX_BID_BPS}).` }),
+  filler: evmAddress
+    .refine((a) => a !== zeroAddress, 'must not be the zero address: leave filler out to fill from your own wallet')
+    .optional()
+    .meta({
+      description:
+        'The address that will call executeDutchFill if this bid wins (default: your own wallet). The signed award names it, and only it gets the winning price during the exclusive window. ' +
+        'With a fill authority on the request (required_authority), it must be a filler that authority allows (else 403 filler_not_allowed).',
+    }),
 });
 
 const dutchRequestView = z
@@ -55,7 +65,9 @@ const dutchRequestView = z
 const dutchAwardView = z
   .strictObject({
     request_digest: wireBytes32,
-    exclusive_salt_hash: wireBytes32.meta({ description: 'keccak256(abi.encode(exclusive_salt)); zero when no bid won.' }),
+    filler: wireAddress.meta({
+      description: 'The winning bid\'s filler: the only caller that gets the winning price during the exclusive window (others pay the override); the zero address when no bid won.',
+    }),
     improvement_bps: wireDecimal,
     not_before: wireUnixSeconds,
     exclusive_end: wireUnixSeconds,
@@ -124,6 +136,7 @@ const makerBidView = z.strictObject({
   bid_id: z.uuid(),
   quote_id: z.uuid(),
   maker: wireAddress,
+  filler: wireAddress.meta({ description: 'The address the award names if this bid wins: the one that gets the winning price on chain.' }),
   buy_override_bps: z.number().int().min(0).max(MAX_BID_BPS),
   sell_override_bps: z.number().int().min(0).max(MAX_BID_BPS),
   version: z.number().int().min(1).meta({ description: 'Grows by one each time this maker replaces its bid.' }),
@@ -227,6 +240,7 @@ export const quoteContracts = {
       VALIDATION_FAILED,
       errorCase(409, 'idempotency_key_reused', 'Idempotency-Key was already used with a different request body'),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
+      errorCase(503, 'rpc_unavailable', 'cannot ask the request\'s fill authority: chain 31337 RPC unreachable'),
     ],
   }),
   pollQuote: defineRoute({
@@ -287,11 +301,24 @@ export const quoteContracts = {
     tags: ['quotes'],
     auth: { action: 'post_maker_offer' },
     cache: 'no-store',
-    request: { params: idParams, body: dutchBidBody, examples: { bid: { summary: 'A both-side bid', value: { buy_override_bps: 25, sell_override_bps: 10 } } } },
+    request: {
+      params: idParams,
+      body: dutchBidBody,
+      examples: {
+        bid: { summary: 'A both-side bid', value: { buy_override_bps: 25, sell_override_bps: 10 } },
+        filler: { summary: 'A bid filled from another wallet', value: { buy_override_bps: 25, sell_override_bps: 10, filler: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' } },
+      },
+    },
     responses: { 201: { description: 'The stored bid; the taker hears its side on rfq_stream.', schema: z.strictObject({ bid: makerBidView }) } },
     errors: [
       VALIDATION_FAILED,
       QUOTE_NOT_FOUND,
+      errorCase(
+        403,
+        'filler_not_allowed',
+        'the request\'s fill authority 0x610178dA211FEF7D417bC0e6FeD39F05609AD788 does not allow 0x90F79bf6EB2c4f870365E785982E1f101E93b906 to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler',
+      ),
+      errorCase(503, 'rpc_unavailable', 'cannot ask the request\'s fill authority: chain 31337 RPC unreachable'),
       errorCase(409, 'not_dutch', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is not a Dutch auction: post a signed package offer to POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b'),
       errorCase(409, 'competition_over', 'the competition of quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b ended at 2026-11-23T20:00:00.000Z; bids are closed'),
       errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; bids are closed'),

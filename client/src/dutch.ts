@@ -28,9 +28,18 @@ export interface DutchQuoteRequest {
   dutch_request: DutchRequestJson;
 }
 
-/** The API-brokered binding of a request (docs/DUTCH.md): directions hashed, the mothership as auctioneer authority, zero KYC authority and referrer. */
-export function brokeredRequest(r: Omit<DutchRequestJson, 'maker_address_hash' | 'required_authority' | 'required_dutch_authority' | 'referrer'>, directions: (0 | 1)[], mothership: `0x${string}`): DutchRequestJson {
-  return { ...r, maker_address_hash: directionsHash(directions), required_authority: zeroAddress, required_dutch_authority: mothership, referrer: zeroAddress };
+/**
+ * The API-brokered binding of a request (docs/DUTCH.md): directions hashed, the mothership as
+ * auctioneer authority, zero referrer, and no fill authority unless `fillAuthority` names an
+ * IFillAuthority contract (then only fillers it allows may bid and fill).
+ */
+export function brokeredRequest(
+  r: Omit<DutchRequestJson, 'maker_address_hash' | 'required_authority' | 'required_dutch_authority' | 'referrer'>,
+  directions: (0 | 1)[],
+  mothership: `0x${string}`,
+  opts: { fillAuthority?: `0x${string}` } = {},
+): DutchRequestJson {
+  return { ...r, maker_address_hash: directionsHash(directions), required_authority: opts.fillAuthority ?? zeroAddress, required_dutch_authority: mothership, referrer: zeroAddress };
 }
 
 /** The taker's EIP-712 signature of a Dutch request (domain DutchFill, version 1, the chain's mothership). */
@@ -41,18 +50,23 @@ export function signDutchRequest(account: LocalAccount, o: { chainId: number; mo
 /** The public award as the API publishes it (`award` of the fillable payload). */
 export interface AwardJson {
   request_digest: string;
-  exclusive_salt_hash: string;
+  /** The winning bid's filler: only this address gets the improved price during the exclusive window; zero when no bid won. */
+  filler: string;
   improvement_bps: string;
   not_before: number;
   exclusive_end: number;
   signature: string;
 }
 
-/** The arguments of the mothership's executeDutchFill for a fillable payload; `salt` only for the award's winner. */
-export function dutchFillArgs(p: { dutch_request: DutchRequestJson; taker_signature: string; directions: number[]; award: AwardJson }, salt?: Hex) {
+/**
+ * The arguments of the mothership's executeDutchFill for a fillable payload. The same for every
+ * caller: the contract gives the winner's price during the exclusive window to the award's
+ * `filler` (msg.sender) alone, anyone else pays the override (docs/DUTCH.md).
+ */
+export function dutchFillArgs(p: { dutch_request: DutchRequestJson; taker_signature: string; directions: number[]; award: AwardJson }) {
   const award: DutchAward = {
     requestDigest: p.award.request_digest as Hex,
-    exclusiveSaltHash: p.award.exclusive_salt_hash as Hex,
+    filler: p.award.filler as `0x${string}`,
     improvementBps: BigInt(p.award.improvement_bps),
     notBefore: p.award.not_before,
     exclusiveEnd: p.award.exclusive_end,
@@ -63,6 +77,5 @@ export function dutchFillArgs(p: { dutch_request: DutchRequestJson; taker_signat
     p.directions,
     award,
     p.award.signature as Hex,
-    salt ?? (`0x${'00'.repeat(32)}` as Hex),
   ] as const;
 }

@@ -68,7 +68,7 @@ const STRUCTS = [
   'struct PackageOffer { bytes32 takerAddressHash; Leg[] legs; uint256 packagePremium; bool makerPaysTaker; address premiumToken; address maker; uint256 nonce; uint40 deadline; }',
   'struct ExclusiveFill { bytes32 exclusiveFillId; address maker; bytes32[] orderIds; address rewardDestination; bytes32 intentDataHash; uint40 expireTime; }',
   'struct OrderIntent { address from; address to; uint64 noncePrefix; uint256 nonce; address options6909Contract; uint256 amount; uint256 fillerRewardMaxPerMintedUnit; uint256 fillerRewardMinPerMintedUnit; uint8 optionType; uint40 startExecutionTimestamp; uint40 expiryTimestamp; uint256 premiumStart; uint256 premiumEnd; uint32 premiumDecayRateBpsPerSecond; uint144 strikeStart; uint144 strikeEnd; uint32 strikeDecayRateBpsPerSecond; uint256 startMinFill; uint256 minFillDecayRatePerSecond; uint8 buyOrSell; uint40 intentStartTime; uint40 intentExpiry; uint8 orderOnExpiry; }',
-  'struct DutchAward { bytes32 requestDigest; bytes32 exclusiveSaltHash; uint256 improvementBps; uint40 notBefore; uint40 exclusiveEnd; }',
+  'struct DutchAward { bytes32 requestDigest; address filler; uint256 improvementBps; uint40 notBefore; uint40 exclusiveEnd; }',
 ] as const;
 
 export const serviceSignerSetEvent = parseAbiItem('event ServiceSignerSet(address indexed signer, bool allowed)');
@@ -106,7 +106,7 @@ export const mothershipAbi = [
     'function digestDutchAward(DutchAward award) view returns (bytes32)',
     'function dutchPremiumAt(DutchPremium premium, uint40 auctionEnd, uint256 at) pure returns (uint256)',
     'function dutchImproved(uint256 premium, bool makerPaysTaker, uint256 bps) pure returns (uint256)',
-    'function executeDutchFill(DutchFillRequest request, bytes takerSignature, uint8[] directions, DutchAward award, bytes awardSignature, bytes32 exclusiveSalt)',
+    'function executeDutchFill(DutchFillRequest request, bytes takerSignature, uint8[] directions, DutchAward award, bytes awardSignature)',
     'function dutchNonceUsed(address taker, uint256 nonce) view returns (bool)',
     'function dutchOverrideBps() view returns (uint256)',
     'function setDutchOverrideBps(uint256 bps)',
@@ -297,5 +297,28 @@ export const lendingMarketAbi = [
     'error Unhealthy(uint256 loanId, uint256 healthWad)',
     'error Healthy(uint256 loanId, uint256 healthWad)',
     'error TokenTransferFailed(address token)',
+  ]),
+] as const;
+
+/** AllowlistFillAuthority: its owner allowed a filler (IFillAuthority.isAllowedFiller now answers true). */
+export const fillerAllowedEvent = parseAbiItem('event FillerAllowed(address indexed filler)');
+/** AllowlistFillAuthority: its owner disallowed a filler. */
+export const fillerDisallowedEvent = parseAbiItem('event FillerDisallowed(address indexed filler)');
+
+/**
+ * A Dutch request's fill authority (`required_authority`, docs/DUTCH.md): IFillAuthority is the
+ * one question the mothership and the API ask; the rest is the reference allowlist's.
+ */
+export const fillAuthorityAbi = [
+  fillerAllowedEvent,
+  fillerDisallowedEvent,
+  ...parseAbi([
+    'function isAllowedFiller(address filler) view returns (bool)',
+    'function owner() view returns (address)',
+    'function allowed(address filler) view returns (bool)',
+    'function allowFiller(address filler)',
+    'function disallowFiller(address filler)',
+    'error NotOwner(address caller)',
+    'error ZeroFiller()',
   ]),
 ] as const;

@@ -39,10 +39,10 @@ export function localChain(rpcUrl: string, chainId = DEVCHAIN_CHAIN_ID): Chain {
  * Public client tuned for a local automining node: JSON-RPC batching (many eth_calls in one
  * request) and a short polling interval, since blocks appear the moment a transaction lands.
  */
-export function localPublicClient(rpcUrl: string, chainId = DEVCHAIN_CHAIN_ID): PublicClient<Transport, Chain> {
+export function localPublicClient(rpcUrl: string, chainId = DEVCHAIN_CHAIN_ID, opts: { timeoutMs?: number } = {}): PublicClient<Transport, Chain> {
   return createPublicClient({
     chain: localChain(rpcUrl, chainId),
-    transport: http(rpcUrl, { batch: { batchSize: 100 }, retryCount: 0 }),
+    transport: http(rpcUrl, { batch: { batchSize: 100 }, retryCount: 0, ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}) }),
     pollingInterval: 50,
   });
 }

@@ -100,7 +100,7 @@ export class DutchAuctioneer {
 
   /**
    * At the competition's end: the best bid for the taker's side wins (ties: the earlier bid),
-   * gets an exclusive window and the salt; no bid opens the quote to every filler. The run
+   * gets an exclusive window for the filler its bid named; no bid opens the quote to every filler. The run
    * awards, in the same transaction, every other competition already due (a batch: see
    * docs/DUTCH.md); a quote another run holds is left to it, and looked at again shortly.
    * Returns the phase this quote entered (by this or an earlier run), or null when the quote
@@ -217,7 +217,7 @@ export class DutchAuctioneer {
   }
 
   /**
-   * Publishes awarded quotes (the fillable payload; to the winner, the salt), schedules each
+   * Publishes awarded quotes (the fillable payload; to the winner, its own `dutch_award` too), schedules each
    * winner's opening, then records them published. Returns the ids fully done; a quote whose
    * publish failed is left unrecorded for its job's retry (or the sweeper) and does not stop the rest.
    */
@@ -258,7 +258,7 @@ export class DutchAuctioneer {
     });
   }
 
-  /** The fillable payload to the feed, interested makers and the taker; in `exclusive`, the salt to the winner alone. */
+  /** The fillable payload to the feed, interested makers and the taker; in `exclusive`, `dutch_award` to the winner alone. */
   private async publishFillable({ q, d, legs }: DutchQuote, phase: 'exclusive' | 'open', makers: readonly `0x${string}`[]): Promise<void> {
     const once = { idempotencyKey: `rfq_request.${q.id}.${phase}` };
     const view = { ...fillableView(q, legs, d), dutch_phase: phase };
@@ -267,7 +267,7 @@ export class DutchAuctioneer {
       this.deps.events.publish(topics.quotesRequests(q.chain_id), 'rfq_request', view, once),
       ...makers.map((m) => this.deps.events.publish(topics.rfqMaker(m), 'rfq_request', view, once)),
       ...(phase === 'exclusive' && d.winner
-        ? [this.deps.events.publish(topics.rfqMaker(d.winner), 'dutch_award', { ...winnerAwardView(q, legs, d), exclusive_salt: String(d.exclusive_salt) }, { idempotencyKey: `dutch_award.${q.id}` })]
+        ? [this.deps.events.publish(topics.rfqMaker(d.winner), 'dutch_award', { ...winnerAwardView(q, legs, d) }, { idempotencyKey: `dutch_award.${q.id}` })]
         : []),
     ]);
   }

@@ -50,7 +50,11 @@ export function competingView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns)
   };
 }
 
-/** The public award: what any filler submits with the signed request (no salt, no winner). */
+/**
+ * The public award: what any filler submits with the signed request. It names the winner's
+ * filler address, which is no secret: the mothership gives the winner's price only to that
+ * caller during the exclusive window, so a copy of the award is worth nothing to anyone else.
+ */
 export function publicAward(d: DutchColumns): DutchColumns['award'] {
   return d.award;
 }
@@ -79,9 +83,9 @@ export function fillableView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns) 
   };
 }
 
-/** The winner's private copy: the fillable payload plus the exclusive salt only it holds. */
+/** The winner's own notice (`dutch_award` on its `rfq_maker` topic): the fillable payload, whose award names its filler. */
 export function winnerAwardView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns) {
-  return { ...fillableView(q, legs, d), exclusive_salt: d.exclusive_salt };
+  return { ...fillableView(q, legs, d), award: { ...d.award, filler: String(d.award?.filler) } };
 }
 
 /** The taker's own Dutch quote: the standard taker view plus phase, deadlines, request and award. */
@@ -122,6 +126,7 @@ export function makerBidView(b: DutchBidRow & { replaced?: boolean }) {
     bid_id: b.id,
     quote_id: b.quote_id,
     maker: b.maker,
+    filler: b.filler,
     buy_override_bps: Number(b.buy_override_bps),
     sell_override_bps: Number(b.sell_override_bps),
     version: Number(b.version),

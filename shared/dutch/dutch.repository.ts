@@ -7,16 +7,16 @@ import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject }
 type Queryable = Pick<EntityManager, 'query'>;
 
 const DUTCH_COLUMNS = `id, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms,
-  exclusive_ends_at, awarded_at, opened_at, award, exclusive_salt, winner`;
-const BID_COLUMNS = 'id, quote_id, maker, buy_override_bps, sell_override_bps, version, bid_at';
+  exclusive_ends_at, awarded_at, opened_at, award, winner`;
+const BID_COLUMNS = 'id, quote_id, maker, filler, buy_override_bps, sell_override_bps, version, bid_at';
 /** A quote row and its Dutch columns in one: what a batch decides and publishes from. */
 const DUTCH_QUOTE_COLUMNS = `${QUOTE_COLUMNS}, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms,
-  exclusive_ends_at, awarded_at, opened_at, award, exclusive_salt, winner`;
+  exclusive_ends_at, awarded_at, opened_at, award, winner`;
 
 /** Splits a combined row into the quote and its Dutch columns (the views take them apart). */
 function splitRow(r: QuoteRow & DutchColumns): DutchQuote {
-  const { dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms, exclusive_ends_at, awarded_at, opened_at, award, exclusive_salt, winner, ...q } = r;
-  const d: DutchColumns = { id: r.id, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms, exclusive_ends_at, awarded_at, opened_at, award, exclusive_salt, winner };
+  const { dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms, exclusive_ends_at, awarded_at, opened_at, award, winner, ...q } = r;
+  const d: DutchColumns = { id: r.id, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms, exclusive_ends_at, awarded_at, opened_at, award, winner };
   return { q, d, legs: [] };
 }
 
@@ -65,16 +65,17 @@ export class DutchRepository {
 
   /**
    * Stores a maker's bid, replacing its earlier one on this quote (a new version, a new time:
-   * a replaced bid ranks as of its replacement). The caller holds the quote's lock.
+   * a replaced bid ranks as of its replacement). `filler` is the address that will call
+   * executeDutchFill if the bid wins (the maker's own wallet by default). The caller holds the quote's lock.
    */
-  async upsertBid(m: Queryable, quoteId: string, maker: string, buyBps: number, sellBps: number): Promise<DutchBidRow & { replaced: boolean }> {
+  async upsertBid(m: Queryable, quoteId: string, maker: string, buyBps: number, sellBps: number, filler: string = maker): Promise<DutchBidRow & { replaced: boolean }> {
     const rows: (DutchBidRow & { replaced: boolean })[] = await m.query(
-      `INSERT INTO dutch_bids (id, quote_id, maker, buy_override_bps, sell_override_bps) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO dutch_bids (id, quote_id, maker, buy_override_bps, sell_override_bps, filler) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (quote_id, maker) DO UPDATE
-         SET buy_override_bps = EXCLUDED.buy_override_bps, sell_override_bps = EXCLUDED.sell_override_bps,
+         SET buy_override_bps = EXCLUDED.buy_override_bps, sell_override_bps = EXCLUDED.sell_override_bps, filler = EXCLUDED.filler,
              version = dutch_bids.version + 1, bid_at = clock_timestamp()
        RETURNING ${BID_COLUMNS}, version > 1 AS replaced`,
-      [randomUUID(), quoteId, maker, buyBps, sellBps],
+      [randomUUID(), quoteId, maker, buyBps, sellBps, filler],
     );
     return rows[0];
   }

@@ -1,14 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { getAddress, toHex, type Address } from 'viem';
+import { getAddress, toHex, zeroAddress, type Address } from 'viem';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../platform/config';
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../platform/errors';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../platform/errors';
 import { IdempotencyService } from '../platform/idempotency';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHash } from '../protocol';
-import { parseDutchQuoteRequest, quoteExpireJob, QuoteRepository, type CreatedQuote, type DutchQuoteRequest, type PairDirectory, type QuoteLegRow, type QuoteRow } from '../quotes';
+import { FillAuthorityReader, type FillAuthorityNetwork } from '../chain/fill-authority';
+import { parseDutchQuoteRequest, quoteExpireJob, QuoteRepository, type ChainDirectory, type CreatedQuote, type DutchQuoteRequest, type PairDirectory, type QuoteLegRow, type QuoteRow } from '../quotes';
 import { RegistryService } from '../registry';
 import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob } from './dutch.jobs';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';
@@ -24,6 +25,7 @@ export class DutchService {
   private readonly quotes: QuoteRepository;
   private readonly registry: RegistryService;
   private readonly idempotency: IdempotencyService;
+  private readonly authorities: FillAuthorityReader;
 
   constructor(
     private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
@@ -33,6 +35,7 @@ export class DutchService {
     this.quotes = new QuoteRepository(deps.db);
     this.registry = new RegistryService(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
+    this.authorities = new FillAuthorityReader(deps.config.FILL_AUTHORITY_RPC_TIMEOUT_MS);
   }
 
   /**
@@ -62,6 +65,9 @@ export class DutchService {
         signer ? `recovers to ${signer}, not taker_address: sign the DutchFillRequest typed data (domain DutchFill, version 1, this chain and mothership)` : 'is not a valid signature',
       );
     }
+
+    // After the signature: only a request its taker really signed costs a chain read.
+    if (req.request.requiredAuthority !== zeroAddress) await this.assertFillAuthority(dir, req.request.requiredAuthority);
 
     const expiresAt = Math.min(nowMs + req.expires_in * 1000, req.request.auctionEnd * 1000);
     const competeMs = Math.max(0, Math.min(req.compete_ms ?? limits.default_compete_ms, expiresAt - nowMs));
@@ -139,7 +145,6 @@ export class DutchService {
       awarded_at: null,
       opened_at: null,
       award: null,
-      exclusive_salt: null,
       winner: null,
     };
     return { status: 201, body: { quote: takerDutchView(quote, legs, d), stream_token: token, topic: `rfq_stream:${token}` } };
@@ -162,14 +167,16 @@ export class DutchService {
    * A maker's both-side bid, while the quote competes; a later bid by the same maker replaces
    * its earlier one. Stored under the quote's lock, so a bid and the award cannot interleave.
    */
-  async bid(quoteId: string, body: { buy_override_bps: number; sell_override_bps: number }, maker: Address) {
+  async bid(quoteId: string, body: { buy_override_bps: number; sell_override_bps: number; filler?: Address }, maker: Address) {
     const quote = UUID.test(quoteId) ? await this.quotes.findQuote(quoteId) : null;
     if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+    const filler = getAddress(body.filler ?? maker);
+    await this.assertAllowedFiller(quote, filler);
     const bid = await this.deps.db.transaction(async (m) => {
       const locked = await this.quotes.lockQuote(m, quoteId);
       if (!locked) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
       this.assertCompeting(locked, await this.repo.find(quoteId, m));
-      return this.repo.upsertBid(m, quoteId, getAddress(maker), body.buy_override_bps, body.sell_override_bps);
+      return this.repo.upsertBid(m, quoteId, getAddress(maker), body.buy_override_bps, body.sell_override_bps, filler);
     });
     try {
       await this.deps.queue.enqueue(dutchBidAnnounceJob, { bid_id: bid.id, version: Number(bid.version) });
@@ -177,6 +184,52 @@ export class DutchService {
       this.deps.logger.error({ bid_id: bid.id, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this bid');
     }
     return makerBidView(bid);
+  }
+
+  /**
+   * A request naming a fill authority (`required_authority`) is filled only by callers that
+   * authority allows (the mothership asks IFillAuthority.isAllowedFiller at fill time), so a
+   * bid whose filler it does not allow could never use its award: 403 before anything is
+   * stored, and the award only ever names a filler the authority accepted. Asked outside the
+   * quote's lock: a chain read must not hold the row. No authority: nothing to ask.
+   */
+  private async assertAllowedFiller(q: QuoteRow, filler: Address): Promise<void> {
+    const d = await this.repo.find(q.id);
+    const authority = getAddress(String(d?.dutch_request.required_authority ?? zeroAddress));
+    if (!d || authority === zeroAddress) return;
+    const net = await this.authorityNetwork(q.chain_id);
+    const allowed = await this.authorities.isAllowedFiller(net, authority, filler).catch((err: unknown) => this.unreachable(q.chain_id, err));
+    if (!allowed) {
+      throw new ForbiddenError(
+        `the request's fill authority ${authority} does not allow ${filler} to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler`,
+        'filler_not_allowed',
+        [{ path: 'filler', message: `is not allowed by the fill authority ${authority}` }],
+      );
+    }
+  }
+
+  /** On create: a non-zero `required_authority` must be a contract on this chain that answers IFillAuthority.isAllowedFiller. */
+  private async assertFillAuthority(dir: ChainDirectory, authority: Address): Promise<void> {
+    const chainId = dir.network.chain_id;
+    const probe = await this.authorities.probe(await this.authorityNetwork(chainId), authority).catch((err: unknown) => this.unreachable(chainId, err));
+    if (probe === 'no_code') {
+      throw ValidationError.field('dutch_request.required_authority', `${authority} has no code on chain ${chainId}: must be an IFillAuthority contract (or the zero address for none)`);
+    }
+    if (probe === 'not_fill_authority') {
+      throw ValidationError.field('dutch_request.required_authority', `${authority} does not answer isAllowedFiller(address) on chain ${chainId}: must be an IFillAuthority contract (or the zero address for none)`);
+    }
+  }
+
+  private async authorityNetwork(chainId: number): Promise<FillAuthorityNetwork> {
+    const dir = await this.deps.pairs.get(chainId);
+    const rpcUrl = dir?.network.rpc_urls.find((u) => u.startsWith('http://') || u.startsWith('https://'));
+    if (!rpcUrl) throw new ServiceUnavailableError(`chain ${chainId} has no HTTP RPC to ask its fill authority`, 'rpc_unavailable', 5);
+    return { chainId, rpcUrl };
+  }
+
+  private unreachable(chainId: number, err: unknown): never {
+    this.deps.logger.warn({ chain_id: chainId, err: (err as Error).message }, 'the fill authority could not be asked');
+    throw new ServiceUnavailableError(`cannot ask the request's fill authority: chain ${chainId} RPC unreachable`, 'rpc_unavailable', 5);
   }
 
   private assertCompeting(q: QuoteRow, d: Awaited<ReturnType<DutchRepository['find']>>): void {

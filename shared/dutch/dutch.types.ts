@@ -16,7 +16,7 @@ export interface DutchColumns {
   awarded_at: Date | null;
   opened_at: Date | null;
   award: JsonObject | null;
-  exclusive_salt: `0x${string}` | null;
+  /** The winning maker (its private `rfq_maker` topic gets the award); the award names its filler. */
   winner: `0x${string}` | null;
 }
 
@@ -25,6 +25,8 @@ export interface DutchBidRow {
   id: string;
   quote_id: string;
   maker: `0x${string}`;
+  /** The address that will call executeDutchFill if this bid wins (the maker's wallet unless the bid named another). */
+  filler: `0x${string}`;
   buy_override_bps: number;
   sell_override_bps: number;
   version: number;

@@ -21,8 +21,8 @@ export const rfqResultPayload = z.looseObject({ quote_id: z.string() });
 
 /** A maker's own exclusive fill changed state (issued, used on chain, expired): rfq_maker:<maker> only. */
 export const exclusiveFillPayload = z.looseObject({ exclusive_fill_id: z.string(), chain_id: z.number().int(), state: z.enum(['active', 'used', 'expired']) });
-/** A Dutch award to its winner alone: the fillable payload plus the private `exclusive_salt`. */
-export const dutchAwardPayload = z.looseObject({ quote_id: z.string(), chain_id: z.number().int(), exclusive_salt: z.string() });
+/** A Dutch award to its winner alone: the fillable payload, whose signed `award` names the winner's `filler`. */
+export const dutchAwardPayload = z.looseObject({ quote_id: z.string(), chain_id: z.number().int(), award: z.looseObject({ filler: z.string() }) });
 
 /** A snapshot, event or transfer of one CLOB pair, to the explore streams watching it. */
 export const exploreClobPayload = z.looseObject({ chain_id: z.number().int(), clob: z.string() });

@@ -1,4 +1,3 @@
-import { encodeAbiParameters, keccak256, type Hex } from 'viem';
 import type { DutchPremium } from './typed-data';
 
 /** Basis points in one: a bid of 10,000 bps would be the whole premium. */
@@ -31,9 +30,4 @@ export function improvedPremium(premium: bigint, makerPaysTaker: boolean, bps: b
 /** Whether the curve moves from the taker's best price toward the maker's: down when the maker pays, up when the taker pays. */
 export function curveFavoursTakerFirst(p: Pick<DutchPremium, 'makerPaysTaker' | 'startPremium' | 'endPremium'>): boolean {
   return p.makerPaysTaker ? p.startPremium > p.endPremium : p.startPremium < p.endPremium;
-}
-
-/** keccak256(abi.encode(bytes32)): the commitment to an exclusive salt that a Dutch award carries. */
-export function exclusiveSaltHash(salt: Hex): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'bytes32' }], [salt]));
 }

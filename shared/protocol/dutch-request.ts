@@ -77,7 +77,10 @@ function dutchRequestSchema(now: number, path: string) {
         auction_end: unixSeconds.meta({ description: 'Unix seconds: after auction_start, in the future, not after the legs\' expiry, within dutch_limits.max_auction_seconds.' }),
         maker_address_hash: bytes32.meta({ description: 'directionsHash(directions) = keccak256(abi.encode(uint8[])) (docs/PROTOCOL.md).' }),
         taker_nonce: decimalUint().meta({ description: 'Unused by this taker (uint256 decimal string); the fill spends it.' }),
-        required_authority: addressOrZero.meta({ description: 'Must be the zero address (absent or null is): no KYC authority is configured.' }),
+        required_authority: addressOrZero.meta({
+          description:
+            'Fill authority (KYC): the zero address (absent or null is) for none, else an IFillAuthority contract on this chain; only fillers it allows may bid and fill (docs/DUTCH.md).',
+        }),
         required_dutch_authority: evmAddress.meta({ description: 'Must be the network\'s mothership: any registered service signer awards the auction.' }),
         referrer: addressOrZero.meta({ description: 'Must be the zero address (absent or null is): the filling maker submits the request, so a referrer would reach makers.' }),
       },

@@ -14,4 +14,4 @@ export { encodeOptionId, decodeOptionId } from './option-id';
 export type { OptionSeries } from './option-id';
 export { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash } from './order-intent';
 export type { OrderIntent } from './order-intent';
-export { BPS, dutchPremiumAt, improvedPremium, curveFavoursTakerFirst, exclusiveSaltHash } from './dutch-curve';
+export { BPS, dutchPremiumAt, improvedPremium, curveFavoursTakerFirst } from './dutch-curve';

@@ -57,7 +57,7 @@ export const DUTCH_FILL_REQUEST_TYPES = {
 export const DUTCH_AWARD_TYPES = {
   DutchAward: [
     { name: 'requestDigest', type: 'bytes32' },
-    { name: 'exclusiveSaltHash', type: 'bytes32' },
+    { name: 'filler', type: 'address' },
     { name: 'improvementBps', type: 'uint256' },
     { name: 'notBefore', type: 'uint40' },
     { name: 'exclusiveEnd', type: 'uint40' },
@@ -118,13 +118,15 @@ export interface DutchFillRequest {
 }
 
 /**
- * The auctioneer's word at the end of a Dutch competition. `exclusiveSaltHash` =
- * keccak256(abi.encode(exclusiveSalt)); zero when no bid won (open to every filler).
+ * The auctioneer's word at the end of a Dutch competition. `filler` is the address the winning
+ * bid named to call executeDutchFill (the winning maker's wallet unless its bid named another):
+ * only that caller fills at the winner's price during the exclusive window. The zero address
+ * when no bid won (open to every filler).
  */
 export interface DutchAward {
   /** EIP-712 digest of the DutchFillRequest it awards. */
   requestDigest: Hex;
-  exclusiveSaltHash: Hex;
+  filler: Address;
   /** The winning bid's improvement over the curve price, on the taker's side. */
   improvementBps: bigint;
   /** Unix seconds: no fill before (the competition's end). */

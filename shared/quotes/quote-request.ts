@@ -160,7 +160,8 @@ const signature = z.string({ message: 'must be a 0x-prefixed 65-byte hex signatu
 /**
  * The Dutch create body at `now`. Everything that needs no database or chain is checked here,
  * each problem at its field: the curve's direction, the directions' hash and polarity, the
- * zero referrer and authority of the API-brokered path, and the operator's limits.
+ * zero referrer of the API-brokered path, and the operator's limits (a fill authority is
+ * asked on chain by the Dutch service).
  */
 function dutchQuoteRequestSchema(now: number, maxExpiresIn: number, maxExclusiveMs: number, maxAuctionSeconds: number) {
   const ms = (what: string, max: number) => intSchema({ min: 0, max, message: `must be an integer number of ${what} from 0 to ${max}` });
@@ -196,9 +197,6 @@ function dutchQuoteRequestSchema(now: number, maxExpiresIn: number, maxExclusive
     const r = b.dutch_request;
     if (r.referrer !== zeroAddress) {
       ruleIssue(ctx, ['dutch_request', 'referrer'], 'must be the zero address: the filling maker submits the signed request, so a referrer in it would reach makers');
-    }
-    if (r.requiredAuthority !== zeroAddress) {
-      ruleIssue(ctx, ['dutch_request', 'required_authority'], 'must be the zero address: no KYC fill authority is configured for API-brokered auctions');
     }
     if (!curveFavoursTakerFirst(r.dutchPremium)) {
       ruleIssue(

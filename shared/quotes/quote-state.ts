@@ -58,7 +58,6 @@ export type DutchPhase = 'competing' | 'exclusive' | 'open';
 export interface DutchAwardDecision {
   /** The winning maker, or null when no bid came (the quote goes straight to `open`). */
   winner: `0x${string}` | null;
-  exclusive_salt: `0x${string}` | null;
   exclusive_ends_at: Date | null;
   /** The public award (JSON of docs/DUTCH.md, with the auctioneer's signature). */
   award: { [key: string]: string | number };
@@ -107,15 +106,14 @@ export async function awardDutchQuotes(m: Queryable, decisions: readonly (DutchA
   if (decisions.length === 0) return [];
   return updated<{ id: string; dutch_phase: DutchPhase }>(
     m,
-    `UPDATE quotes q SET dutch_phase = d.phase, winner = d.winner, exclusive_salt = d.salt, exclusive_ends_at = d.ends_at, award = d.award::jsonb,
+    `UPDATE quotes q SET dutch_phase = d.phase, winner = d.winner, exclusive_ends_at = d.ends_at, award = d.award::jsonb,
             awarded_at = clock_timestamp(), opened_at = CASE WHEN d.phase = 'open' THEN clock_timestamp() END
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[]) AS d(id, phase, winner, salt, ends_at, award)
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) AS d(id, phase, winner, ends_at, award)
       WHERE q.id = d.id AND q.state = 'open' AND q.dutch_phase = 'competing' RETURNING q.id, q.dutch_phase`,
     [
       decisions.map((d) => d.id),
       decisions.map((d) => (d.winner ? 'exclusive' : 'open')),
       decisions.map((d) => d.winner),
-      decisions.map((d) => d.exclusive_salt),
       decisions.map((d) => d.exclusive_ends_at),
       decisions.map((d) => JSON.stringify(d.award)),
     ],

@@ -66,7 +66,7 @@ export async function dutchBody(taker: LocalAccount, o: DutchBodyOptions = {}): 
 export function storedAward(award: Record<string, string | number>): DutchAward {
   return {
     requestDigest: award.request_digest as `0x${string}`,
-    exclusiveSaltHash: award.exclusive_salt_hash as `0x${string}`,
+    filler: award.filler as `0x${string}`,
     improvementBps: BigInt(award.improvement_bps),
     notBefore: Number(award.not_before),
     exclusiveEnd: Number(award.exclusive_end),

@@ -5,6 +5,7 @@ import {Leg, DutchFillRequest, DutchPremium, DutchAward, PackageOffer, Exclusive
 import {DutchCurve} from "./DutchCurve.sol";
 import {ProtocolHashing} from "./ProtocolHashing.sol";
 import {OptionIds} from "./OptionIds.sol";
+import {IFillAuthority} from "./FillAuthority.sol";
 
 interface IOptionMinter {
     function mint(address to, uint256 id, uint256 amount) external;
@@ -158,22 +159,22 @@ contract Mothership {
 
     /// Fills a taker-signed Dutch request; the caller is the filler (a maker). The taker is
     /// whoever signed the request. `award` is the auctioneer's signed word from the end of the
-    /// competition: while it is exclusive, the holder of `exclusiveSalt` fills at the curve
-    /// improved by the winning bid, anyone else only by adding dutchOverrideBps to it; after
-    /// it, anyone fills at the curve price.
+    /// competition: while it is exclusive, the filler it names (msg.sender == award.filler)
+    /// fills at the curve improved by the winning bid, anyone else only by adding
+    /// dutchOverrideBps to it; after it, anyone fills at the curve price. A request naming a
+    /// fill authority is filled only by callers that authority allows.
     function executeDutchFill(
         DutchFillRequest calldata request,
         bytes calldata takerSignature,
         uint8[] calldata directions,
         DutchAward calldata award,
-        bytes calldata awardSignature,
-        bytes32 exclusiveSalt
+        bytes calldata awardSignature
     ) external {
         bytes32 digest = digestDutchFillRequest(request);
         address taker = _recover(digest, takerSignature);
         _checkDutchRequest(request, directions, taker);
         _checkAward(request, digest, award, awardSignature);
-        (uint256 premium, bool exclusive) = _dutchPrice(request, award, exclusiveSalt);
+        (uint256 premium, bool exclusive) = _dutchPrice(request, award);
         dutchNonceUsed[taker][request.takerNonce] = true;
         for (uint256 i = 0; i < request.intents.length; i++) {
             _mintTo(request.intents[i], i, directions[i], taker, msg.sender);
@@ -213,11 +214,18 @@ contract Mothership {
         bytes32 computed = keccak256(abi.encode(directions));
         require(computed == request.makerAddressHash, DirectionsMismatch(request.makerAddressHash, computed));
         require(!dutchNonceUsed[taker][request.takerNonce], DutchNonceUsed(taker, request.takerNonce));
-        // A KYC authority names the only contract allowed to fill (it checks its own users).
+        // A fill authority (KYC) decides who may fill: it must answer isAllowedFiller(caller) = true.
         require(
-            request.requiredAuthority == address(0) || request.requiredAuthority == msg.sender,
+            request.requiredAuthority == address(0) || _allowedFiller(request.requiredAuthority, msg.sender),
             AuthorityRequired(request.requiredAuthority)
         );
+    }
+
+    /// IFillAuthority(authority).isAllowedFiller(filler); anything but a clean `true` (no code,
+    /// a revert, a malformed answer) is a refusal.
+    function _allowedFiller(address authority, address filler) private view returns (bool) {
+        (bool ok, bytes memory ret) = authority.staticcall(abi.encodeCall(IFillAuthority.isAllowedFiller, (filler)));
+        return ok && ret.length == 32 && abi.decode(ret, (uint256)) == 1;
     }
 
     function _checkAward(DutchFillRequest calldata request, bytes32 digest, DutchAward calldata award, bytes calldata sig)
@@ -235,15 +243,17 @@ contract Mothership {
         require(allowed, NotAuctioneer(signer));
     }
 
-    function _dutchPrice(DutchFillRequest calldata request, DutchAward calldata award, bytes32 salt)
+    /// The winner is the award's `filler`, by address: nothing a bystander can copy from the
+    /// award or a pending transaction makes it the caller.
+    function _dutchPrice(DutchFillRequest calldata request, DutchAward calldata award)
         private
         view
         returns (uint256 premium, bool exclusive)
     {
         uint256 curve = DutchCurve.premiumAt(request.dutchPremium, request.auctionEnd, block.timestamp);
         bool makerPays = request.dutchPremium.makerPaysTaker;
-        if (award.exclusiveSaltHash == bytes32(0) || block.timestamp > award.exclusiveEnd) return (curve, false);
-        if (keccak256(abi.encode(salt)) == award.exclusiveSaltHash) {
+        if (award.filler == address(0) || block.timestamp > award.exclusiveEnd) return (curve, false);
+        if (msg.sender == award.filler) {
             return (DutchCurve.improved(curve, makerPays, award.improvementBps), true);
         }
         uint256 bps = award.improvementBps + dutchOverrideBps;

@@ -42,7 +42,7 @@ library ProtocolHashing {
     );
 
     bytes32 internal constant DUTCH_AWARD_TYPEHASH = keccak256(
-        "DutchAward(bytes32 requestDigest,bytes32 exclusiveSaltHash,uint256 improvementBps,uint40 notBefore,uint40 exclusiveEnd)"
+        "DutchAward(bytes32 requestDigest,address filler,uint256 improvementBps,uint40 notBefore,uint40 exclusiveEnd)"
     );
 
     function domainSeparator(string memory name, string memory version) internal view returns (bytes32) {
@@ -172,7 +172,7 @@ library ProtocolHashing {
 
     function hashDutchAward(DutchAward calldata a) internal pure returns (bytes32) {
         return keccak256(
-            abi.encode(DUTCH_AWARD_TYPEHASH, a.requestDigest, a.exclusiveSaltHash, a.improvementBps, a.notBefore, a.exclusiveEnd)
+            abi.encode(DUTCH_AWARD_TYPEHASH, a.requestDigest, a.filler, a.improvementBps, a.notBefore, a.exclusiveEnd)
         );
     }
 }

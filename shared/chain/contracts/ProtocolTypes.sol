@@ -93,12 +93,13 @@ struct OrderIntent {
 }
 
 /// The auctioneer's word on a Dutch request (domain "DutchFill", version "1"), signed by a
-/// registered service signer at the end of the competition. `exclusiveSaltHash` is
-/// keccak256(exclusiveSalt), whose preimage only the winner holds; zero means no bid won and
-/// the request is open to every filler from `notBefore` on.
+/// registered service signer at the end of the competition. `filler` is the address the
+/// winning bid named to call executeDutchFill (by default the winning maker's wallet): during
+/// the exclusive window only that caller fills at the winner's price. Zero means no bid won
+/// and the request is open to every filler from `notBefore` on.
 struct DutchAward {
     bytes32 requestDigest;
-    bytes32 exclusiveSaltHash;
+    address filler;
     uint256 improvementBps;
     uint40 notBefore;
     uint40 exclusiveEnd;

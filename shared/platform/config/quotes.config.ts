@@ -24,4 +24,6 @@ export const quotesEnv = {
   QUOTE_RETENTION_BATCH: envInt(1000, 1, 100_000),
   /** Batches per retention run; what is left waits for the next run, so a backlog never makes one long job. */
   QUOTE_RETENTION_MAX_BATCHES: envInt(100, 1, 100_000),
+  /** Longest wait for the chain when the API asks a Dutch request's fill authority (create and bid), in ms; past it the answer is 503. */
+  FILL_AUTHORITY_RPC_TIMEOUT_MS: envInt(5000, 100, 60_000),
 };

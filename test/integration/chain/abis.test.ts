@@ -1,5 +1,5 @@
 import type { Abi, AbiParameter } from 'viem';
-import { bondVaultAbi, lendingMarketAbi, mockErc20Abi, mothershipAbi, optionPairAbi, pairFactoryAbi, priceOracleAbi } from '../../../shared/chain/abis';
+import { bondVaultAbi, fillAuthorityAbi, lendingMarketAbi, mockErc20Abi, mothershipAbi, optionPairAbi, pairFactoryAbi, priceOracleAbi } from '../../../shared/chain/abis';
 import { loadArtifact, type ContractName } from '../../../dev/contract-artifacts';
 
 /** shared/chain/abis.ts is written by hand for viem's types; it must say what solc says. */
@@ -37,6 +37,7 @@ describe.each<[ContractName, Abi]>([
   ['BondVault', bondVaultAbi],
   ['PriceOracle', priceOracleAbi],
   ['LendingMarket', lendingMarketAbi],
+  ['AllowlistFillAuthority', fillAuthorityAbi],
 ])('%s ABI in shared/chain/abis.ts', (name, abi) => {
   const compiled = new Map(loadArtifact(name).abi.map((item) => [key(item), normalise(item)]));
 

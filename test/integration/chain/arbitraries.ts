@@ -58,7 +58,7 @@ export const dutchFillRequest: fc.Arbitrary<DutchFillRequest> = fc.record({
 
 export const dutchAward: fc.Arbitrary<DutchAward> = fc.record({
   requestDigest: bytes32,
-  exclusiveSaltHash: bytes32,
+  filler: address,
   improvementBps: uint(256n),
   notBefore: uint40,
   exclusiveEnd: uint40,

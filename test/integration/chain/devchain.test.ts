@@ -21,6 +21,7 @@ afterAll(async () => {
 
 const CONTRACT_KEYS = [
   'bond_vault',
+  'fill_authority',
   'margin_lending_market',
   'margin_price_oracle',
   'meme',

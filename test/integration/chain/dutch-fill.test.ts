@@ -1,6 +1,6 @@
 import { parseEventLogs, zeroAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { dutchFilledEvent, mothershipAbi, transferEvent } from '../../../shared/chain/abis';
+import { dutchFilledEvent, fillAuthorityAbi, fillerAllowedEvent, fillerDisallowedEvent, mothershipAbi, transferEvent } from '../../../shared/chain/abis';
 import { hardhatAccounts } from '../../../shared/chain/clients';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import {
@@ -11,7 +11,6 @@ import {
   dutchFillDigest,
   dutchFillTypedData,
   dutchPremiumAt,
-  exclusiveSaltHash,
   improvedPremium,
   type DutchAward,
   type DutchFillRequest,
@@ -22,8 +21,9 @@ import { revertName } from './reverts';
 
 /**
  * The mothership's Dutch half: the award digest, the decay curve and the bid improvement agree
- * with TypeScript on random inputs, and executeDutchFill lets the award's winner, a sniper
- * paying the override, or anyone after the exclusive window fill, and nobody else.
+ * with TypeScript on random inputs, and executeDutchFill lets the award's filler, a sniper
+ * paying the override, or anyone after the exclusive window fill, and nobody else; a request
+ * naming a fill authority is filled only by callers that authority allows.
  */
 const RUNS = 200;
 let chain: TestChain;
@@ -39,7 +39,9 @@ const ctx = () => ({ chainId: chain.chainId, mothership: chain.addresses.mothers
 const taker = () => chain.accounts[2];
 const winner = () => chain.accounts[1];
 const sniper = () => chain.accounts[3];
-const SALT = `0x${'ab'.repeat(32)}` as Hex;
+/** A wallet a winning bid named as its filler, other than the maker's own. */
+const delegate = () => chain.accounts[4];
+const owner = () => chain.accounts[0];
 
 describe('TypeScript and Solidity agree on the Dutch arithmetic', () => {
   it(`DutchAward digest on ${RUNS} random inputs`, async () => {
@@ -107,7 +109,7 @@ async function scenario(over: { award?: Partial<DutchAward>; request?: Partial<D
   const takerSignature = await taker().signTypedData(dutchFillTypedData(chain.chainId, chain.addresses.mothership, request));
   const award: DutchAward = {
     requestDigest: dutchFillDigest(ctx(), request),
-    exclusiveSaltHash: exclusiveSaltHash(SALT),
+    filler: winner().address,
     improvementBps: 250n,
     notBefore: now,
     exclusiveEnd: now + 100,
@@ -117,19 +119,19 @@ async function scenario(over: { award?: Partial<DutchAward>; request?: Partial<D
   return { request, takerSignature, directions: dirs, award, awardSignature };
 }
 
-function fill(s: Scenario, from = winner(), salt: Hex = SALT) {
+function fill(s: Scenario, from = winner()) {
   return chain.publicClient.simulateContract({
     ...mothership(),
     account: from,
     functionName: 'executeDutchFill',
-    args: [s.request, s.takerSignature, s.directions, s.award, s.awardSignature, salt],
+    args: [s.request, s.takerSignature, s.directions, s.award, s.awardSignature],
   });
 }
 
 /** Sends the fill in a block at `at` and returns its DutchFilled event and mints. */
-async function fillAt(s: Scenario, at: number, from = winner(), salt: Hex = SALT) {
+async function fillAt(s: Scenario, at: number, from = winner()) {
   await chain.rpc('evm_setNextBlockTimestamp', [at]);
-  const { request } = await fill(s, from, salt);
+  const { request } = await fill(s, from);
   const wallet = chain.wallets[chain.accounts.indexOf(from)];
   const tx = await wallet.writeContract(request);
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: tx });
@@ -162,14 +164,28 @@ describe('executeDutchFill', () => {
     expect(await revertName(fill(s))).toBe('DutchNonceUsed');
   });
 
-  it('a sniper during the exclusivity pays the winner\'s improvement plus the override', async () => {
+  it('a sniper with the very same award and arguments during the exclusivity pays the winner\'s improvement plus the override', async () => {
     const s = await scenario();
     const override = await chain.publicClient.readContract({ ...mothership(), functionName: 'dutchOverrideBps' });
     const at = s.request.dutchPremium.auctionStart + 60;
-    const { event } = await fillAt(s, at, sniper(), `0x${'00'.repeat(32)}`);
+    const { event } = await fillAt(s, at, sniper());
     const curve = dutchPremiumAt(s.request.dutchPremium, s.request.auctionEnd, at);
     expect(event.args.premium).toBe(improvedPremium(curve, false, 250n + override));
-    expect(event.args.exclusive).toBe(false);
+    expect([event.args.exclusive, event.args.filler]).toEqual([false, sniper().address]);
+  });
+
+  it('the award names its filler: that wallet gets the winner\'s price, the bidding maker\'s own wallet does not', async () => {
+    const named = await scenario({ award: { filler: delegate().address } });
+    const at = named.request.dutchPremium.auctionStart + 70;
+    const { event } = await fillAt(named, at, delegate());
+    const curve = dutchPremiumAt(named.request.dutchPremium, named.request.auctionEnd, at);
+    expect([event.args.premium, event.args.exclusive]).toEqual([improvedPremium(curve, false, 250n), true]);
+    const other = await scenario({ award: { filler: delegate().address } });
+    const override = await chain.publicClient.readContract({ ...mothership(), functionName: 'dutchOverrideBps' });
+    const at2 = other.request.dutchPremium.auctionStart + 70;
+    const second = await fillAt(other, at2, winner());
+    const curve2 = dutchPremiumAt(other.request.dutchPremium, other.request.auctionEnd, at2);
+    expect([second.event.args.premium, second.event.args.exclusive]).toEqual([improvedPremium(curve2, false, 250n + override), false]);
   });
 
   it('after the exclusivity anyone fills at the plain curve price', async () => {
@@ -180,7 +196,7 @@ describe('executeDutchFill', () => {
   });
 
   it('an award without a winner (no bids) opens the request at the curve price', async () => {
-    const s = await scenario({ award: { exclusiveSaltHash: `0x${'00'.repeat(32)}`, improvementBps: 0n } });
+    const s = await scenario({ award: { filler: zeroAddress, improvementBps: 0n } });
     const at = s.request.dutchPremium.auctionStart + 10;
     const { event } = await fillAt(s, at, sniper());
     expect(event.args.premium).toBe(dutchPremiumAt(s.request.dutchPremium, s.request.auctionEnd, at));
@@ -200,17 +216,56 @@ describe('executeDutchFill', () => {
     expect(await revertName(fill(named))).toBe('NotAuctioneer');
   });
 
-  it('refuses directions that are not the signed hash, a changed request, and a foreign KYC authority', async () => {
+  it('refuses directions that are not the signed hash and a changed request', async () => {
     const s = await scenario();
     expect(await revertName(fill({ ...s, directions: [0, 1] }))).toBe('DirectionsMismatch');
     // Changing what was signed recovers another "taker", whose digest the award does not name.
     expect(await revertName(fill({ ...s, request: { ...s.request, auctionEnd: s.request.auctionEnd + 1 } }))).toBe('AwardMismatch');
-    expect(await revertName(fill(await scenario({ request: { requiredAuthority: sniper().address } })))).toBe('AuthorityRequired');
   });
 
   it('only the owner sets the override, at most 10,000 bps', async () => {
     const call = { ...mothership(), functionName: 'setDutchOverrideBps', args: [50n] } as const;
     expect(await revertName(chain.publicClient.simulateContract({ ...call, account: sniper() }))).toBe('NotOwner');
     expect(await revertName(chain.publicClient.simulateContract({ ...call, args: [10_001n], account: hardhatAccounts(1)[0] }))).toBe('BadBps');
+  });
+});
+
+describe('fill authority (required_authority)', () => {
+  const authority = () => ({ address: chain.addresses.fillAuthority, abi: fillAuthorityAbi }) as const;
+
+  async function setFiller(filler: `0x${string}`, allowed: boolean) {
+    const tx = await chain.wallets[0].writeContract({ ...authority(), functionName: allowed ? 'allowFiller' : 'disallowFiller', args: [filler] });
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: tx });
+    expect(receipt.status).toBe('success');
+    return parseEventLogs({ abi: [fillerAllowedEvent, fillerDisallowedEvent], logs: receipt.logs });
+  }
+
+  it('a filler the authority does not allow reverts with AuthorityRequired, an allowed one fills', async () => {
+    const s = await scenario({ request: { requiredAuthority: chain.addresses.fillAuthority } });
+    expect(await revertName(fill(s, winner()))).toBe('AuthorityRequired');
+    const allowed = await setFiller(winner().address, true);
+    expect(allowed.map((e) => [e.eventName, e.args.filler])).toEqual([['FillerAllowed', winner().address]]);
+    // The sniping rule still holds inside the allowlist, but only for allowed callers.
+    expect(await revertName(fill(s, sniper()))).toBe('AuthorityRequired');
+    const { event } = await fillAt(s, s.request.dutchPremium.auctionStart + 40);
+    expect([event.args.filler, event.args.exclusive]).toEqual([winner().address, true]);
+  });
+
+  it('a disallowed filler is refused again; an authority with no code or no isAllowedFiller refuses everyone', async () => {
+    await setFiller(delegate().address, true);
+    const disallowed = await setFiller(delegate().address, false);
+    expect(disallowed.map((e) => e.eventName)).toEqual(['FillerDisallowed']);
+    const s = await scenario({ request: { requiredAuthority: chain.addresses.fillAuthority }, award: { filler: delegate().address } });
+    expect(await revertName(fill(s, delegate()))).toBe('AuthorityRequired');
+    // An address without code, and a contract that is no authority (the pair), never allow.
+    expect(await revertName(fill(await scenario({ request: { requiredAuthority: sniper().address } }), sniper()))).toBe('AuthorityRequired');
+    expect(await revertName(fill(await scenario({ request: { requiredAuthority: chain.addresses.pair } }), winner()))).toBe('AuthorityRequired');
+  });
+
+  it('only its owner allows or disallows fillers, never the zero address', async () => {
+    expect(await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'allowFiller', args: [sniper().address], account: sniper() }))).toBe('NotOwner');
+    expect(await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'disallowFiller', args: [winner().address], account: sniper() }))).toBe('NotOwner');
+    expect(await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'allowFiller', args: [zeroAddress], account: owner() }))).toBe('ZeroFiller');
+    expect(await chain.publicClient.readContract({ ...authority(), functionName: 'owner' })).toBe(owner().address);
   });
 });

@@ -3,7 +3,7 @@ import { zeroAddress, type Address } from 'viem';
 import { DutchAuctioneer, DutchRepository } from '../../../shared/dutch';
 import { decideAward } from '../../../shared/dutch/dutch-award-decision';
 import { topics } from '../../../shared/events';
-import { DutchAwardSigner, exclusiveSaltHash, recoverDutchAwardSigner } from '../../../shared/protocol';
+import { DutchAwardSigner, recoverDutchAwardSigner } from '../../../shared/protocol';
 import { awardDutchQuotes, hashStreamToken, PairDirectory } from '../../../shared/quotes';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { RegistryService } from '../../../shared/registry';
@@ -102,10 +102,12 @@ describe('Dutch awards in batches', () => {
       const phase = winner ? 'exclusive' : 'open';
       expect(phasesOn(await topicEvents(env, topics.rfqStream(hashStreamToken(a.id))), a.id)).toEqual([phase]);
       expect(phasesOn(feed, a.id)).toEqual([phase]);
-      const salts = toMakers.flatMap((evs, m) => evs.filter((e) => e.event === 'dutch_award' && e.payload.quote_id === a.id).map((e) => ({ m, salt: e.payload.exclusive_salt as `0x${string}` })));
-      expect(salts.map((s) => makers[s.m])).toEqual(winner ? [winner] : []);
+      const notices = toMakers.flatMap((evs, m) => evs.filter((e) => e.event === 'dutch_award' && e.payload.quote_id === a.id).map((e) => ({ m, filler: (e.payload.award as { filler: string }).filler })));
+      expect(notices.map((s) => makers[s.m])).toEqual(winner ? [winner] : []);
       const award = d.award as Record<string, string | number>;
-      if (winner) expect(exclusiveSaltHash(salts[0].salt)).toBe(award.exclusive_salt_hash);
+      // The award names the winner's wallet as its filler (these bids name none), or nobody.
+      expect(award.filler).toBe(winner ?? zeroAddress);
+      if (winner) expect(notices[0].filler).toBe(winner);
       const typed = storedAward(award);
       await expect(recoverDutchAwardSigner({ chainId: 31337, mothership: FIXTURE_MOTHERSHIP }, typed, award.signature as `0x${string}`)).resolves.toBe(DEVELOPMENT_SERVICE_SIGNER.address);
     }

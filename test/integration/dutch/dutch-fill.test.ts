@@ -81,7 +81,6 @@ describe('Dutch fills on chain', () => {
         a.body.directions as number[],
         award,
         w.signature as Hex,
-        (a.d.exclusive_salt ?? `0x${'00'.repeat(32)}`) as Hex,
       ],
     });
     const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash: tx });
@@ -89,7 +88,7 @@ describe('Dutch fills on chain', () => {
     return tx;
   }
 
-  it('the winner fills with its salt; the indexer marks the quote filled and the taker and bidder hear it once', async () => {
+  it('the winner fills from the wallet its award names; the indexer marks the quote filled and the taker and bidder hear it once', async () => {
     const a = await auction({ bid: true });
     expect(a.d.dutch_phase).toBe('exclusive');
     expect(a.d.winner).toBe(maker().address);

@@ -1,8 +1,9 @@
+import { zeroAddress } from 'viem';
 import { bullPrefix } from '../../../shared/platform/redis';
 import { EventPublisher, topics } from '../../../shared/events';
 import { awardDutchQuote, hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared/quotes';
 import { DutchAuctioneer, dutchAwardJob, DutchRepository } from '../../../shared/dutch';
-import { directionsHash, exclusiveSaltHash, recoverDutchAwardSigner } from '../../../shared/protocol';
+import { directionsHash, recoverDutchAwardSigner } from '../../../shared/protocol';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { RegistryService } from '../../../shared/registry';
 import { JOBS } from '../../../workers/job-catalog';
@@ -160,7 +161,7 @@ describe('Dutch phases', () => {
     expect(refused.body.code).toBe('dutch_quote');
   });
 
-  it('awards the best bid for the taker\'s side (ties: the earlier), gives the salt to the winner alone, then opens and expires', async () => {
+  it('awards the best bid for the taker\'s side (ties: the earlier), names its filler in the award, tells the winner alone, then opens and expires', async () => {
     startReplica();
     const now = Math.floor(Date.now() / 1000);
     const q = await create({ request: { auction_end: now + 6 }, body: { compete_ms: 1500, exclusive_ms: 1500 } });
@@ -183,19 +184,21 @@ describe('Dutch phases', () => {
     expect(typed.requestDigest).toBe(q.body.quote.request_digest);
     await expect(recoverDutchAwardSigner({ chainId: 31337, mothership: FIXTURE_MOTHERSHIP }, typed, award.signature as `0x${string}`)).resolves.toBe(DEVELOPMENT_SERVICE_SIGNER.address);
 
+    // The award names the winner's own wallet as its filler (its bid named no other); no salt anywhere.
+    expect(typed.filler).toBe(makerA.address);
     const winner = await topicEvents(env, topics.rfqMaker(makerA.address));
-    const salts = of(winner, id).filter((e) => e.event === 'dutch_award');
-    expect(salts).toHaveLength(1);
-    expect(exclusiveSaltHash(salts[0].payload.exclusive_salt as `0x${string}`)).toBe(typed.exclusiveSaltHash);
+    const notices = of(winner, id).filter((e) => e.event === 'dutch_award');
+    expect(notices).toHaveLength(1);
+    expect(notices[0].payload.award).toEqual(award);
+    expect(Object.keys(notices[0].payload).some((k) => k.includes('salt') && k !== 'taker_salt')).toBe(false);
     const loser = await topicEvents(env, topics.rfqMaker(makerB.address));
-    expect(of(loser, id).some((e) => e.event === 'dutch_award' || JSON.stringify(e.payload).includes(String(salts[0].payload.exclusive_salt).slice(2)))).toBe(false);
+    expect(of(loser, id).some((e) => e.event === 'dutch_award')).toBe(false);
     // Both bidders hear the result.
     expect(of(loser, id).filter((e) => e.event === 'rfq_result')).toHaveLength(1);
 
-    // The public feed: competing, then the fillable payload twice (exclusive, open), never the salt or the taker.
+    // The public feed: competing, then the fillable payload twice (exclusive, open), never the taker.
     const pub = of(await feed(), id);
     expect(pub.map((e) => e.payload.dutch_phase)).toEqual(['competing', 'exclusive', 'open']);
-    for (const e of pub) expect(JSON.stringify(e.payload)).not.toContain(String(salts[0].payload.exclusive_salt).slice(2));
     assertNoTakerIdentity(pub.map((e) => ({ ...e.payload, dutch_request: { ...(e.payload.dutch_request as object), referrer: undefined } })), { taker: q.taker.address, salt: q.body.quote.taker_salt });
     expect(pub[1].payload).toMatchObject({ directions: [1, 0], taker_signature: q.body.quote.taker_signature, request_digest: q.body.quote.request_digest });
 
@@ -205,6 +208,26 @@ describe('Dutch phases', () => {
     expect(row?.dutch_phase).toBe('open');
   }, 40000);
 
+  it('a bid may name its filler: the award names that address; a malformed or zero filler is refused naming the field, and nothing is stored', async () => {
+    startReplica();
+    const q = await create({ body: { compete_ms: 800, exclusive_ms: 5000 } });
+    const id = q.body.quote.id;
+    for (const filler of ['0x1234', zeroAddress, 42]) {
+      const refused = await request(app).post(`/api/quote/${id}/offer`).set(bearer(tokenA)).send({ buy_override_bps: 5, sell_override_bps: 5, filler }).expect(400);
+      expect(refused.body).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'filler' })] });
+    }
+    expect(await env.db.query(`SELECT 1 FROM dutch_bids WHERE quote_id = $1`, [id])).toHaveLength(0);
+    const desk = randomAddress();
+    const ok = await request(app).post(`/api/quote/${id}/offer`).set(bearer(tokenA)).send({ buy_override_bps: 5, sell_override_bps: 5, filler: desk.toLowerCase() }).expect(201);
+    expect([ok.body.bid.maker, ok.body.bid.filler]).toEqual([makerA.address, desk]);
+    const d = await eventually(() => new DutchRepository(env.db).find(id), (r) => r?.award !== null && r?.award !== undefined);
+    expect(d?.winner).toBe(makerA.address);
+    expect(storedAward(d!.award as Record<string, string | number>).filler).toBe(desk);
+    // The winner (the maker, not the filler wallet) is told, on its own topic.
+    const notices = of(await eventually(() => topicEvents(env, topics.rfqMaker(makerA.address)), (e) => of(e, id).some((x) => x.event === 'dutch_award')), id);
+    expect(notices.filter((e) => e.event === 'dutch_award').map((e) => (e.payload.award as { filler: string }).filler)).toEqual([desk]);
+  });
+
   it('no bid: straight to open at the competition\'s end, with an award that names no winner', async () => {
     startReplica();
     const q = await create({ body: { compete_ms: 300, exclusive_ms: 5000 } });
@@ -212,7 +235,7 @@ describe('Dutch phases', () => {
     expect(events.filter((e) => e.event === 'rfq_request').map((e) => e.payload.dutch_phase)).toEqual(['competing', 'open']);
     const open = events.find((e) => e.payload.dutch_phase === 'open')!.payload;
     expect(open.winner).toBeNull();
-    expect((open.award as Record<string, unknown>).exclusive_salt_hash).toBe(`0x${'00'.repeat(32)}`);
+    expect((open.award as Record<string, unknown>).filler).toBe(zeroAddress);
     const late = await bid(q.body.quote.id, tokenA, 5, 5).expect(409);
     expect(late.body.code).toBe('competition_over');
   });
@@ -240,7 +263,7 @@ describe('Dutch phases', () => {
     await expect(auctioneer.award(id)).resolves.toBe('exclusive');
     const after = (await new DutchRepository(env.db).find(id))!;
     expect(after.dutch_phase).toBe('open');
-    expect(after.exclusive_salt).toBe(awarded.exclusive_salt);
+    expect(after.winner).toBe(awarded.winner);
     expect(after.award).toEqual(awarded.award);
   });
 
@@ -251,7 +274,7 @@ describe('Dutch phases', () => {
       h.spec === dutchAwardJob
         ? handles(dutchAwardJob, async (p, ctx) => {
             // The transition commits, then the process is gone before publishing.
-            await awardDutchQuote(ctx.db, p.quote_id, { winner: null, exclusive_salt: null, exclusive_ends_at: null, award: { dead: 'replica' } });
+            await awardDutchQuote(ctx.db, p.quote_id, { winner: null, exclusive_ends_at: null, award: { dead: 'replica' } });
             entered();
             await new Promise(() => undefined);
           })

@@ -8,7 +8,7 @@ const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => toHex
 const uint40 = fc.integer({ min: 0, max: 2 ** 40 - 1 });
 const award = fc.record<DutchAward>({
   requestDigest: bytes32,
-  exclusiveSaltHash: bytes32,
+  filler: address,
   improvementBps: fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
   notBefore: uint40,
   exclusiveEnd: uint40,
@@ -31,7 +31,7 @@ describe('DutchAwardSigner', () => {
   });
 
   it('keeps one domain per chain and mothership: a second chain does not reuse the first one\'s', async () => {
-    const a: DutchAward = { requestDigest: `0x${'ab'.repeat(32)}`, exclusiveSaltHash: `0x${'00'.repeat(32)}`, improvementBps: 0n, notBefore: 1, exclusiveEnd: 1 };
+    const a: DutchAward = { requestDigest: `0x${'ab'.repeat(32)}`, filler: '0x0000000000000000000000000000000000000000', improvementBps: 0n, notBefore: 1, exclusiveEnd: 1 };
     const mothership: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
     const first = signer.digest(1, mothership, a);
     expect(signer.digest(2, mothership, a)).not.toBe(first);

@@ -2,6 +2,7 @@ import { encodeAbiParameters, keccak256, stringToBytes, zeroAddress } from 'viem
 import { privateKeyToAccount } from 'viem/accounts';
 import {
   directionsHash,
+  DUTCH_AWARD_TYPES,
   DUTCH_FILL_REQUEST_TYPES,
   dutchFillDigest,
   eip712TypeString,
@@ -97,6 +98,12 @@ describe('EIP-712 type strings (docs/PROTOCOL.md, ProtocolHashing.sol)', () => {
       '0x053b351228f2f7390479624c16eb10cd6b0182704221f9134e24615a30ec3b81',
     ],
     ['Leg', PACKAGE_OFFER_TYPES, LEG, '0xf68fed7120e28e38d6014c75a2e6b78610e8eb36a46359362b9cb41bc5ccda6f'],
+    [
+      'DutchAward',
+      DUTCH_AWARD_TYPES,
+      'DutchAward(bytes32 requestDigest,address filler,uint256 improvementBps,uint40 notBefore,uint40 exclusiveEnd)',
+      '0x24db2eddbd95d9334df741be347d0b06c9f8b117d700d5107a828f8c6ce56964',
+    ],
   ] as const)('%s', (primaryType, types, typeString, typeHash) => {
     expect(eip712TypeString(types, primaryType)).toBe(typeString);
     expect(keccak256(stringToBytes(typeString))).toBe(typeHash);
