@@ -70,7 +70,7 @@ export async function startHardhatNode(opts: { port: number; timeoutMs?: number 
     await rawRpc(rpcUrl, 'hardhat_setLoggingEnabled', [false]);
   } catch (err) {
     await stop();
-    throw new Error(`hardhat node on ${rpcUrl} did not start: ${(err as Error).message}\n${tail.join('\n')}`);
+    throw new Error(`hardhat node on ${rpcUrl} did not start: ${(err as Error).message}\n${tail.join('\n')}`, { cause: err });
   }
   return { rpcUrl, port: opts.port, pid: child.pid ?? -1, stop };
 }

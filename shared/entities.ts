@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource as createPlatformDataSource, type DataSourceOptions } from './platform/db/data-source';
+import { createDataSource as createPlatformDataSource, type DataSourceOptions, type EntityClass } from './platform/db/data-source';
 import { ApiKeyEntity, OrganizationEntity, OrganizationMemberEntity } from './identity/identity.entities';
 import { NetworkEntity, SettingEntity, TokenEntity } from './registry/registry.entities';
 
@@ -8,7 +8,7 @@ import { NetworkEntity, SettingEntity, TokenEntity } from './registry/registry.e
  * The platform's data source takes its entity list as an argument so that it imports no domain;
  * a new entity is added to its domain's file and to this list.
  */
-export const ALL_ENTITIES: Function[] = [NetworkEntity, TokenEntity, SettingEntity, OrganizationEntity, OrganizationMemberEntity, ApiKeyEntity];
+export const ALL_ENTITIES: EntityClass[] = [NetworkEntity, TokenEntity, SettingEntity, OrganizationEntity, OrganizationMemberEntity, ApiKeyEntity];
 
 /** The data source every role, test and tool opens: the platform's TypeORM setup with every entity. */
 export function createDataSource(opts: Omit<DataSourceOptions, 'entities'>): DataSource {

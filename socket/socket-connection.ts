@@ -158,9 +158,9 @@ export class SocketConnection implements ChannelOwner, JoinHost {
   sendEvent(ch: Channel, ev: DeliveredEvent): void {
     const cache = frameCaches[this.vsn];
     let byTopic = cache.get(ev);
-    if (!byTopic) cache.set(ev, (byTopic = new Map()));
+    if (!byTopic) cache.set(ev, (byTopic = new Map<string, Map<Ref, Buffer>>()));
     let byRef = byTopic.get(ch.topic);
-    if (!byRef) byTopic.set(ch.topic, (byRef = new Map()));
+    if (!byRef) byTopic.set(ch.topic, (byRef = new Map<Ref, Buffer>()));
     let frame = byRef.get(ch.joinRef);
     if (!frame) byRef.set(ch.joinRef, (frame = Buffer.from(encodeMessage(this.vsn, ch.joinRef, null, ch.topic, ev.event, ev.data))));
     this.send(frame, 'event');

@@ -50,7 +50,7 @@ function parseInput(c: RouteContract, req: Request) {
     params,
     query: parsePart(r.query, req.query),
     headers: parsePart(r.headers, req.headers),
-    body: r.body === undefined ? undefined : check === 'contract' ? parseOrThrow(r.body, req.body) : req.body,
+    body: r.body === undefined ? undefined : check === 'contract' ? parseOrThrow(r.body, req.body as unknown) : (req.body as unknown),
   };
 }
 

@@ -18,9 +18,9 @@ export const migrateCommands: OpsCommand[] = [
     summary: 'revert the most recent migration (its down)',
     rawDb: true,
     async run(ctx) {
-      const before = await ctx.db.query(`SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1`).catch(() => []);
+      const before = (await ctx.db.query(`SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1`).catch(() => [])) as { name: string }[];
       await ctx.db.undoLastMigration({ transaction: 'each' });
-      ctx.print({ reverted: (before as { name: string }[])[0]?.name ?? null });
+      ctx.print({ reverted: before[0]?.name ?? null });
     },
   },
 ];

@@ -43,7 +43,7 @@ export function subscribeNewHeads(url: string, logger: Logger, opts: { backoffMs
     ws.on('message', (raw) => {
       let msg: { id?: number; result?: unknown; error?: { message?: string }; method?: string };
       try {
-        msg = JSON.parse(raw.toString());
+        msg = JSON.parse(raw.toString()) as typeof msg;
       } catch {
         return;
       }

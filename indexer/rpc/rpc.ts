@@ -174,7 +174,7 @@ export function createRpc(opts: RpcOptions): Rpc {
         health.lastOkAt = Date.now();
         return result;
       } catch (err) {
-        if (abort.signal.aborted) throw new Error('rpc closed');
+        if (abort.signal.aborted) throw new Error('rpc closed', { cause: err });
         const cls = classifyRpcError(err, isLogs);
         failuresTotal?.inc({ chain_id: String(opts.chainId), method: isLogs ? 'eth_getLogs' : method, class: cls });
         const text = errorText(err);

@@ -12,6 +12,7 @@ export const keyNameSchema = z
   .string({ message: 'must be a string' })
   .min(1, 'must not be empty')
   .max(64, 'must be at most 64 characters')
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must be one line without control characters');
 
 /** The signed admin statement and its personal_sign signature. */

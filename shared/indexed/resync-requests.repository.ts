@@ -19,7 +19,9 @@ export interface ResyncRequest {
 const COLUMNS = `id::int AS id, chain_id, from_block::float8 AS from_block, state, requested_at, done_at,
   rolled_back_to::float8 AS rolled_back_to, reopened_quotes, outcome`;
 
-function shape(r: ResyncRequest & { requested_at: Date | string; done_at: Date | string | null }): ResyncRequest {
+type ResyncRow = Omit<ResyncRequest, 'requested_at' | 'done_at'> & { requested_at: Date | string; done_at: Date | string | null };
+
+function shape(r: ResyncRow): ResyncRequest {
   return {
     ...r,
     requested_at: new Date(r.requested_at).toISOString(),
@@ -37,24 +39,24 @@ export class ResyncRequestRepository {
   constructor(private readonly q: Queryable) {}
 
   async create(chainId: number, fromBlock: number): Promise<ResyncRequest> {
-    const rows = await this.q.query(`INSERT INTO indexer_resync_requests (chain_id, from_block) VALUES ($1, $2) RETURNING ${COLUMNS}`, [chainId, fromBlock]);
+    const rows: ResyncRow[] = await this.q.query(`INSERT INTO indexer_resync_requests (chain_id, from_block) VALUES ($1, $2) RETURNING ${COLUMNS}`, [chainId, fromBlock]);
     return shape(rows[0]);
   }
 
   async get(id: number): Promise<ResyncRequest | null> {
-    const rows = await this.q.query(`SELECT ${COLUMNS} FROM indexer_resync_requests WHERE id = $1`, [id]);
+    const rows: ResyncRow[] = await this.q.query(`SELECT ${COLUMNS} FROM indexer_resync_requests WHERE id = $1`, [id]);
     return rows[0] ? shape(rows[0]) : null;
   }
 
   /** Pending requests of a network, oldest first. */
   async pending(chainId: number): Promise<ResyncRequest[]> {
-    const rows = await this.q.query(`SELECT ${COLUMNS} FROM indexer_resync_requests WHERE chain_id = $1 AND state = 'pending' ORDER BY id`, [chainId]);
+    const rows: ResyncRow[] = await this.q.query(`SELECT ${COLUMNS} FROM indexer_resync_requests WHERE chain_id = $1 AND state = 'pending' ORDER BY id`, [chainId]);
     return rows.map(shape);
   }
 
   /** The latest requests of each of `chainIds`, newest first (at most `perChain` each). */
   async recent(chainIds: number[], perChain: number): Promise<ResyncRequest[]> {
-    const rows = await this.q.query(
+    const rows: ResyncRow[] = await this.q.query(
       `SELECT ${COLUMNS} FROM (
          SELECT *, row_number() OVER (PARTITION BY chain_id ORDER BY id DESC) AS rn FROM indexer_resync_requests WHERE chain_id = ANY($1::int[])
        ) r WHERE rn <= $2 ORDER BY chain_id, id DESC`,

@@ -3,9 +3,12 @@ import { DataSource } from 'typeorm';
 import { GuardedPgClient } from './guarded-pg-client';
 import { loadMigrations } from './migrations';
 
+/** A TypeORM entity class (decorated, constructed by TypeORM). */
+export type EntityClass = abstract new (...args: never[]) => object;
+
 export interface DataSourceOptions {
   /** The entity classes, supplied by the caller: platform code knows no domain. */
-  entities: Function[];
+  entities: EntityClass[];
   url: string;
   poolSize?: number;
   connectTimeoutMs?: number;

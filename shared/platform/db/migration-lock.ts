@@ -19,7 +19,7 @@ export async function runMigrationsLocked(ds: DataSource, opts: { onWait?: () =>
     // Waiting for another replica, or building an index on a large table, is not a runaway
     // statement: the pool's statement_timeout does not apply to this session.
     await runner.query('SET statement_timeout = 0');
-    const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [MIGRATION_LOCK_NAME]);
+    const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [MIGRATION_LOCK_NAME])) as { locked: boolean }[];
     if (!locked) {
       opts.onWait?.();
       await runner.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK_NAME]);

@@ -27,7 +27,8 @@ export function requestContext(logger: Logger) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : req.path;
+      const routePath = (req.route as { path?: unknown } | undefined)?.path;
+      const route = routePath ? `${req.baseUrl}${String(routePath)}` : req.path;
       const line = { method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
       const stamped = { request_id: req.id, ...line };
       if (res.statusCode >= 500) logger.error(stamped, 'request failed');

@@ -16,7 +16,9 @@ export const REQUIRED = 'is required';
  * `schema`. None of these checks aborts: the pipe stops at any issue anyway, and an aborting
  * issue would also silence the enclosing object's rules between its other fields.
  */
-// `any` input: the piped schema takes whatever the presence check let through.
+// `any` input: the piped schema takes whatever the presence check let through (zod's pipe needs
+// its input type to accept `unknown`, which only `any` does for every schema).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function required<S extends z.ZodType<unknown, any>>(schema: S) {
   return z
     .unknown()

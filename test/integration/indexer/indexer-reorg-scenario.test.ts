@@ -52,7 +52,7 @@ describe('the demo, then evm_revert and evm_mine', () => {
     try {
       await runTaker({ client: api, account: taker, chainId: 31337, rpcUrl: chain.rpcUrl, mothership: chain.addresses.mothership, pair: chain.addresses.pair });
     } finally {
-      bot.stop();
+      await bot.stop();
     }
     const settled = await waitFor('the demo settlement in the portfolio', portfolio, (p) => JSON.stringify(p) !== JSON.stringify(before));
     expect(JSON.stringify(settled)).not.toBe(JSON.stringify(before));
