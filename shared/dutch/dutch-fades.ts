@@ -72,7 +72,8 @@ export function fadeStatusOf(times: readonly number[], policy: FadePolicy, nowMs
     if (times[i] - times[i - policy.limit + 1] <= windowMs) blockedUntil = Math.max(blockedUntil, times[i] + policy.cooldownSeconds * 1000);
   }
   return {
-    count: times.filter((t) => t > nowMs - windowMs && t <= nowMs).length,
+    // A fade is decided by the chain's time, which may run ahead of this clock: one not yet past here still counts.
+    count: times.filter((t) => t > nowMs - windowMs).length,
     window_seconds: policy.windowSeconds,
     limit: policy.limit,
     blocked_until: blockedUntil > nowMs ? new Date(blockedUntil).toISOString() : null,
