@@ -77,8 +77,8 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     await waitFor('the deposit indexed', () => rows(`SELECT 1 FROM indexer_bond_events WHERE tx_hash = $1`, [r.transactionHash.toLowerCase()]), (x) => x.length === 1);
   }
 
-  /** A taker's Dutch auction (a fresh taker wallet each time): competes briefly, one second of exclusivity. */
-  async function auction(o: { competeMs?: number } = {}): Promise<string> {
+  /** A taker's Dutch auction (a fresh taker wallet each time): competes `competeMs`, one second of exclusivity. */
+  async function auction(o: { competeMs: number }): Promise<string> {
     const taker = privateKeyToAccount(generatePrivateKey());
     const now = Math.floor(Date.now() / 1000);
     const leg = (structure: 0 | 1, strike: number) => ({
@@ -108,7 +108,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
       offer_formats: 'dutch_only',
       directions,
       expires_in: 300,
-      compete_ms: o.competeMs ?? 1500,
+      compete_ms: o.competeMs,
       exclusive_ms: 1000,
       taker_signature: await signDutchRequest(taker, { chainId: 31337, mothership, request: dutch_request }),
       dutch_request,
@@ -159,7 +159,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
 
   it('a no-show griefer without a bond cannot bid: 403 insufficient_fill_bond with the requirements, and no bid is stored', async () => {
     const griefer = await newMaker('Unbonded griefer');
-    const quoteId = await auction();
+    const quoteId = await auction({ competeMs: 60_000 });
     const res = await bidOn(griefer, quoteId);
     expect(res).toMatchObject({ status: 403, body: { code: 'insufficient_fill_bond' } });
     expect(res.body.fill_bond_requirements).toEqual({ USDC: { token: usdc, fill_bond_amount: FILL_BOND.toString(), maker_bond: '0' } });
@@ -193,7 +193,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     await bond(honest.account, FILL_BOND);
 
     for (let i = 1; i <= FADE_LIMIT; i++) {
-      const quoteId = await auction();
+      const quoteId = await auction({ competeMs: 5000 });
       expect((await bidOn(griefer, quoteId)).status).toBe(201);
       const outcome = await windowPasses(quoteId);
       expect(outcome).toEqual({ faded: true, winner: griefer.account.address });
@@ -245,7 +245,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     expect(await reader().readContract({ address: vault, abi: bondVaultAbi, functionName: 'bondOf', args: [maker.account.address, usdc] })).toBe(FILL_BOND);
 
     await waitFor('the request indexed', () => rows(`SELECT 1 FROM indexer_bond_events WHERE tx_hash = $1 AND kind = 'request'`, [(req.transactionHash as Hex).toLowerCase()]), (x) => x.length === 1);
-    const next = await auction();
+    const next = await auction({ competeMs: 60_000 });
     const res = await bidOn(maker, next);
     expect(res).toMatchObject({ status: 403, body: { code: 'insufficient_fill_bond' } });
     expect(res.body.fill_bond_requirements).toEqual({ USDC: { token: usdc, fill_bond_amount: FILL_BOND.toString(), maker_bond: '0' } });
