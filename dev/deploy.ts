@@ -33,6 +33,13 @@ export interface DeployedAddresses {
   fillAuthority: Address;
 }
 
+/**
+ * Seconds between a BondVault withdrawal request and its payout: at least the longest exclusive
+ * window the API can grant (EXCLUSIVE_FILL_TTL_SECONDS and the Dutch `max_exclusive_ms` are both
+ * capped at one hour), plus an hour's margin for the indexer to see the request.
+ */
+export const DEV_BOND_WITHDRAWAL_DELAY_SECONDS = 7200n;
+
 /** Share of collateral value that counts against debt in the reference lending market. */
 export const DEV_LIQUIDATION_THRESHOLD_BPS = 8000;
 
@@ -123,7 +130,7 @@ export async function deployReferenceContracts(opts: {
   const [weth, usdc, wbtc, meme] = tokens;
   const mothership = await deploy('Mothership');
   const pairFactory = await deploy('PairFactory', [mothership]);
-  const bondVault = await deploy('BondVault');
+  const bondVault = await deploy('BondVault', [DEV_BOND_WITHDRAWAL_DELAY_SECONDS]);
 
   const { abi } = loadArtifact('PairFactory');
   const hash = await wallet.writeContract({ address: pairFactory, abi, functionName: 'createPair', args: [weth, usdc, usdc] });

@@ -128,7 +128,20 @@ export function devchainNetwork(rpcUrl: string, a: DeployedAddresses): NetworkIn
   };
 }
 
-/** Starts the devchain and writes network 31337 with every address into the registry. */
+/**
+ * The fill bond check fails closed (a premium token with no `bond_requirements` entry is
+ * refused), so the devchain's faucet tokens get an explicit zero minimum unless the operator set
+ * one: demos bid and fill without a bond. Entries already there are kept.
+ */
+export async function ensureDevBondRequirements(registry: RegistryService): Promise<void> {
+  const current = await registry.setting('bond_requirements');
+  const missing = DEV_TOKENS.filter((t) => !(t.symbol in current));
+  if (missing.length === 0) return;
+  const zero = { premium_bond_amount: '0', fill_bond_amount: '0' };
+  await registry.setSetting('bond_requirements', { ...current, ...Object.fromEntries(missing.map((t) => [t.symbol, zero])) });
+}
+
+/** Starts the devchain and writes network 31337 with every address into the registry, and its tokens' bond minimums (zero) where unset. */
 export async function startAndRegisterDevchain(deps: {
   db: DataSource;
   port: number;
@@ -137,7 +150,9 @@ export async function startAndRegisterDevchain(deps: {
 }): Promise<Devchain> {
   const chain = await startDevchain({ port: deps.port, logger: deps.logger, serviceSigner: deps.serviceSigner });
   try {
-    await new RegistryService(deps.db).upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
+    const registry = new RegistryService(deps.db);
+    await registry.upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
+    await ensureDevBondRequirements(registry);
   } catch (err) {
     await chain.stop();
     throw err;

@@ -43,7 +43,7 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
     config: deps.config,
     logger,
     metrics: deps.metrics,
-    store: new IndexerStore(deps.db),
+    store: new IndexerStore(deps.db, { fadeWindowSeconds: deps.config.DUTCH_FADE_WINDOW }),
     statusStore: new StatusStore(deps.db),
     publisher: deps.publisher ?? createLivePublisher({ db: deps.db, redis: deps.redis, config: deps.config, metrics: deps.metrics, logger }),
   };

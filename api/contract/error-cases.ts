@@ -32,11 +32,15 @@ export const errorBodySchema = z
         z.strictObject({
           token: z.string().meta({ description: 'The premium token address.' }),
           fill_bond_amount: z.string().meta({ description: 'The minimum bond (GET /api/bond-requirements), token units.' }),
-          maker_bond: z.string().meta({ description: "The maker's indexed bond in the BondVault, token units." }),
+          maker_bond: z.string().meta({ description: "The maker's available bond in the BondVault (indexed balance minus pending withdrawal), token units." }),
         }),
       )
       .optional()
-      .meta({ description: 'Only on `insufficient_fill_bond`: per premium-token symbol, the minimum and the bond the maker holds.' }),
+      .meta({ description: 'Only on `insufficient_fill_bond` (an exclusive fill or a Dutch bid): per premium-token symbol, the minimum and the bond the maker has available (its indexed bond minus any pending withdrawal).' }),
+    blocked_until: z
+      .string()
+      .optional()
+      .meta({ description: 'Only on `maker_faded`: when the maker\'s organization may bid again (ISO 8601; also as Retry-After, in seconds).' }),
     request_id: z.string().min(1).meta({ description: 'Also in the X-Request-Id header; quote it when asking for help.' }),
   })
   .meta({ description: 'Every 4xx and 5xx answer has this body.' });
@@ -87,3 +91,13 @@ export const VALIDATION_FAILED = e(400, 'validation_failed', 'invalid request: c
 
 /** Declares a route-specific case. */
 export const errorCase = e;
+
+/** The fill bond check (shared/bonds) of exclusive fills and Dutch bids. */
+export const FILL_BOND_ERRORS = [
+  e(403, 'insufficient_fill_bond', 'insufficient fill bond: USDC bond 999 is below the fill bond minimum 1000; deposit into the BondVault and retry once indexed'),
+  e(
+    403,
+    'bond_requirement_missing',
+    'premium token MEME (0x5FC8d32690cc91D4c39d9d3abcBD16989F875707) has no fill bond requirement: the operator must set bond_requirements for it (an explicit "0" to require no bond)',
+  ),
+];

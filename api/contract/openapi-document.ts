@@ -120,7 +120,7 @@ const SHARED_ERRORS = new Map<ErrorCase, string>(Object.entries({ ...PLATFORM_ER
 function errorResponse(status: number, cases: ErrorCase[]): Json {
   return {
     description: STATUS_TEXT[status] ?? 'Error.',
-    ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+    ...(status === 429 || status === 503 || cases.some((c) => c.code === 'maker_faded') ? { headers: RETRY_AFTER } : {}),
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorBody' },

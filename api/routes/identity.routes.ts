@@ -5,7 +5,7 @@ import type { identityContracts } from './identity.contract';
 
 /** Sign-in with Ethereum and the session it yields. */
 export function identityHandlers(ctx: ApiContext): RouteHandlers<typeof identityContracts> {
-  const { identity } = ctx.services;
+  const { identity, dutch } = ctx.services;
   const { config } = ctx;
   const window = config.AUTH_RATE_WINDOW_SECONDS;
   return {
@@ -20,7 +20,9 @@ export function identityHandlers(ctx: ApiContext): RouteHandlers<typeof identity
     getSession: async (_input, req) => {
       const p = req.principal;
       if (!p || p.kind === 'taker_key') throw new Error('session route reached without a wallet principal');
-      return identity.session(p);
+      const s = await identity.session(p);
+      // A maker also learns whether its organization may bid in Dutch auctions (docs/DUTCH.md, "Fades").
+      return s.tier === 'maker' ? { ...s, dutch_fades: await dutch.fades(s.address) } : s;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_DECAY_BPS_PER_SECOND } from '../../shared/orders';
 import { defineRoute } from '../contract/route-contract';
-import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
+import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../contract/error-cases';
 import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../contract/wire-formats';
 
 /*
@@ -231,7 +231,7 @@ export const ordersContracts = {
     errors: [
       VALIDATION_FAILED,
       ORDER_NOT_FOUND,
-      errorCase(403, 'insufficient_fill_bond', 'insufficient fill bond: USDC bond 999 is below the fill bond minimum 1000; deposit into the BondVault and retry once indexed'),
+      ...FILL_BOND_ERRORS,
       errorCase(409, 'order_not_open', `order ${ORDER_ID} is filled; only open orders can be filled`),
       errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under another active exclusive fill`),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),

@@ -4,7 +4,7 @@ import { MAX_BID_BPS } from '../../shared/dutch';
 import { evmAddress } from '../../shared/platform/validation';
 import { dutchQuoteRequestDocument, offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { defineRoute } from '../contract/route-contract';
-import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
+import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../contract/error-cases';
 import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../contract/wire-formats';
 
 /** POST /api/quote/:id/offer: a Dutch both-side bid, checked by the contract. */
@@ -319,6 +319,12 @@ export const quoteContracts = {
         'the request\'s fill authority 0x610178dA211FEF7D417bC0e6FeD39F05609AD788 does not allow 0x90F79bf6EB2c4f870365E785982E1f101E93b906 to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler',
       ),
       errorCase(503, 'rpc_unavailable', 'cannot ask the request\'s fill authority: chain 31337 RPC unreachable'),
+      ...FILL_BOND_ERRORS,
+      errorCase(
+        403,
+        'maker_faded',
+        "3 Dutch awards of this maker's organization let their exclusive window pass without a fill within 86400 seconds; bids are refused until 2026-11-23T21:00:00.000Z",
+      ),
       errorCase(409, 'not_dutch', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is not a Dutch auction: post a signed package offer to POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b'),
       errorCase(409, 'competition_over', 'the competition of quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b ended at 2026-11-23T20:00:00.000Z; bids are closed'),
       errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; bids are closed'),

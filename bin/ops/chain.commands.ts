@@ -19,7 +19,7 @@ export const chainCommands: OpsCommand[] = [
       const { assertDevTools } = await import('../../dev/dev-tools');
       assertDevTools('chain:deploy', ['solc']);
       const { deployReferenceContracts, ensureServiceSigner, expectedAddresses, hasReferenceContracts } = await import('../../dev/deploy');
-      const { devchainNetwork } = await import('../../dev/devchain');
+      const { devchainNetwork, ensureDevBondRequirements } = await import('../../dev/devchain');
       // Deployment is deterministic (fixed deployer and nonces): a node that already holds this
       // build is only registered again, so the command is safe to repeat.
       const expected = expectedAddresses();
@@ -29,7 +29,10 @@ export const chainCommands: OpsCommand[] = [
         ? expected
         : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });
       await ensureServiceSigner({ rpcUrl, mothership: addresses.mothership, signer });
-      ctx.print(await new RegistryService(ctx.db).upsertNetwork(devchainNetwork(rpcUrl, addresses)));
+      const registry = new RegistryService(ctx.db);
+      ctx.print(await registry.upsertNetwork(devchainNetwork(rpcUrl, addresses)));
+      // The fill bond check fails closed: the reference tokens get an explicit zero minimum unless set.
+      await ensureDevBondRequirements(registry);
     },
   },
 ];

@@ -7,6 +7,7 @@ import {
   loanRepaidEvent,
   priceUpdatedEvent,
   bondDepositedEvent,
+  bondWithdrawalRequestedEvent,
   bondWithdrawnEvent,
   exclusiveFillUsedEvent,
   orderIntentPlacedEvent,
@@ -359,6 +360,27 @@ export const INDEXED_EVENTS = registry({
     project: (log, at) => [bondRow(log, at, 'deposit')],
   }),
 
+  /**
+   * BondVault: a maker asked to take `amount` out (its whole pending amount; 0 cancels). The
+   * bond stays in the vault until the delay passes, but the API no longer counts the pending part.
+   */
+  BondWithdrawalRequested: indexedEvent({
+    abi: bondWithdrawalRequestedEvent,
+    emitter: 'bondVault',
+    tables: ['indexer_bond_events'],
+    decode(log) {
+      expectShape(log, 3, 3, 'BondWithdrawalRequested');
+      return {
+        maker: topicAddress(log.topics[1]),
+        token: topicAddress(log.topics[2]),
+        amount: uint(word(log.data, 0)),
+        balance: uint(word(log.data, 1)),
+        withdrawableAt: uint(word(log.data, 2)),
+      };
+    },
+    project: (log, at) => [bondRow(log, at, 'request', log.withdrawableAt)],
+  }),
+
   /** BondVault: a maker took bond out; `balance` is its new bond in the token. */
   BondWithdrawn: indexedEvent({
     abi: bondWithdrawnEvent,
@@ -680,10 +702,24 @@ function decodeBond(log: RpcLog, kind: string) {
   return { maker: topicAddress(log.topics[1]), token: topicAddress(log.topics[2]), amount: uint(word(log.data, 0)), balance: uint(word(log.data, 1)) };
 }
 
-function bondRow(log: ReturnType<typeof decodeBond> & { meta: LogMeta }, at: RowPosition, kind: 'deposit' | 'withdraw'): ProjectedRow {
+function bondRow(
+  log: ReturnType<typeof decodeBond> & { meta: LogMeta },
+  at: RowPosition,
+  kind: 'deposit' | 'request' | 'withdraw',
+  withdrawableAt: bigint | null = null,
+): ProjectedRow {
   return {
     table: 'indexer_bond_events',
-    row: { ...at, vault: log.meta.address, maker: log.maker, token: log.token, kind, amount: log.amount.toString(), balance: log.balance.toString() },
+    row: {
+      ...at,
+      vault: log.meta.address,
+      maker: log.maker,
+      token: log.token,
+      kind,
+      amount: log.amount.toString(),
+      balance: log.balance.toString(),
+      withdrawable_at: withdrawableAt === null ? null : withdrawableAt.toString(),
+    },
   };
 }
 

@@ -214,12 +214,17 @@ export interface ExclusiveFillUseRow extends RowPosition {
   total_reward: string;
 }
 
-/** A BondVault deposit or withdrawal; `balance` is the maker's new bond in that token. */
+/**
+ * A BondVault deposit, withdrawal request or withdrawal; `balance` is the maker's bond in that
+ * token after it. A request's `amount` is the whole pending amount from then on (until the next
+ * request or the withdrawal), and `withdrawable_at` when it may be paid out (unix seconds).
+ */
 export interface BondEventRow extends RowPosition {
   vault: Hex;
   maker: Hex;
   token: Hex;
-  kind: 'deposit' | 'withdraw';
+  kind: 'deposit' | 'request' | 'withdraw';
   amount: string;
   balance: string;
+  withdrawable_at: string | null;
 }

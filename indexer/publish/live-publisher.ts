@@ -6,6 +6,7 @@ import { EventPublisher, topics, type JsonValue } from '../../shared/events';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
 import { publishQuoteResult, QuoteRepository } from '../../shared/quotes';
+import { fadeStatus, type NewFade } from '../../shared/dutch';
 import type { Redis } from '../../shared/platform/redis';
 import { INDEXED_EVENTS, isEventKind } from '../events/registry';
 import type { EventRow, TransferRow } from '../projectors/changeset';
@@ -42,6 +43,8 @@ export interface LivePublisher {
   loans(chainId: number, changes: Changeset, crossings: LoanHealthCrossing[]): Promise<void>;
   /** Tells the network's loan streams that loan or price rows above the rollback point were undone. */
   loansReorg(chainId: number, point: RollbackPoint): Promise<void>;
+  /** Dutch winners that let their exclusive window pass: `dutch_fade` on each winner's rfq_maker topic, with its fade status. */
+  fades(chainId: number, fades: NewFade[]): Promise<void>;
 }
 
 /**
@@ -139,6 +142,18 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
 
     async loansReorg(chainId, point) {
       await guard('explore_loan', () => loans.reorg(chainId, point));
+    },
+
+    async fades(chainId, fades) {
+      const policy = { limit: deps.config.DUTCH_FADE_LIMIT, windowSeconds: deps.config.DUTCH_FADE_WINDOW, cooldownSeconds: deps.config.DUTCH_FADE_COOLDOWN };
+      for (const f of fades) {
+        await guard('dutch_fade', async () => {
+          const status = await fadeStatus(deps.db, f.winner, policy, Date.now());
+          const payload = { quote_id: f.quote_id, chain_id: chainId, exclusive_ends_at: new Date(f.exclusive_ends_at).toISOString(), dutch_fades: { ...status } };
+          // One fade per quote; a fade undone by a reorg and decided again is the same news.
+          await events.publish(topics.rfqMaker(getAddress(f.winner)), 'dutch_fade', payload, { idempotencyKey: `dutch_fade.${f.quote_id}` });
+        });
+      }
     },
   };
 }

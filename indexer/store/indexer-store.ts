@@ -6,6 +6,7 @@ import type { FilledQuote } from './changeset-writer';
 import type { LoanHealthCrossing } from './loan-writer';
 import { rollbackDerived, writeDerived, type Changeset, type RollbackEffects } from './derived-tables';
 import { exec, insertMany, type Queryable } from './sql';
+import { decideExclusiveWindows, type NewFade } from '../../shared/dutch';
 
 export type { FilledQuote } from './changeset-writer';
 export type { ReopenedQuote, RollbackEffects } from './derived-tables';
@@ -44,7 +45,14 @@ export type RollbackCause = { kind: 'reorg'; depth: number; orphanedTip: number 
  * cursor moves by compare-and-set, so a crash or a second writer can neither skip nor repeat a block.
  */
 export class IndexerStore {
-  constructor(private readonly ds: DataSource) {}
+  /**
+   * `fadeWindowSeconds` (DUTCH_FADE_WINDOW): awarded Dutch quotes whose exclusive window ended
+   * longer ago than this before a batch's last block are not decided any more (they could not count).
+   */
+  constructor(
+    private readonly ds: DataSource,
+    private readonly opts: { fadeWindowSeconds: number } = { fadeWindowSeconds: 86_400 },
+  ) {}
 
   async load(chainId: number, contractSet: string): Promise<StoredState> {
     const cursors = await exec<{ contract_set: string; block_number: string; block_hash: Hex | null; block_timestamp: string | null; start_block: string | null }>(
@@ -117,12 +125,14 @@ export class IndexerStore {
     window: { append: LightBlock[] } | { replace: LightBlock[]; checkpoints: StoredHash[] };
     trimBelow?: number;
     pruneBelow?: number;
-  }): Promise<{ filled: FilledQuote[]; crossings: LoanHealthCrossing[] }> {
+  }): Promise<{ filled: FilledQuote[]; crossings: LoanHealthCrossing[]; fades: NewFade[] }> {
     const { chainId } = args;
     return this.ds.transaction(async (m) => {
       await relaxedCommit(m);
       await this.moveCursor(m, chainId, args.contractSet, args.expected, args.cursor);
       const written = await writeDerived(m, chainId, args.changes);
+      // After the batch's rows: a winner's exclusive fill in this batch is seen before its window is decided.
+      const fades = await decideExclusiveWindows(m, chainId, { number: args.cursor.number, timestamp: args.cursor.timestamp }, this.opts.fadeWindowSeconds);
       if ('replace' in args.window) {
         await this.windowToCheckpoints(m, chainId, Number.MAX_SAFE_INTEGER);
         await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1`, [chainId]);
@@ -136,7 +146,7 @@ export class IndexerStore {
         await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1 AND number < $2`, [chainId, args.trimBelow]);
       }
       if (args.pruneBelow !== undefined) await m.query(`DELETE FROM indexer_checkpoints WHERE chain_id = $1 AND number < $2`, [chainId, args.pruneBelow]);
-      return { filled: written.filled, crossings: written.loans.crossings };
+      return { filled: written.filled, crossings: written.loans.crossings, fades };
     });
   }
 

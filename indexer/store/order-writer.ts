@@ -46,5 +46,6 @@ export async function writeBondEvents(m: Queryable, chainId: number, rows: BondE
     { name: 'kind', type: 'text' },
     { name: 'amount', type: 'numeric' },
     { name: 'balance', type: 'numeric' },
+    { name: 'withdrawable_at', type: 'bigint' },
   ], chainColumn(chainId));
 }

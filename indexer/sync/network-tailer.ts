@@ -84,7 +84,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     if (ev.type === 'block') {
       const changes = handleLogs(ev.logs, ev.timestamps);
       const to = ev.blocks[ev.blocks.length - 1];
-      const { filled, crossings } = await deps.store.commit({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, cursor: to, changes, window: { append: ev.blocks } });
+      const { filled, crossings, fades } = await deps.store.commit({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, cursor: to, changes, window: { append: ev.blocks } });
       ctx.chain.append(ev.blocks);
       for (const p of ev.created) ctx.sources.pairs.add(p);
       advanced(ctx, to);
@@ -92,6 +92,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       await deps.publisher.settled(chainId, filled);
       await deps.publisher.explore(chainId, changes);
       await deps.publisher.loans(chainId, changes, crossings);
+      await deps.publisher.fades(chainId, fades);
     } else if (ev.type === 'reorg') {
       await rollBack(ctx, ev.ancestor, { kind: 'reorg', depth: ev.depth, orphanedTip: ctx.cursor.block_number });
       reorgs?.inc(labels);
@@ -180,7 +181,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       const continues = dense.length > 0 && dense[0].number === batch.from && ctx.chain.tip?.hash === dense[0].parentHash;
       const kept = dense.length > 0 ? dense : [batch.toBlock];
       const trimBelow = batch.to - reorgWindow + 1;
-      const { filled, crossings } = await deps.store.commit({
+      const { filled, crossings, fades } = await deps.store.commit({
         chainId,
         contractSet: ctx.sources.contractSet,
         expected: ctx.cursor,
@@ -202,6 +203,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       // each watcher gets only what is past its snapshot, so nothing arrives twice.
       await deps.publisher.explore(chainId, changes);
       await deps.publisher.loans(chainId, changes, crossings);
+      await deps.publisher.fades(chainId, fades);
       if (abort.signal.aborted) return;
       // An operator's resync is served between ranges, at most one check per poll interval.
       if (Date.now() - resyncCheckedAt >= config.INDEXER_POLL_INTERVAL_MS) {

@@ -59,6 +59,10 @@ export const bondDepositedEvent = parseAbiItem(
 export const bondWithdrawnEvent = parseAbiItem(
   'event BondWithdrawn(address indexed maker, address indexed token, uint256 amount, uint256 balance)',
 );
+/** BondVault: a maker asked to take `amount` out (the whole pending amount; 0 cancels), withdrawable at `withdrawableAt`; `balance` is unchanged. */
+export const bondWithdrawalRequestedEvent = parseAbiItem(
+  'event BondWithdrawalRequested(address indexed maker, address indexed token, uint256 amount, uint256 balance, uint256 withdrawableAt)',
+);
 
 const STRUCTS = [
   'struct Leg { address pair6909Contract; uint8 optionType; uint8 structure; uint40 startExerciseTimestamp; uint40 expiryTimestamp; uint144 strikeWad; uint256 amount; }',
@@ -218,12 +222,19 @@ export const mockErc20Abi = parseAbi([
 
 export const bondVaultAbi = [
   bondDepositedEvent,
+  bondWithdrawalRequestedEvent,
   bondWithdrawnEvent,
   ...parseAbi([
+    'function withdrawalDelay() view returns (uint256)',
     'function bondOf(address maker, address token) view returns (uint256)',
+    'function pendingWithdrawal(address maker, address token) view returns (uint256)',
+    'function withdrawableAt(address maker, address token) view returns (uint256)',
     'function deposit(address token, uint256 amount)',
-    'function withdraw(address token, uint256 amount)',
+    'function requestWithdrawal(address token, uint256 amount)',
+    'function withdraw(address token)',
     'error InsufficientBond(address maker, address token, uint256 balance, uint256 needed)',
+    'error NoPendingWithdrawal(address maker, address token)',
+    'error WithdrawalNotReady(address maker, address token, uint256 withdrawableAt)',
     'error TokenTransferFailed(address token)',
   ]),
 ] as const;

@@ -13,7 +13,9 @@ import { parseDutchQuoteRequest, quoteExpireJob, QuoteRepository, type ChainDire
 import { RegistryService } from '../registry';
 import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob } from './dutch.jobs';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';
-import type { JsonObject } from './dutch.types';
+import type { DutchColumns, JsonObject } from './dutch.types';
+import { assertNotFaded, fadeStatus, type FadeStatus } from './dutch-fades';
+import { FillBondCheck } from '../bonds';
 import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -26,6 +28,7 @@ export class DutchService {
   private readonly registry: RegistryService;
   private readonly idempotency: IdempotencyService;
   private readonly authorities: FillAuthorityReader;
+  private readonly bonds: FillBondCheck;
 
   constructor(
     private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
@@ -36,6 +39,7 @@ export class DutchService {
     this.registry = new RegistryService(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
     this.authorities = new FillAuthorityReader(deps.config.FILL_AUTHORITY_RPC_TIMEOUT_MS);
+    this.bonds = new FillBondCheck({ db: deps.db, registry: this.registry });
   }
 
   /**
@@ -170,6 +174,9 @@ export class DutchService {
   async bid(quoteId: string, body: { buy_override_bps: number; sell_override_bps: number; filler?: Address }, maker: Address) {
     const quote = UUID.test(quoteId) ? await this.quotes.findQuote(quoteId) : null;
     if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+    const d = await this.repo.find(quoteId);
+    this.assertCompeting(quote, d);
+    await this.assertMayWin(quote, d, getAddress(maker));
     const filler = getAddress(body.filler ?? maker);
     await this.assertAllowedFiller(quote, filler);
     const bid = await this.deps.db.transaction(async (m) => {
@@ -184,6 +191,19 @@ export class DutchService {
       this.deps.logger.error({ bid_id: bid.id, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this bid');
     }
     return makerBidView(bid);
+  }
+
+  /**
+   * A bid can win the exclusive window, so it binds like an exclusive fill: the maker's
+   * organization must not be blocked for fading (shared/dutch/dutch-fades.ts), and the maker must
+   * hold the fill bond of the request's premium token (shared/bonds, fails closed).
+   */
+  private async assertMayWin(q: QuoteRow, d: DutchColumns, maker: Address): Promise<void> {
+    const c = this.deps.config;
+    await assertNotFaded(this.deps.db, maker, { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN }, this.clock());
+    const premium = (d.dutch_request as { dutch_premium: { token: string } }).dutch_premium.token;
+    const dir = await this.deps.pairs.get(q.chain_id);
+    await this.bonds.check(q.chain_id, maker, [premium], dir?.tokens ?? new Map());
   }
 
   /**
@@ -232,12 +252,18 @@ export class DutchService {
     throw new ServiceUnavailableError(`cannot ask the request's fill authority: chain ${chainId} RPC unreachable`, 'rpc_unavailable', 5);
   }
 
-  private assertCompeting(q: QuoteRow, d: Awaited<ReturnType<DutchRepository['find']>>): void {
+  private assertCompeting(q: QuoteRow, d: Awaited<ReturnType<DutchRepository['find']>>): asserts d is DutchColumns {
     if (!d) throw new ConflictError(`quote ${q.id} is not a Dutch auction: post a signed package offer to POST /api/quote/${q.id}`, 'not_dutch');
     if (q.state !== 'open') throw new ConflictError(`quote ${q.id} is ${q.state}; bids are closed`, `quote_${q.state}`);
     if (d.dutch_phase !== 'competing' || new Date(d.compete_ends_at).getTime() <= this.clock()) {
       throw new ConflictError(`the competition of quote ${q.id} ended at ${new Date(d.compete_ends_at).toISOString()}; bids are closed`, 'competition_over');
     }
+  }
+
+  /** A maker's Dutch fades (its organization's): GET /api/me's `dutch_fades`. */
+  async fades(maker: string): Promise<FadeStatus> {
+    const c = this.deps.config;
+    return fadeStatus(this.deps.db, maker, { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN }, this.clock());
   }
 
   /** The taker's poll of a Dutch quote: its phase, deadlines, request and award, and the bids (the taker's side of each). */

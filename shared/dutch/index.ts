@@ -4,3 +4,5 @@ export { DutchRepository } from './dutch.repository';
 export { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob, dutchOpenJob } from './dutch.jobs';
 export * from './dutch-views';
 export type { DutchBidRow, DutchColumns } from './dutch.types';
+export { assertNotFaded, decideExclusiveWindows, fadeStatus, fadeStatusOf } from './dutch-fades';
+export type { FadePolicy, FadeStatus, NewFade } from './dutch-fades';

@@ -23,6 +23,13 @@ export const rfqResultPayload = z.looseObject({ quote_id: z.string() });
 export const exclusiveFillPayload = z.looseObject({ exclusive_fill_id: z.string(), chain_id: z.number().int(), state: z.enum(['active', 'used', 'expired']) });
 /** A Dutch award to its winner alone: the fillable payload, whose signed `award` names the winner's `filler`. */
 export const dutchAwardPayload = z.looseObject({ quote_id: z.string(), chain_id: z.number().int(), award: z.looseObject({ filler: z.string() }) });
+/** A Dutch award whose winner let the exclusive window pass without filling (decided by the indexer from the chain), with the maker's fade status. */
+export const dutchFadePayload = z.looseObject({
+  quote_id: z.string(),
+  chain_id: z.number().int(),
+  exclusive_ends_at: z.string(),
+  dutch_fades: z.looseObject({ count: z.number().int(), window_seconds: z.number().int(), limit: z.number().int(), blocked_until: z.string().nullable() }),
+});
 
 /** A snapshot, event or transfer of one CLOB pair, to the explore streams watching it. */
 export const exploreClobPayload = z.looseObject({ chain_id: z.number().int(), clob: z.string() });

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { StreamKind } from '../platform/stream-tokens';
 import {
   dutchAwardPayload,
+  dutchFadePayload,
   exclusiveFillPayload,
   exploreClobEventPayload,
   exploreClobSnapshotPayload,
@@ -65,6 +66,7 @@ export const TOPIC_TABLE = {
       exclusive_fill_issued: exclusiveFillPayload,
       exclusive_fill_used: exclusiveFillPayload,
       exclusive_fill_expired: exclusiveFillPayload,
+      dutch_fade: dutchFadePayload,
     },
   },
   rfq_stream: {

@@ -3,7 +3,7 @@ import { getAddress, type Address, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { z } from 'zod';
 import type { DataSource } from 'typeorm';
-import { ConflictError, ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../platform/errors';
+import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../platform/errors';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
 import { evmAddress, parseOrThrow, required, sizedArray, unknownKeys, whenObject } from '../platform/validation';
@@ -14,7 +14,8 @@ import { exclusiveFillAnnounceJob, exclusiveFillExpireJob } from './order.jobs';
 import { OrderRepository } from './order.repository';
 import { holdOrders, lockOrders } from './order-state';
 import type { ExclusiveFillRow, OrderRow } from './order.types';
-import { exclusiveFillView, type ExclusiveFillView, type FillBondRequirements } from './order-views';
+import { exclusiveFillView, type ExclusiveFillView } from './order-views';
+import { FillBondCheck } from '../bonds';
 
 function requestSchema(maxOrders: number) {
   const shape = {
@@ -29,12 +30,13 @@ function requestSchema(maxOrders: number) {
 
 /**
  * Issues exclusive fills: a maker, bonded at least at the fill bond minimum of each premium
- * token, gets the API's signature granting it the listed orders until `expire_time`. The claim
+ * token (shared/bonds: fails closed, pending withdrawals do not count), gets the API's signature granting it the listed orders until `expire_time`. The claim
  * is a row lock per order in Postgres, taken in id order, so racing makers over overlapping
  * orders get exactly one winner per order whichever API replica they hit.
  */
 export class ExclusiveFillService {
   private readonly repo: OrderRepository;
+  private readonly bonds: FillBondCheck;
 
   constructor(
     private readonly deps: {
@@ -50,6 +52,7 @@ export class ExclusiveFillService {
     private readonly clock: () => number = Date.now,
   ) {
     this.repo = new OrderRepository(deps.db);
+    this.bonds = new FillBondCheck({ db: deps.db, registry: deps.registry });
   }
 
   async create(body: unknown, maker: Address): Promise<ExclusiveFillView> {
@@ -66,7 +69,7 @@ export class ExclusiveFillService {
     }
     const dir = await this.deps.pairs.get(chainId);
     if (!dir?.mothership) throw new ServiceUnavailableError(`chain ${chainId} has no mothership configured`, 'network_unavailable');
-    const requirements = await this.checkBond(chainId, getAddress(maker), orders, dir.tokens);
+    const requirements = await this.bonds.check(chainId, getAddress(maker), orders.map((o) => o.premium_token), dir.tokens);
 
     const id = randomUUID();
     const nowMs = this.clock();
@@ -106,30 +109,6 @@ export class ExclusiveFillService {
       if (!o) throw new NotFoundError(`order ${id} not found`, 'order_not_found');
       return o;
     });
-  }
-
-  /**
-   * Per premium token of the orders: the fill bond minimum (GET /api/bond-requirements, by the
-   * token's symbol; a token with no entry needs none) against the maker's indexed bond.
-   */
-  private async checkBond(chainId: number, maker: Address, orders: OrderRow[], symbols: Map<Address, string>): Promise<FillBondRequirements> {
-    const tokens = [...new Set(orders.map((o) => getAddress(o.premium_token)))];
-    const [{ tokens: minimums }, bonds] = await Promise.all([this.deps.registry.bondRequirements(), this.repo.bonds(chainId, maker, tokens)]);
-    const out: FillBondRequirements = {};
-    const short: string[] = [];
-    for (const token of tokens) {
-      const symbol = symbols.get(token) ?? token;
-      const needed = BigInt(minimums[symbol]?.fill_bond_amount ?? '0');
-      const held = bonds.get(token) ?? 0n;
-      out[symbol] = { token, fill_bond_amount: needed.toString(), maker_bond: held.toString() };
-      if (held < needed) short.push(`${symbol} bond ${held} is below the fill bond minimum ${needed}`);
-    }
-    if (short.length > 0) {
-      throw new ForbiddenError(`insufficient fill bond: ${short.join('; ')}; deposit into the BondVault and retry once indexed`, 'insufficient_fill_bond', undefined, {
-        fill_bond_requirements: out,
-      });
-    }
-    return out;
   }
 
   /** One transaction: lock the orders (id order), check each is open and free, record the fill, hold them. */

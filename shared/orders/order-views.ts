@@ -1,5 +1,6 @@
 import { apiIdToBytes32 } from '../protocol';
 import type { ExclusiveFillRow, OnChainOrder, OrderRow } from './order.types';
+import type { FillBondRequirements } from '../bonds';
 
 /**
  * What clients see of orders and exclusive fills. An order is public once placed on chain,
@@ -50,7 +51,7 @@ export function exclusiveFillView(f: ExclusiveFillRow, requirements: FillBondReq
 }
 
 /** Per premium-token symbol: its address, the minimum bond, and the maker's indexed bond. */
-export type FillBondRequirements = Record<string, { token: string; fill_bond_amount: string; maker_bond: string }>;
+export type { FillBondRequirements } from '../bonds';
 
 export type ExclusiveFillView = ReturnType<typeof exclusiveFillView>;
 

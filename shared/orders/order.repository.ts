@@ -131,21 +131,6 @@ export class OrderRepository {
     return rows[0]?.premium_token ?? null;
   }
 
-  /** A maker's indexed bond per token (the balance its latest BondDeposited / BondWithdrawn carries); absent tokens hold 0. */
-  async bonds(chainId: number, maker: string, tokens: readonly string[]): Promise<Map<string, bigint>> {
-    const rows: { token: string; balance: string }[] = await this.ds.query(
-      `SELECT t.token, COALESCE(b.balance, 0)::text AS balance
-         FROM unnest($3::text[]) AS t(token)
-         LEFT JOIN LATERAL (
-           SELECT balance FROM indexer_bond_events
-            WHERE chain_id = $1 AND maker = $2 AND token = t.token
-            ORDER BY block_number DESC, log_index DESC LIMIT 1
-         ) b ON true`,
-      [chainId, maker, tokens],
-    );
-    return new Map(rows.map((r) => [r.token, BigInt(r.balance)]));
-  }
-
   async insertFill(m: Queryable, f: Omit<ExclusiveFillRow, 'state' | 'created_at' | 'closed_at' | 'used_tx_hash'>): Promise<Date> {
     const rows: { created_at: Date }[] = await m.query(
       `INSERT INTO exclusive_fills (id, id_hash, chain_id, pair, maker, reward_destination, order_ids, intent_data_hash, signature, expire_time)

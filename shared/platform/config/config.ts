@@ -10,6 +10,7 @@ import { quotesEnv } from './quotes.config';
 import { limitsEnv } from './limits.config';
 import { signerEnv } from './signer.config';
 import { ordersEnv } from './orders.config';
+import { bondsEnv } from './bonds.config';
 
 /**
  * The environment schema, assembled from one section per concern. A section is a plain
@@ -27,6 +28,7 @@ const envSchema = z.object({
   ...limitsEnv,
   ...signerEnv,
   ...ordersEnv,
+  ...bondsEnv,
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -2,6 +2,7 @@ import { parseEventLogs, zeroAddress } from 'viem';
 import {
   bondDepositedEvent,
   bondVaultAbi,
+  bondWithdrawalRequestedEvent,
   bondWithdrawnEvent,
   mockErc20Abi,
   optionPairAbi,
@@ -12,7 +13,7 @@ import {
   pairFactoryAbi,
   transferEvent,
 } from '../../../shared/chain/abis';
-import { expectedAddresses } from '../../../dev/deploy';
+import { DEV_BOND_WITHDRAWAL_DELAY_SECONDS, expectedAddresses } from '../../../dev/deploy';
 import { encodeOptionId } from '../../../shared/protocol';
 import { startTestChain, type TestChain } from '../../support/chain';
 import { revertName } from './reverts';
@@ -100,10 +101,11 @@ describe('OptionPair order book and ERC-6909 events', () => {
 });
 
 describe('BondVault', () => {
-  it('holds deposits per maker and token and emits both events', async () => {
+  it('holds deposits per maker and token; a withdrawal is requested, then paid out only after the delay', async () => {
     const maker = chain.accounts[8].address;
     const usdc = { address: chain.addresses.usdc, abi: mockErc20Abi } as const;
     const vault = { address: chain.addresses.bondVault, abi: bondVaultAbi } as const;
+    await expect(chain.publicClient.readContract({ ...vault, functionName: 'withdrawalDelay' })).resolves.toBe(DEV_BOND_WITHDRAWAL_DELAY_SECONDS);
     await send(8, { ...usdc, functionName: 'faucet' });
     await send(8, { ...usdc, functionName: 'approve', args: [chain.addresses.bondVault, 500_000_000n] });
     const dep = await send(8, { ...vault, functionName: 'deposit', args: [chain.addresses.usdc, 500_000_000n] });
@@ -113,8 +115,25 @@ describe('BondVault', () => {
       amount: 500_000_000n,
       balance: 500_000_000n,
     });
-    const wd = await send(8, { ...vault, functionName: 'withdraw', args: [chain.addresses.usdc, 200_000_000n] });
-    expect(parseEventLogs({ abi: [bondWithdrawnEvent], logs: wd.logs })[0].args.balance).toBe(300_000_000n);
+    // Nothing pending: nothing to withdraw; more than the bond cannot be requested.
+    const simulate = (functionName: 'withdraw' | 'requestWithdrawal', args: readonly unknown[]) =>
+      chain.publicClient.simulateContract({ account: chain.accounts[8], ...vault, functionName, args } as Parameters<TestChain['publicClient']['simulateContract']>[0]);
+    expect(await revertName(simulate('withdraw', [chain.addresses.usdc]))).toBe('NoPendingWithdrawal');
+    expect(await revertName(simulate('requestWithdrawal', [chain.addresses.usdc, 500_000_001n]))).toBe('InsufficientBond');
+
+    const req = await send(8, { ...vault, functionName: 'requestWithdrawal', args: [chain.addresses.usdc, 200_000_000n] });
+    const requested = parseEventLogs({ abi: [bondWithdrawalRequestedEvent], logs: req.logs })[0].args;
+    const block = await chain.publicClient.getBlock({ blockNumber: req.blockNumber });
+    expect(requested).toEqual({ maker, token: chain.addresses.usdc, amount: 200_000_000n, balance: 500_000_000n, withdrawableAt: block.timestamp + DEV_BOND_WITHDRAWAL_DELAY_SECONDS });
+    await expect(chain.publicClient.readContract({ ...vault, functionName: 'pendingWithdrawal', args: [maker, chain.addresses.usdc] })).resolves.toBe(200_000_000n);
+    // Before the delay: refused, and the bond stays whole.
+    expect(await revertName(simulate('withdraw', [chain.addresses.usdc]))).toBe('WithdrawalNotReady');
+    await expect(chain.publicClient.readContract({ ...vault, functionName: 'bondOf', args: [maker, chain.addresses.usdc] })).resolves.toBe(500_000_000n);
+
+    await chain.rpc('evm_increaseTime', [Number(DEV_BOND_WITHDRAWAL_DELAY_SECONDS)]);
+    const wd = await send(8, { ...vault, functionName: 'withdraw', args: [chain.addresses.usdc] });
+    expect(parseEventLogs({ abi: [bondWithdrawnEvent], logs: wd.logs })[0].args).toEqual({ maker, token: chain.addresses.usdc, amount: 200_000_000n, balance: 300_000_000n });
     await expect(chain.publicClient.readContract({ ...vault, functionName: 'bondOf', args: [maker, chain.addresses.usdc] })).resolves.toBe(300_000_000n);
+    await expect(chain.publicClient.readContract({ ...vault, functionName: 'pendingWithdrawal', args: [maker, chain.addresses.usdc] })).resolves.toBe(0n);
   });
 });

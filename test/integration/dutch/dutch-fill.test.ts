@@ -130,4 +130,55 @@ describe('Dutch fills on chain', () => {
     const notices = await waitFor('reorg notice', () => topicEvents(h.env, a.stream), (e) => e.filter((x) => x.event === 'rfq_result').length === 2);
     expect(notices.filter((e) => e.event === 'rfq_result').map((e) => e.payload.state)).toEqual(['filled', 'open']);
   }, 60_000);
+  /** The indexer's decision on the quote's exclusive window, mining a block per look (it decides on new blocks). */
+  const outcome = (id: string, after = new Date(0)) =>
+    waitFor(
+      'exclusive window decided',
+      async () => {
+        await mineBlocks(h.chain, 1);
+        const rows: { faded: boolean; winner: string; decided_block: string; created_at: Date }[] = await h.env.db.query(
+          `SELECT faded, winner, decided_block::text, created_at FROM dutch_exclusive_outcomes WHERE quote_id = $1`,
+          [id],
+        );
+        return rows.filter((r) => new Date(r.created_at) > after);
+      },
+      (r) => r.length === 1,
+    ).then((r) => r[0]);
+
+  /** Moves the chain's time past the quote's exclusive end. */
+  async function passWindow(id: string) {
+    const d = (await new DutchRepository(h.env.db).find(id))!;
+    const end = Math.ceil(new Date(d.exclusive_ends_at!).getTime() / 1000);
+    const now = await h.chain.now();
+    if (end >= now) await h.chain.rpc('evm_increaseTime', [end - now + 2]);
+  }
+
+  it('a winner that fills within its exclusive window records no fade once the chain passes the window', async () => {
+    const a = await auction({ bid: true });
+    await fill(a);
+    await waitFor('quote filled', () => quoteState(h, a.id), (s) => s.state === 'filled');
+    await passWindow(a.id);
+    expect(await outcome(a.id)).toMatchObject({ faded: false, winner: maker().address });
+  }, 60_000);
+
+  it('a winner that lets its window pass records a fade; a reorg below the deciding block undoes it until the chain decides again', async () => {
+    const a = await auction({ bid: true });
+    await waitForHead(h);
+    const snapshot = await h.chain.rpc<string>('evm_snapshot');
+    await passWindow(a.id);
+    const first = await outcome(a.id);
+    expect(first).toMatchObject({ faded: true, winner: maker().address });
+    const tip = await waitForHead(h);
+    await h.chain.rpc('evm_revert', [snapshot]);
+    const reverted = new Date();
+    // The new branch differs from the orphaned one (a transfer in its first block; empty blocks at
+    // the same times would hash the same), is longer, and its time passes the window again.
+    await passWindow(a.id);
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: await h.chain.wallets[0].sendTransaction({ to: h.chain.accounts[1].address, value: 1n }) });
+    await mineBlocks(h.chain, tip + 3 - (await h.chain.publicClient.getBlockNumber().then(Number)));
+    const again = await outcome(a.id, reverted);
+    expect(again).toMatchObject({ faded: true, winner: maker().address });
+    const reorgs: { reorgs: number }[] = await h.env.db.query(`SELECT reorgs FROM indexer_reorg_stats WHERE chain_id = $1`, [h.chain.chainId]);
+    expect(reorgs[0].reorgs).toBeGreaterThanOrEqual(1);
+  }, 60_000);
 });

@@ -55,6 +55,8 @@ describe('Dutch phases', () => {
     let ctx;
     ({ app, ctx } = buildApp(env));
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    // Bids need the fill bond of the premium token (fails closed): these makers need none.
+    await new RegistryService(env.db).setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
     const owner = newWallet();
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Dutch Makers', owner: owner.address });
     for (const m of [makerA, makerB]) await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: m.address, role: 'member' });

@@ -49,7 +49,7 @@ describe('maker organizations and keys', () => {
   it('GET /api/me gives tier maker with role and organization for each role, freemium otherwise', async () => {
     for (const role of ['owner', 'admin', 'manager', 'member'] as const) {
       const me = await request(app).get('/api/me').set(bearer(people[role].token)).expect(200);
-      expect(me.body).toEqual({ credential: 'siwe', address: people[role].wallet.address, tier: 'maker', role, organization_id: orgId, organization_name: 'Deep Liquidity' });
+      expect(me.body).toEqual({ credential: 'siwe', address: people[role].wallet.address, tier: 'maker', role, organization_id: orgId, organization_name: 'Deep Liquidity', dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null } });
     }
     const me = await request(app).get('/api/me').set(bearer(people.outsider.token)).expect(200);
     expect(me.body).toEqual({ credential: 'siwe', address: people.outsider.wallet.address, tier: 'freemium' });

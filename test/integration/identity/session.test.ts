@@ -56,7 +56,7 @@ describe('GET /api/me for each kind of bearer', () => {
     const me = await request(app).get('/api/me').set(bearer(await signIn(app, plain))).expect(200);
     expect(me.body).toEqual({ credential: 'siwe', address: plain.address, tier: 'freemium' });
     const owner = await request(app).get('/api/me').set(bearer(makerOwnerToken)).expect(200);
-    expect(owner.body).toEqual({ credential: 'siwe', address: makerOwner.address, tier: 'maker', role: 'owner', organization_id: makerOrg, organization_name: 'Deep Liquidity' });
+    expect(owner.body).toEqual({ credential: 'siwe', address: makerOwner.address, tier: 'maker', role: 'owner', organization_id: makerOrg, organization_name: 'Deep Liquidity', dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null } });
   });
 
   it('a maker API key: its bot wallet, tier maker, role member, its organization and key id', async () => {
@@ -71,6 +71,8 @@ describe('GET /api/me for each kind of bearer', () => {
       organization_id: makerOrg,
       organization_name: 'Deep Liquidity',
       key_id: key.id,
+      // No Dutch award of its organization faded: it may bid (docs/DUTCH.md, "Fades").
+      dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null },
     });
   });
 

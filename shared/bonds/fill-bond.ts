@@ -1,0 +1,87 @@
+import { getAddress, type Address } from 'viem';
+import type { DataSource } from 'typeorm';
+import { ForbiddenError } from '../platform/errors';
+import type { RegistryService } from '../registry';
+
+/** Per premium-token symbol: the fill bond minimum and the bond the maker has available. */
+export type FillBondRequirements = Record<string, { token: string; fill_bond_amount: string; maker_bond: string }>;
+
+/** A maker's indexed bond in one token: what the vault holds for it and what it asked to take out. */
+export interface IndexedBond {
+  balance: bigint;
+  /** The amount of its latest withdrawal request not yet withdrawn (0: none). */
+  pending: bigint;
+}
+
+/**
+ * A maker's indexed bond per token, from the BondVault events the indexer wrote: the balance its
+ * latest event carries, and the pending amount of its latest request unless a withdrawal came
+ * after it. Absent tokens hold nothing.
+ */
+export async function indexedBonds(db: Pick<DataSource, 'query'>, chainId: number, maker: string, tokens: readonly string[]): Promise<Map<string, IndexedBond>> {
+  const rows: { token: string; balance: string; pending: string }[] = await db.query(
+    `SELECT t.token, COALESCE(b.balance, 0)::text AS balance,
+            (CASE WHEN p.kind = 'request' THEN p.amount ELSE 0 END)::text AS pending
+       FROM unnest($3::text[]) AS t(token)
+       LEFT JOIN LATERAL (
+         SELECT balance FROM indexer_bond_events
+          WHERE chain_id = $1 AND maker = $2 AND token = t.token
+          ORDER BY block_number DESC, log_index DESC LIMIT 1
+       ) b ON true
+       LEFT JOIN LATERAL (
+         SELECT kind, amount FROM indexer_bond_events
+          WHERE chain_id = $1 AND maker = $2 AND token = t.token AND kind IN ('request','withdraw')
+          ORDER BY block_number DESC, log_index DESC LIMIT 1
+       ) p ON true`,
+    [chainId, maker, tokens],
+  );
+  return new Map(rows.map((r) => [r.token, { balance: BigInt(r.balance), pending: BigInt(r.pending) }]));
+}
+
+/**
+ * The fill bond check of everything that grants a maker an exclusive right over a taker's or an
+ * owner's flow: an exclusive fill over book orders, and a Dutch bid (whose winner gets the
+ * exclusive window). Per premium token, the operator's minimum (setting `bond_requirements`, by
+ * the token's symbol) against the maker's available bond: its indexed balance minus any pending
+ * withdrawal, which the vault's delay keeps in place until every window granted now has ended.
+ *
+ * Fails closed: a premium token with no entry in `bond_requirements` is refused (403
+ * `bond_requirement_missing`); an operator who wants no bond for it sets an explicit zero.
+ * A shortfall is a 403 `insufficient_fill_bond` whose body carries `fill_bond_requirements`.
+ */
+export class FillBondCheck {
+  constructor(private readonly deps: { db: Pick<DataSource, 'query'>; registry: Pick<RegistryService, 'bondRequirements'> }) {}
+
+  /** `symbols`: the chain's token symbols by address (a token without one is named by its address). */
+  async check(chainId: number, maker: Address, premiumTokens: readonly string[], symbols: ReadonlyMap<string, string>): Promise<FillBondRequirements> {
+    const tokens = [...new Set(premiumTokens.map((t) => getAddress(t)))];
+    const [{ tokens: minimums }, bonds] = await Promise.all([this.deps.registry.bondRequirements(), indexedBonds(this.deps.db, chainId, getAddress(maker), tokens)]);
+    const missing = tokens.filter((t) => !Object.prototype.hasOwnProperty.call(minimums, symbols.get(t) ?? t));
+    if (missing.length > 0) {
+      const names = missing.map((t) => `${symbols.get(t) ?? t} (${t})`).join(', ');
+      throw new ForbiddenError(
+        `premium token ${names} has no fill bond requirement: the operator must set bond_requirements for it (an explicit "0" to require no bond)`,
+        'bond_requirement_missing',
+      );
+    }
+    const out: FillBondRequirements = {};
+    const short: string[] = [];
+    for (const token of tokens) {
+      const symbol = symbols.get(token) ?? token;
+      const needed = BigInt(minimums[symbol].fill_bond_amount);
+      const bond = bonds.get(token) ?? { balance: 0n, pending: 0n };
+      const available = bond.balance > bond.pending ? bond.balance - bond.pending : 0n;
+      out[symbol] = { token, fill_bond_amount: needed.toString(), maker_bond: available.toString() };
+      if (available < needed) {
+        const pending = bond.pending > 0n ? ` (${bond.pending} of ${bond.balance} is pending withdrawal)` : '';
+        short.push(`${symbol} bond ${available}${pending} is below the fill bond minimum ${needed}`);
+      }
+    }
+    if (short.length > 0) {
+      throw new ForbiddenError(`insufficient fill bond: ${short.join('; ')}; deposit into the BondVault and retry once indexed`, 'insufficient_fill_bond', undefined, {
+        fill_bond_requirements: out,
+      });
+    }
+    return out;
+  }
+}

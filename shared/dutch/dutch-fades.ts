@@ -1,0 +1,148 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { AppError } from '../platform/errors';
+
+type Queryable = Pick<EntityManager, 'query'> | Pick<DataSource, 'query'>;
+
+/** DUTCH_FADE_LIMIT, DUTCH_FADE_WINDOW and DUTCH_FADE_COOLDOWN. */
+export interface FadePolicy {
+  limit: number;
+  windowSeconds: number;
+  cooldownSeconds: number;
+}
+
+/** What GET /api/me and the `dutch_fade` event say about a maker's fades. */
+export interface FadeStatus {
+  /** Fades within the last `window_seconds`. */
+  count: number;
+  window_seconds: number;
+  limit: number;
+  /** Until when the organization's Dutch bids are refused (ISO); null when they are not. */
+  blocked_until: string | null;
+}
+
+/** Whose fades count together: the winner's maker organization, else the wallet alone. */
+export interface FadeScope {
+  organizationId: string | null;
+  maker: string;
+}
+
+/** A fade the indexer just recorded. */
+export interface NewFade {
+  quote_id: string;
+  winner: `0x${string}`;
+  organization_id: string | null;
+  exclusive_ends_at: Date;
+}
+
+/**
+ * The maker organization a wallet acts for: the organization it is a member of, else the one
+ * whose maker API key is bound to it (a bot wallet); null for neither.
+ */
+export const ORGANIZATION_OF = (address: string) => `COALESCE(
+  (SELECT organization_id FROM organization_members WHERE kind = 'maker' AND lower(address) = lower(${address}) LIMIT 1),
+  (SELECT organization_id FROM api_keys WHERE kind = 'maker' AND lower(address) = lower(${address}) ORDER BY revoked_at IS NULL DESC, created_at DESC LIMIT 1))`;
+
+export async function fadeScope(db: Queryable, maker: string): Promise<FadeScope> {
+  const rows: { organization_id: string | null }[] = await db.query(`SELECT ${ORGANIZATION_OF('$1')} AS organization_id`, [maker]);
+  return { organizationId: rows[0]?.organization_id ?? null, maker };
+}
+
+/** The end times (ms) of the scope's fades whose window ended after `sinceMs`, oldest first. */
+async function fadeTimes(db: Queryable, scope: FadeScope, sinceMs: number): Promise<number[]> {
+  const rows: { t: Date }[] = scope.organizationId
+    ? await db.query(
+        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND organization_id = $1 AND exclusive_ends_at > $2 ORDER BY exclusive_ends_at`,
+        [scope.organizationId, new Date(sinceMs)],
+      )
+    : await db.query(
+        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND lower(winner) = lower($1) AND exclusive_ends_at > $2 ORDER BY exclusive_ends_at`,
+        [scope.maker, new Date(sinceMs)],
+      );
+  return rows.map((r) => new Date(r.t).getTime());
+}
+
+/**
+ * The fade rule, pure: a fade that is the `limit`-th within `window` seconds (counting itself)
+ * blocks until `cooldown` seconds after it. `times` are fade times (ms), oldest first.
+ */
+export function fadeStatusOf(times: readonly number[], policy: FadePolicy, nowMs: number): FadeStatus {
+  const windowMs = policy.windowSeconds * 1000;
+  let blockedUntil = 0;
+  for (let i = policy.limit - 1; i < times.length; i++) {
+    if (times[i] - times[i - policy.limit + 1] <= windowMs) blockedUntil = Math.max(blockedUntil, times[i] + policy.cooldownSeconds * 1000);
+  }
+  return {
+    // A fade is decided by the chain's time, which may run ahead of this clock: one not yet past here still counts.
+    count: times.filter((t) => t > nowMs - windowMs).length,
+    window_seconds: policy.windowSeconds,
+    limit: policy.limit,
+    blocked_until: blockedUntil > nowMs ? new Date(blockedUntil).toISOString() : null,
+  };
+}
+
+/** A maker's fade status now (its organization's, when it has one). */
+export async function fadeStatus(db: Queryable, maker: string, policy: FadePolicy, nowMs: number): Promise<FadeStatus> {
+  const scope = await fadeScope(db, maker);
+  // Fades older than window + cooldown can neither count nor block any more.
+  const since = nowMs - (policy.windowSeconds + policy.cooldownSeconds) * 1000;
+  return fadeStatusOf(await fadeTimes(db, scope, since), policy, nowMs);
+}
+
+/** Refuses a bid of a maker whose organization is blocked: 403 `maker_faded`, with when it may bid again. */
+export async function assertNotFaded(db: Queryable, maker: string, policy: FadePolicy, nowMs: number): Promise<void> {
+  const s = await fadeStatus(db, maker, policy, nowMs);
+  if (!s.blocked_until) return;
+  const retryAfter = Math.max(1, Math.ceil((new Date(s.blocked_until).getTime() - nowMs) / 1000));
+  throw new AppError(
+    403,
+    'maker_faded',
+    `${s.limit} Dutch awards of this maker's organization let their exclusive window pass without a fill within ${s.window_seconds} seconds; bids are refused until ${s.blocked_until}`,
+    undefined,
+    { 'Retry-After': String(retryAfter) },
+    { blocked_until: s.blocked_until },
+  );
+}
+
+/**
+ * The indexer's part, in the batch transaction that moves its cursor to `block`: every awarded
+ * Dutch quote of the chain whose exclusive end the block's time has passed, not decided yet, is
+ * decided now. It faded unless the chain holds a DutchFilled of its request by the filler its
+ * award names (the winning maker's wallet, or the filler its bid named), exclusive, in a block no
+ * later than the window's end; a quote closed (cancelled or expired)
+ * before its window ended is nobody's fade. Quotes whose window ended more than `lookbackSeconds`
+ * before the block (DUTCH_FADE_WINDOW) can no longer count and are left alone. Rows carry the
+ * deciding block, so a rollback below it undoes the decision (DERIVED_TABLES).
+ */
+export async function decideExclusiveWindows(
+  m: Queryable,
+  chainId: number,
+  block: { number: number; timestamp: number },
+  lookbackSeconds: number,
+): Promise<NewFade[]> {
+  const rows: NewFade[] = await m.query(
+    `WITH due AS (
+       SELECT q.id, q.winner, q.award, q.exclusive_ends_at, q.dutch_request_digest,
+              ceil(extract(epoch FROM q.exclusive_ends_at))::bigint AS end_s,
+              (q.state IN ('cancelled','expired') AND q.closed_at <= q.exclusive_ends_at) AS closed_early
+         FROM quotes q
+        WHERE q.chain_id = $1::integer AND q.winner IS NOT NULL AND q.exclusive_ends_at IS NOT NULL
+          AND q.exclusive_ends_at < to_timestamp($3::bigint) AND q.exclusive_ends_at > to_timestamp($3::bigint - $4::bigint)
+          AND NOT EXISTS (SELECT 1 FROM dutch_exclusive_outcomes o WHERE o.quote_id = q.id)
+     ), decided AS (
+       SELECT d.*, NOT d.closed_early AND NOT EXISTS (
+                SELECT 1 FROM indexer_settlements s
+                  JOIN indexer_events e ON e.chain_id = s.chain_id AND e.block_number = s.block_number AND e.log_index = s.log_index
+                 WHERE s.chain_id = $1 AND s.taker_address_hash = d.dutch_request_digest
+                   AND lower(s.maker) = lower(COALESCE(d.award->>'filler', d.winner)) AND s.block_timestamp <= d.end_s
+                   AND e.event_name = 'DutchFilled' AND e.args->>'exclusive' = 'true'
+              ) AS faded
+         FROM due d
+     )
+     INSERT INTO dutch_exclusive_outcomes (quote_id, chain_id, winner, organization_id, faded, exclusive_ends_at, decided_block, decided_block_timestamp)
+     SELECT id, $1::integer, winner, ${ORGANIZATION_OF('winner')}, faded, exclusive_ends_at, $2::bigint, $3::bigint FROM decided
+     ON CONFLICT (quote_id) DO NOTHING
+     RETURNING quote_id, winner, organization_id, exclusive_ends_at, faded`,
+    [chainId, block.number, block.timestamp, lookbackSeconds],
+  );
+  return rows.filter((r) => (r as NewFade & { faded: boolean }).faded).map(({ quote_id, winner, organization_id, exclusive_ends_at }) => ({ quote_id, winner, organization_id, exclusive_ends_at }));
+}

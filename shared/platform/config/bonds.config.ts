@@ -1,0 +1,11 @@
+import { envInt } from './schema-helpers';
+
+/** Dutch winners that let their exclusive window pass without filling (docs/DUTCH.md, "Fades"). */
+export const bondsEnv = {
+  /** Fades within DUTCH_FADE_WINDOW that block an organization's Dutch bids. */
+  DUTCH_FADE_LIMIT: envInt(3, 1, 1000),
+  /** The window, in seconds, in which DUTCH_FADE_LIMIT fades block; a fade counts from its exclusive window's end. */
+  DUTCH_FADE_WINDOW: envInt(86400, 60, 31_536_000),
+  /** How long, in seconds after the fade that reached the limit, the organization's bids are refused. */
+  DUTCH_FADE_COOLDOWN: envInt(3600, 1, 31_536_000),
+};
