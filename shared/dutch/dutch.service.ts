@@ -12,6 +12,7 @@ import { parseDutchQuoteRequest, quoteExpireJob, QuoteRepository, type CreatedQu
 import { RegistryService } from '../registry';
 import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob } from './dutch.jobs';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';
+import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
 import type { JsonObject } from './dutch.types';
 import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
 
@@ -24,6 +25,7 @@ export class DutchService {
   private readonly quotes: QuoteRepository;
   private readonly registry: RegistryService;
   private readonly idempotency: IdempotencyService;
+  private readonly pairTokens: PairTokens;
 
   constructor(
     private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
@@ -33,6 +35,7 @@ export class DutchService {
     this.quotes = new QuoteRepository(deps.db);
     this.registry = new RegistryService(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
+    this.pairTokens = new PairTokens(deps.db);
   }
 
   /**
@@ -62,6 +65,7 @@ export class DutchService {
         signer ? `recovers to ${signer}, not taker_address: sign the DutchFillRequest typed data (domain DutchFill, version 1, this chain and mothership)` : 'is not a valid signature',
       );
     }
+    await assertDutchTokensOfPair(this.pairTokens, dir, req.request);
 
     const expiresAt = Math.min(nowMs + req.expires_in * 1000, req.request.auctionEnd * 1000);
     const competeMs = Math.max(0, Math.min(req.compete_ms ?? limits.default_compete_ms, expiresAt - nowMs));
