@@ -39,9 +39,15 @@ export class SignatureVerifier {
     if (v.chainId === undefined) return refuse();
     const client = await this.clientFor(v.chainId);
     if (!client) return refuse();
+    const verdict = await this.askContractWallet(client, v);
+    return verdict ?? refuse();
+  }
+
+  /** ERC-1271 through the chain: the wallet's verdict, or null when `address` holds no code (not a contract wallet). */
+  private async askContractWallet(client: PublicClient, v: { address: `0x${string}`; message: string; signature: Hex; chainId?: number }): Promise<boolean | null> {
     try {
       const code = await client.getCode({ address: v.address });
-      if (!code || code === '0x') return refuse();
+      if (!code || code === '0x') return null;
       return await client.verifyMessage({ address: v.address, message: v.message, signature: v.signature });
     } catch (err) {
       this.deps.logger.warn({ chain_id: v.chainId, err: (err as Error).message }, 'contract wallet verification failed to reach the RPC');
