@@ -44,7 +44,7 @@ export class DutchService {
    */
   async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
     if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
-    const nowMs = this.clock();
+    let nowMs = this.clock();
     const limits = await this.registry.setting('dutch_limits');
     const req = parseDutchQuoteRequest(body, { now: Math.floor(nowMs / 1000), maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN, dutch: limits });
     const dir = await this.deps.pairs.get(req.chain_id);
@@ -66,6 +66,8 @@ export class DutchService {
       );
     }
     await assertDutchTokensOfPair(this.pairTokens, dir, req.request);
+    // The phase windows start once the request is checked (the pair's tokens may need a read).
+    nowMs = this.clock();
 
     const expiresAt = Math.min(nowMs + req.expires_in * 1000, req.request.auctionEnd * 1000);
     const competeMs = Math.max(0, Math.min(req.compete_ms ?? limits.default_compete_ms, expiresAt - nowMs));
