@@ -19,6 +19,12 @@ module.exports = {
       // Cancun matches the EVM version the contracts are compiled for.
       hardfork: 'cancun',
       mining: { auto: true, interval: 0 },
+      // Keep block time on the wall clock. Automine otherwise gives a block that comes within the
+      // same second as its parent the parent's timestamp + 1, so a burst of transactions (deploy,
+      // a demo) pushes the chain ahead of real time for good: 34 s after the demos, enough for
+      // the API's exclusive fills (wall-clock expiry) to revert FillExpired. With this, a block
+      // takes the wall-clock second even when its parent has it too (docs/DUTCH.md, "Time").
+      allowBlocksWithSameTimestamp: true,
     },
   },
   paths: {

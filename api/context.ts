@@ -42,9 +42,10 @@ export function buildContext(deps: ApiDeps): ApiContext {
   const pairs = new PairDirectory(deps.db, deps.config.REGISTRY_CACHE_MS);
   const streamTokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
   const registry = new RegistryService(deps.db);
-  // Read on first use: a deployment that never issues an exclusive fill needs no signing key.
-  let signer: PrivateKeyAccount | undefined;
-  const signerOnce = () => (signer ??= serviceSigner(deps.config));
+  // bin/main.ts builds the signer at start (and refuses to start without one); an embedder that
+  // passes none gets one built from the configuration alone, on first use.
+  let signer: PrivateKeyAccount | undefined = deps.serviceSigner;
+  const signerOnce = () => (signer ??= serviceSigner(deps.config, []));
   return {
     ...deps,
     services: {

@@ -5,6 +5,7 @@ import { socketOnlyApp, startSocket } from '../socket';
 import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
+import { registeredServiceSigner } from '../shared/registry';
 import { openInfra } from './boot';
 
 /** The one entry point: starts the roles named in ROLES in this process. */
@@ -22,6 +23,19 @@ async function main(): Promise<void> {
     await ensureDevchain(infra);
   }
   const roles = new Set(config.ROLES);
+  // The roles that sign (Dutch awards, exclusive fills) build the signer now, against the networks
+  // registered after the devchain step: without a usable key the process does not start (exit 78).
+  if (roles.has('api') || roles.has('workers')) {
+    try {
+      infra.serviceSigner = await registeredServiceSigner(config, infra.db);
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        logger.fatal({ problems: err.problems }, `refusing to start: ${err.problems.map((p) => `${p.key} ${p.message}`).join('; ')}`);
+      }
+      throw err;
+    }
+    logger.info({ signer: infra.serviceSigner.address }, 'service signer ready');
+  }
   // A signal during start-up begins the drain; what is already open closes, nothing more opens.
   let told = false;
   const stopped = () => {

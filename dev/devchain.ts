@@ -187,7 +187,7 @@ export async function ensureDevchain(deps: {
   if (networks.length > 0 && !dev) return null;
   if (dev && (await registeredDevchainAlive(dev.rpc_urls, dev.contracts.mothership))) {
     // A key configured since the devchain was deployed still has to be registered to sign.
-    const signer = serviceSigner(config).address;
+    const signer = serviceSigner(config, networks).address;
     await ensureServiceSigner({ rpcUrl: dev.rpc_urls[0]!, mothership: dev.contracts.mothership as Address, signer }).catch((err: unknown) =>
       logger.warn({ err, signer }, 'devchain: could not register the service signer; awards and exclusive fills it signs will be refused on chain'),
     );
@@ -206,11 +206,13 @@ export async function ensureDevchain(deps: {
       },
     ]);
   }
+  // The chain this step registers replaces a dead devchain entry: the signer is judged on it.
+  const after = [...networks.filter((n) => n.chain_id !== DEVCHAIN_CHAIN_ID), { chain_id: DEVCHAIN_CHAIN_ID, rpc_urls: [`http://127.0.0.1:${config.DEVCHAIN_PORT}`] }];
   const chain = await startAndRegisterDevchain({
     db: deps.db,
     port: config.DEVCHAIN_PORT,
     logger,
-    serviceSigner: serviceSigner(config).address,
+    serviceSigner: serviceSigner(config, after).address,
   });
   if (!chain.reused) deps.lifecycle.onClose('devchain', () => chain.stop());
   return chain;

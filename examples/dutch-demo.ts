@@ -50,7 +50,16 @@ export async function runDutchDemo(baseUrl: string, opts: { env?: NodeJS.Process
     makers.map((m) => runDutchMaker({ client, account: m.account, name: m.name, chainId: 31337, rpcUrl: net.rpc_urls[0], mothership, bid: m.bid, onMessage: opts.onMessage })),
   );
   try {
-    const outcome = await runDutchTaker({ client, account: taker, chainId: 31337, mothership, pair: networkContract(net, 'opshuns_core'), premiumToken: networkContract(net, 'usdc') });
+    const outcome = await runDutchTaker({
+      client,
+      account: taker,
+      chainId: 31337,
+      mothership,
+      pair: networkContract(net, 'opshuns_core'),
+      token0: networkContract(net, 'token0'),
+      token1: networkContract(net, 'token1'),
+      premiumToken: networkContract(net, 'usdc'),
+    });
     const winner = makers.findIndex((m) => m.account.address === outcome.winner);
     if (winner < 0) throw new Error(`the winner ${outcome.winner} is none of the bots`);
     const fillTx = await bots[winner].fills;

@@ -20,6 +20,23 @@ export interface DutchMakerOptions {
 type Payload = Record<string, unknown> & { quote_id: string };
 
 /**
+ * Sends the fill, again while the chain says `AwardNotYet`: the award's `not_before` is the
+ * competition's end by the service's clock, and a block mined in that same second (or a gas
+ * estimate against it) can still be a moment behind. Gives up at the end of the exclusive window.
+ */
+async function sendWhenDue(award: Payload, send: () => Promise<Hex>): Promise<Hex> {
+  const until = Date.parse(String(award.exclusive_ends_at));
+  for (;;) {
+    try {
+      return await send();
+    } catch (err) {
+      if (!/AwardNotYet/.test((err as Error).message) || Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+/**
  * A Dutch maker: bids both sides on every competing request of the feed, and when it wins (a
  * `dutch_award` on its own topic, the signed award naming its wallet as filler) fills the
  * request on the mothership from that wallet: only that caller gets the winning price.
@@ -49,7 +66,7 @@ export async function runDutchMaker(o: DutchMakerOptions): Promise<{ stop: () =>
       directions: award.directions as number[],
       award: award.award as AwardJson,
     });
-    const tx = await wallet.writeContract({ address: o.mothership, abi, functionName: 'executeDutchFill', args: args as unknown as unknown[], chain });
+    const tx = await sendWhenDue(award, () => wallet.writeContract({ address: o.mothership, abi, functionName: 'executeDutchFill', args: args as unknown as unknown[], chain }));
     const receipt = await reader.waitForTransactionReceipt({ hash: tx });
     if (receipt.status !== 'success') throw new Error(`Dutch fill reverted: ${tx}`);
     log(o.name, `filled ${award.quote_id} on chain during its exclusive window`, { tx });

@@ -8,6 +8,9 @@ export interface DutchTakerOptions {
   chainId: number;
   mothership: `0x${string}`;
   pair: `0x${string}`;
+  /** The pair's tokens: the request's token list and premium token must be the pair's. */
+  token0: `0x${string}`;
+  token1: `0x${string}`;
   premiumToken: `0x${string}`;
   competeMs?: number;
   timeoutMs?: number;
@@ -42,7 +45,7 @@ export async function runDutchTaker(o: DutchTakerOptions): Promise<DutchOutcome>
   const dutch_request = brokeredRequest(
     {
       intents: [leg(0, 3000), leg(1, 3500)],
-      tokens: [{ token0: o.pair, token1: o.premiumToken, premium_token: o.premiumToken }],
+      tokens: [{ token0: o.token0, token1: o.token1, premium_token: o.premiumToken }],
       dutch_premium: { token: o.premiumToken, maker_pays_taker: false, start_premium: '100000000', end_premium: '200000000', decay_rate: '0', auction_start: now },
       auction_end: now + 120,
       taker_nonce: String(Date.now()),

@@ -25,7 +25,7 @@ export function buildWorkerContext(deps: WorkerDeps, interestedMakers: Intereste
     interestedMakers,
     pairs,
     queue: deps.queue,
-    signer: serviceSigner(deps.config),
+    signer: deps.serviceSigner ?? serviceSigner(deps.config, []),
     skewMs: deps.config.QUOTE_EXPIRY_SKEW_MS,
   });
   return { ...deps, events, notifier: new QuoteNotifier({ db: deps.db, events, logger: deps.logger, interestedMakers }), dutch };

@@ -17,6 +17,7 @@ import { buildWorkerContext } from '../../workers/worker-context';
 import { WorkerHost } from '../../workers/worker-host';
 import { DutchClock } from '../../workers/dutch/dutch-clock';
 import { benchDatabase, percentile } from '../support/bench-db';
+import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 
 /**
  * Dutch phase lateness at N concurrent auctions (docs/PERFORMANCE.md): N live Dutch quotes whose
@@ -58,7 +59,8 @@ async function baseline(redisUrl: string, prefix: string): Promise<number[]> {
 async function main(): Promise<void> {
   const db = await benchDatabase('dutch');
   const prefix = `bench:dutch:${Date.now()}:`;
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'error', DEVCHAIN: 'off', DATABASE_URL: db.url, REDIS_PREFIX: prefix, QUOTE_SWEEP_INTERVAL_MS: '600000' });
+  // Its own loopback node registers the development signer; with DEVCHAIN=off the key must be named.
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'error', DEVCHAIN: 'off', SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY, DATABASE_URL: db.url, REDIS_PREFIX: prefix, QUOTE_SWEEP_INTERVAL_MS: '600000' });
   const logger = createLogger({ level: config.LOG_LEVEL });
   const ds = createDataSource({ url: db.url, poolSize: 20 });
   await ds.initialize();

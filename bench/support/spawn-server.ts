@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -12,7 +13,8 @@ export function spawnServer(script: string, env: Record<string, string>, readyMs
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    // Benches run on their own loopback nodes with DEVCHAIN=off: the development signer must be named there.
+    env: { PATH: process.env.PATH ?? '', ...(env.DEVCHAIN === 'off' && !env.SERVICE_SIGNER_KEY ? { SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY } : {}), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = new Promise<number>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { DEVCHAIN_CHAIN_ID } from '../../shared/chain/clients';
 import { serviceSigner } from '../../shared/chain/service-signer';
 import { RegistryService } from '../../shared/registry';
 import { requireFlag, UsageError, type OpsCommand } from './command';
@@ -14,6 +15,10 @@ export const chainCommands: OpsCommand[] = [
       } catch {
         throw new UsageError(`--rpc-url ${rpcUrl} is not a URL`);
       }
+      // The key the api and workers sign with must be registered for the chain to accept it. The
+      // public development key only for this machine's own devchain: judged on the URL alone,
+      // before anything is sent to it.
+      const signer = serviceSigner(ctx.config, [{ chain_id: DEVCHAIN_CHAIN_ID, rpc_urls: [rpcUrl] }]).address;
       // dev/ is imported here, not at the top: every other command runs on a production install,
       // which has no solc (a devDependency) to compile the contracts with.
       const { assertDevTools } = await import('../../dev/dev-tools');
@@ -23,8 +28,6 @@ export const chainCommands: OpsCommand[] = [
       // Deployment is deterministic (fixed deployer and nonces): a node that already holds this
       // build is only registered again, so the command is safe to repeat.
       const expected = expectedAddresses();
-      // The key the api and workers sign with must be registered for the chain to accept it.
-      const signer = serviceSigner(ctx.config).address;
       const addresses = (await hasReferenceContracts(rpcUrl, expected))
         ? expected
         : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });

@@ -16,6 +16,7 @@ import { DutchRepository, type NewDutchQuote } from './dutch.repository';
 import type { DutchColumns, JsonObject } from './dutch.types';
 import { assertNotFaded, fadeStatus, type FadeStatus } from './dutch-fades';
 import { FillBondCheck } from '../bonds';
+import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
 import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,6 +30,7 @@ export class DutchService {
   private readonly idempotency: IdempotencyService;
   private readonly authorities: FillAuthorityReader;
   private readonly bonds: FillBondCheck;
+  private readonly pairTokens: PairTokens;
 
   constructor(
     private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
@@ -40,6 +42,7 @@ export class DutchService {
     this.idempotency = new IdempotencyService(deps.db);
     this.authorities = new FillAuthorityReader(deps.config.FILL_AUTHORITY_RPC_TIMEOUT_MS);
     this.bonds = new FillBondCheck({ db: deps.db, registry: this.registry });
+    this.pairTokens = new PairTokens(deps.db);
   }
 
   /**
@@ -48,7 +51,7 @@ export class DutchService {
    */
   async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
     if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
-    const nowMs = this.clock();
+    let nowMs = this.clock();
     const limits = await this.registry.setting('dutch_limits');
     const req = parseDutchQuoteRequest(body, { now: Math.floor(nowMs / 1000), maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN, dutch: limits });
     const dir = await this.deps.pairs.get(req.chain_id);
@@ -69,6 +72,9 @@ export class DutchService {
         signer ? `recovers to ${signer}, not taker_address: sign the DutchFillRequest typed data (domain DutchFill, version 1, this chain and mothership)` : 'is not a valid signature',
       );
     }
+    await assertDutchTokensOfPair(this.pairTokens, dir, req.request);
+    // The phase windows start once the request is checked (the pair's tokens may need a read).
+    nowMs = this.clock();
 
     // After the signature: only a request its taker really signed costs a chain read.
     if (req.request.requiredAuthority !== zeroAddress) await this.assertFillAuthority(dir, req.request.requiredAuthority);

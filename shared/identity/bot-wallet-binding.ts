@@ -26,7 +26,7 @@ export class BotWalletBinding {
    * by recovery (offline), like admin statements: a bot signs offers with a plain key anyway.
    */
   async proveControl(address: `0x${string}`, message: string, addressSignature: Hex): Promise<void> {
-    const signer = await this.deps.verifier.recover(message, addressSignature);
+    const signer = await this.deps.verifier.recover(message, addressSignature, 'address_signature');
     if (signer && isAddressEqual(signer, address)) return;
     const why = `address_signature is not a signature of message by address ${address}: the bot wallet must personal_sign the same statement text the admin signed`;
     throw new ForbiddenError(why, 'address_signature_mismatch', [{ path: 'address_signature', message: why }]);

@@ -1,6 +1,7 @@
 import { createPublicClient, http, isAddressEqual, recoverMessageAddress, type Hex, type PublicClient } from 'viem';
 import { ServiceUnavailableError } from '../platform/errors';
 import type { Logger } from '../platform/logging';
+import { assertCanonicalSignature, isCanonicalSignature } from '../protocol';
 import type { RegistryService } from '../registry';
 
 /**
@@ -9,6 +10,10 @@ import type { RegistryService } from '../registry';
  * message's network, the wallet is a contract and is asked through the registry network's RPC
  * (ERC-1271, via viem's verifyMessage). Counterfactual (not yet deployed) wallets have no code
  * and are refused: deploy the wallet before signing in.
+ *
+ * An externally owned account's signature must be canonical, the same rule the contracts apply
+ * (shared/protocol/signatures.ts: 65 bytes, low s, v 27/28): a malleated twin (s' = n - s, v
+ * flipped) or an out-of-range v is a 400 naming the request field, never a second valid form.
  */
 export class SignatureVerifier {
   private readonly clients = new Map<string, PublicClient>();
@@ -17,15 +22,32 @@ export class SignatureVerifier {
     private readonly deps: { registry: RegistryService; rpcTimeoutMs: number; logger: Logger },
   ) {}
 
-  /** True when `signature` over `message` is `address`'s. Throws 503 when a needed RPC is unreachable. */
-  async verify(v: { address: `0x${string}`; message: string; signature: Hex; chainId?: number }): Promise<boolean> {
-    if (await this.recoversTo(v.address, v.message, v.signature)) return true;
-    if (v.chainId === undefined) return false;
+  /**
+   * True when `signature` over `message` is `address`'s. Throws 503 when a needed RPC is
+   * unreachable, and 400 naming `field` when a 65-byte signature is not canonical and
+   * `address` is not a contract wallet (whose signature format is the wallet's own business).
+   */
+  async verify(v: { address: `0x${string}`; message: string; signature: Hex; chainId?: number; field?: string }): Promise<boolean> {
+    const field = v.field ?? 'signature';
+    const eoaForm = v.signature.length === 132;
+    const canonical = eoaForm && isCanonicalSignature(v.signature);
+    if (canonical && (await this.recoversTo(v.address, v.message, v.signature))) return true;
+    const refuse = (): false => {
+      if (eoaForm && !canonical) assertCanonicalSignature(v.signature, field);
+      return false;
+    };
+    if (v.chainId === undefined) return refuse();
     const client = await this.clientFor(v.chainId);
-    if (!client) return false;
+    if (!client) return refuse();
+    const verdict = await this.askContractWallet(client, v);
+    return verdict ?? refuse();
+  }
+
+  /** ERC-1271 through the chain: the wallet's verdict, or null when `address` holds no code (not a contract wallet). */
+  private async askContractWallet(client: PublicClient, v: { address: `0x${string}`; message: string; signature: Hex; chainId?: number }): Promise<boolean | null> {
     try {
       const code = await client.getCode({ address: v.address });
-      if (!code || code === '0x') return false;
+      if (!code || code === '0x') return null;
       return await client.verifyMessage({ address: v.address, message: v.message, signature: v.signature });
     } catch (err) {
       this.deps.logger.warn({ chain_id: v.chainId, err: (err as Error).message }, 'contract wallet verification failed to reach the RPC');
@@ -33,8 +55,12 @@ export class SignatureVerifier {
     }
   }
 
-  /** The EOA signer of a personal_sign message, or null when the signature does not parse. */
-  async recover(message: string, signature: Hex): Promise<`0x${string}` | null> {
+  /**
+   * The EOA signer of a personal_sign message, or null when the signature does not parse. A
+   * signature that parses but is not canonical (high s, v not 27/28) is a 400 naming `field`.
+   */
+  async recover(message: string, signature: Hex, field = 'signature'): Promise<`0x${string}` | null> {
+    if (signature.length === 132) assertCanonicalSignature(signature, field);
     try {
       return await recoverMessageAddress({ message, signature });
     } catch {
@@ -43,7 +69,7 @@ export class SignatureVerifier {
   }
 
   private async recoversTo(address: `0x${string}`, message: string, signature: Hex): Promise<boolean> {
-    const signer = await this.recover(message, signature);
+    const signer = await this.recover(message, signature).catch(() => null);
     return signer !== null && isAddressEqual(signer, address);
   }
 

@@ -1,4 +1,6 @@
 import { getAddress, hashTypedData, keccak256, recoverTypedDataAddress, stringToBytes, type Address, type Hex } from 'viem';
+import { z } from 'zod';
+import { parseOrThrow } from '../platform/validation';
 import {
   dutchAwardTypedData,
   dutchFillTypedData,
@@ -14,6 +16,50 @@ import {
 export interface SigningContext {
   chainId: number;
   mothership: Address;
+}
+
+const SIGNATURE_FORMAT = 'must be a 0x-prefixed 65-byte hex signature (r, s, v)';
+
+/** secp256k1's group order n. */
+export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+/** n / 2: the largest `s` the contracts accept (Mothership._recover and OptionPair._recover). */
+export const SECP256K1_HALF_N = SECP256K1_N / 2n;
+
+/**
+ * Why a 65-byte ECDSA signature (r ‖ s ‖ v) would be refused by the contracts' `_recover`, or
+ * null when it is canonical: exactly 65 bytes, `s` in the lower half of the curve order (no
+ * malleable twin), `v` one of 27/28 (or 0/1, which the contracts read as 27/28), and r, s
+ * not zero. The one rule every place that takes an ECDSA signature applies, so what the API
+ * accepts is what the chain will accept.
+ */
+export function signatureProblem(signature: string): string | null {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return SIGNATURE_FORMAT;
+  const r = BigInt(`0x${signature.slice(2, 66)}`);
+  const s = BigInt(`0x${signature.slice(66, 130)}`);
+  const v = parseInt(signature.slice(130, 132), 16);
+  if (r === 0n || s === 0n) return 'r and s must not be zero';
+  if (s > SECP256K1_HALF_N) return 'has a high s (s > n/2), which the contracts refuse: use the low-s form (s\' = n - s, v flipped) that every standard signer produces';
+  if (v !== 27 && v !== 28 && v !== 0 && v !== 1) return `has v = ${v}: v must be 27 or 28 (0 or 1 accepted as 27 or 28)`;
+  return null;
+}
+
+/** True when the signature is 65 bytes, low-s and v is 27/28 (or 0/1). */
+export function isCanonicalSignature(signature: string): boolean {
+  return signatureProblem(signature) === null;
+}
+
+/** A request field holding an ECDSA signature the contracts will accept (see signatureProblem). */
+export const canonicalSignatureSchema = z
+  .string({ message: SIGNATURE_FORMAT })
+  .regex(/^0x[0-9a-fA-F]{130}$/, SIGNATURE_FORMAT)
+  .superRefine((v, ctx) => {
+    const problem = /^0x[0-9a-fA-F]{130}$/.test(v) ? signatureProblem(v) : null;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** 400 naming `field` unless `signature` is canonical (see signatureProblem). */
+export function assertCanonicalSignature(signature: string, field: string): void {
+  parseOrThrow(canonicalSignatureSchema, signature, field);
 }
 
 /** EIP-712 digest of a Dutch request (equals the mothership's digestDutchFillRequest). */

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { z } from 'zod';
-import { intentListSchema, intentToLeg, type PackageOffer } from '../protocol';
+import { canonicalSignatureSchema, intentListSchema, intentToLeg, type PackageOffer } from '../protocol';
 import {
   booleanField,
   bytes32,
@@ -22,8 +22,6 @@ export interface OfferRequest {
   signature: Hex;
 }
 
-const SIGNATURE_MESSAGE = 'must be a 65-byte (or 64-byte compact) hex signature';
-
 /**
  * The offer body at `now`. `legs` are the quote's intents as the maker signed them (same shape
  * as the create's `intents`).
@@ -44,8 +42,8 @@ function offerRequestSchema(now: number) {
     maker: required(evmAddress).meta({ description: 'The authenticated maker wallet (SIWE address or the API key\'s bot wallet).' }),
     nonce: required(decimalUint()).meta({ description: 'Unused for (chain, maker) (uint256 decimal string).' }),
     deadline: required(unixSeconds).meta({ description: 'Unix seconds, in the future and not after the quote expires.' }),
-    signature: required(z.string({ message: SIGNATURE_MESSAGE }).regex(/^0x([0-9a-fA-F]{130}|[0-9a-fA-F]{128})$/, SIGNATURE_MESSAGE)).meta({
-      description: 'EIP-712 PackageOffer signature by `maker`, 65 bytes (or 64-byte compact) hex (docs/PROTOCOL.md).',
+    signature: required(canonicalSignatureSchema).meta({
+      description: 'EIP-712 PackageOffer signature by `maker`, 65 bytes hex, low s (s <= n/2) and v 27 or 28, as the mothership requires (docs/PROTOCOL.md).',
     }),
   };
   const known = new Set(Object.keys(shape));

@@ -1,6 +1,7 @@
 import { zeroAddress, type Address, type Hex } from 'viem';
 import { z } from 'zod';
 import {
+  canonicalSignatureSchema,
   curveFavoursTakerFirst,
   direction,
   directionSchema,
@@ -155,8 +156,6 @@ const DUTCH_KNOWN = [
   'intents',
 ] as const;
 
-const signature = z.string({ message: 'must be a 0x-prefixed 65-byte hex signature' }).regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 0x-prefixed 65-byte hex signature');
-
 /**
  * The Dutch create body at `now`. Everything that needs no database or chain is checked here,
  * each problem at its field: the curve's direction, the directions' hash and polarity, the
@@ -179,7 +178,9 @@ function dutchQuoteRequestSchema(now: number, maxExpiresIn: number, maxExclusive
     compete_ms: ms('milliseconds', PG_INT4_MAX).optional().meta({ description: 'Length of the competing phase in milliseconds, clamped to the auction.' }),
     exclusive_ms: ms('milliseconds', maxExclusiveMs).optional().meta({ description: 'Length of the winner\'s exclusive window, at most dutch_limits.max_exclusive_ms.' }),
     exclusive_seconds: ms('seconds', Math.floor(maxExclusiveMs / 1000)).optional().meta({ description: 'The same in seconds; with exclusive_ms too, both must agree.' }),
-    taker_signature: required(signature).meta({ description: 'EIP-712 DutchFillRequest signature by taker_address, 65 bytes hex (docs/PROTOCOL.md).' }),
+    taker_signature: required(canonicalSignatureSchema).meta({
+      description: 'EIP-712 DutchFillRequest signature by taker_address, 65 bytes hex, low s (s <= n/2) and v 27 or 28, as the mothership requires (docs/PROTOCOL.md).',
+    }),
     dutch_request: required(dutchRequestField(now, 'dutch_request')),
     // Intents are the signed request's; a copy at the top level is ignored.
     intents: z.unknown().optional().meta({ deprecated: true, description: 'Ignored: the legs are dutch_request.intents.' }),

@@ -3,6 +3,9 @@ import type { LocalAccount } from 'viem/accounts';
 import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type DutchAward, type Polarity } from '../../shared/protocol';
 import { FIXTURE_PAIR, FIXTURE_USDC, intents } from './quotes';
 
+/** The fixture network's WETH (networkFile), token0 of the fixture pair. */
+export const FIXTURE_WETH: Address = '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6';
+
 /** The fixture network's mothership (networkFile). */
 export const FIXTURE_MOTHERSHIP: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
@@ -35,7 +38,7 @@ export async function dutchBody(taker: LocalAccount, o: DutchBodyOptions = {}): 
   const dirs = deriveDirections(polarity, legs.map((l) => l.structure));
   const dutch_request: Record<string, unknown> = {
     intents: intents(legs, { pair: o.pair ?? FIXTURE_PAIR, expiry: o.expiry }).map((i) => ({ ...i, option_type: i.option_type === 'call' ? 0 : 1 })),
-    tokens: [{ token0: '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6', token1: FIXTURE_USDC, premium_token: FIXTURE_USDC }],
+    tokens: [{ token0: FIXTURE_WETH, token1: FIXTURE_USDC, premium_token: FIXTURE_USDC }],
     dutch_premium: { token: FIXTURE_USDC, maker_pays_taker: false, start_premium: '100000000', end_premium: '200000000', decay_rate: '0', auction_start: now },
     auction_end: now + 600,
     maker_address_hash: directionsHash(dirs),
@@ -71,4 +74,17 @@ export function storedAward(award: Record<string, string | number>): DutchAward 
     notBefore: Number(award.not_before),
     exclusiveEnd: Number(award.exclusive_end),
   };
+}
+
+/**
+ * Records the fixture pair's tokens (the triple dutchBody signs) as the indexer would after the
+ * factory's PairCreated, so a Dutch create on the fixture network (no chain behind it) can check
+ * its tokens against the pair. Run after the network is registered.
+ */
+export async function recordFixturePair(db: { query(sql: string, params?: unknown[]): Promise<unknown> }, chainId = 31337): Promise<void> {
+  await db.query(
+    `INSERT INTO indexer_pairs (chain_id, address, factory, token0, token1, premium_token, created_block, created_block_hash, created_log_index, tx_hash)
+     VALUES ($1, $2, $3, $4, $5, $5, 1, $6, 0, $6) ON CONFLICT DO NOTHING`,
+    [chainId, FIXTURE_PAIR, zeroAddress, FIXTURE_WETH, FIXTURE_USDC, `0x${'00'.repeat(32)}`],
+  );
 }

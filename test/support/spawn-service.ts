@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -19,6 +20,16 @@ export interface RunningService {
 }
 
 /**
+ * A stack started with DEVCHAIN=off runs against a test's own Hardhat node, whose mothership
+ * registers the development signer: it names that key explicitly, since the service accepts the
+ * public key unasked only on its own devchain (shared/chain/service-signer.ts). A test that sets
+ * SERVICE_SIGNER_KEY, or runs with the devchain, gets nothing added.
+ */
+function testSigner(env: Record<string, string>): Record<string, string> {
+  return env.DEVCHAIN === 'off' && env.SERVICE_SIGNER_KEY === undefined ? { SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY } : {};
+}
+
+/**
  * Starts `bin/main.ts` as a real process with the given environment and waits for the log line
  * that says the HTTP server listens (it reports the port, so PORT=0 works). A role without an
  * HTTP server passes `readyMsg` instead: the first line with that `msg` means it is up (main
@@ -32,7 +43,7 @@ export async function spawnService(
   // reaches it rather than a wrapper that would leave it orphaned.
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...testSigner(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 import { loadConfig, type Config } from '../../shared/platform/config';
 import { createDataSource } from '../../shared/entities';
 import { JobQueue } from '../../shared/platform/queue';
@@ -29,6 +30,8 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DEVCHAIN: 'off',
     REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // The test chains register the development signer; with DEVCHAIN=off it must be named (shared/chain/service-signer.ts).
+    SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY,
     ...overrides,
   });
 }

@@ -219,8 +219,12 @@ contract LendingMarket {
     function liquidate(uint256 loanId) external {
         Loan storage l = _active(loanId);
         _accrue(l);
-        uint256 h = _health(l);
-        require(h < WAD || block.timestamp > l.maturity, Healthy(loanId, h));
+        // Maturity first: an overdue loan is liquidatable without a price, so a token whose
+        // price is gone (or never was) cannot keep an overdue loan alive.
+        if (block.timestamp <= l.maturity) {
+            uint256 h = _health(l);
+            require(h < WAD, Healthy(loanId, h));
+        }
         uint256 principal = l.principal;
         uint256 interest = l.interestOwed;
         uint256 seized = l.collateral;

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * reference contracts accept from the service alone: Dutch awards and exclusive fills. Its
  * address must be registered on each network's mothership. No default here: only the roles
  * that sign read it (shared/chain/service-signer.ts), falling back to a public development key
- * on a loopback-only server outside production and refusing to start otherwise.
+ * only for this machine's own devchain and refusing to start otherwise.
  */
 export const signerEnv = {
   /** secp256k1 private key, 0x and 64 hex digits. Required in production by the api and workers roles. Never logged. */

@@ -4,6 +4,7 @@ import type { JobQueue } from '../queue';
 import type { Logger } from '../logging';
 import type { Metrics } from '../metrics';
 import type { Redis } from '../redis';
+import type { PrivateKeyAccount } from 'viem/accounts';
 
 /** The process infrastructure a role is started with: opened once per process by bin/boot.ts, or per test file. */
 export interface ServiceDeps {
@@ -14,4 +15,10 @@ export interface ServiceDeps {
   metrics: Metrics;
   /** Where work is handed to the workers. */
   queue: JobQueue;
+  /**
+   * The service signer, built once at start by a process whose roles sign (api, workers; see
+   * shared/chain/service-signer.ts). Absent in embedders (tests, benches): the roles then build
+   * it from the configuration alone.
+   */
+  serviceSigner?: PrivateKeyAccount;
 }

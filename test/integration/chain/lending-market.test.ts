@@ -126,6 +126,29 @@ describe('LendingMarket', () => {
     await lend.setPrice(chain.wallets[0], chain.addresses.weth, 3000n * WAD);
   });
 
+  it('liquidates an overdue loan whose collateral has no price: maturity is checked before any price is read', async () => {
+    // MEME is never priced on this chain: the health factor of a loan against it cannot be computed.
+    // Close enough that the liquidation helper's minute of interest margin covers the overdue time.
+    const maturity = (await chain.now()) + 20;
+    const loanId = await lend.openLoan(chain.wallets[1], chain.wallets[2], {
+      collateralToken: chain.addresses.meme,
+      collateralAmount: 1000n * ETH,
+      debtToken: chain.addresses.usdc,
+      principal: 100n * USDC,
+      rateBps: 500,
+      maturity,
+    });
+    // Before maturity only an unhealthy loan may be liquidated, and without a price that cannot be told.
+    // The oracle's errors decode with its ABI: the market bubbles its revert up.
+    const early = chain.publicClient.simulateContract({ account: chain.accounts[4], ...market(), abi: [...lendingMarketAbi, ...priceOracleAbi], functionName: 'liquidate', args: [loanId] });
+    expect(await revertName(early)).toBe('NoPrice');
+    // This test's own node (never the service's devchain) is moved past maturity.
+    await chain.increaseTime(maturity - (await chain.now()) + 1);
+    await lend.liquidate(chain.wallets[4], chain.addresses.usdc, loanId);
+    const [e] = parseEventLogs({ abi: [loanLiquidatedEvent], logs: (await lastReceipt()).logs });
+    expect(e.args).toMatchObject({ loanId, liquidator: chain.accounts[4].address, principalRepaid: 100n * USDC, collateralSeized: 1000n * ETH });
+  });
+
   it('refuses a withdrawal that would leave the loan unhealthy, and one by anyone but the borrower', async () => {
     const loanId = await openWethLoan(1000n * USDC, 1n * ETH);
     const unhealthy = chain.publicClient.simulateContract({ account: chain.accounts[2], ...market(), functionName: 'withdrawCollateral', args: [loanId, (ETH * 3n) / 4n] });

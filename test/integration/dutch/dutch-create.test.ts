@@ -1,7 +1,7 @@
 import { zeroAddress } from 'viem';
 import { dutchFillTypedData, parseDutchRequest } from '../../../shared/protocol';
 import { RegistryService } from '../../../shared/registry';
-import { dutchBody, FIXTURE_MOTHERSHIP } from '../../support/dutch';
+import { dutchBody, FIXTURE_MOTHERSHIP, recordFixturePair } from '../../support/dutch';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { newWallet } from '../../support/wallets';
@@ -17,6 +17,7 @@ describe('Dutch create', () => {
     env = await createTestEnv();
     app = buildApp(env).app;
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await recordFixturePair(env.db);
   });
   afterAll(() => env.close());
 

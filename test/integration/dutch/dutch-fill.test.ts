@@ -54,6 +54,7 @@ describe('Dutch fills on chain', () => {
       mothership: h.chain.addresses.mothership,
       pair: h.chain.addresses.pair,
       request: {
+        tokens: [{ token0: h.chain.addresses.weth, token1: h.chain.addresses.usdc, premium_token: h.chain.addresses.usdc }],
         dutch_premium: { token: h.chain.addresses.usdc, maker_pays_taker: false, start_premium: '1000000', end_premium: '2000000', decay_rate: '0', auction_start: now },
         auction_end: now + 600,
       },

@@ -11,7 +11,7 @@ import { HANDLERS } from '../../../workers/job-handlers';
 import { handles } from '../../../workers/job-registry';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
-import { dutchBody, FIXTURE_MOTHERSHIP, storedAward } from '../../support/dutch';
+import { dutchBody, FIXTURE_MOTHERSHIP, storedAward, recordFixturePair } from '../../support/dutch';
 import { assertNoTakerIdentity, eventually, topicEvents, type SeenEvent } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -57,6 +57,7 @@ describe('Dutch phases', () => {
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
     // Bids need the fill bond of the premium token (fails closed): these makers need none.
     await new RegistryService(env.db).setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+    await recordFixturePair(env.db);
     const owner = newWallet();
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Dutch Makers', owner: owner.address });
     for (const m of [makerA, makerB]) await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: m.address, role: 'member' });
