@@ -22,6 +22,8 @@ const FILL_BOND = 1_000_000n;
 const VICTIM = 4;
 const MAKER = 5;
 const UINT40_MAX = 1099511627775;
+const EXPLORE_LIMIT = 4;
+const ORIGIN = 'http://localhost:3000';
 
 let h: Harness;
 let ix: Awaited<ReturnType<typeof runIndexer>>;
@@ -45,7 +47,7 @@ const ownerList = async (owner: string) => (await request(app).get('/api/orders'
 const body = async (opts: Parameters<typeof orderBody>[1] = {}) => orderBody(victim(), { pair: pair(), now: await h.chain.now(), ...opts });
 
 beforeAll(async () => {
-  h = await openHarness();
+  h = await openHarness({ EXPLORE_RATE_LIMIT: String(EXPLORE_LIMIT), CORS_ORIGINS: ORIGIN, TRUST_PROXY_HOPS: '1' });
   await h.register();
   await h.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
   let ctx;
@@ -94,6 +96,16 @@ describe('attack: a taker integrator\'s delegate cancels someone else\'s order',
 
     const cancelled = await request(app).post(`/api/orders/${order.id}/cancel`).set(bearer(victimToken)).expect(200);
     expect(cancelled.body).toMatchObject({ id: order.id, state: 'cancelled' });
+  });
+
+  it('the delegate spends its own Explore budget, never the victim wallet\'s', async () => {
+    let ip = 0;
+    const summary = () => request(app).get(`/api/clob/${pair()}/summary`).set('X-Forwarded-For', `198.51.100.${++ip}`);
+    // The attacker burns its delegate's whole budget, each request from a new IP...
+    for (let i = 0; i < EXPLORE_LIMIT; i++) expect((await summary().set(bearer(attackerDelegate))).status).toBe(200);
+    expect((await summary().set(bearer(attackerDelegate))).status).toBe(429);
+    // ...and the victim's own session still has all of its own (before the fix: 429, the delegate had spent the wallet's bucket).
+    for (let i = 0; i < EXPLORE_LIMIT; i++) expect((await summary().set({ ...bearer(victimToken), Origin: ORIGIN })).status).toBe(200);
   });
 });
 
