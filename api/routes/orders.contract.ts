@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chainIdQuery } from '../../shared/platform/validation';
 import { MAX_DECAY_BPS_PER_SECOND } from '../../shared/orders';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
@@ -192,7 +193,7 @@ export const ordersContracts = {
       query: z.object({
         owner: addressIn.optional().meta({ description: 'Only this owner\'s orders: those it placed on chain or recorded with its own credential.' }),
         state: z.enum(['open', 'filled', 'cancelled', 'expired']).optional(),
-        chain_id: z.string().regex(/^[1-9][0-9]{0,9}$/).transform(Number).optional().meta({ description: 'Only this chain.' }),
+        chain_id: chainIdQuery.shape.chain_id.meta({ description: 'Only this chain (a chain id up to 2^31-1, as every chain id column).' }),
         cursor: z.string().max(200).optional().meta({ description: 'The previous page\'s next_cursor.' }),
         limit: z.string().regex(/^[1-9][0-9]{0,2}$/).transform(Number).pipe(z.number().max(500)).optional().meta({ description: '1 to 500, default 50.' }),
       }),

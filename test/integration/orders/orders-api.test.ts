@@ -210,6 +210,7 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
       ['limit zero', { limit: '0' }, 'limit'],
       ['unknown state', { state: 'done' }, 'state'],
       ['owner not an address', { owner: 'me' }, 'owner'],
+      ['chain_id past the chain id column (2^31-1)', { chain_id: '3000000000' }, 'chain_id'],
       ['a cursor it never returned', { cursor: 'garbage' }, 'cursor'],
     ])('400 for %s', async (_name, query, path) => {
       const res = await request(app).get('/api/orders').query(query).expect(400);
