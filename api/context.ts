@@ -61,7 +61,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
       clobExplore: new ClobExploreService(deps.db),
       exploreStreams: new ExploreStreamMinter(deps),
       loans: new LoanService({ db: deps.db }),
-      orders: new OrderService({ ...deps, pairs }),
+      orders: new OrderService({ ...deps, pairs, maxHorizonSeconds: deps.config.ORDER_MAX_HORIZON_SECONDS }),
       exclusiveFills: new ExclusiveFillService({
         ...deps,
         pairs,

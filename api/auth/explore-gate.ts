@@ -3,6 +3,7 @@ import { ForbiddenError, UnauthorizedError } from '../../shared/platform/errors'
 import type { ApiContext } from '../context';
 import { challengeRequired, passesChallenge } from './challenge-auth';
 import { principalOf } from './principal';
+import { credentialBuckets } from './caller';
 import { consumeAll, createLimiter, ipBucket } from './rate-limit';
 
 /** The spec's widget actions: `/api/explore/clobs/*` and `/api/clob/*` vs `/api/explore/loans/*` and `/api/margin/loans*`. */
@@ -32,9 +33,10 @@ export function exploreGate(ctx: ApiContext, action: ExploreAction, bucket = 'al
     const country = req.get(config.GEOBLOCK_HEADER)?.trim().toUpperCase();
     if (country && blocked.has(country)) throw new ForbiddenError('explore is not available in your region', 'geoblocked');
 
-    const keys = [ipBucket(req.ip), `wallet:${p.address.toLowerCase()}`];
-    if (p.kind === 'delegate' && p.keyId) keys.push(`taker_key:${p.keyId}`);
-    await consumeAll(limiter, keys);
+    // A delegate spends from its own bucket (taker organization + wallet) and its key's, never from
+    // the wallet's: any taker organization can mint delegates naming any wallet, and must not be
+    // able to spend that wallet's own budget.
+    await consumeAll(limiter, [ipBucket(req.ip), ...credentialBuckets(p)]);
 
     if (p.kind === 'delegate') return next();
     const origin = req.get('origin');

@@ -6,6 +6,7 @@ export { principalOf, bearerOf, optionalBearer, requireWallet } from './principa
 export { requireSiwe, requireOrgManager } from './siwe-auth';
 export { requireMakerRights } from './maker-key-auth';
 export { requireDelegateMinter } from './taker-key-auth';
+export { requireWalletSession, isWalletsOwnCredential } from './wallet-session-auth';
 export { requireChallengeOrDelegate, QUOTE_CHALLENGE_ACTION } from './delegate-auth';
 export { requireChallenge, passesChallenge, CHALLENGE_HEADER } from './challenge-auth';
 export { limitPerIp, createLimiter, consumeAll, ipBucket } from './rate-limit';

@@ -6,6 +6,7 @@ import { requireMakerRights } from './maker-key-auth';
 import { optionalBearer, requireWallet } from './principal';
 import { requireOrgManager, requireSiwe } from './siwe-auth';
 import { requireDelegateMinter } from './taker-key-auth';
+import { requireWalletSession } from './wallet-session-auth';
 
 /** How a route authenticates; each rule is built from the per-credential middleware modules. */
 export type AuthRule =
@@ -18,7 +19,8 @@ export type AuthRule =
   | 'taker_manager'
   | 'taker_key_or_taker_admin'
   | 'optional_bearer'
-  | 'any_wallet';
+  | 'any_wallet'
+  | 'wallet_session';
 
 /**
  * The spec's "Who needs what", row for row. Polling a quote is absent on purpose: a stream
@@ -36,8 +38,11 @@ export const WHO_NEEDS_WHAT = {
   manage_taker_keys: 'taker_manager',
   mint_delegate: 'taker_key_or_taker_admin',
   create_order: 'optional_bearer',
-  /** POST /api/orders/:id/cancel (beyond the spec): the owner's wallet, by any credential that speaks for one. */
-  cancel_order: 'any_wallet',
+  /**
+   * POST /api/orders/:id/cancel (beyond the spec): the owner's own credential (its SIWE session,
+   * or a maker key of that bot wallet). Never a delegate: a taker key mints one for any wallet.
+   */
+  cancel_order: 'wallet_session',
   register_freemium_pubsub: 'any_wallet',
   /** GET /api/me ("bearer"): whichever credential speaks for a wallet: SIWE, maker key or delegate. */
   session: 'any_wallet',
@@ -80,5 +85,7 @@ export function routeAuth(ctx: ApiContext, action: RouteAction, exploreAction?: 
       return [optionalBearer(ctx)];
     case 'any_wallet':
       return [requireWallet(ctx)];
+    case 'wallet_session':
+      return [requireWalletSession(ctx)];
   }
 }

@@ -70,6 +70,12 @@ export const AUTH_ERRORS = {
   siweRequired: e(401, 'siwe_required', 'SIWE bearer required: sign in with GET /api/login/nonce and POST /api/login'),
   walletRequired: e(401, 'wallet_required', 'an authenticated wallet is required: a SIWE bearer, a taker delegate or a maker API key'),
   invalidBearer: e(401, 'invalid_bearer', 'invalid, expired or revoked bearer token'),
+  walletSessionRequired: e(401, 'wallet_session_required', "the wallet's own credential is required: its SIWE session, or a maker API key of that bot wallet"),
+  walletSessionForbidden: e(
+    403,
+    'wallet_session_required',
+    "the wallet's own credential is required: its SIWE session, or a maker API key of that bot wallet; a taker delegate does not speak for the wallet here",
+  ),
   makerRightsMissing: e(401, 'maker_rights_required', 'maker rights required: a maker API key, or the SIWE bearer of a maker organization member'),
   makerRightsForbidden: e(403, 'maker_rights_required', 'maker rights required: a maker API key, or the SIWE bearer of a maker organization member'),
   takerAuthRequired: e(401, 'taker_auth_required', 'a taker API key, or the taker admin SIWE bearer with a signed statement, is required'),

@@ -85,6 +85,7 @@ export const AUTH_RULE_DOCS = {
   taker_key_or_taker_admin: { security: [{ takerKey: [] }, { siweBearer: [] }], errors: [A.takerAuthRequired, A.notTakerMember, A.roleForbidden] },
   optional_bearer: { security: [{}, { siweBearer: [] }, { delegateJwt: [] }, { makerKey: [] }], errors: [A.invalidBearer] },
   any_wallet: { security: [{ siweBearer: [] }, { delegateJwt: [] }, { makerKey: [] }], errors: [A.walletRequired] },
+  wallet_session: { security: [{ siweBearer: [] }, { makerKey: [] }], errors: [A.walletSessionRequired, A.walletSessionForbidden] },
 } as const satisfies Record<AuthRule, AuthDoc>;
 
 const STREAM_TOKEN: AuthDoc = {

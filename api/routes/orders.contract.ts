@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chainIdQuery } from '../../shared/platform/validation';
 import { MAX_DECAY_BPS_PER_SECOND } from '../../shared/orders';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../contract/error-cases';
@@ -30,14 +31,14 @@ const dataIn = z.strictObject({
   pairKey: z.strictObject({
     optionType: z.union([z.literal(0), z.literal(1)]).meta({ description: '0 call, 1 put.' }),
     startExecutionTimeStamp: unixIn.meta({ description: '0 (American) or equal to expiryTimestamp (European).' }),
-    expiryTimestamp: unixIn.meta({ description: 'In the future.' }),
+    expiryTimestamp: unixIn.meta({ description: 'In the future, at most now + ORDER_MAX_HORIZON_SECONDS.' }),
   }),
   decayPremium: z.strictObject({ premiumStart: uintIn('uint256'), premiumEnd: uintIn('uint256'), decayRateBpsPerSecond: bps }),
   decayStrike: z.strictObject({ strikeStart: uintIn('uint144, at least 1'), strikeEnd: uintIn('uint144, at least 1'), decayRateBpsPerSecond: bps }),
   decayMinFill: z.strictObject({ startMinFill: uintIn('uint256, at most amount'), decayRatePerSecond: uintIn('uint256') }),
   buyOrSell: z.union([z.literal(0), z.literal(1)]).meta({ description: '0 buy, 1 sell.' }),
-  intentStartTime: unixIn.meta({ description: 'Before intentExpiry.' }),
-  intentExpiry: unixIn.meta({ description: 'In the future, not after the option\'s expiry.' }),
+  intentStartTime: unixIn.meta({ description: 'Before intentExpiry; at most now + ORDER_MAX_HORIZON_SECONDS.' }),
+  intentExpiry: unixIn.meta({ description: 'In the future, not after the option\'s expiry, at most now + ORDER_MAX_HORIZON_SECONDS (default one year).' }),
   orderOnExpiry: z.union([z.literal(0), z.literal(1)]).meta({ description: '0: the order expires at intentExpiry; 1: it rests until the option expires.' }),
 });
 
@@ -86,6 +87,13 @@ export const orderView = z.strictObject({
     })
     .nullable()
     .meta({ description: 'The book order, once the indexer saw the owner place the intent (placeIntent); null before.' }),
+  placement: z.enum(['placed', 'recorded_by_owner', 'unconfirmed']).meta({
+    description:
+      'placed: the owner put this intent in the book on chain (the real order for its nonce). recorded_by_owner: recorded with the ' +
+      'owner\'s own credential (SIWE session or maker key), not placed yet. unconfirmed: recorded by someone else (no bearer, or a ' +
+      'delegate); it binds nobody, is visible by id only and never listed.',
+  }),
+  confirmed: z.boolean().meta({ description: 'placement is not unconfirmed: the order appears in GET /api/orders lists.' }),
 });
 
 const bondRequirements = z
@@ -147,16 +155,20 @@ export const ordersContracts = {
     summary: 'Record a CLOB order',
     description:
       'Optional bearer: with one, destination.from must be its wallet. The order is inert until its owner places it on chain ' +
-      '(the pair\'s placeIntent, which only destination.from can call); the answer carries the intent hash the chain will show.',
+      '(the pair\'s placeIntent, which only destination.from can call); the answer carries the intent hash the chain will show. ' +
+      'Recording reserves nothing: records are unique by intent hash, several may share a nonce, and the placement on chain decides ' +
+      'which is real. Only a record made with the owner\'s own credential (SIWE session or maker key) is listed before placement.',
     tags: ['orders'],
     auth: { action: 'create_order' },
     cache: 'no-store',
     request: { body: orderCreateBody, bodyCheck: 'service', examples: { call: { summary: 'Buy a call at a decaying premium', value: ORDER_EXAMPLE } } },
-    responses: { 201: { description: 'The recorded order (state open).', schema: orderView } },
+    responses: {
+      201: { description: 'The recorded order (state open).', schema: orderView },
+      200: { description: 'The very same intent (same intent hash) was recorded before: that record, now marked recorded_by_owner when the owner sent it.', schema: orderView },
+    },
     errors: [
       VALIDATION_FAILED,
       errorCase(403, 'order_owner_mismatch', `destination.from ${OWNER} is not the authenticated wallet 0x90F79bf6EB2c4f870365E785982E1f101E93b906`),
-      errorCase(409, 'order_nonce_used', `nonce (prefix 0, nonce 1) was already used by ${OWNER} on ${PAIR}: pick an unused nonce`),
     ],
   }),
   getOrder: defineRoute({
@@ -173,15 +185,15 @@ export const ordersContracts = {
   listOrders: defineRoute({
     method: 'get',
     path: '/api/orders',
-    summary: 'Orders, newest first, with cursor pagination',
+    summary: 'Confirmed orders (placed on chain, or recorded by the owner itself), newest first, with cursor pagination',
     tags: ['orders'],
     auth: { action: 'read_public' },
     cache: 'no-store',
     request: {
       query: z.object({
-        owner: addressIn.optional().meta({ description: 'Only this owner\'s orders.' }),
+        owner: addressIn.optional().meta({ description: 'Only this owner\'s orders: those it placed on chain or recorded with its own credential.' }),
         state: z.enum(['open', 'filled', 'cancelled', 'expired']).optional(),
-        chain_id: z.string().regex(/^[1-9][0-9]{0,9}$/).transform(Number).optional().meta({ description: 'Only this chain.' }),
+        chain_id: chainIdQuery.shape.chain_id.meta({ description: 'Only this chain (a chain id up to 2^31-1, as every chain id column).' }),
         cursor: z.string().max(200).optional().meta({ description: 'The previous page\'s next_cursor.' }),
         limit: z.string().regex(/^[1-9][0-9]{0,2}$/).transform(Number).pipe(z.number().max(500)).optional().meta({ description: '1 to 500, default 50.' }),
       }),
@@ -194,6 +206,8 @@ export const ordersContracts = {
     path: '/api/orders/:id/cancel',
     summary: 'The owner cancels an order (records the intent to cancel)',
     description:
+      'The owner\'s own credential only: its SIWE session, or a maker API key of that bot wallet; a taker delegate is refused (403), ' +
+      'since a taker organization can mint one for any wallet. ' +
       'The order leaves the API: no exclusive fill can cover it any more. A book order already placed on chain stays in the book ' +
       'until the owner calls the pair\'s cancelOrder: the API never moves anyone\'s order on chain.',
     tags: ['orders'],
@@ -215,7 +229,7 @@ export const ordersContracts = {
     path: '/api/exclusive-fill',
     summary: 'Take short-lived exclusive fill rights over open orders (makers)',
     description:
-      'Every order open, on one chain and CLOB, and not under another active exclusive fill; the maker\'s indexed BondVault bond in each ' +
+      'Every order placed on chain by its owner (indexed OrderIntentPlaced), open, on one chain and CLOB, and not under another active exclusive fill; the maker\'s indexed BondVault bond in each ' +
       'premium token at least its fill_bond_amount (GET /api/bond-requirements). Racing makers: one winner per order, the others 409.',
     tags: ['orders'],
     auth: { action: 'exclusive_fill' },
@@ -233,6 +247,7 @@ export const ordersContracts = {
       ORDER_NOT_FOUND,
       ...FILL_BOND_ERRORS,
       errorCase(409, 'order_not_open', `order ${ORDER_ID} is filled; only open orders can be filled`),
+      errorCase(409, 'order_not_placed', `order ${ORDER_ID} is not placed on chain: its owner has not called placeIntent (or it is not indexed yet); only placed orders can be filled`),
       errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under another active exclusive fill`),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
     ],

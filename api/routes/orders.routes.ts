@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
+import { isWalletsOwnCredential } from '../auth/wallet-session-auth';
 import type { ApiContext } from '../context';
-import type { RouteHandlers } from '../contract/route-contract';
+import { Reply, type RouteHandlers } from '../contract/route-contract';
 import type { ordersContracts } from './orders.contract';
 
 /** The wallet the request's credential speaks for, or null (no bearer; a raw taker key has none). */
@@ -16,11 +17,23 @@ function requiredWallet(req: Request): `0x${string}` {
   return w;
 }
 
+/**
+ * The caller for an order create: the wallet its bearer speaks for, and whether that bearer is
+ * the wallet's own credential (its SIWE session or its maker key, not a delegate): only then is
+ * the order `recorded_by_owner`.
+ */
+function creatorOf(req: Request): { wallet: `0x${string}` | null; ownCredential: boolean } {
+  return { wallet: walletOf(req), ownCredential: isWalletsOwnCredential(req.principal) };
+}
+
 /** CLOB orders and exclusive fills; shared/orders parses the bodies. */
 export function ordersHandlers(ctx: ApiContext): RouteHandlers<typeof ordersContracts> {
   const { orders, exclusiveFills } = ctx.services;
   return {
-    createOrder: async ({ body }, req) => await orders.create(body, walletOf(req)),
+    createOrder: async ({ body }, req) => {
+      const out = await orders.create(body, creatorOf(req));
+      return new Reply(out.created ? 201 : 200, out.order);
+    },
     getOrder: async ({ params }) => orders.get(params.id),
     listOrders: async ({ query }) => orders.list({ owner: query.owner, state: query.state, chain_id: query.chain_id }, query.cursor, query.limit ?? 50),
     cancelOrder: async ({ params }, req) => orders.cancel(params.id, requiredWallet(req)),

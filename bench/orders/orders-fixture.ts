@@ -13,7 +13,7 @@ const MOTHERSHIP = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
 let nonce = BigInt(Date.now()) * 1_000_000n;
 
-/** An order body for `owner` with a fresh nonce (the API refuses a (prefix, nonce) twice). */
+/** An order body for `owner` with a fresh nonce, so each is a new intent (the same intent twice answers the first record). */
 export function orderBody(owner: string): string {
   const now = Math.floor(Date.now() / 1000);
   return JSON.stringify({
@@ -71,6 +71,35 @@ export async function ordersBenchDatabase(tag: string, makers: readonly string[]
   }
   await ds.destroy();
   return db;
+}
+
+let placedId = 0;
+
+/**
+ * The owner's placements of `orders`, as the indexer would have written its OrderPlaced and
+ * OrderIntentPlaced: exclusive fills cover placed orders only.
+ */
+export async function indexPlacements(databaseUrl: string, orders: readonly { intent_hash: string; owner_address: string; amount: string }[]): Promise<void> {
+  const ds = createDataSource({ url: databaseUrl, poolSize: 1 });
+  await ds.initialize();
+  try {
+    for (const o of orders) {
+      const id = ++placedId;
+      const block = `0x${(1_000_000 + id).toString(16).padStart(64, '0')}`;
+      await ds.query(
+        `INSERT INTO indexer_order_intents (chain_id, block_number, block_hash, block_timestamp, log_index, tx_hash, pair, order_id, intent_hash, owner, nonce_prefix, nonce)
+         VALUES (31337, $1, $2, 0, 1, $2, $3, $4, $5, $6, 1, $7)`,
+        [1_000_000 + id, block, BENCH_PAIR, String(id), o.intent_hash, o.owner_address, String(id)],
+      );
+      await ds.query(
+        `INSERT INTO indexer_orders (chain_id, pair, order_id, owner, option_id, is_buy, price, amount, remaining, state, placed_block, placed_block_hash, placed_log_index, tx_hash, last_block, last_log_index)
+         VALUES (31337, $1, $2, $3, 1, true, 1, $4, $5, 'open', $6, $7, 0, $8, $9, 0)`,
+        [BENCH_PAIR, String(id), o.owner_address, o.amount, o.amount, 1_000_000 + id, block, block, 1_000_000 + id],
+      );
+    }
+  } finally {
+    await ds.destroy();
+  }
 }
 
 /** One API process (production mode, no devchain) on that database, with its own signing key. */

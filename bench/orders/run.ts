@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { RfqClient } from '../../client/src';
 import { spawnServer } from '../support/spawn-server';
-import { orderBody, ordersBenchDatabase, spawnOrdersApi } from './orders-fixture';
+import { indexPlacements, orderBody, ordersBenchDatabase, spawnOrdersApi } from './orders-fixture';
 
 /*
  * bench:orders. Two figures, each beside a bare Express route measured in the same run:
@@ -38,13 +38,14 @@ async function timedPost(url: string, body: unknown, bearer?: string): Promise<{
   return { ms: performance.now() - t, status: res.status };
 }
 
-async function race(apiBase: string, bareBase: string, tokens: string[]) {
+async function race(apiBase: string, bareBase: string, tokens: string[], databaseUrl: string) {
   const api = new RfqClient(apiBase);
   const fill: number[] = [];
   const bare: number[] = [];
   const statuses = new Map<number, number>();
   for (let round = 0; round < ROUNDS; round++) {
     const orders = await Promise.all(Array.from({ length: 20 }, () => api.createOrder(JSON.parse(orderBody(OWNER)))));
+    await indexPlacements(databaseUrl, orders);
     const sets = tokens.map((_, i) => [orders[i % 20].id, orders[(i * 7 + 3) % 20].id].filter((v, j, a) => a.indexOf(v) === j));
     const answers = await Promise.all(sets.map((ids, i) => timedPost(`${apiBase}/api/exclusive-fill`, { order_ids: ids, reward_destination: OWNER }, tokens[i])));
     for (const a of answers) {
@@ -80,7 +81,7 @@ export async function ordersBench(): Promise<void> {
     const client = new RfqClient(apiBase);
     const tokens: string[] = [];
     for (const m of makers) tokens.push((await client.signIn(m)).token);
-    const r = await race(apiBase, bareBase, tokens);
+    const r = await race(apiBase, bareBase, tokens, db.url);
     process.stdout.write(`\nexclusive-fill create, ${MAKERS} makers at once over 20 overlapping orders, ${ROUNDS} rounds\n`);
     process.stdout.write(`answers: ${[...r.statuses].map(([s, n]) => `${s} x${n}`).join(', ')}\n`);
     process.stdout.write(`p99 POST /api/exclusive-fill ${r.fillP99.toFixed(1)} ms   bare route p99 ${r.bareP99.toFixed(1)} ms   ratio ${(r.fillP99 / r.bareP99).toFixed(2)}\n`);

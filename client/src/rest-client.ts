@@ -137,7 +137,11 @@ export class RfqClient {
 
   // --- orders ----------------------------------------------------------------------------
 
-  /** Records a CLOB order (optional bearer: with one, destination.from must be its wallet). Place it on chain with the pair's placeIntent(orderIntent(order)). */
+  /**
+   * Records a CLOB order (optional bearer: with one, destination.from must be its wallet). Place it on chain with the pair's
+   * placeIntent(orderIntent(order)). Sign in as the owner to have it listed before placement (`placement: 'recorded_by_owner'`);
+   * the very same intent recorded twice answers the first record.
+   */
   createOrder(body: OrderRequest): Promise<OrderView> {
     return this.send('POST', '/api/orders', { body });
   }
@@ -154,7 +158,7 @@ export class RfqClient {
     return this.send('GET', `/api/orders${qs ? `?${qs}` : ''}`);
   }
 
-  /** The owner records its intent to cancel (bearer: the owner's wallet). */
+  /** The owner records its intent to cancel (bearer: the owner's own SIWE session or its maker key; a taker delegate is refused). */
   cancelOrder(orderId: string): Promise<OrderView> {
     return this.send('POST', `/api/orders/${encodeURIComponent(orderId)}/cancel`);
   }

@@ -174,6 +174,7 @@ export const optionPairAbi = [
     'error UnregisteredSigner(address signer)',
     'error BadSignature()',
     'error RewardOutOfLimits(uint256 orderId, uint256 rewardPerUnit)',
+    'error BelowMinFill(uint256 orderId, uint256 amount, uint256 minFill)',
     'function token0() view returns (address)',
     'function token1() view returns (address)',
     'function premiumToken() view returns (address)',

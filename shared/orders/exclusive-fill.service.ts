@@ -67,6 +67,7 @@ export class ExclusiveFillService {
       }
       if (o.state !== 'open') throw new ConflictError(`order ${o.id} is ${o.state}; only open orders can be filled`, 'order_not_open');
     }
+    await this.requirePlaced(ids);
     const dir = await this.deps.pairs.get(chainId);
     if (!dir?.mothership) throw new ServiceUnavailableError(`chain ${chainId} has no mothership configured`, 'network_unavailable');
     const requirements = await this.bonds.check(chainId, getAddress(maker), orders.map((o) => o.premium_token), dir.tokens);
@@ -109,6 +110,21 @@ export class ExclusiveFillService {
       if (!o) throw new NotFoundError(`order ${id} not found`, 'order_not_found');
       return o;
     });
+  }
+
+  /**
+   * Only orders their owners placed on chain: a record nobody placed binds nobody, and a fill
+   * over it would only hold it (and block its owner's cancel) for nothing.
+   */
+  private async requirePlaced(ids: string[]): Promise<void> {
+    const unplaced = new Set(await this.repo.unplaced(ids));
+    const first = ids.find((id) => unplaced.has(id));
+    if (first) {
+      throw new ConflictError(
+        `order ${first} is not placed on chain: its owner has not called placeIntent (or it is not indexed yet); only placed orders can be filled`,
+        'order_not_placed',
+      );
+    }
   }
 
   /** One transaction: lock the orders (id order), check each is open and free, record the fill, hold them. */

@@ -50,7 +50,7 @@ function strictShape<S extends z.ZodRawShape>(shape: S, what: string) {
   return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((v, ctx) => unknownKeys(ctx, v, known, `is not a field of ${what}`), whenObject);
 }
 
-function orderRequestSchema(now: number) {
+function orderRequestSchema(now: number, horizonSeconds: number) {
   const destination = strictShape(
     {
       from: required(evmAddress),
@@ -103,16 +103,28 @@ function orderRequestSchema(now: number) {
   const known = new Set(Object.keys(shape));
   return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((b, ctx) => {
     unknownKeys(ctx, b, known, 'is not a field of an order');
-    crossFieldRules(b as OrderBody, ctx, now);
+    crossFieldRules(b as OrderBody, ctx, now, now + horizonSeconds);
   }, whenObject);
 }
 
 type OrderBody = z.output<ReturnType<typeof orderRequestSchema>>;
 
-/** Rules between fields; each judges only values that parsed. */
-function crossFieldRules(b: OrderBody, ctx: z.core.ParsePayload, now: number): void {
+/**
+ * Rules between fields; each judges only values that parsed. `latest` (now +
+ * ORDER_MAX_HORIZON_SECONDS) bounds every timestamp: an order cannot hang around for ages.
+ */
+function crossFieldRules(b: OrderBody, ctx: z.core.ParsePayload, now: number, latest: number): void {
   const ok = (...path: (string | number)[]) => parsedAt(ctx, path);
   const d = b.data;
+  const horizon = (path: string[], value: number) => {
+    if (value > latest) ruleIssue(ctx, path, `must be at most ${latest} (now ${now} + ORDER_MAX_HORIZON_SECONDS ${latest - now})`);
+  };
+  if (ok('data', 'pairKey')) {
+    horizon(['data', 'pairKey', 'expiryTimestamp'], d.pairKey.expiryTimestamp);
+    horizon(['data', 'pairKey', 'startExecutionTimeStamp'], d.pairKey.startExecutionTimeStamp);
+  }
+  if (ok('data', 'intentStartTime')) horizon(['data', 'intentStartTime'], d.intentStartTime);
+  if (ok('data', 'intentExpiry')) horizon(['data', 'intentExpiry'], d.intentExpiry);
   if (ok('data', 'rewardLimits') && d.rewardLimits.fillerRewardMinPerMintedUnit > d.rewardLimits.fillerRewardMaxPerMintedUnit) {
     ruleIssue(ctx, ['data', 'rewardLimits', 'fillerRewardMinPerMintedUnit'], 'must not exceed fillerRewardMaxPerMintedUnit');
   }
@@ -145,9 +157,12 @@ export interface OrderRequest {
   intent: OrderIntent;
 }
 
-/** Parses `POST /api/orders`'s body at `now` (unix seconds), reporting every bad field at once. */
-export function parseOrderRequest(body: unknown, now: number): OrderRequest {
-  const b = parseOrThrow(schemaAt(now), body);
+/**
+ * Parses `POST /api/orders`'s body at `now` (unix seconds), every timestamp at most
+ * `horizonSeconds` ahead, reporting every bad field at once.
+ */
+export function parseOrderRequest(body: unknown, now: number, horizonSeconds: number): OrderRequest {
+  const b = parseOrThrow(schemaAt(now, horizonSeconds), body);
   const d = b.data;
   return {
     chain_id: b.chain_id,

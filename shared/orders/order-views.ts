@@ -1,12 +1,19 @@
 import { apiIdToBytes32 } from '../protocol';
-import type { ExclusiveFillRow, OnChainOrder, OrderRow } from './order.types';
+import type { ExclusiveFillRow, OnChainOrder, OrderPlacement, OrderRow } from './order.types';
 import type { FillBondRequirements } from '../bonds';
+
+/** Placed on chain beats everything; else who recorded it decides (docs/ORDERS.md, "Who may record an order"). */
+export function placementOf(o: Pick<OrderRow, 'recorded_by_owner'>, onChain: OnChainOrder | null): OrderPlacement {
+  if (onChain) return 'placed';
+  return o.recorded_by_owner ? 'recorded_by_owner' : 'unconfirmed';
+}
 
 /**
  * What clients see of orders and exclusive fills. An order is public once placed on chain,
  * so its view is the same for everyone; an exclusive fill is seen by its maker only.
  */
 export function orderView(o: OrderRow, onChain: OnChainOrder | null) {
+  const placement = placementOf(o, onChain);
   return {
     id: o.id,
     chain_id: o.chain_id,
@@ -21,6 +28,8 @@ export function orderView(o: OrderRow, onChain: OnChainOrder | null) {
     closed_at: o.closed_at ? new Date(o.closed_at).toISOString() : null,
     fill_tx_hash: o.fill_tx_hash,
     on_chain: onChain,
+    placement,
+    confirmed: placement !== 'unconfirmed',
   };
 }
 

@@ -7,7 +7,7 @@ type Queryable = Pick<EntityManager, 'query'>;
 /** An order with its book order (`ORDER_SOURCE`): the columns of an OrderRow plus its on-chain placement. */
 const ORDER_COLUMNS = `o.id, o.chain_id, o.owner_address, o.pair, o.premium_token, o.nonce_prefix::text AS nonce_prefix, o.nonce::text AS nonce,
   o.amount::text AS amount, o.intent_hash, o.destination, o.data, ${EFFECTIVE_STATE} AS state, o.expires_at, o.exclusive_fill_id,
-  o.created_at, o.closed_at, o.fill_tx_hash,
+  o.created_at, o.closed_at, o.fill_tx_hash, o.recorded_by_owner,
   i.order_id::text AS pair_order_id, io.remaining::text AS onchain_remaining, io.state AS onchain_state, i.tx_hash AS placed_tx_hash`;
 
 const ORDER_SOURCE = `orders o ${ON_CHAIN_JOIN}`;
@@ -42,36 +42,46 @@ export interface OrderFilter {
 /** An order as its create writes it: the columns the database fills are left out. */
 export type NewOrderRow = Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash' | 'exclusive_fill_id'>;
 
+/**
+ * What owner lists show: orders the owner recorded with its own credential, and orders placed on
+ * chain (the placement is the owner's own transaction). Records made by anyone else stay
+ * visible by id only, so a stranger cannot fill a wallet's list with fakes.
+ */
+export const CONFIRMED = `(o.recorded_by_owner OR i.order_id IS NOT NULL)`;
+
 /** Queries of orders, exclusive fills and the indexed rows they are judged by. Raw SQL, one round trip each. */
 export class OrderRepository {
   constructor(private readonly ds: DataSource) {}
 
-  /** Inserts an order; answers its created_at, or null when its (chain, pair, owner, prefix, nonce) is already recorded. */
+  /**
+   * Inserts an order; answers its created_at, or null when the same intent (chain, intent hash)
+   * is already recorded. A shared nonce is no conflict: recording reserves nothing.
+   */
   async insertOrder(r: NewOrderRow): Promise<Date | null> {
     const rows: { created_at: Date }[] = await this.ds.query(
-      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
-       ON CONFLICT (chain_id, pair, owner_address, nonce_prefix, nonce) DO NOTHING RETURNING created_at`,
-      [r.id, r.chain_id, r.owner_address, r.pair, r.premium_token, r.nonce_prefix, r.nonce, r.amount, r.intent_hash, r.destination, r.data, r.expires_at],
+      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
+       ON CONFLICT (chain_id, intent_hash) DO NOTHING RETURNING created_at`,
+      [r.id, r.chain_id, r.owner_address, r.pair, r.premium_token, r.nonce_prefix, r.nonce, r.amount, r.intent_hash, r.destination, r.data, r.expires_at, r.recorded_by_owner],
     );
     return rows[0]?.created_at ?? null;
   }
 
   /**
    * Inserts many orders in ONE statement (group commit, shared/platform/db/group-commit.ts).
-   * Answers each order's created_at in the order given, or null where its nonce was already
-   * used, by an earlier order or by one earlier in the same batch (the first one given wins).
+   * Answers each order's created_at in the order given, or null where the same intent was
+   * already recorded, earlier or earlier in the same batch (the first one given wins).
    */
   async insertOrders(rs: NewOrderRow[]): Promise<(Date | null)[]> {
     const c = <K extends keyof NewOrderRow>(k: K) => rs.map((r) => r[k]);
     const rows: { id: string; created_at: Date }[] = await this.ds.query(
-      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at)
-       SELECT id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination::jsonb, data::jsonb, expires_at
+      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner)
+       SELECT id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination::jsonb, data::jsonb, expires_at, recorded_by_owner
        FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[],
-         $10::text[], $11::text[], $12::timestamptz[]) WITH ORDINALITY
-         AS n(id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, ord)
+         $10::text[], $11::text[], $12::timestamptz[], $13::boolean[]) WITH ORDINALITY
+         AS n(id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner, ord)
        ORDER BY ord
-       ON CONFLICT (chain_id, pair, owner_address, nonce_prefix, nonce) DO NOTHING RETURNING id, created_at`,
+       ON CONFLICT (chain_id, intent_hash) DO NOTHING RETURNING id, created_at`,
       [
         c('id'),
         c('chain_id'),
@@ -85,6 +95,7 @@ export class OrderRepository {
         rs.map((r) => JSON.stringify(r.destination)),
         rs.map((r) => JSON.stringify(r.data)),
         c('expires_at'),
+        c('recorded_by_owner'),
       ],
     );
     const created = new Map(rows.map((r) => [r.id, r.created_at]));
@@ -96,14 +107,35 @@ export class OrderRepository {
     return rows[0] ? split(rows[0]) : null;
   }
 
+  /**
+   * The order already recorded for this intent. When `byOwner`, the owner has now recorded it
+   * with its own credential: the record is marked so (it joins the owner's lists).
+   */
+  async findByIntent(chainId: number, intentHash: string, byOwner: boolean): Promise<ReadOrder | null> {
+    if (byOwner) await this.ds.query(`UPDATE orders SET recorded_by_owner = true WHERE chain_id = $1 AND intent_hash = $2 AND NOT recorded_by_owner`, [chainId, intentHash]);
+    const rows: OrderRead[] = await this.ds.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} WHERE o.chain_id = $1 AND o.intent_hash = $2`, [chainId, intentHash]);
+    return rows[0] ? split(rows[0]) : null;
+  }
+
+  /** Those of `ids` whose intent no placement on chain has been indexed for (exclusive fills need placed orders). */
+  async unplaced(ids: readonly string[]): Promise<string[]> {
+    const rows: { id: string }[] = await this.ds.query(
+      `SELECT o.id FROM orders o
+         LEFT JOIN indexer_order_intents i ON i.chain_id = o.chain_id AND i.intent_hash = o.intent_hash
+        WHERE o.id = ANY($1::uuid[]) AND i.order_id IS NULL`,
+      [ids],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async findOrders(ids: readonly string[]): Promise<OrderRow[]> {
     const rows: OrderRead[] = await this.ds.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} WHERE o.id = ANY($1::uuid[])`, [ids]);
     return rows.map((r) => split(r).order);
   }
 
-  /** One page, newest first, after `after`. */
+  /** One page of confirmed orders (CONFIRMED), newest first, after `after`. */
   async list(f: OrderFilter, after: PageAfter | null, limit: number): Promise<ReadOrder[]> {
-    const where: string[] = [];
+    const where: string[] = [CONFIRMED];
     const params: unknown[] = [];
     const add = (sql: string, v: unknown) => {
       params.push(v);
@@ -118,7 +150,7 @@ export class OrderRepository {
     }
     params.push(limit);
     const rows: OrderRead[] = await this.ds.query(
-      `SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      `SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} WHERE ${where.join(' AND ')}
         ORDER BY o.created_at DESC, o.id DESC LIMIT $${params.length}`,
       params,
     );

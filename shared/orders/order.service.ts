@@ -25,7 +25,7 @@ export class OrderService {
   private readonly inserts: GroupCommit<NewOrderRow, Date | null>;
 
   constructor(
-    private readonly deps: { db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory },
+    private readonly deps: { db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; maxHorizonSeconds: number },
     private readonly clock: () => number = Date.now,
   ) {
     this.repo = new OrderRepository(deps.db);
@@ -37,9 +37,14 @@ export class OrderService {
    * Validates and records an order for `destination.from`. With a bearer (`wallet`), that must
    * be the bearer's wallet: an order recorded by anyone else is still inert until its owner
    * places it on chain, but a signed-in caller should not be able to record for others.
+   * Recording reserves nothing: the nonce stays free for every other record of the owner, and
+   * the same intent recorded twice answers the first record (`created: false`). The owner's own
+   * credential (`ownCredential`: its SIWE session or maker key) marks the record
+   * `recorded_by_owner`, which puts it in the owner's lists.
    */
-  async create(body: unknown, wallet: Address | null): Promise<OrderView> {
-    const req = parseOrderRequest(body, Math.floor(this.clock() / 1000));
+  async create(body: unknown, by: { wallet: Address | null; ownCredential: boolean }): Promise<{ created: boolean; order: OrderView }> {
+    const { wallet } = by;
+    const req = parseOrderRequest(body, Math.floor(this.clock() / 1000), this.deps.maxHorizonSeconds);
     const dir = await this.deps.pairs.get(req.chain_id);
     if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
     checkContracts(req, dir);
@@ -47,6 +52,7 @@ export class OrderService {
     if (wallet && getAddress(wallet) !== i.from) {
       throw new ForbiddenError(`destination.from ${i.from} is not the authenticated wallet ${getAddress(wallet)}`, 'order_owner_mismatch');
     }
+    const byOwner = wallet !== null && by.ownCredential;
     const premiumToken = await this.premiumTokens.of(dir, i.options6909Contract);
     const json = orderJson(i);
     const expiresAt = new Date((i.orderOnExpiry === 1 ? i.expiryTimestamp : i.intentExpiry) * 1000);
@@ -63,17 +69,18 @@ export class OrderService {
       destination: json.destination,
       data: json.data,
       expires_at: expiresAt,
+      recorded_by_owner: byOwner,
     };
     const createdAt = await this.inserts.write(row);
     if (!createdAt) {
-      throw new ConflictError(
-        `nonce (prefix ${i.noncePrefix}, nonce ${i.nonce}) was already used by ${i.from} on ${i.options6909Contract}: pick an unused nonce`,
-        'order_nonce_used',
-      );
+      // The very same intent is recorded already: that record is this order.
+      const same = await this.repo.findByIntent(req.chain_id, row.intent_hash, byOwner);
+      if (!same) throw new Error(`order intent ${row.intent_hash} conflicted but is not recorded`);
+      return { created: false, order: orderView(same.order, same.onChain) };
     }
     await this.scheduleExpiry(row.id, expiresAt);
     const stored: OrderRow = { ...row, state: 'open', exclusive_fill_id: null, created_at: createdAt, closed_at: null, fill_tx_hash: null };
-    return orderView(stored, null);
+    return { created: true, order: orderView(stored, null) };
   }
 
   /** A failure here leaves a committed order the sweeper expires later, so the create still succeeds. */

@@ -24,7 +24,16 @@ export interface OrderRow {
   created_at: Date;
   closed_at: Date | null;
   fill_tx_hash: string | null;
+  /** Recorded with the owner's own credential (its SIWE session or its maker key), not anonymously or by a delegate. */
+  recorded_by_owner: boolean;
 }
+
+/**
+ * How far an order is confirmed by its owner: `placed` (the owner put the intent in the book on
+ * chain), `recorded_by_owner` (recorded with the owner's own credential, not yet placed), or
+ * `unconfirmed` (recorded by anyone else: visible by id only, never in owner lists).
+ */
+export type OrderPlacement = 'placed' | 'recorded_by_owner' | 'unconfirmed';
 
 /** Where the order is on chain, once the indexer saw its owner place it. */
 export interface OnChainOrder {

@@ -11,8 +11,8 @@ import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-worl
  * numbers, long or odd unicode strings, duplicate keys, odd content types and encodings, junk
  * credentials and ids), the service answers below 500, every 4xx carries the error body
  * {error, code, request_id, details?}, every answer keeps its route's contract (a status and code
- * it declares, a body its schema accepts), and a 4xx writes nothing: no row in any table, no Redis
- * key under the test's prefix.
+ * it declares, a body its schema accepts), a 4xx writes nothing: no row in any table, no Redis
+ * key under the test's prefix, and no accepted order has a timestamp past ORDER_MAX_HORIZON_SECONDS.
  */
 
 const RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? 10_000);
@@ -90,6 +90,17 @@ function contractDrift(world: FuzzWorld, r: FuzzRequest, a: Answer): string | nu
   return contractViolation(contracts, r.method, r.path.split('?')[0], { status: a.status, headers: a.headers, body, text: a.text });
 }
 
+/** An order the service accepted must keep every timestamp within ORDER_MAX_HORIZON_SECONDS of now. */
+function pastHorizon(world: FuzzWorld, r: FuzzRequest, a: Answer): string | null {
+  if (r.method !== 'POST' || r.path.split('?')[0] !== '/api/orders' || a.status >= 300) return null;
+  const d = (JSON.parse(a.text) as { data: { intentStartTime: number; intentExpiry: number; pairKey: { expiryTimestamp: number; startExecutionTimeStamp: number } } }).data;
+  const latest = Math.floor(Date.now() / 1000) + world.env.config.ORDER_MAX_HORIZON_SECONDS;
+  const far = Object.entries({ intentStartTime: d.intentStartTime, intentExpiry: d.intentExpiry, expiryTimestamp: d.pairKey.expiryTimestamp, startExecutionTimeStamp: d.pairKey.startExecutionTimeStamp })
+    .filter(([, v]) => v > latest)
+    .map(([k]) => k);
+  return far.length > 0 ? `accepted an order past the horizon: ${far.join(', ')}` : null;
+}
+
 function writeBetween(before: WriteSnapshot, after: WriteSnapshot): string | null {
   const tables = Object.keys(after.rows).filter((t) => after.rows[t] !== before.rows[t]);
   const parts = tables.map((t) => `${t} ${before.rows[t]} -> ${after.rows[t]}`);
@@ -136,7 +147,7 @@ describe('HTTP fuzz: every mounted route', () => {
         const code = a.status >= 400 ? `${a.status} ${/"code":"([a-z0-9_]+)"/.exec(a.text)?.[1] ?? '?'}` : String(a.status);
         byCode.set(code, (byCode.get(code) ?? 0) + 1);
         routeStatuses.set(r.route, byCode);
-        const breach = contractBreach(a) ?? contractDrift(world, r, a);
+        const breach = contractBreach(a) ?? contractDrift(world, r, a) ?? pastHorizon(world, r, a);
         if (breach) throw new Error(`${breach}\n  request: ${show(r)}`);
         if (a.status >= 400 && a.status < 500) {
           checked4xx++;

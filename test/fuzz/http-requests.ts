@@ -16,6 +16,8 @@ export interface FuzzRequest {
 /** What to generate for one route beyond the generic: valid-shaped bodies, query keys, path params. */
 interface RouteShape {
   body?: unknown;
+  /** Whole bodies sent as they are, besides mutations of `body` (e.g. past a bound). */
+  variants?: unknown[];
   query?: Record<string, fc.Arbitrary<string>>;
   /** Credentials that get past this route's auth, so most requests reach its validation. */
   auth?: Bearer[];
@@ -64,6 +66,11 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
     'GET /api/indexer/status': { query: { chain_id: chainIds } },
     'GET /api/indexer/cores': { query: { chain_id: chainIds } },
     'GET /api/portfolio/:address': { query: { chain_id: chainIds } },
+    'POST /api/orders': { body: m.order, variants: m.farOrders, auth: ['wallet', 'delegate', 'maker_key'] },
+    'POST /api/orders/:id/cancel': { auth: ['wallet', 'delegate', 'maker_key'] },
+    'GET /api/orders': {
+      query: { owner: fc.constantFrom(...m.addresses), state: fc.constantFrom('open', 'cancelled', 'done'), chain_id: chainIds, limit: fc.constantFrom('1', '50', '501', '0') },
+    },
   };
 }
 
@@ -71,6 +78,7 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
 function paramValue(route: string, name: string, m: FuzzMaterial): fc.Arbitrary<string> {
   const real: string[] = [];
   if (route.includes('/quote/')) real.push(m.quoteId);
+  if (route.includes('/orders/')) real.push(m.orderId);
   if (route.includes('/maker/keys/')) real.push(m.spareMakerKeyId);
   if (route.includes('/taker/keys/')) real.push(m.spareTakerKeyId);
   if (name === 'address') real.push(...m.addresses, m.addresses[0].toLowerCase(), `0x${'0'.repeat(40)}`);
@@ -122,7 +130,8 @@ function headersOf(m: FuzzMaterial, hasBody: boolean, preferred: Bearer[] = []):
 }
 
 function bodyOf(shape: RouteShape | undefined): fc.Arbitrary<Buffer | undefined> {
-  const value = shape?.body !== undefined ? fc.oneof({ weight: 8, arbitrary: mutate(shape.body) }, { weight: 1, arbitrary: junk }) : junk;
+  const variants = shape?.variants?.length ? [{ weight: 2, arbitrary: fc.constantFrom(...shape.variants) }] : [];
+  const value = shape?.body !== undefined ? fc.oneof({ weight: 8, arbitrary: mutate(shape.body) }, ...variants, { weight: 1, arbitrary: junk }) : junk;
   return fc.oneof(
     { weight: 20, arbitrary: jsonText(value).map((t) => (t === undefined ? undefined : Buffer.from(t, 'utf8'))) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)) },

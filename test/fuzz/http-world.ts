@@ -7,6 +7,7 @@ import { networkFile, randomAddress } from '../support/fixtures';
 import { signedOffer } from '../support/offers';
 import { buildApp, request } from '../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
+import { indexFixturePair, orderBody } from '../support/orders';
 import { createTestEnv, testConfig, type TestEnv } from '../support/test-env';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../support/wallets';
@@ -24,6 +25,11 @@ export interface FuzzMaterial {
   addresses: `0x${string}`[];
   /** A body POST /api/quote accepts. */
   quote: Record<string, unknown>;
+  /** A body POST /api/orders accepts (for the `wallet` bearer's wallet), and bodies past ORDER_MAX_HORIZON_SECONDS. */
+  order: Record<string, unknown>;
+  farOrders: Record<string, unknown>[];
+  /** An order of the `wallet` bearer's wallet, recorded with its session. */
+  orderId: string;
   /**
    * Bodies that pass every check once, signed by the right wallets: mutations of them reach the
    * deepest checks (signature recovery, statement fields, replays).
@@ -116,6 +122,17 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     premiumToken: fixture.tokens[0].address as `0x${string}`,
   });
   const delegateUser = newWallet().address;
+  await indexFixturePair(env.db);
+  const order = orderBody(wallet.address);
+  const orderId = (await request(app).post('/api/orders').set(bearer(walletToken)).send(orderBody(wallet.address)).expect(201)).body.id as string;
+  // Past the horizon (a year by default): each is a 400 naming its field. 1099511627775 is the largest uint40 (year 36812).
+  const far = (edit: (d: typeof order.data) => typeof order.data) => ({ ...order, data: edit(order.data) });
+  const farOrders = [
+    far((d) => ({ ...d, intentExpiry: 1099511627775, pairKey: { ...d.pairKey, expiryTimestamp: 1099511627775 } })),
+    far((d) => ({ ...d, intentExpiry: d.intentExpiry + 2 * 366 * 86400, pairKey: { ...d.pairKey, expiryTimestamp: d.pairKey.expiryTimestamp + 2 * 366 * 86400 } })),
+    far((d) => ({ ...d, pairKey: { ...d.pairKey, expiryTimestamp: d.pairKey.expiryTimestamp + 2 * 366 * 86400 } })),
+    far((d) => ({ ...d, intentStartTime: d.intentStartTime + 2 * 366 * 86400 })),
+  ];
 
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -148,6 +165,9 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
       orgIds: [makerOrg.id, takerOrg.id],
       addresses: [makerAdmin.address, takerAdmin.address, wallet.address, bot],
       quote,
+      order,
+      farOrders,
+      orderId,
       signed: {
         offer,
         addMakerKey: await signedKeyAdd(makerAdmin, nextWallet, { organization: makerOrg.id, name: 'next bot' }),

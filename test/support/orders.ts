@@ -47,3 +47,24 @@ export async function indexBond(db: DataSource, maker: string, token: string, ba
     [chainId, block, `0x${block.toString(16).padStart(64, '0')}`, '0x0000000000000000000000000000000000000002', maker, token, balance.toString()],
   );
 }
+
+let placedOrderId = 1_000_000n;
+
+/**
+ * An owner's placement of a recorded order, as the indexer would have written its OrderPlaced
+ * and OrderIntentPlaced: exclusive fills cover placed orders only.
+ */
+export async function indexPlacement(db: DataSource, order: { chain_id: number; intent_hash: string; owner_address: string; amount: string; destination: { to: string; nonce: { prefix: number; nonce: string } }; data: { options6909Contract: string } }): Promise<void> {
+  const id = ++placedOrderId;
+  const block = ++bondBlock;
+  await db.query(
+    `INSERT INTO indexer_order_intents (chain_id, block_number, block_hash, block_timestamp, log_index, tx_hash, pair, order_id, intent_hash, owner, nonce_prefix, nonce)
+     VALUES ($1, $2, $3, 0, 1, $3, $4, $5, $6, $7, $8, $9)`,
+    [order.chain_id, block, `0x${block.toString(16).padStart(64, '0')}`, order.data.options6909Contract, id.toString(), order.intent_hash, order.owner_address, order.destination.nonce.prefix, order.destination.nonce.nonce],
+  );
+  await db.query(
+    `INSERT INTO indexer_orders (chain_id, pair, order_id, owner, option_id, is_buy, price, amount, remaining, state, placed_block, placed_block_hash, placed_log_index, tx_hash, last_block, last_log_index)
+     VALUES ($1, $2, $3, $4, 1, true, 1, $5, $5, 'open', $6, $7, 0, $7, $6, 0)`,
+    [order.chain_id, order.data.options6909Contract, id.toString(), order.owner_address, order.amount, block, `0x${block.toString(16).padStart(64, '0')}`],
+  );
+}

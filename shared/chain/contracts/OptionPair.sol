@@ -45,6 +45,23 @@ contract OptionPair {
     mapping(address owner => mapping(uint64 prefix => mapping(uint256 nonce => bool))) public intentNonceUsed;
     mapping(bytes32 exclusiveFillId => bool) public exclusiveFillUsed;
 
+    /// What an intent-placed book order keeps of its intent, so a plain `fillOrder` honours it:
+    /// the time window, the decaying minimum fill, the decaying premium and the reward limits.
+    struct IntentTerms {
+        bool placed;
+        uint40 startTime; // intentStartTime
+        uint40 lastTime; // intentExpiry, or the option's expiry with orderOnExpiry 1
+        uint32 premiumDecayRateBpsPerSecond;
+        uint256 premiumStart;
+        uint256 premiumEnd;
+        uint256 startMinFill;
+        uint256 minFillDecayRatePerSecond;
+        uint256 fillerRewardMinPerMintedUnit;
+        uint256 fillerRewardMaxPerMintedUnit;
+    }
+
+    mapping(uint256 orderId => IntentTerms) private intentTermsOf;
+
     /// secp256k1 n / 2: signatures with a higher s are malleable copies and are refused.
     uint256 private constant HALF_ORDER = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
@@ -102,6 +119,7 @@ contract OptionPair {
     error UnregisteredSigner(address signer);
     error BadSignature();
     error RewardOutOfLimits(uint256 orderId, uint256 rewardPerUnit);
+    error BelowMinFill(uint256 orderId, uint256 amount, uint256 minFill);
 
     constructor(address token0_, address token1_, address premiumToken_, address mothership_) {
         token0 = token0_;
@@ -154,15 +172,60 @@ contract OptionPair {
         emit OrderPlaced(orderId, msg.sender, id, isBuy, price, amount);
     }
 
-    /// The caller takes the other side of `amount` of an open order.
+    /// The caller takes the other side of `amount` of an open order. An order placed from an
+    /// intent (placeIntent) is filled only on its intent's terms: inside intentStartTime ..
+    /// intentExpiry (the option's expiry with orderOnExpiry 1), at least the decayed minimum fill
+    /// (or the whole remainder when less is left), with no filler reward (a plain fill pays none:
+    /// 0 must lie within the reward limits), at the premium decayed to now.
     function fillOrder(uint256 orderId, uint256 amount) external {
         Order storage o = orders[orderId];
         require(o.owner != address(0), UnknownOrder(orderId));
         require(amount > 0, ZeroAmount());
         require(amount <= o.remaining, OverFill(orderId, o.remaining));
+        uint256 price = o.price;
+        IntentTerms storage t = intentTermsOf[orderId];
+        if (t.placed) price = _checkIntentFill(orderId, t, amount, o.remaining);
         o.remaining -= amount;
         _mint(o.isBuy ? o.owner : msg.sender, o.id, amount);
-        emit OrderFilled(orderId, o.owner, msg.sender, o.id, amount, o.price, o.remaining);
+        emit OrderFilled(orderId, o.owner, msg.sender, o.id, amount, price, o.remaining);
+    }
+
+    /// An intent order's terms at this block: reverts outside them, else answers the fill's premium.
+    function _checkIntentFill(uint256 orderId, IntentTerms storage t, uint256 amount, uint256 remaining)
+        private
+        view
+        returns (uint256 premium)
+    {
+        require(block.timestamp >= t.startTime, IntentNotStarted(t.startTime));
+        require(block.timestamp <= t.lastTime, IntentExpired(t.lastTime));
+        // A plain fill pays the filler no reward: 0 must lie within the intent's reward limits.
+        require(t.fillerRewardMinPerMintedUnit == 0, RewardOutOfLimits(orderId, 0));
+        uint256 elapsed = block.timestamp - t.startTime;
+        uint256 minFill = _minFillAt(t.startMinFill, t.minFillDecayRatePerSecond, elapsed);
+        if (minFill > remaining) minFill = remaining;
+        require(amount >= minFill, BelowMinFill(orderId, amount, minFill));
+        premium = _decayed(t.premiumStart, t.premiumEnd, t.premiumDecayRateBpsPerSecond, elapsed);
+    }
+
+    /// `start` less `ratePerSecond` per elapsed second, never below 0 (and never overflowing).
+    function _minFillAt(uint256 start, uint256 ratePerSecond, uint256 elapsed) private pure returns (uint256) {
+        if (ratePerSecond == 0) return start;
+        if (elapsed > start / ratePerSecond) return 0;
+        return start - ratePerSecond * elapsed;
+    }
+
+    /// `start` moved toward `end` by `rateBps` basis points of `start` per elapsed second, never
+    /// past `end` (and never overflowing).
+    function _decayed(uint256 start, uint256 end, uint32 rateBps, uint256 elapsed) private pure returns (uint256) {
+        if (start == end || rateBps == 0 || elapsed == 0) return start;
+        uint256 span = start > end ? start - end : end - start;
+        // One second's move, start * rateBps / 10000; when even that overflows it covers any span.
+        if (start / 10_000 > (type(uint256).max - 10_000 * uint256(rateBps)) / rateBps) return end;
+        uint256 perSecond = (start / 10_000) * rateBps + (start % 10_000) * rateBps / 10_000;
+        if (perSecond == 0) return start;
+        if (elapsed > span / perSecond) return end;
+        uint256 moved = perSecond * elapsed;
+        return start > end ? start - moved : start + moved;
     }
 
     /// The order's intent hash, as the API computes it (shared/protocol/order-intent.ts).
@@ -193,6 +256,18 @@ contract OptionPair {
         orderOfIntent[intentHash] = orderId;
         bool isBuy = intent.buyOrSell == 0;
         orders[orderId] = Order({owner: msg.sender, isBuy: isBuy, id: id, price: intent.premiumStart, remaining: intent.amount});
+        intentTermsOf[orderId] = IntentTerms({
+            placed: true,
+            startTime: intent.intentStartTime,
+            lastTime: intent.orderOnExpiry == 1 ? intent.expiryTimestamp : intent.intentExpiry,
+            premiumDecayRateBpsPerSecond: intent.premiumDecayRateBpsPerSecond,
+            premiumStart: intent.premiumStart,
+            premiumEnd: intent.premiumEnd,
+            startMinFill: intent.startMinFill,
+            minFillDecayRatePerSecond: intent.minFillDecayRatePerSecond,
+            fillerRewardMinPerMintedUnit: intent.fillerRewardMinPerMintedUnit,
+            fillerRewardMaxPerMintedUnit: intent.fillerRewardMaxPerMintedUnit
+        });
         emit OrderPlaced(orderId, msg.sender, id, isBuy, intent.premiumStart, intent.amount);
         emit OrderIntentPlaced(orderId, intentHash, msg.sender, intent.noncePrefix, intent.nonce);
     }

@@ -6,7 +6,7 @@ import { RegistryService } from '../../../shared/registry';
 import type { ApiContext } from '../../../api/context';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
-import { indexBond, indexFixturePair, orderBody } from '../../support/orders';
+import { indexBond, indexFixturePair, indexPlacement, orderBody } from '../../support/orders';
 import { FIXTURE_USDC } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
@@ -32,7 +32,12 @@ describe('exclusive fills: POST /api/exclusive-fill', () => {
     return { wallet: w, token: await signIn(app, w) };
   }
 
-  const newOrder = async (opts: Parameters<typeof orderBody>[1] = {}) => (await request(app).post('/api/orders').send(orderBody(owner.address, opts)).expect(201)).body;
+  /** A recorded order its owner placed on chain (as indexed): exclusive fills cover placed orders only. */
+  const newOrder = async (opts: Parameters<typeof orderBody>[1] = {}) => {
+    const order = (await request(app).post('/api/orders').send(orderBody(owner.address, opts)).expect(201)).body;
+    await indexPlacement(env.db, order);
+    return order;
+  };
   const take = (token: string, orderIds: string[], rewardDestination: string = maker.address) =>
     request(app).post('/api/exclusive-fill').set(bearer(token)).send({ order_ids: orderIds, reward_destination: rewardDestination });
 
@@ -138,6 +143,7 @@ describe('exclusive fills: POST /api/exclusive-fill', () => {
     await new RegistryService(env.db).upsertNetwork(networkFile(31338, { contracts: { opshuns_core: networkFile().contracts.opshuns_core } }));
     await indexFixturePair(env.db, 31338);
     const o = (await request(app).post('/api/orders').send(orderBody(owner.address, { chainId: 31338 })).expect(201)).body;
+    await indexPlacement(env.db, o);
     const res = await take(makerToken, [o.id]).expect(503);
     expect(res.body).toMatchObject({ code: 'network_unavailable', error: 'chain 31338 has no mothership configured' });
   });

@@ -69,24 +69,38 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     expect(res.body.code).toBe('invalid_bearer');
   });
 
-  it('refuses a second order with the same (prefix, nonce) for the same owner and pair', async () => {
+  it('records another intent with the same (prefix, nonce): recording reserves no nonce', async () => {
     const body = orderBody(owner.address);
-    await create(body).expect(201);
-    const res = await create(body).expect(409);
-    expect(res.body.code).toBe('order_nonce_used');
-    expect(res.body.error).toContain(`prefix 7, nonce ${body.destination.nonce.nonce}`);
+    const first = await create(body).expect(201);
+    const other = { ...body, amount: '2000000000000000000' };
+    const second = await create(other).expect(201);
+    expect(second.body.id).not.toBe(first.body.id);
+    expect(second.body.destination.nonce).toEqual(first.body.destination.nonce);
+    expect(second.body.intent_hash).not.toBe(first.body.intent_hash);
   });
 
-  it('creates sent together commit together: each gets its own order, and of a nonce sent twice at once exactly one wins', async () => {
+  it('the very same intent recorded again answers the first record (200); the owner\'s own session confirms it', async () => {
+    const body = orderBody(owner.address);
+    const first = await create(body).expect(201);
+    expect(first.body).toMatchObject({ placement: 'unconfirmed', confirmed: false });
+    const again = await create(body).expect(200);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.body.placement).toBe('unconfirmed');
+    const byOwner = await create(body, ownerToken).expect(200);
+    expect(byOwner.body).toMatchObject({ id: first.body.id, placement: 'recorded_by_owner', confirmed: true });
+    expect((await env.db.query(`SELECT count(*)::int AS n FROM orders WHERE intent_hash = $1`, [first.body.intent_hash]))[0].n).toBe(1);
+  });
+
+  it('creates sent together commit together: each gets its own order, and of an intent sent twice at once one is recorded and the other answers it', async () => {
     const bodies = Array.from({ length: 16 }, () => orderBody(owner.address));
     const twice = orderBody(owner.address);
     const sent = [...bodies.slice(0, 8), twice, twice, ...bodies.slice(8)];
     const res = await Promise.all(sent.map((b) => create(b)));
     expect(res.filter((r) => r.status === 201)).toHaveLength(17);
-    const refused = res.filter((r) => r.status !== 201);
-    expect(refused).toHaveLength(1);
-    expect(refused[0].status).toBe(409);
-    expect(refused[0].body.code).toBe('order_nonce_used');
+    const repeated = res.filter((r) => r.status !== 201);
+    expect(repeated).toHaveLength(1);
+    expect(repeated[0].status).toBe(200);
+    expect(repeated[0].body.id).toBe([res[8], res[9]].find((r) => r.status === 201)!.body.id);
     for (const [i, r] of res.entries()) {
       if (r.status !== 201) continue;
       expect(r.body.destination.nonce).toEqual(sent[i].destination.nonce);
@@ -96,6 +110,7 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
   });
 
   const now = Math.floor(Date.now() / 1000);
+  const YEAR = 366 * 86400;
   type Body = ReturnType<typeof orderBody>;
   const edits: [string, (b: Body) => unknown, string, string][] = [
     ['chain_id unknown', (b) => ({ ...b, chain_id: 999 }), 'chain_id', 'unknown chain 999'],
@@ -131,6 +146,10 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     ['intentExpiry after the option expires', (b) => ({ ...b, data: { ...b.data, intentExpiry: b.data.pairKey.expiryTimestamp + 1 } }), 'data.intentExpiry', "must not be after the option's expiry"],
     ['orderOnExpiry 3', (b) => ({ ...b, data: { ...b.data, orderOnExpiry: 3 } }), 'data.orderOnExpiry', '0 (leave the book'],
     ['unknown data field', (b) => ({ ...b, data: { ...b.data, extra: true } }), 'data.extra', 'is not a field of data'],
+    ['intentExpiry past the horizon', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: now + 3 * YEAR }, intentExpiry: now + 2 * YEAR } }), 'data.intentExpiry', 'ORDER_MAX_HORIZON_SECONDS'],
+    ['intentStartTime past the horizon', (b) => ({ ...b, data: { ...b.data, intentStartTime: now + 2 * YEAR } }), 'data.intentStartTime', 'ORDER_MAX_HORIZON_SECONDS'],
+    ['option expiry past the horizon', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: now + 2 * YEAR } } }), 'data.pairKey.expiryTimestamp', 'ORDER_MAX_HORIZON_SECONDS'],
+    ['European exercise start past the horizon', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, startExecutionTimeStamp: now + 2 * YEAR, expiryTimestamp: now + 2 * YEAR } } }), 'data.pairKey.startExecutionTimeStamp', 'ORDER_MAX_HORIZON_SECONDS'],
     ['data not an object', (b) => ({ ...b, data: [] }), 'data', 'must be a JSON object'],
   ];
 
@@ -158,7 +177,10 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     const lister = newWallet();
     const ids: string[] = [];
     beforeAll(async () => {
-      for (let i = 0; i < 5; i++) ids.push((await create(orderBody(lister.address)).expect(201)).body.id);
+      const token = await signIn(app, lister);
+      for (let i = 0; i < 5; i++) ids.push((await create(orderBody(lister.address), token).expect(201)).body.id);
+      // Recorded by someone else: visible by id, never listed.
+      await create(orderBody(lister.address)).expect(201);
     });
 
     it('pages an owner\'s orders newest first with an opaque cursor, each order once', async () => {
@@ -188,6 +210,7 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
       ['limit zero', { limit: '0' }, 'limit'],
       ['unknown state', { state: 'done' }, 'state'],
       ['owner not an address', { owner: 'me' }, 'owner'],
+      ['chain_id past the chain id column (2^31-1)', { chain_id: '3000000000' }, 'chain_id'],
       ['a cursor it never returned', { cursor: 'garbage' }, 'cursor'],
     ])('400 for %s', async (_name, query, path) => {
       const res = await request(app).get('/api/orders').query(query).expect(400);
@@ -210,7 +233,7 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
       const id = (await create(orderBody(owner.address)).expect(201)).body.id;
       const res = await request(app).post(`/api/orders/${id}/cancel`).set(bearer(otherToken)).expect(403);
       expect(res.body).toMatchObject({ code: 'not_order_owner', error: `order ${id} belongs to ${owner.address}, not to the authenticated wallet ${other.address}` });
-      expect((await request(app).post(`/api/orders/${id}/cancel`).expect(401)).body.code).toBe('wallet_required');
+      expect((await request(app).post(`/api/orders/${id}/cancel`).expect(401)).body.code).toBe('wallet_session_required');
       await request(app).post('/api/orders/6b1d9f0e-0000-4000-8000-000000000000/cancel').set(bearer(ownerToken)).expect(404);
       expect((await request(app).get(`/api/orders/${id}`).expect(200)).body.state).toBe('open');
     });

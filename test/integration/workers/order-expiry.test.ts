@@ -14,7 +14,7 @@ import { WorkerHost } from '../../../workers/worker-host';
 import { eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
-import { indexBond, indexFixturePair, orderBody } from '../../support/orders';
+import { indexBond, indexFixturePair, indexPlacement, orderBody } from '../../support/orders';
 import { FIXTURE_USDC } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
@@ -32,8 +32,12 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
   const maker = newWallet();
   let makerToken: string;
 
-  const order = async (target: Express, intentExpiry?: number) =>
-    (await request(target).post('/api/orders').send(orderBody(randomAddress(), { intentExpiry })).expect(201)).body as { id: string };
+  /** A recorded order its owner placed on chain (as indexed): exclusive fills cover placed orders only. */
+  const order = async (target: Express, intentExpiry?: number) => {
+    const o = (await request(target).post('/api/orders').send(orderBody(randomAddress(), { intentExpiry })).expect(201)).body;
+    await indexPlacement(env.db, o);
+    return o as { id: string };
+  };
   const orderRow = async (id: string) => (await env.db.query(`SELECT state, exclusive_fill_id, closed_at FROM orders WHERE id = $1`, [id]))[0];
   const fillState = async (id: string) => (await env.db.query(`SELECT state FROM exclusive_fills WHERE id = $1`, [id]))[0].state;
 
