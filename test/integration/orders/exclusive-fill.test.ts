@@ -154,7 +154,9 @@ describe('exclusive fills: POST /api/exclusive-fill', () => {
     expect((await take(ownerToken, [order.id]).expect(403)).body.code).toBe('maker_rights_required');
   });
 
-  it('100 concurrent requests over overlapping orders: exactly one 201 per order, every other a 409 naming an order; no order under two fills', async () => {
+  // The race is the API's: bonds and placements here are the indexed rows the API reads (the
+  // chain -> indexer path of a deposit is test/security/bonds.attack.test.ts's).
+  it('100 concurrent requests over overlapping orders: at most one active fill per order, each held by the fill that won it, every refusal a 409 naming an order it asked for', async () => {
     const orders = await Promise.all(Array.from({ length: 20 }, () => newOrder()));
     const makers = await Promise.all(Array.from({ length: 20 }, () => newMaker()));
     const sets = Array.from({ length: 100 }, (_, i) => [orders[i % 20].id, orders[(i * 7 + 3) % 20].id].filter((v, j, a) => a.indexOf(v) === j));
