@@ -177,7 +177,7 @@ export async function ensureServiceSigner(opts: {
  */
 export async function hasReferenceContracts(rpcUrl: string, addresses: DeployedAddresses, chainId = DEVCHAIN_CHAIN_ID): Promise<boolean> {
   const client = localPublicClient(rpcUrl, chainId);
-  const codes = await Promise.all(Object.values(addresses).map((address) => client.getCode({ address })));
+  const codes = await Promise.all((Object.values(addresses) as Address[]).map((address) => client.getCode({ address })));
   if (codes.some((c) => !c || c === '0x')) return false;
   return codes[Object.keys(addresses).indexOf('mothership')] === loadArtifact('Mothership').deployedBytecode;
 }

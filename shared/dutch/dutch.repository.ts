@@ -190,19 +190,19 @@ export class DutchRepository {
     const live = `state = 'open' AND offer_format = 'dutch_only'`;
     const late = `< now() - make_interval(secs => $1)`;
     const [unannounced, award, open, bids] = await Promise.all([
-      this.ds.query(`SELECT id FROM quotes WHERE offer_format = 'dutch_only' AND announced_at IS NULL AND created_at ${late} ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(`SELECT id FROM quotes WHERE offer_format = 'dutch_only' AND announced_at IS NULL AND created_at ${late} ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
       // Overdue, or decided by a batch whose publish never happened (its worker died in between).
-      this.ds.query(
+      this.ds.query<{ id: string }[]>(
         `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = 'competing' AND compete_ends_at ${late})
            OR (dutch_phase <> 'competing' AND dutch_published_phase IS NULL AND awarded_at ${late})) ORDER BY compete_ends_at LIMIT $2`,
         [graceSeconds, limit],
       ),
-      this.ds.query(
+      this.ds.query<{ id: string }[]>(
         `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = 'exclusive' AND exclusive_ends_at ${late})
            OR (dutch_phase = 'open' AND winner IS NOT NULL AND dutch_published_phase IS DISTINCT FROM 'open' AND opened_at ${late})) ORDER BY exclusive_ends_at LIMIT $2`,
         [graceSeconds, limit],
       ),
-      this.ds.query(`SELECT id, version FROM dutch_bids WHERE announced_version < version AND bid_at ${late} ORDER BY bid_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string; version: number }[]>(`SELECT id, version FROM dutch_bids WHERE announced_version < version AND bid_at ${late} ORDER BY bid_at LIMIT $2`, [graceSeconds, limit]),
     ]);
     const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
     return { unannounced: ids(unannounced), award: ids(award), open: ids(open), bids };

@@ -185,9 +185,9 @@ export class OrderRepository {
   /** What the sweeper redoes: orders and fills past their time, fills whose state the maker has not heard. */
   async overdue(graceSeconds: number, limit: number): Promise<{ orders: string[]; fills: string[]; unpublished: string[] }> {
     const [orders, fills, unpublished] = await Promise.all([
-      this.ds.query(`SELECT id FROM orders WHERE state = 'open' AND expires_at <= now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query(`SELECT id FROM exclusive_fills WHERE state = 'active' AND expire_time <= now() - make_interval(secs => $1) ORDER BY expire_time LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query(
+      this.ds.query<{ id: string }[]>(`SELECT id FROM orders WHERE state = 'open' AND expires_at <= now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(`SELECT id FROM exclusive_fills WHERE state = 'active' AND expire_time <= now() - make_interval(secs => $1) ORDER BY expire_time LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(
         `SELECT id FROM exclusive_fills WHERE published_state IS DISTINCT FROM state AND created_at <= now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
         [graceSeconds, limit],
       ),

@@ -179,10 +179,10 @@ export class QuoteRepository {
    */
   async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; offers: string[]; expired: string[]; unpublished: string[] }> {
     const [unannounced, offers, expired, unpublished] = await Promise.all([
-      this.ds.query(`SELECT id FROM quotes WHERE announced_at IS NULL AND offer_format <> 'dutch_only' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query(`SELECT id FROM quote_offers WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query(`SELECT id FROM quotes WHERE state = 'open' AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query(
+      this.ds.query<{ id: string }[]>(`SELECT id FROM quotes WHERE announced_at IS NULL AND offer_format <> 'dutch_only' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(`SELECT id FROM quote_offers WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(`SELECT id FROM quotes WHERE state = 'open' AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(
         `SELECT id FROM quotes WHERE state <> 'open' AND (result_published_at IS NULL OR result_published_at < closed_at)
            AND closed_at < now() - make_interval(secs => $1) ORDER BY closed_at LIMIT $2`,
         [graceSeconds, limit],

@@ -29,6 +29,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
   let mothership: Address;
   let pair: Address;
   let usdc: Address;
+  let weth: Address;
   let vault: Address;
 
   const chain = () => ({ id: 31337, name: 'local', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
@@ -94,7 +95,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     const dutch_request = brokeredRequest(
       {
         intents: [leg(0, 3000), leg(1, 3500)],
-        tokens: [{ token0: pair, token1: usdc, premium_token: usdc }],
+        tokens: [{ token0: weth, token1: usdc, premium_token: usdc }],
         dutch_premium: { token: usdc, maker_pays_taker: false, start_premium: '100000000', end_premium: '200000000', decay_rate: '0', auction_start: now },
         auction_end: now + 300,
         taker_nonce: String(Date.now()) + String(Math.floor(Math.random() * 1000)),
@@ -153,6 +154,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     mothership = networkContract(net, 'mothership');
     pair = networkContract(net, 'opshuns_core');
     usdc = networkContract(net, 'usdc');
+    weth = networkContract(net, 'weth');
     vault = networkContract(net, 'bond_vault');
     await new RegistryService(whole.env.db).setSetting('bond_requirements', BONDED);
   }, 60_000);

@@ -41,6 +41,9 @@ export async function openDutchStack() {
     concurrency: 4,
   });
   host.start();
+  // Bids need the premium token's fill bond and the check fails closed: these attacks are about
+  // awards and authorities, so the operator asks no bond (test/security/bonds.attack.test.ts does).
+  await ctx.services.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
   const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: `Dutch attack makers ${Date.now()}`, owner: newWallet().address });
   const funder = h.chain.wallets[9];
 
@@ -67,6 +70,7 @@ export async function openDutchStack() {
       mothership: h.chain.addresses.mothership,
       pair: h.chain.addresses.pair,
       request: {
+        tokens: [{ token0: h.chain.addresses.weth, token1: h.chain.addresses.usdc, premium_token: h.chain.addresses.usdc }],
         dutch_premium: { token: h.chain.addresses.usdc, maker_pays_taker: false, start_premium: '1000000', end_premium: '2000000', decay_rate: '0', auction_start: now },
         auction_end: now + 600,
         ...(o.requiredAuthority ? { required_authority: o.requiredAuthority } : {}),

@@ -102,6 +102,8 @@ describe('Dutch create', () => {
   it('a required_authority the API cannot ask (the chain\'s RPC does not answer) is 503 rpc_unavailable, nothing stored', async () => {
     // A network whose only RPC is a port nothing listens on.
     await new RegistryService(env.db).upsertNetwork(networkFile(31338, { rpc_urls: [`http://127.0.0.1:${await freePort()}`] }));
+    // The pair's tokens are indexed, so the token check needs no RPC and the authority is what is asked.
+    await recordFixturePair(env.db, 31338);
     const before = await count();
     const body = await dutchBody(newWallet(), { chainId: 31338, request: { required_authority: randomAddress() } });
     const res = await request(app).post('/api/quote').send(body).expect(503);

@@ -115,9 +115,11 @@ describe('indexer sync', () => {
     expect((await portfolio(carol())).holdings).toEqual([expect.objectContaining({ balance: '2' })]);
     expect((await portfolio(alice())).holdings[0].balance).toBe('5');
     await expectMirrorsChain(h.chain, h.env, head - 2);
-    const window: { number: string; hash: string; parent_hash: string }[] = await h.env.db.query(
-      `SELECT number, hash, parent_hash FROM indexer_blocks WHERE chain_id = 31337 ORDER BY number`,
-    );
+    // A block is written, then the blocks leaving the window are finalized in the next step: read
+    // the window once the tailer has caught up and trimmed it, not between the two.
+    const readWindow = async (): Promise<{ number: string; hash: string; parent_hash: string }[]> =>
+      h.env.db.query(`SELECT number, hash, parent_hash FROM indexer_blocks WHERE chain_id = 31337 ORDER BY number`);
+    const window = await waitFor('the window trimmed to the reorg window size', readWindow, (w) => w.length <= 5, 20_000);
     expect(window.length).toBeGreaterThanOrEqual(1);
     expect(window.length).toBeLessThanOrEqual(5);
     for (let i = 1; i < window.length; i++) expect(window[i].parent_hash).toBe(window[i - 1].hash);

@@ -5,7 +5,7 @@ import { RegistryService } from '../../../shared/registry';
 import type { ApiContext } from '../../../api/context';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
-import { indexFixturePair, orderBody } from '../../support/orders';
+import { indexFixturePair, indexPlacement, orderBody } from '../../support/orders';
 import { FIXTURE_USDC } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
@@ -86,6 +86,8 @@ describe('the fill bond check', () => {
     await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: maker.address, role: 'member' });
     await bondEvent(maker.address, 'deposit', 5000n, 5000n);
     const order = (await request(app).post('/api/orders').send(orderBody(owner.address)).expect(201)).body;
+    // Placed by its owner (as indexed): an unplaced order is refused before any bond is looked at.
+    await indexPlacement(env.db, order);
     await registry.setSetting('bond_requirements', {});
     const res = await request(app)
       .post('/api/exclusive-fill')
