@@ -11,7 +11,7 @@ import { HANDLERS } from '../../workers/job-handlers';
 import { buildWorkerContext } from '../../workers/worker-context';
 import { WorkerHost } from '../../workers/worker-host';
 import { openHarness, quoteState, runIndexer, waitFor, type Harness } from '../integration/indexer/harness';
-import { dutchBody } from '../support/dutch';
+import { chainDutchBody } from '../support/dutch';
 import { eventually, topicEvents, type SeenEvent } from '../support/events';
 import { buildApp, request } from '../support/http';
 import { newWallet, signIn } from '../support/wallets';
@@ -63,18 +63,9 @@ export async function openDutchStack() {
   }
 
   /** A Dutch request over the chain's pair, taker pays 1 -> 2 USDC over 600 s, a 30 s exclusive window. */
-  async function auctionBody(o: { requiredAuthority?: Address; competeMs?: number } = {}) {
-    const now = await h.chain.now();
-    return dutchBody(h.chain.accounts[2], {
-      chainId: h.chain.chainId,
-      mothership: h.chain.addresses.mothership,
-      pair: h.chain.addresses.pair,
-      request: {
-        tokens: [{ token0: h.chain.addresses.weth, token1: h.chain.addresses.usdc, premium_token: h.chain.addresses.usdc }],
-        dutch_premium: { token: h.chain.addresses.usdc, maker_pays_taker: false, start_premium: '1000000', end_premium: '2000000', decay_rate: '0', auction_start: now },
-        auction_end: now + 600,
-        ...(o.requiredAuthority ? { required_authority: o.requiredAuthority } : {}),
-      },
+  function auctionBody(o: { requiredAuthority?: Address; competeMs?: number } = {}) {
+    return chainDutchBody(h.chain, h.chain.accounts[2], {
+      request: o.requiredAuthority ? { required_authority: o.requiredAuthority } : {},
       body: { compete_ms: o.competeMs ?? 1500, exclusive_ms: 30_000 },
     });
   }

@@ -35,12 +35,8 @@ const victim = () => h.chain.accounts[VICTIM].address;
 const pair = () => h.chain.addresses.pair;
 const usdc = () => h.chain.addresses.usdc;
 
-async function send(from: number, address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<Hex> {
-  const hash = await h.chain.wallets[from].writeContract({ address, abi, functionName, args } as never);
-  const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
-  return hash;
-}
+const send = (from: number, address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<Hex> =>
+  h.chain.send(from, address, abi, functionName, args);
 
 const getOrder = async (id: string) => (await request(app).get(`/api/orders/${id}`).expect(200)).body;
 const ownerList = async (owner: string) => (await request(app).get('/api/orders').query({ owner, limit: '500' }).expect(200)).body.items as { id: string }[];

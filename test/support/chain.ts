@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { Account, Chain, HDAccount, Hex, PublicClient, Transport, WalletClient } from 'viem';
+import type { Account, Address, Chain, HDAccount, Hex, PublicClient, Transport, WalletClient } from 'viem';
 import { DEVCHAIN_CHAIN_ID, hardhatAccounts, localPublicClient, localWalletClient, rawRpc } from '../../shared/chain/clients';
 import { devchainNetwork } from '../../dev/devchain';
 import { deployReferenceContracts, type DeployedAddresses } from '../../dev/deploy';
@@ -35,6 +35,8 @@ export interface TestChain {
   increaseTime(seconds: number): Promise<void>;
   /** Timestamp of the latest block, unix seconds. */
   now(): Promise<number>;
+  /** Sends a contract call from `accounts[from]`, waits for its receipt, throws if it reverted; the tx hash. */
+  send(from: number, address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<Hex>;
   /** Stops the node; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -59,12 +61,13 @@ export async function startTestChain(opts: { accounts?: number } = {}): Promise<
     const accounts = hardhatAccounts(opts.accounts ?? 10);
     const rpc = <T>(method: string, params: unknown[] = []) => rawRpc<T>(node.rpcUrl, method, params, 10_000);
     const publicClient = localPublicClient(node.rpcUrl);
+    const wallets = accounts.map((a) => localWalletClient(node.rpcUrl, a));
     return {
       rpcUrl: node.rpcUrl,
       chainId: DEVCHAIN_CHAIN_ID,
       publicClient,
       accounts,
-      wallets: accounts.map((a) => localWalletClient(node.rpcUrl, a)),
+      wallets,
       addresses,
       network: devchainNetwork(node.rpcUrl, addresses),
       rpc,
@@ -75,6 +78,12 @@ export async function startTestChain(opts: { accounts?: number } = {}): Promise<
       async now() {
         const block = await rpc<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
         return Number(BigInt(block.timestamp));
+      },
+      async send(from, address, abi, functionName, args) {
+        const hash = await wallets[from].writeContract({ address, abi, functionName, args } as never);
+        const receipt = await publicClient.waitForTransactionReceipt({ hash });
+        if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
+        return hash;
       },
       stop: node.stop,
     };

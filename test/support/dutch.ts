@@ -1,6 +1,7 @@
 import { zeroAddress, type Address, type Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type DutchAward, type Polarity } from '../../shared/protocol';
+import type { TestChain } from './chain';
 import { FIXTURE_PAIR, FIXTURE_USDC, intents } from './quotes';
 
 /** The fixture network's WETH (networkFile), token0 of the fixture pair. */
@@ -25,6 +26,32 @@ export interface DutchBodyOptions {
   /** Expiry of every leg (default: a day out). */
   expiry?: number;
   legs?: { type: 'call' | 'put'; structure: 0 | 1; strike: bigint; mult?: bigint }[];
+}
+
+/**
+ * A taker-signed Dutch create body over a test chain's own pair (its WETH / USDC triple, its
+ * mothership): the taker pays 1 -> 2 USDC over 600 s from the chain's time. `request` and `body`
+ * change the request before signing and the body after, as in dutchBody.
+ */
+export async function chainDutchBody(
+  chain: Pick<TestChain, 'chainId' | 'addresses' | 'now'>,
+  taker: LocalAccount,
+  o: { request?: Record<string, unknown>; body?: Record<string, unknown> } = {},
+): Promise<Record<string, unknown>> {
+  const now = await chain.now();
+  const { weth, usdc } = chain.addresses;
+  return dutchBody(taker, {
+    chainId: chain.chainId,
+    mothership: chain.addresses.mothership,
+    pair: chain.addresses.pair,
+    request: {
+      tokens: [{ token0: weth, token1: usdc, premium_token: usdc }],
+      dutch_premium: { token: usdc, maker_pays_taker: false, start_premium: '1000000', end_premium: '2000000', decay_rate: '0', auction_start: now },
+      auction_end: now + 600,
+      ...o.request,
+    },
+    body: o.body,
+  });
 }
 
 /** A taker-signed Dutch create body: a call spread on the fixture pair, taker pays 100 -> 200 USDC over 10 minutes. */

@@ -9,7 +9,7 @@ import { JOBS } from '../../../workers/job-catalog';
 import { HANDLERS } from '../../../workers/job-handlers';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { WorkerHost } from '../../../workers/worker-host';
-import { dutchBody, storedAward } from '../../support/dutch';
+import { chainDutchBody, storedAward } from '../../support/dutch';
 import { topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
 import { mineBlocks, openHarness, quoteState, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
@@ -48,18 +48,7 @@ describe('Dutch fills on chain', () => {
 
   /** A Dutch quote over the chain's pair; `bid` puts the maker's bid in before the award. */
   async function auction(o: { bid?: boolean; compete_ms?: number } = {}) {
-    const now = await h.chain.now();
-    const body = await dutchBody(taker(), {
-      chainId: h.chain.chainId,
-      mothership: h.chain.addresses.mothership,
-      pair: h.chain.addresses.pair,
-      request: {
-        tokens: [{ token0: h.chain.addresses.weth, token1: h.chain.addresses.usdc, premium_token: h.chain.addresses.usdc }],
-        dutch_premium: { token: h.chain.addresses.usdc, maker_pays_taker: false, start_premium: '1000000', end_premium: '2000000', decay_rate: '0', auction_start: now },
-        auction_end: now + 600,
-      },
-      body: { compete_ms: o.compete_ms ?? 400, exclusive_ms: 30_000 },
-    });
+    const body = await chainDutchBody(h.chain, taker(), { body: { compete_ms: o.compete_ms ?? 400, exclusive_ms: 30_000 } });
     const res = await request(app).post('/api/quote').send(body).expect(201);
     const id: string = res.body.quote.id;
     if (o.bid) await new DutchRepository(h.env.db).upsertBid(h.env.db, id, maker().address, 40, 10);

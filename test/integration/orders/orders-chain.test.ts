@@ -37,12 +37,8 @@ const maker = () => h.chain.accounts[MAKER].address;
 const pair = () => h.chain.addresses.pair;
 const usdc = () => h.chain.addresses.usdc;
 
-async function send(from: number, address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<Hex> {
-  const hash = await h.chain.wallets[from].writeContract({ address, abi, functionName, args } as never);
-  const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
-  return hash;
-}
+const send = (from: number, address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<Hex> =>
+  h.chain.send(from, address, abi, functionName, args);
 
 const simulate = (from: number, functionName: string, args: readonly unknown[]) =>
   h.chain.publicClient.simulateContract({ account: h.chain.accounts[from], address: pair(), abi: optionPairAbi, functionName, args } as never);
