@@ -10,6 +10,7 @@ import { ORDERS_QUEUE, ordersSweepJob } from '../shared/orders';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
 import { DutchClock } from './dutch/dutch-clock';
+import { RecoverySweeper } from './recovery-sweep';
 
 export type { WorkerContext, WorkerDeps } from './worker-context';
 export { buildWorkerContext } from './worker-context';
@@ -28,7 +29,7 @@ export async function scheduleOrderJobs(queue: JobQueue, config: Pick<Config, 'O
 
 /**
  * The workers role: checks the job registry, consumes every queue it names, runs the Dutch
- * clock, and keeps the quote sweeper and retention scheduled (every replica upserts the same schedulers, by fixed
+ * clock, sweeps at once when Redis or Postgres comes back (workers/recovery-sweep.ts), and keeps the quote sweeper and retention scheduled (every replica upserts the same schedulers, by fixed
  * ids; BullMQ keeps one of each).
  */
 export async function startWorkers(
@@ -50,7 +51,11 @@ export async function startWorkers(
   // Dutch deadlines on time, in batches; the Dutch jobs and the sweeper remain the guarantee.
   const clock = new DutchClock(ctx);
   clock.start();
+  // Lost work is redone the moment Redis or Postgres comes back, not at the sweepers' next tick.
+  const recovery = new RecoverySweeper(ctx).watchRedis(deps.redis).watchPostgres(deps.db);
+  for (const c of host.redisConnections) recovery.watchRedis(c);
   lifecycle.onClose('workers', async () => {
+    await recovery.close();
     await clock.close();
     await host.close();
   });

@@ -24,6 +24,11 @@ export class WorkerHost {
     this.jobs = checkRegistry(catalog, registered);
   }
 
+  /** The workers' own Redis connections (one per queue), for watching their reconnects. */
+  get redisConnections(): readonly Redis[] {
+    return this.connections;
+  }
+
   get queueNames(): string[] {
     return [...new Set([...this.jobs.values()].map((j) => j.spec.queue))].sort();
   }

@@ -5,6 +5,12 @@ import type { Logger } from '../platform/logging';
 import { QuoteRepository } from './quote.repository';
 import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from './quote-views';
 
+/**
+ * How long past its window an unannounced quote is still announced: the recovery bound of
+ * docs/FAULTS.md (a quote open when Redis or Postgres came back is announced within this long).
+ */
+export const LATE_ANNOUNCE_MS = 5000;
+
 /** Makers to tell about a new quote on a chain besides the public feed (premium registrations). */
 export type InterestedMakers = (chainId: number) => Promise<`0x${string}`[]>;
 
@@ -27,8 +33,11 @@ export class QuoteNotifier {
     const q = await this.repo.findQuote(quoteId);
     // A Dutch quote's announce is the auctioneer's (shared/dutch): its feed payload hides the directions.
     if (!q || q.offer_format === 'dutch_only') return;
-    // A quote whose window already passed (a late sweep) is not worth a maker's attention.
-    if (q.state === 'open' && new Date(q.expires_at).getTime() > Date.now()) {
+    // A quote whose window passed well before this run (a late sweep) is not worth a maker's
+    // attention. One that was open moments ago is still announced: after an outage the recovery
+    // sweep and the quote's own jobs reach it a little after its dependency came back, and a
+    // quote open at that moment must reach the makers (docs/FAULTS.md, the recovery invariant).
+    if (q.state === 'open' && new Date(q.expires_at).getTime() > Date.now() - LATE_ANNOUNCE_MS) {
       // Both at once: each is a round trip on the way to the makers.
       const [legs, makers] = await Promise.all([this.repo.legs(quoteId), this.deps.interestedMakers(q.chain_id)]);
       const forMakers = makerQuoteView(q, legs);

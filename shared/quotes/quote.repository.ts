@@ -9,7 +9,7 @@ export type NewQuoteRow = Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 
 /** The columns of a QuoteRow, cast to the types it declares. */
 export const QUOTE_COLUMNS = `id, chain_id, state, offer_format, polarity, strategy, taker_address, referrer, taker_salt,
   taker_address_hash, directions, pair_contract, expiry_timestamp::float8 AS expiry_timestamp, stream_token_hash,
-  expires_at, created_at, closed_at, fill_tx_hash`;
+  expires_at, created_at, closed_at, fill_tx_hash, announced_at`;
 
 export const LEG_COLUMNS = `idx, option_type, structure, direction, strike_wad::text AS strike_wad, amount::text AS amount,
   start_exercise_timestamp::float8 AS start_exercise_timestamp, expiry_timestamp::float8 AS expiry_timestamp`;

@@ -32,6 +32,8 @@ export interface QuoteRow {
   created_at: Date;
   closed_at: Date | null;
   fill_tx_hash: string | null;
+  /** When the quote's rfq_request went out (or was given up as stale); null until then. Read from the table, absent on a row being built. */
+  announced_at?: Date | null;
 }
 
 export interface OfferRow {

@@ -5,6 +5,8 @@ export interface RecordedEvent {
   seq: number;
   event: string;
   payload: Record<string, unknown>;
+  /** When this client received it (Date.now() in the test process). */
+  at: number;
 }
 
 /**
@@ -56,6 +58,11 @@ export class FeedRecorder {
     });
   }
 
+  /** The events of one name with their receive times. */
+  received(event: string): RecordedEvent[] {
+    return this.events.filter((e) => e.event === event);
+  }
+
   /** The events of one name, e.g. every `rfq_request` payload. */
   named(event: string): Record<string, unknown>[] {
     return this.events.filter((e) => e.event === event).map((e) => e.payload);
@@ -84,6 +91,6 @@ export class FeedRecorder {
     }
     if (this.lastSeq !== null && seq > this.lastSeq + 1) this.gaps += seq - this.lastSeq - 1;
     this.lastSeq = seq;
-    this.events.push({ seq, event, payload });
+    this.events.push({ seq, event, payload, at: Date.now() });
   }
 }

@@ -12,14 +12,16 @@ const SWEEP_BATCH = 500;
  * marked used, or reopened after a reorg). Each item stands alone: a failure is logged and
  * left for the next sweep.
  */
-export async function sweepOrders(ctx: WorkerContext): Promise<void> {
+export async function sweepOrders(ctx: WorkerContext): Promise<Record<string, number>> {
   const work = await new OrderRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
   const steps: [string, string[], (id: string) => Promise<unknown>][] = [
     ['expire_order', work.orders, (id) => expireOrderJob(ctx, id)],
     ['expire_fill', work.fills, (id) => expireFillJob(ctx, id)],
     ['publish_fill', work.unpublished, (id) => publishFillState(ctx, id)],
   ];
+  const redone: Record<string, number> = {};
   for (const [step, ids, run] of steps) {
+    if (ids.length > 0) redone[step] = ids.length;
     for (const id of ids) {
       try {
         await run(id);
@@ -28,4 +30,5 @@ export async function sweepOrders(ctx: WorkerContext): Promise<void> {
       }
     }
   }
+  return redone;
 }

@@ -9,5 +9,7 @@ export const orderHandlers: RegisteredJob[] = [
   handles(exclusiveFillAnnounceJob, async (p, ctx) => {
     await publishFillState(ctx, p.exclusive_fill_id);
   }),
-  handles(ordersSweepJob, (_p, ctx) => sweepOrders(ctx)),
+  handles(ordersSweepJob, async (_p, ctx) => {
+    await sweepOrders(ctx);
+  }),
 ];

@@ -16,9 +16,11 @@ const SWEEP_BATCH = 500;
  * idempotency records past their TTL. Each item stands alone: one
  * that fails is logged and left for the next sweep, and the rest still get done.
  */
-export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
-  const work = await new QuoteRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
-  const dutch = await new DutchRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
+export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: number } = {}): Promise<Record<string, number>> {
+  // A sweep on reconnect passes 0: the jobs it would otherwise leave to are what the outage lost.
+  const grace = opts.graceSeconds ?? SWEEP_GRACE_SECONDS;
+  const work = await new QuoteRepository(ctx.db).overdue(grace, SWEEP_BATCH);
+  const dutch = await new DutchRepository(ctx.db).overdue(grace, SWEEP_BATCH);
   const versionOf = new Map(dutch.bids.map((b) => [b.id, Number(b.version)]));
   const steps: [step: string, ids: string[], run: (id: string) => Promise<unknown>][] = [
     ['dutch_announce', dutch.unannounced, (id) => ctx.dutch.announce(id)],
@@ -31,7 +33,9 @@ export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
     ['publish_result', work.unpublished, (id) => ctx.notifier.publishResult(id)],
   ];
   let skipped = 0;
+  const redone: Record<string, number> = {};
   for (const [step, ids, run] of steps) {
+    if (ids.length > 0) redone[step] = ids.length;
     for (const id of ids) {
       try {
         await run(id);
@@ -50,4 +54,5 @@ export async function sweepQuotes(ctx: WorkerContext): Promise<void> {
   } catch (err) {
     ctx.logger.warn({ err: (err as Error).message }, 'idempotency purge failed; the next sweep tries again');
   }
+  return redone;
 }

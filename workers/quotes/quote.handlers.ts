@@ -8,7 +8,9 @@ export const quoteHandlers: RegisteredJob[] = [
   handles(quoteAnnounceJob, (p, ctx) => ctx.notifier.announce(p.quote_id)),
   handles(offerAnnounceJob, (p, ctx) => ctx.notifier.announceOffer(p.offer_id)),
   handles(quoteExpireJob, (p, ctx) => expireQuote(ctx, p.quote_id)),
-  handles(quotesSweepJob, (_p, ctx) => sweepQuotes(ctx)),
+  handles(quotesSweepJob, async (_p, ctx) => {
+    await sweepQuotes(ctx);
+  }),
   handles(quotesRetentionJob, async (_p, ctx) => {
     await purgeClosedQuotes(ctx);
   }),
