@@ -8,14 +8,7 @@ import type { Logger } from '../shared/platform/logging';
  * Listens with `app` (or a bare 404 handler for a socket-only process) and registers the
  * drain: stop accepting, let in-flight requests finish, then cut idle and remaining sockets.
  */
-export async function listen(opts: {
-  app?: Express;
-  host: string;
-  port: number;
-  logger: Logger;
-  lifecycle: Lifecycle;
-  name: string;
-}): Promise<http.Server> {
+export async function listen(opts: { app?: Express; host: string; port: number; logger: Logger; lifecycle: Lifecycle; name: string }): Promise<http.Server> {
   const server = http.createServer(
     opts.app ??
       ((req, res) => {

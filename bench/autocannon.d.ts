@@ -24,7 +24,13 @@ declare module 'autocannon' {
     duration?: number;
     amount?: number;
     /** Per-request templates; `setupRequest` may rewrite each request (a fresh body per request). */
-    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (req: { body?: string }) => { body?: string } }[];
+    requests?: {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (req: { body?: string }) => { body?: string };
+    }[];
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

@@ -50,13 +50,16 @@ export function layerOf(file: string): Layer {
 }
 
 async function main(): Promise<number> {
-  const result = await madge(ROOTS.map((r) => path.join(ROOT, r)), {
-    baseDir: ROOT,
-    fileExtensions: ['ts'],
-    tsConfig: path.join(ROOT, 'tsconfig.json'),
-    excludeRegExp: [/\.d\.ts$/, /node_modules/, /client\/dist\//, /shared\/chain\/artifacts\//],
-    detectiveOptions: { ts: { skipTypeImports: false } },
-  });
+  const result = await madge(
+    ROOTS.map((r) => path.join(ROOT, r)),
+    {
+      baseDir: ROOT,
+      fileExtensions: ['ts'],
+      tsConfig: path.join(ROOT, 'tsconfig.json'),
+      excludeRegExp: [/\.d\.ts$/, /node_modules/, /client\/dist\//, /shared\/chain\/artifacts\//],
+      detectiveOptions: { ts: { skipTypeImports: false } },
+    },
+  );
   const problems: string[] = [];
   const graph = result.obj();
   for (const [file, deps] of Object.entries(graph)) {
@@ -82,8 +85,11 @@ async function main(): Promise<number> {
 }
 
 if (require.main === module) {
-  main().then((code) => process.exit(code), (err: unknown) => {
-    process.stderr.write(`dependency lint crashed: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(2);
-  });
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`dependency lint crashed: ${(err as Error).stack ?? String(err)}\n`);
+      process.exit(2);
+    },
+  );
 }

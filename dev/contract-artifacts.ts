@@ -12,7 +12,16 @@ import type { Abi, Hex } from 'viem';
  * shared/chain/abis.ts, which a chain test holds equal to these artifacts.
  */
 
-export const CONTRACT_NAMES = ['Mothership', 'PairFactory', 'OptionPair', 'MockERC20', 'BondVault', 'PriceOracle', 'LendingMarket', 'AllowlistFillAuthority'] as const;
+export const CONTRACT_NAMES = [
+  'Mothership',
+  'PairFactory',
+  'OptionPair',
+  'MockERC20',
+  'BondVault',
+  'PriceOracle',
+  'LendingMarket',
+  'AllowlistFillAuthority',
+] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
 export interface Artifact {
@@ -54,7 +63,10 @@ const LOCK = path.join(ARTIFACTS_DIR, '.compile.lock');
 
 function readSources(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const file of fs.readdirSync(CONTRACTS_DIR).filter((f) => f.endsWith('.sol')).sort()) {
+  for (const file of fs
+    .readdirSync(CONTRACTS_DIR)
+    .filter((f) => f.endsWith('.sol'))
+    .sort()) {
     out[file] = fs.readFileSync(path.join(CONTRACTS_DIR, file), 'utf8');
   }
   return out;
@@ -115,11 +127,7 @@ function readBuildInfo(): BuildInfo | null {
 
 function isFresh(hash: string): boolean {
   const info = readBuildInfo();
-  return (
-    info !== null &&
-    info.sourcesHash === hash &&
-    info.contracts.every((name) => fs.existsSync(path.join(ARTIFACTS_DIR, `${name}.json`)))
-  );
+  return info !== null && info.sourcesHash === hash && info.contracts.every((name) => fs.existsSync(path.join(ARTIFACTS_DIR, `${name}.json`)));
 }
 
 /** Write-then-rename so a concurrent reader never sees half a file. */

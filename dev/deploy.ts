@@ -1,14 +1,4 @@
-import {
-  encodeAbiParameters,
-  getAddress,
-  getContractAddress,
-  keccak256,
-  concatHex,
-  type Abi,
-  type Account,
-  type Address,
-  type Hex,
-} from 'viem';
+import { encodeAbiParameters, getAddress, getContractAddress, keccak256, concatHex, type Abi, type Account, type Address, type Hex } from 'viem';
 import { loadArtifact, type ContractName } from './contract-artifacts';
 import { DEVCHAIN_CHAIN_ID, hardhatAccounts, localPublicClient, localWalletClient } from '../shared/chain/clients';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../shared/chain/service-signer';
@@ -57,7 +47,16 @@ interface TokenSpec {
 
 /** The faucet tokens, in deployment order (their addresses follow from it). */
 export const DEV_TOKENS: readonly TokenSpec[] = [
-  { key: 'weth', name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, faucetWhole: 10n, payment: true, defaultPremium: false, minNotional: '10000000000000000' },
+  {
+    key: 'weth',
+    name: 'Wrapped Ether',
+    symbol: 'WETH',
+    decimals: 18,
+    faucetWhole: 10n,
+    payment: true,
+    defaultPremium: false,
+    minNotional: '10000000000000000',
+  },
   { key: 'usdc', name: 'USD Coin', symbol: 'USDC', decimals: 6, faucetWhole: 100_000n, payment: true, defaultPremium: true, minNotional: '10000000' },
   { key: 'wbtc', name: 'Wrapped Bitcoin', symbol: 'WBTC', decimals: 8, faucetWhole: 1n, payment: false, defaultPremium: false },
   { key: 'meme', name: 'Meme Coin', symbol: 'MEME', decimals: 18, faucetWhole: 1_000_000n, payment: false, defaultPremium: false },
@@ -75,9 +74,7 @@ function initCode(name: ContractName, args: readonly unknown[]): Hex {
 }
 
 function pairSalt(token0: Address, token1: Address, premiumToken: Address): Hex {
-  return keccak256(
-    encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'address' }], [token0, token1, premiumToken]),
-  );
+  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'address' }], [token0, token1, premiumToken]));
 }
 
 /**
@@ -152,13 +149,7 @@ export async function deployReferenceContracts(opts: {
  * deployed the mothership (the devchain's: Hardhat account 0). Transactions only when needed, so
  * adopting a running devchain with a newly configured key costs one transaction, once.
  */
-export async function ensureServiceSigner(opts: {
-  rpcUrl: string;
-  mothership: Address;
-  signer: Address;
-  owner?: Account;
-  chainId?: number;
-}): Promise<void> {
+export async function ensureServiceSigner(opts: { rpcUrl: string; mothership: Address; signer: Address; owner?: Account; chainId?: number }): Promise<void> {
   const chainId = opts.chainId ?? DEVCHAIN_CHAIN_ID;
   const publicClient = localPublicClient(opts.rpcUrl, chainId);
   const abi = mothershipAbi;

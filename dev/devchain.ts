@@ -7,14 +7,7 @@ import { RegistryService, type NetworkInput } from '../shared/registry';
 import { DEVCHAIN_CHAIN_ID, localPublicClient, probeChainId } from '../shared/chain/clients';
 import { assertDevTools, missingDevTools, notInstalled } from './dev-tools';
 import { serviceSigner } from '../shared/chain/service-signer';
-import {
-  DEV_TOKENS,
-  deployReferenceContracts,
-  ensureServiceSigner,
-  expectedAddresses,
-  hasReferenceContracts,
-  type DeployedAddresses,
-} from './deploy';
+import { DEV_TOKENS, deployReferenceContracts, ensureServiceSigner, expectedAddresses, hasReferenceContracts, type DeployedAddresses } from './deploy';
 import { startHardhatNode } from './hardhat-node';
 
 /** A local chain with the reference contracts deployed. */
@@ -142,12 +135,7 @@ export async function ensureDevBondRequirements(registry: RegistryService): Prom
 }
 
 /** Starts the devchain and writes network 31337 with every address into the registry, and its tokens' bond minimums (zero) where unset. */
-export async function startAndRegisterDevchain(deps: {
-  db: DataSource;
-  port: number;
-  logger?: Logger;
-  serviceSigner?: Address;
-}): Promise<Devchain> {
+export async function startAndRegisterDevchain(deps: { db: DataSource; port: number; logger?: Logger; serviceSigner?: Address }): Promise<Devchain> {
   const chain = await startDevchain({ port: deps.port, logger: deps.logger, serviceSigner: deps.serviceSigner });
   try {
     const registry = new RegistryService(deps.db);
@@ -207,7 +195,10 @@ export async function ensureDevchain(deps: {
     ]);
   }
   // The chain this step registers replaces a dead devchain entry: the signer is judged on it.
-  const after = [...networks.filter((n) => n.chain_id !== DEVCHAIN_CHAIN_ID), { chain_id: DEVCHAIN_CHAIN_ID, rpc_urls: [`http://127.0.0.1:${config.DEVCHAIN_PORT}`] }];
+  const after = [
+    ...networks.filter((n) => n.chain_id !== DEVCHAIN_CHAIN_ID),
+    { chain_id: DEVCHAIN_CHAIN_ID, rpc_urls: [`http://127.0.0.1:${config.DEVCHAIN_PORT}`] },
+  ];
   const chain = await startAndRegisterDevchain({
     db: deps.db,
     port: config.DEVCHAIN_PORT,

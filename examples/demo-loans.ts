@@ -40,11 +40,32 @@ async function main(): Promise<void> {
   log('oracle', 'prices set', { WETH: 3000, WBTC: 60000, USDC: 1 });
 
   const usdc = (n: string) => parseUnits(n, 6);
-  const topped = await lend.openLoan(lender, alice, { collateralToken: a.weth, collateralAmount: parseEther('1'), debtToken: a.usdc, principal: usdc('1800'), rateBps: 600, maturity: month });
+  const topped = await lend.openLoan(lender, alice, {
+    collateralToken: a.weth,
+    collateralAmount: parseEther('1'),
+    debtToken: a.usdc,
+    principal: usdc('1800'),
+    rateBps: 600,
+    maturity: month,
+  });
   log('lender', 'loan opened: 1 WETH against 1800 USDC at 6%', { loan: `31337-${topped}`, borrower: alice.account.address });
-  const risky = await lend.openLoan(lender, bob, { collateralToken: a.weth, collateralAmount: parseEther('1'), debtToken: a.usdc, principal: usdc('2000'), rateBps: 800, maturity: month });
+  const risky = await lend.openLoan(lender, bob, {
+    collateralToken: a.weth,
+    collateralAmount: parseEther('1'),
+    debtToken: a.usdc,
+    principal: usdc('2000'),
+    rateBps: 800,
+    maturity: month,
+  });
   log('lender', 'loan opened: 1 WETH against 2000 USDC at 8%', { loan: `31337-${risky}`, borrower: bob.account.address });
-  const repaid = await lend.openLoan(lender, bob, { collateralToken: a.wbtc, collateralAmount: parseUnits('0.1', 8), debtToken: a.usdc, principal: usdc('3000'), rateBps: 450, maturity: month });
+  const repaid = await lend.openLoan(lender, bob, {
+    collateralToken: a.wbtc,
+    collateralAmount: parseUnits('0.1', 8),
+    debtToken: a.usdc,
+    principal: usdc('3000'),
+    rateBps: 450,
+    maturity: month,
+  });
   log('lender', 'loan opened: 0.1 WBTC against 3000 USDC at 4.5%', { loan: `31337-${repaid}`, borrower: bob.account.address });
 
   await lend.addCollateral(alice, a.weth, topped, parseEther('0.5'));

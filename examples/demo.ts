@@ -24,10 +24,24 @@ async function main(): Promise<void> {
   if (!net) throw new Error('network 31337 is not registered: is `npm start` running with its devchain?');
 
   const maker = privateKeyToAccount(generatePrivateKey());
-  await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', `Demo maker ${Date.now()}`, '--owner', maker.address], {
-    cwd: ROOT,
-    env: process.env,
-  });
+  await run(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      'bin/ops.ts',
+      'org:create',
+      '--kind',
+      'maker',
+      '--name',
+      `Demo maker ${Date.now()}`,
+      '--owner',
+      maker.address,
+    ],
+    {
+      cwd: ROOT,
+      env: process.env,
+    },
+  );
   log('operator', 'maker organization created', { owner: maker.address });
 
   const mothership = networkContract(net, 'mothership');

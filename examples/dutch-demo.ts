@@ -23,7 +23,10 @@ export interface DutchDemoResult extends DutchOutcome {
  * taker's side wins, receives the award naming its wallet and fills on the local chain, and the indexer marks the
  * quote filled while the taker hears every phase and the result.
  */
-export async function runDutchDemo(baseUrl: string, opts: { env?: NodeJS.ProcessEnv; onMessage?: (topic: string, event: string, payload: unknown) => void } = {}): Promise<DutchDemoResult> {
+export async function runDutchDemo(
+  baseUrl: string,
+  opts: { env?: NodeJS.ProcessEnv; onMessage?: (topic: string, event: string, payload: unknown) => void } = {},
+): Promise<DutchDemoResult> {
   const client = new RfqClient(baseUrl);
   const { networks } = await client.networks();
   const net = networks.find((n) => n.chain_id === 31337);
@@ -37,17 +40,33 @@ export async function runDutchDemo(baseUrl: string, opts: { env?: NodeJS.Process
     { name: 'maker-b', account: privateKeyToAccount(generatePrivateKey()), bid: { buy_override_bps: 60, sell_override_bps: 5 } },
   ];
   for (const m of makers) {
-    await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', `Dutch demo ${m.name} ${Date.now()}`, '--owner', m.account.address], {
-      cwd: ROOT,
-      env: opts.env ?? process.env,
-    });
+    await run(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+        'bin/ops.ts',
+        'org:create',
+        '--kind',
+        'maker',
+        '--name',
+        `Dutch demo ${m.name} ${Date.now()}`,
+        '--owner',
+        m.account.address,
+      ],
+      {
+        cwd: ROOT,
+        env: opts.env ?? process.env,
+      },
+    );
     await funder.sendTransaction({ to: m.account.address, value: parseEther('1') });
     log('operator', `${m.name}: maker organization created, gas funded`, { owner: m.account.address });
   }
 
   const mothership = networkContract(net, 'mothership');
   const bots = await Promise.all(
-    makers.map((m) => runDutchMaker({ client, account: m.account, name: m.name, chainId: 31337, rpcUrl: net.rpc_urls[0], mothership, bid: m.bid, onMessage: opts.onMessage })),
+    makers.map((m) =>
+      runDutchMaker({ client, account: m.account, name: m.name, chainId: 31337, rpcUrl: net.rpc_urls[0], mothership, bid: m.bid, onMessage: opts.onMessage }),
+    ),
   );
   try {
     const outcome = await runDutchTaker({
@@ -63,7 +82,10 @@ export async function runDutchDemo(baseUrl: string, opts: { env?: NodeJS.Process
     const winner = makers.findIndex((m) => m.account.address === outcome.winner);
     if (winner < 0) throw new Error(`the winner ${outcome.winner} is none of the bots`);
     const fillTx = await bots[winner].fills;
-    log('demo', `${makers[winner].name} won with the better buy-side bid and filled; the indexer marked the quote filled`, { quote: outcome.quoteId, tx: fillTx });
+    log('demo', `${makers[winner].name} won with the better buy-side bid and filled; the indexer marked the quote filled`, {
+      quote: outcome.quoteId,
+      tx: fillTx,
+    });
     return { ...outcome, makers: makers.map((m) => ({ name: m.name, address: m.account.address })), fillTx };
   } finally {
     await Promise.all(bots.map((b) => b.stop()));

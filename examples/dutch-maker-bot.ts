@@ -66,7 +66,9 @@ export async function runDutchMaker(o: DutchMakerOptions): Promise<{ stop: () =>
       directions: award.directions as number[],
       award: award.award as AwardJson,
     });
-    const tx = await sendWhenDue(award, () => wallet.writeContract({ address: o.mothership, abi, functionName: 'executeDutchFill', args: args as unknown as unknown[], chain }));
+    const tx = await sendWhenDue(award, () =>
+      wallet.writeContract({ address: o.mothership, abi, functionName: 'executeDutchFill', args: args as unknown as unknown[], chain }),
+    );
     const receipt = await reader.waitForTransactionReceipt({ hash: tx });
     if (receipt.status !== 'success') throw new Error(`Dutch fill reverted: ${tx}`);
     log(o.name, `filled ${award.quote_id} on chain during its exclusive window`, { tx });

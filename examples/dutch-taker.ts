@@ -46,7 +46,14 @@ export async function runDutchTaker(o: DutchTakerOptions): Promise<DutchOutcome>
     {
       intents: [leg(0, 3000), leg(1, 3500)],
       tokens: [{ token0: o.token0, token1: o.token1, premium_token: o.premiumToken }],
-      dutch_premium: { token: o.premiumToken, maker_pays_taker: false, start_premium: '100000000', end_premium: '200000000', decay_rate: '0', auction_start: now },
+      dutch_premium: {
+        token: o.premiumToken,
+        maker_pays_taker: false,
+        start_premium: '100000000',
+        end_premium: '200000000',
+        decay_rate: '0',
+        auction_start: now,
+      },
       auction_end: now + 120,
       taker_nonce: String(Date.now()),
     },

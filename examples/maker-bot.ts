@@ -75,6 +75,12 @@ if (require.main === module) {
     const { networks } = await client.networks();
     const net = networks.find((n) => n.chain_id === Number(process.env.CHAIN_ID ?? 31337));
     if (!net) throw new Error('network not found');
-    await runMakerBot({ client, account: privateKeyToAccount(key), chainId: net.chain_id, mothership: networkContract(net, 'mothership'), premiumToken: networkContract(net, 'usdc') });
+    await runMakerBot({
+      client,
+      account: privateKeyToAccount(key),
+      chainId: net.chain_id,
+      mothership: networkContract(net, 'mothership'),
+      premiumToken: networkContract(net, 'usdc'),
+    });
   })();
 }

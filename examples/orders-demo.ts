@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   if (!net) throw new Error('network 31337 is not registered: is `npm start` running with its devchain?');
   const maker = privateKeyToAccount(MAKER_KEY);
   const tsx = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-  await run(process.execPath, [tsx, 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', `Orders demo maker ${Date.now()}`, '--owner', maker.address], { cwd: ROOT, env: process.env });
+  await run(process.execPath, [tsx, 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', `Orders demo maker ${Date.now()}`, '--owner', maker.address], {
+    cwd: ROOT,
+    env: process.env,
+  });
   log('operator', 'maker organization created', { owner: maker.address });
   const { tokens } = await client.call<{ tokens: Record<string, { fill_bond_amount: string }> }>('GET', '/api/bond-requirements');
   const bond = BigInt(tokens.USDC?.fill_bond_amount ?? '0') + 1_000_000n;

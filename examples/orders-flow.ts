@@ -73,7 +73,12 @@ export async function runOrdersFlow(o: OrdersFlowOptions): Promise<{ order: Orde
   });
   log('owner', 'order recorded', { id: order.id, intent_hash: order.intent_hash });
   await send(o.owner, o.pair, pairAbi, 'placeIntent', [orderIntent(order)]);
-  const placed = await until('the placed order to be indexed', () => o.client.getOrder(order.id), (v) => v.on_chain !== null, timeoutMs);
+  const placed = await until(
+    'the placed order to be indexed',
+    () => o.client.getOrder(order.id),
+    (v) => v.on_chain !== null,
+    timeoutMs,
+  );
   log('owner', 'order placed on chain (placeIntent) and indexed', { pair_order_id: placed.on_chain?.pair_order_id });
 
   // 2. The maker posts its bond.
@@ -105,11 +110,19 @@ export async function runOrdersFlow(o: OrdersFlowOptions): Promise<{ order: Orde
   log('maker', 'filled on chain (fillExclusive)', { tx: txHash });
 
   // 5. The indexer marks the order filled; the owner's portfolio holds the option.
-  const filled = await until('the order to be filled', () => o.client.getOrder(order.id), (v) => v.state === 'filled', timeoutMs);
+  const filled = await until(
+    'the order to be filled',
+    () => o.client.getOrder(order.id),
+    (v) => v.state === 'filled',
+    timeoutMs,
+  );
   log('indexer', 'order filled', { fill_tx_hash: filled.fill_tx_hash });
-  const portfolio = await o.client.call<{ networks: { chain_id: number; holdings: { clob: string; balance: string }[] }[] }>('GET', `/api/portfolio/${o.owner.address}?chain_id=${o.chainId}`);
+  const portfolio = await o.client.call<{ networks: { chain_id: number; holdings: { clob: string; balance: string }[] }[] }>(
+    'GET',
+    `/api/portfolio/${o.owner.address}?chain_id=${o.chainId}`,
+  );
   const holding = portfolio.networks[0]?.holdings.find((h) => h.clob.toLowerCase() === o.pair.toLowerCase());
-  if (!holding) throw new Error('the owner\'s portfolio does not show the option');
+  if (!holding) throw new Error("the owner's portfolio does not show the option");
   log('portfolio', 'the owner holds the option', { balance: holding.balance });
   return { order: filled, fill, txHash };
 }

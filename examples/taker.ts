@@ -1,7 +1,16 @@
 import { createPublicClient, createWalletClient, decodeEventLog, http, zeroAddress, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../dev/contract-artifacts';
-import { jsonLegToLeg, RfqSocket, type CreatedQuote, type QuoteRequest, type RfqClient, type RfqOfferEvent, type TakerEvents, type TakerRfqResult } from '../client/src';
+import {
+  jsonLegToLeg,
+  RfqSocket,
+  type CreatedQuote,
+  type QuoteRequest,
+  type RfqClient,
+  type RfqOfferEvent,
+  type TakerEvents,
+  type TakerRfqResult,
+} from '../client/src';
 import { log } from './log';
 
 export interface TakerOptions {

@@ -69,7 +69,9 @@ export class Loans1764005000000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX indexer_loans_debt_active ON indexer_loans (chain_id, debt_token) INCLUDE (principal_outstanding, rate_bps) WHERE state = 'active'`,
     );
-    await q.query(`CREATE INDEX indexer_loans_collateral_active ON indexer_loans (chain_id, collateral_token) INCLUDE (collateral_amount) WHERE state = 'active'`);
+    await q.query(
+      `CREATE INDEX indexer_loans_collateral_active ON indexer_loans (chain_id, collateral_token) INCLUDE (collateral_amount) WHERE state = 'active'`,
+    );
     await q.query(`
       CREATE TABLE indexer_loan_events (
         chain_id          integer NOT NULL REFERENCES networks(chain_id) ON DELETE CASCADE,

@@ -38,7 +38,9 @@ export class OrderIntentUniqueness1764007200000 implements MigrationInterface {
     await q.query(`DROP INDEX orders_owner_nonce`);
     await q.query(`DROP INDEX orders_intent_hash_key`);
     await q.query(`CREATE INDEX orders_intent_hash ON orders (chain_id, intent_hash)`);
-    await q.query(`ALTER TABLE orders ADD CONSTRAINT orders_chain_id_pair_owner_address_nonce_prefix_nonce_key UNIQUE (chain_id, pair, owner_address, nonce_prefix, nonce)`);
+    await q.query(
+      `ALTER TABLE orders ADD CONSTRAINT orders_chain_id_pair_owner_address_nonce_prefix_nonce_key UNIQUE (chain_id, pair, owner_address, nonce_prefix, nonce)`,
+    );
     await q.query(`ALTER TABLE orders DROP COLUMN recorded_by_owner`);
   }
 }

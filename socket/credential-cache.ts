@@ -32,7 +32,12 @@ export class CredentialCache implements BearerResolver {
 
   async resolveBearer(raw: string): Promise<Principal | null> {
     const key = `b:${createHash('sha256').update(raw).digest('hex')}`;
-    const p = await this.cached(key, 'bearer', () => this.inner.resolveBearer(raw), (v) => keyIdOf(v));
+    const p = await this.cached(
+      key,
+      'bearer',
+      () => this.inner.resolveBearer(raw),
+      (v) => keyIdOf(v),
+    );
     if (!p) return null;
     const id = keyIdOf(p);
     if (id !== null && this.isRevoked(id)) return null;
@@ -43,7 +48,12 @@ export class CredentialCache implements BearerResolver {
   hasMakerRights(p: Principal): Promise<boolean> {
     // only a wallet's membership is a lookup; a maker key's rights come with the key
     if (p.kind !== 'siwe') return this.inner.hasMakerRights(p);
-    return this.cached(`r:${p.address}`, 'maker_rights', () => this.inner.hasMakerRights(p), () => null);
+    return this.cached(
+      `r:${p.address}`,
+      'maker_rights',
+      () => this.inner.hasMakerRights(p),
+      () => null,
+    );
   }
 
   /** Forgets what these keys resolved to; lookups for them answer null for one cache lifetime. */

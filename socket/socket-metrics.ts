@@ -41,11 +41,9 @@ export class SocketMetrics {
     this.replays = m.counter('socket_replays_total', 'History reads for joins with last_seq and for gap repairs, by outcome', ['result']);
     this.replayedEvents = m.counter('socket_replayed_events_total', 'Events delivered from history rather than live');
     this.replayedBytes = m.counter('socket_replayed_bytes_total', 'Bytes of history sent by join replays (counted against SOCKET_REPLAY_BUDGET_BYTES)');
-    this.upgradesRefused = m.counter(
-      'socket_upgrades_refused_total',
-      'WebSocket upgrades refused by a connection cap: replica_full (503) or per_ip (429)',
-      ['reason'],
-    );
+    this.upgradesRefused = m.counter('socket_upgrades_refused_total', 'WebSocket upgrades refused by a connection cap: replica_full (503) or per_ip (429)', [
+      'reason',
+    ]);
     this.credentialLookups = m.counter('socket_credential_lookups_total', 'Join credential lookups, by kind and cache result', ['kind', 'result']);
     this.keyRechecks = m.counter(
       'socket_key_rechecks_total',

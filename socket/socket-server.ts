@@ -2,7 +2,15 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type Server as WsServer, type WebSocket } from 'ws';
 import type { Config } from '../shared/platform/config';
-import { tokenTopicKey, WEBSOCKET_PATH, type BearerResolver, type JoinCredentials, type RegistrationLookup, type RevokedAmong, type StreamTokenVerifier } from '../shared/events';
+import {
+  tokenTopicKey,
+  WEBSOCKET_PATH,
+  type BearerResolver,
+  type JoinCredentials,
+  type RegistrationLookup,
+  type RevokedAmong,
+  type StreamTokenVerifier,
+} from '../shared/events';
 import { EventHistory } from '../shared/platform/events';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
@@ -230,7 +238,8 @@ export class SocketServer {
       if (channel === keys && typeof body.keyId === 'string') {
         this.revokeKeys([body.keyId]);
       } else if (channel === streamTokens && typeof body.kind === 'string' && typeof body.hash === 'string') {
-        for (const ch of this.rt.hub.channelsOf(tokenTopicKey(body.kind as StreamKind, body.hash))) ch.owner.end(ch, 'close', 'stream token revoked', 'revoked');
+        for (const ch of this.rt.hub.channelsOf(tokenTopicKey(body.kind as StreamKind, body.hash)))
+          ch.owner.end(ch, 'close', 'stream token revoked', 'revoked');
       }
     } catch (err) {
       this.rt.logger.warn({ err, channel }, 'unreadable revocation message');

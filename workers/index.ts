@@ -24,7 +24,9 @@ export async function scheduleQuoteJobs(queue: JobQueue, config: Pick<Config, 'Q
 
 /** The orders sweeper, on a schedule under its fixed id. */
 export async function scheduleOrderJobs(queue: JobQueue, config: Pick<Config, 'ORDER_SWEEP_INTERVAL_MS'>): Promise<void> {
-  await queue.queue(ORDERS_QUEUE).upsertJobScheduler(ordersSweepJob.jobId({}), { every: config.ORDER_SWEEP_INTERVAL_MS }, { name: ordersSweepJob.name, data: {} });
+  await queue
+    .queue(ORDERS_QUEUE)
+    .upsertJobScheduler(ordersSweepJob.jobId({}), { every: config.ORDER_SWEEP_INTERVAL_MS }, { name: ordersSweepJob.name, data: {} });
 }
 
 /**

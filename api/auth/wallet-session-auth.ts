@@ -25,7 +25,8 @@ export function requireWalletSession(ctx: ApiContext): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     const p = await principalOf(ctx, req);
     if (isWalletsOwnCredential(p)) return next();
-    if (p?.kind === 'delegate') throw new ForbiddenError(`${WALLET_SESSION_WHAT}; a taker delegate does not speak for the wallet here`, 'wallet_session_required');
+    if (p?.kind === 'delegate')
+      throw new ForbiddenError(`${WALLET_SESSION_WHAT}; a taker delegate does not speak for the wallet here`, 'wallet_session_required');
     throw new UnauthorizedError(WALLET_SESSION_WHAT, 'wallet_session_required');
   };
 }

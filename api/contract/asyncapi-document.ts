@@ -33,10 +33,31 @@ interface JoinRuleDoc {
  * undocumented.
  */
 const JOIN_RULES = new Map<unknown, JoinRuleDoc>([
-  [registeredForChain, { credentials: ['token', 'api_key'], who: 'A wallet registered for that chain with POST /api/pubsub/premium or /api/pubsub/freemium: the SIWE or delegate bearer\'s wallet, or the maker key\'s bot wallet.' }],
-  [thatMakerOnly, { credentials: ['token', 'api_key'], who: 'That wallet only: one of its maker API keys, or its own SIWE bearer when it has maker rights or a current pubsub registration. Never a delegate. The address may be written in any case.' }],
-  [holdsStreamToken, { credentials: [], who: 'Whoever holds the stream token in the topic name: valid, unexpired and minted for this kind of stream. The join payload needs no credential.' }],
-  [comingSoon, { credentials: [], who: 'Nobody yet: the topic is coming soon and every join is refused with "this topic is coming soon and cannot be joined yet".' }],
+  [
+    registeredForChain,
+    {
+      credentials: ['token', 'api_key'],
+      who: "A wallet registered for that chain with POST /api/pubsub/premium or /api/pubsub/freemium: the SIWE or delegate bearer's wallet, or the maker key's bot wallet.",
+    },
+  ],
+  [
+    thatMakerOnly,
+    {
+      credentials: ['token', 'api_key'],
+      who: 'That wallet only: one of its maker API keys, or its own SIWE bearer when it has maker rights or a current pubsub registration. Never a delegate. The address may be written in any case.',
+    },
+  ],
+  [
+    holdsStreamToken,
+    {
+      credentials: [],
+      who: 'Whoever holds the stream token in the topic name: valid, unexpired and minted for this kind of stream. The join payload needs no credential.',
+    },
+  ],
+  [
+    comingSoon,
+    { credentials: [], who: 'Nobody yet: the topic is coming soon and every join is refused with "this topic is coming soon and cannot be joined yet".' },
+  ],
 ]);
 
 export function joinRuleDoc(spec: AnyTopicSpec): JoinRuleDoc {
@@ -81,8 +102,9 @@ function joinPayload(rule: JoinRuleDoc): Json {
   const properties: Json = {
     last_seq: { type: 'integer', minimum: 0, description: 'The last seq this client processed; asks for a replay of what followed.' },
   };
-  if (rule.credentials.includes('token')) properties.token = { type: 'string', description: 'A SIWE or delegate bearer (wins over the connection\'s token).' };
-  if (rule.credentials.includes('api_key')) properties.api_key = { type: 'string', description: 'A maker API key secret (wins over the connection\'s api_key).' };
+  if (rule.credentials.includes('token')) properties.token = { type: 'string', description: "A SIWE or delegate bearer (wins over the connection's token)." };
+  if (rule.credentials.includes('api_key'))
+    properties.api_key = { type: 'string', description: "A maker API key secret (wins over the connection's api_key)." };
   return { type: 'object', properties };
 }
 
@@ -94,7 +116,8 @@ function sharedComponents(): AsyncApiDocument['components'] {
   return {
     schemas: {
       PhoenixFrameV2: {
-        description: 'vsn 2.0.0 (phoenix.js default): a JSON array [join_ref, ref, topic, event, payload] in a text frame. The server never sends binary frames.',
+        description:
+          'vsn 2.0.0 (phoenix.js default): a JSON array [join_ref, ref, topic, event, payload] in a text frame. The server never sends binary frames.',
         type: 'array',
         items: [frameRef, frameRef, { type: 'string' }, { type: 'string' }, {}],
         minItems: 5,
@@ -143,7 +166,12 @@ function sharedComponents(): AsyncApiDocument['components'] {
         payload: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] },
       },
       phx_leave: { name: 'phx_leave', title: 'Leave the channel', payload: { type: 'object' } },
-      heartbeat: { name: 'heartbeat', title: 'Keep the connection alive', summary: 'On topic "phoenix"; phoenix.js sends one every 30 s.', payload: { type: 'object' } },
+      heartbeat: {
+        name: 'heartbeat',
+        title: 'Keep the connection alive',
+        summary: 'On topic "phoenix"; phoenix.js sends one every 30 s.',
+        payload: { type: 'object' },
+      },
     },
   };
 }
@@ -190,7 +218,9 @@ export function buildAsyncApiDocument(version: string): AsyncApiDocument {
     channels[kind] = {
       address: channelAddress(spec.name.template),
       title: planned ? `${spec.name.template} (coming soon)` : spec.name.template,
-      description: [planned ? 'Coming soon: recognised, every join is refused.' : '', `Who may join: ${rule.who}`, start, SEQ_SEMANTICS].filter(Boolean).join('\n\n'),
+      description: [planned ? 'Coming soon: recognised, every join is refused.' : '', `Who may join: ${rule.who}`, start, SEQ_SEMANTICS]
+        .filter(Boolean)
+        .join('\n\n'),
       parameters: { [param.name]: { description: param.description } },
       messages,
       tags: [{ name: planned ? 'coming-soon' : 'live' }, ...(spec.streamKind ? [{ name: `stream-token:${spec.streamKind}` }] : [])],
@@ -208,7 +238,11 @@ export function buildAsyncApiDocument(version: string): AsyncApiDocument {
       action: 'receive',
       channel: ref(`#/channels/${kind}`),
       summary: planned ? 'Nothing yet: the topic is coming soon' : `Events of ${spec.name.template}`,
-      messages: [...events.map(([event]) => ref(`#/channels/${kind}/messages/${event}`)), ref(`#/channels/${kind}/messages/phx_close`), ref(`#/channels/${kind}/messages/phx_error`)],
+      messages: [
+        ...events.map(([event]) => ref(`#/channels/${kind}/messages/${event}`)),
+        ref(`#/channels/${kind}/messages/phx_close`),
+        ref(`#/channels/${kind}/messages/phx_error`),
+      ],
     };
   }
 
@@ -220,7 +254,7 @@ export function buildAsyncApiDocument(version: string): AsyncApiDocument {
       description:
         'Phoenix channels over WebSocket, as the official phoenix.js client (1.8.x) speaks them; see docs/SOCKETS.md. ' +
         'Connect to /socket/websocket with query vsn=2.0.0 (array frames, PhoenixFrameV2) or vsn=1.0.0 (object frames, PhoenixFrameV1; the default when vsn is absent); any other vsn is refused 403. ' +
-        'Optional query token (SIWE or delegate bearer) and api_key (maker key) are default credentials for joins; a join payload\'s own token/api_key wins. ' +
+        "Optional query token (SIWE or delegate bearer) and api_key (maker key) are default credentials for joins; a join payload's own token/api_key wins. " +
         'Every channel below is a topic kind; every message travels inside the envelope with the topic and event named. ' +
         SEQ_SEMANTICS,
     },

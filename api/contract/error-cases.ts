@@ -36,11 +36,14 @@ export const errorBodySchema = z
         }),
       )
       .optional()
-      .meta({ description: 'Only on `insufficient_fill_bond` (an exclusive fill or a Dutch bid): per premium-token symbol, the minimum and the bond the maker has available (its indexed bond minus any pending withdrawal).' }),
+      .meta({
+        description:
+          'Only on `insufficient_fill_bond` (an exclusive fill or a Dutch bid): per premium-token symbol, the minimum and the bond the maker has available (its indexed bond minus any pending withdrawal).',
+      }),
     blocked_until: z
       .string()
       .optional()
-      .meta({ description: 'Only on `maker_faded`: when the maker\'s organization may bid again (ISO 8601; also as Retry-After, in seconds).' }),
+      .meta({ description: "Only on `maker_faded`: when the maker's organization may bid again (ISO 8601; also as Retry-After, in seconds)." }),
     request_id: z.string().min(1).meta({ description: 'Also in the X-Request-Id header; quote it when asking for help.' }),
   })
   .meta({ description: 'Every 4xx and 5xx answer has this body.' });
@@ -100,7 +103,11 @@ export const errorCase = e;
 
 /** The fill bond check (shared/bonds) of exclusive fills and Dutch bids. */
 export const FILL_BOND_ERRORS = [
-  e(403, 'insufficient_fill_bond', 'insufficient fill bond: USDC bond 999 is below the fill bond minimum 1000; deposit into the BondVault and retry once indexed'),
+  e(
+    403,
+    'insufficient_fill_bond',
+    'insufficient fill bond: USDC bond 999 is below the fill bond minimum 1000; deposit into the BondVault and retry once indexed',
+  ),
   e(
     403,
     'bond_requirement_missing',

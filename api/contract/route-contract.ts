@@ -19,10 +19,7 @@ export type RouteMethod = HttpMethod | 'all';
  * Who may call the route: a row of `WHO_NEEDS_WHAT` (explore rows also name their widget
  * action), or the quote stream token, which is not a bearer and is checked by the service.
  */
-export type RouteAuth =
-  | { action: Exclude<RouteAction, 'explore'> }
-  | { action: 'explore'; challenge: ExploreAction }
-  | { streamToken: true };
+export type RouteAuth = { action: Exclude<RouteAction, 'explore'> } | { action: 'explore'; challenge: ExploreAction } | { streamToken: true };
 
 /**
  * Who checks the body: the contract (default: the route parses it before the handler runs),

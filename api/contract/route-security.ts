@@ -54,7 +54,7 @@ export const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'X-Challenge-Response',
-    description: 'Bot-challenge token for the route\'s widget action; needed only when the challenge is enforced (see GET /api/landing-page-settings).',
+    description: "Bot-challenge token for the route's widget action; needed only when the challenge is enforced (see GET /api/landing-page-settings).",
   },
 } as const satisfies Record<string, SecurityScheme>;
 
@@ -77,7 +77,15 @@ export const AUTH_RULE_DOCS = {
   explore_gate: {
     security: [{ siweBearer: [], exploreOrigin: [], challengeResponse: [] }, { delegateJwt: [] }],
     // Every explore route spends from the `:explore` rate limit, read or write.
-    errors: [A.exploreAuthRequired, A.delegateKeyRequired, A.geoblocked, A.originRequired, A.originNotAllowed, A.challengeRequired, PLATFORM_ERRORS.rateLimited],
+    errors: [
+      A.exploreAuthRequired,
+      A.delegateKeyRequired,
+      A.geoblocked,
+      A.originRequired,
+      A.originNotAllowed,
+      A.challengeRequired,
+      PLATFORM_ERRORS.rateLimited,
+    ],
   },
   maker_rights: { security: [{ makerKey: [] }, { siweBearer: [] }], errors: [A.makerRightsMissing, A.makerRightsForbidden] },
   maker_manager: { security: [{ siweBearer: [] }], errors: [A.siweRequired, A.notMakerMember, A.roleForbidden] },

@@ -33,6 +33,10 @@ export const wireUuid = z.uuid();
 export const wireChainId = z.number().int().min(1).max(2_147_483_647);
 
 /** Unix seconds (uint40 on chain). */
-export const wireUnixSeconds = z.number().int().min(0).max(2 ** 40 - 1);
+export const wireUnixSeconds = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 40 - 1);
 
 export const wireBlock = z.number().int().min(0);

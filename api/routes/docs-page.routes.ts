@@ -9,7 +9,8 @@ import { API_VERSION } from './route-tags';
  * Same origin only: Redoc's sidebar links an image on its CDN, and a docs page has no reason to
  * tell a third party who reads it. Styles inline (Redoc injects them), its search worker a blob.
  */
-export const DOCS_PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+export const DOCS_PAGE_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Builds the AsyncAPI document, the page and the assets once, at start: a missing file stops the process there. */
 export function docsPageHandlers(): RouteHandlers<typeof docsPageContracts> {

@@ -38,7 +38,10 @@ export function socketTable(doc: AsyncApiDocument): string {
         .join('');
       const status = ch['x-status'] === 'planned' ? ' <em>(coming soon)</em>' : '';
       const params = (ch['x-join-params'] as string[]).map(code).join(', ');
-      const who = String(ch.description).split('\n\n').find((p) => p.startsWith('Who may join: ')) ?? '';
+      const who =
+        String(ch.description)
+          .split('\n\n')
+          .find((p) => p.startsWith('Who may join: ')) ?? '';
       return `<tr><td>${code(String(ch.address))}${status}</td><td>${params}</td><td>${escapeHtml(who.replace('Who may join: ', ''))}</td><td>${events ? `<ul>${events}</ul>` : 'none yet'}</td></tr>`;
     });
   return `<table class="topics"><thead><tr><th>Topic</th><th>Join params</th><th>Who may join</th><th>Events (payload fields)</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;

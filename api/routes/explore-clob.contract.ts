@@ -33,11 +33,18 @@ const seriesFields = {
 
 const level = z.strictObject({
   price: wireDecimal,
-  size: wireDecimal.meta({ description: 'Sum of the open orders\' remaining amounts at this price.' }),
+  size: wireDecimal.meta({ description: "Sum of the open orders' remaining amounts at this price." }),
   orders: z.number().int().min(1),
   order_list: z
     .array(
-      z.strictObject({ order_id: wireDecimal, owner: wireAddress, amount: wireDecimal, remaining: wireDecimal, placed_block: z.number().int(), tx_hash: wireBytes32 }),
+      z.strictObject({
+        order_id: wireDecimal,
+        owner: wireAddress,
+        amount: wireDecimal,
+        remaining: wireDecimal,
+        placed_block: z.number().int(),
+        tx_hash: wireBytes32,
+      }),
     )
     .optional()
     .meta({ description: 'With `include_orders=true`: the orders at this level, oldest first.' }),
@@ -45,7 +52,7 @@ const level = z.strictObject({
 
 const seriesBook = z.strictObject({
   ...seriesFields,
-  open_interest: wireDecimal.meta({ description: 'Minted minus burned: the series\' outstanding supply.' }),
+  open_interest: wireDecimal.meta({ description: "Minted minus burned: the series' outstanding supply." }),
   bids: z.array(level).meta({ description: 'Buy orders by price level, highest first.' }),
   asks: z.array(level).meta({ description: 'Sell orders by price level, lowest first.' }),
 });
@@ -63,10 +70,13 @@ const fill = z.strictObject({
   start_exercise_timestamp: wireUnixSeconds.nullable(),
   maker: wireAddress.meta({ description: 'Owner of the resting order.' }),
   taker: wireAddress.meta({ description: 'The wallet that filled it.' }),
-  maker_side: z.enum(['buy', 'sell']).nullable().meta({ description: 'Side of the resting order; the taker took the other. Null for an order placed before indexing began.' }),
+  maker_side: z
+    .enum(['buy', 'sell'])
+    .nullable()
+    .meta({ description: 'Side of the resting order; the taker took the other. Null for an order placed before indexing began.' }),
   price: wireDecimal,
   amount: wireDecimal,
-  premium: wireDecimal.nullable().meta({ description: 'amount x price, in the pair\'s price units.' }),
+  premium: wireDecimal.nullable().meta({ description: "amount x price, in the pair's price units." }),
   order_remaining: wireDecimal.meta({ description: 'What the order still offers after this fill.' }),
 });
 
@@ -78,21 +88,29 @@ const activity = z.strictObject({
   tx_hash: wireBytes32,
   option_id: wireDecimal.nullable(),
   series: z
-    .strictObject({ option_type: seriesFields.option_type, strike_wad: seriesFields.strike_wad, expiry_timestamp: seriesFields.expiry_timestamp, start_exercise_timestamp: seriesFields.start_exercise_timestamp })
+    .strictObject({
+      option_type: seriesFields.option_type,
+      strike_wad: seriesFields.strike_wad,
+      expiry_timestamp: seriesFields.expiry_timestamp,
+      start_exercise_timestamp: seriesFields.start_exercise_timestamp,
+    })
     .nullable(),
   order_id: wireDecimal.nullable(),
-  side: z.enum(['buy', 'sell']).nullable().meta({ description: 'The order\'s side (placed, filled, cancelled).' }),
+  side: z.enum(['buy', 'sell']).nullable().meta({ description: "The order's side (placed, filled, cancelled)." }),
   price: wireDecimal.nullable(),
   amount: wireDecimal.meta({ description: 'Placed: the order size; filled: the fill; cancelled: what was left; transfer: the amount moved.' }),
   remaining: wireDecimal.nullable().meta({ description: 'What the order offers after this event.' }),
-  account: wireAddress.meta({ description: 'The order\'s owner, or the transfer\'s sender (zero address: a mint).' }),
-  counterparty: wireAddress.nullable().meta({ description: 'The filler of a fill, or the transfer\'s receiver (zero address: a burn).' }),
+  account: wireAddress.meta({ description: "The order's owner, or the transfer's sender (zero address: a mint)." }),
+  counterparty: wireAddress.nullable().meta({ description: "The filler of a fill, or the transfer's receiver (zero address: a burn)." }),
 });
 
 const page = <T extends z.ZodType>(item: T) =>
   z.strictObject({
     items: z.array(item),
-    next_cursor: z.string().nullable().meta({ description: `Pass as \`cursor\` for the next (older) page; null on the last page. Pages hold at most ${PAGE_LIMIT_MAX} items.` }),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: `Pass as \`cursor\` for the next (older) page; null on the last page. Pages hold at most ${PAGE_LIMIT_MAX} items.` }),
   });
 
 const windowTotals = {
@@ -181,12 +199,14 @@ export const exploreClobContracts = {
     request: { query: q.chainBookQuery },
     responses: {
       200: {
-        description: 'Each CLOB with its series\' best `depth` levels a side.',
+        description: "Each CLOB with its series' best `depth` levels a side.",
         schema: z.strictObject({
           chain_id: wireChainId,
           block,
           depth: z.number().int(),
-          clobs: z.array(z.strictObject({ clob: wireAddress, token0: wireAddress, token1: wireAddress, premium_token: wireAddress, series: z.array(seriesBook) })),
+          clobs: z.array(
+            z.strictObject({ clob: wireAddress, token0: wireAddress, token1: wireAddress, premium_token: wireAddress, series: z.array(seriesBook) }),
+          ),
         }),
       },
     },
@@ -196,7 +216,7 @@ export const exploreClobContracts = {
   getClobBook: defineRoute({
     method: 'get',
     path: '/api/clob/:address/book',
-    summary: 'A CLOB\'s book: bids and asks per series, aggregated by price level, optionally with the orders',
+    summary: "A CLOB's book: bids and asks per series, aggregated by price level, optionally with the orders",
     tags,
     auth,
     cache: 'no-store',
@@ -239,7 +259,8 @@ export const exploreClobContracts = {
     method: 'get',
     path: '/api/clob/:address/summary',
     summary: 'Fills, volumes and unique traders per UTC day over a window, with totals and open interest',
-    description: 'Window: `from` and `to` UTC dates, inclusive; the last 30 days by default, at most 366. Unique traders count makers and takers of the whole CLOB, also when `option_id` narrows the volumes.',
+    description:
+      'Window: `from` and `to` UTC dates, inclusive; the last 30 days by default, at most 366. Unique traders count makers and takers of the whole CLOB, also when `option_id` narrows the volumes.',
     tags,
     auth,
     cache: 'no-store',
@@ -255,7 +276,9 @@ export const exploreClobContracts = {
           to_day: z.iso.date(),
           totals: z.strictObject({ fills: z.number().int(), volume: wireDecimal, premium_volume: wireDecimal, unique_traders: z.number().int() }),
           open_interest: wireDecimal,
-          days: z.array(z.strictObject({ day: z.iso.date(), fills: z.number().int(), volume: wireDecimal, premium_volume: wireDecimal, unique_traders: z.number().int() })),
+          days: z.array(
+            z.strictObject({ day: z.iso.date(), fills: z.number().int(), volume: wireDecimal, premium_volume: wireDecimal, unique_traders: z.number().int() }),
+          ),
         }),
       },
     },

@@ -26,7 +26,7 @@ const organization = { organization_id: z.string(), organization_name: z.string(
 /** A maker's Dutch fades: winners that let the exclusive window pass without filling (docs/DUTCH.md, "Fades"). */
 const dutchFades = z
   .strictObject({
-    count: z.number().int().min(0).meta({ description: 'Fades of the maker\'s organization within the last window_seconds.' }),
+    count: z.number().int().min(0).meta({ description: "Fades of the maker's organization within the last window_seconds." }),
     window_seconds: z.number().int().meta({ description: 'DUTCH_FADE_WINDOW.' }),
     limit: z.number().int().meta({ description: 'DUTCH_FADE_LIMIT: this many fades within the window block Dutch bids for DUTCH_FADE_COOLDOWN seconds.' }),
     blocked_until: wireTime.nullable().meta({ description: 'Until when Dutch bids are refused (403 maker_faded); null when they are not.' }),
@@ -36,8 +36,23 @@ const dutchFades = z
 /** GET /api/me: what each credential is told about itself. */
 export const sessionView = z.union([
   z.strictObject({ credential: z.literal('siwe'), address: wireAddress, tier: z.literal('freemium') }),
-  z.strictObject({ credential: z.literal('siwe'), address: wireAddress, tier: z.literal('maker'), role: z.enum(ROLES), ...organization, dutch_fades: dutchFades }),
-  z.strictObject({ credential: z.literal('maker_key'), address: wireAddress, tier: z.literal('maker'), role: z.literal('member'), ...organization, key_id: z.string(), dutch_fades: dutchFades }),
+  z.strictObject({
+    credential: z.literal('siwe'),
+    address: wireAddress,
+    tier: z.literal('maker'),
+    role: z.enum(ROLES),
+    ...organization,
+    dutch_fades: dutchFades,
+  }),
+  z.strictObject({
+    credential: z.literal('maker_key'),
+    address: wireAddress,
+    tier: z.literal('maker'),
+    role: z.literal('member'),
+    ...organization,
+    key_id: z.string(),
+    dutch_fades: dutchFades,
+  }),
   z.strictObject({ credential: z.literal('delegate'), address: wireAddress, tier: z.literal('freemium'), ...organization, key_id: z.string().nullable() }),
 ]);
 

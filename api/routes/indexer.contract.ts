@@ -22,7 +22,12 @@ const networkStatus = z.strictObject({
   cursors: z.array(
     z.strictObject({ contract_set: z.string(), block_number: block, block_hash: z.string().nullable(), start_block: block.nullable(), updated_at: wireTime }),
   ),
-  blocks_kept: z.strictObject({ window_from: block.nullable(), window_to: block.nullable(), window_blocks: z.number().int(), oldest_checkpoint: block.nullable() }),
+  blocks_kept: z.strictObject({
+    window_from: block.nullable(),
+    window_to: block.nullable(),
+    window_blocks: z.number().int(),
+    oldest_checkpoint: block.nullable(),
+  }),
   reorgs: z.strictObject({
     count: z.number().int(),
     deepest: z.number().int(),
@@ -36,8 +41,8 @@ const core = z.strictObject({
   token1: wireAddress.nullable(),
   premium_token: wireAddress.nullable(),
   created_block: block.nullable(),
-  discovered: z.boolean().meta({ description: 'Found through the factory\'s PairCreated events.' }),
-  registered: z.boolean().meta({ description: 'Named by the network\'s registry entry (quote creation accepts these too).' }),
+  discovered: z.boolean().meta({ description: "Found through the factory's PairCreated events." }),
+  registered: z.boolean().meta({ description: "Named by the network's registry entry (quote creation accepts these too)." }),
 });
 
 const INDEXER_UNAVAILABLE = errorCase(503, 'indexer_unavailable', 'indexer unavailable: RPC of chain 31337 does not answer');

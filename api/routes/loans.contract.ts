@@ -26,7 +26,7 @@ import { wireAddress, wireBlock, wireBytes32, wireChainId, wireDecimal, wireTime
 const usdDecimal = z
   .string()
   .regex(/^(0|[1-9][0-9]*)(\.[0-9]{1,18})?$/)
-  .meta({ description: 'USD value from the oracle\'s latest price, as a decimal string.' });
+  .meta({ description: "USD value from the oracle's latest price, as a decimal string." });
 const healthDecimal = z
   .string()
   .regex(/^(0|[1-9][0-9]*)(\.[0-9]{1,18})?$/)
@@ -35,7 +35,10 @@ const signedDecimal = z
   .string()
   .regex(/^(0|-?[1-9][0-9]*)$/)
   .meta({ description: 'Signed integer as a decimal string: what the event added (+) or took (-).' });
-const loanId = z.string().regex(/^[1-9][0-9]*-[0-9]+$/).meta({ description: 'Public loan id `<chain_id>-<loan id>`.', examples: ['31337-7'] });
+const loanId = z
+  .string()
+  .regex(/^[1-9][0-9]*-[0-9]+$/)
+  .meta({ description: 'Public loan id `<chain_id>-<loan id>`.', examples: ['31337-7'] });
 
 const tokenRef = z.strictObject({
   address: wireAddress,
@@ -198,7 +201,7 @@ export const loansContracts = {
   getLoanEvents: defineRoute({
     method: 'get',
     path: '/api/explore/loans/events',
-    summary: 'The lending market\'s and the oracle\'s chain events as indexed: loan events and price updates, merged',
+    summary: "The lending market's and the oracle's chain events as indexed: loan events and price updates, merged",
     tags,
     auth: explore,
     cache: 'no-store',
@@ -221,7 +224,7 @@ export const loansContracts = {
     path: '/api/explore/loans/stream',
     summary: 'Mints a loan stream token: join explore_loan_stream:<token> for a snapshot, then live loan events',
     description:
-      'The topic first replays `explore_loan_snapshot` (the network\'s summary and at-risk loans, with the indexed `block` they reflect), then carries `explore_loan_event`s of later blocks: ' +
+      "The topic first replays `explore_loan_snapshot` (the network's summary and at-risk loans, with the indexed `block` they reflect), then carries `explore_loan_event`s of later blocks: " +
       '`event` = `loan` (an /activity item), `price` (an oracle update), `health` (a loan crossed the at-risk line, `crossed` = `at_risk` | `recovered`), ' +
       'or `reorg` (events above `ancestor_block` were undone; a fresh snapshot with `reason: "reorg"` follows). Every event has `seq`; rejoin with `last_seq` to resume.',
     tags,
@@ -265,7 +268,7 @@ export const loansContracts = {
   getLoanCollateral: defineRoute({
     method: 'get',
     path: '/api/margin/loans/:id/collateral',
-    summary: 'A loan\'s collateral movements: deposit, top-ups, withdrawals, return, seizure',
+    summary: "A loan's collateral movements: deposit, top-ups, withdrawals, return, seizure",
     tags,
     auth: explore,
     cache: 'no-store',

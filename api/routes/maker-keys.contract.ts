@@ -37,7 +37,7 @@ export const makerKeysContracts = {
     ...manage,
     method: 'get',
     path: '/api/maker/keys',
-    summary: 'List the organization\'s bot keys',
+    summary: "List the organization's bot keys",
     request: {},
     responses: { 200: { description: 'Active keys, without secrets.', schema: z.strictObject({ keys: z.array(makerKeyView) }) } },
     errors: [],
@@ -71,7 +71,7 @@ export const makerKeysContracts = {
     ...manage,
     method: 'put',
     path: '/api/maker/organization',
-    summary: 'Transfer the organization\'s admin role (signed transfer_admin statement)',
+    summary: "Transfer the organization's admin role (signed transfer_admin statement)",
     request: { body: transferAdminSchema },
     responses: {
       200: {

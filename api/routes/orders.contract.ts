@@ -10,15 +10,23 @@ import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, 
  * (order-request.ts), which names every bad field; the schema here documents it.
  */
 
-const addressIn = z.string().regex(/^0x[0-9a-fA-F]{40}$/).meta({ description: 'EVM address, any case.' });
+const addressIn = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .meta({ description: 'EVM address, any case.' });
 const uintIn = (what: string) =>
   z.union([z.string().regex(/^(0|[1-9][0-9]*)$/), z.number().int().min(0)]).meta({ description: `${what}: a decimal string (or a JSON integer below 2^53).` });
-const bps = z.number().int().min(0).max(MAX_DECAY_BPS_PER_SECOND).meta({ description: `Basis points per second, 0 to ${MAX_DECAY_BPS_PER_SECOND}.` });
+const bps = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_DECAY_BPS_PER_SECOND)
+  .meta({ description: `Basis points per second, 0 to ${MAX_DECAY_BPS_PER_SECOND}.` });
 const unixIn = z.union([wireUnixSeconds, z.string().regex(/^(0|[1-9][0-9]{0,15})$/)]).meta({ description: 'Unix seconds.' });
 
 const destinationIn = z.strictObject({
-  from: addressIn.meta({ description: 'The owner; with a bearer, the bearer\'s wallet.' }),
-  to: addressIn.meta({ description: 'The order\'s CLOB (data.options6909Contract) or the chain\'s mothership.' }),
+  from: addressIn.meta({ description: "The owner; with a bearer, the bearer's wallet." }),
+  to: addressIn.meta({ description: "The order's CLOB (data.options6909Contract) or the chain's mothership." }),
   nonce: z.strictObject({
     prefix: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ description: 'uint64 on chain.' }),
     nonce: uintIn('uint256'),
@@ -38,13 +46,13 @@ const dataIn = z.strictObject({
   decayMinFill: z.strictObject({ startMinFill: uintIn('uint256, at most amount'), decayRatePerSecond: uintIn('uint256') }),
   buyOrSell: z.union([z.literal(0), z.literal(1)]).meta({ description: '0 buy, 1 sell.' }),
   intentStartTime: unixIn.meta({ description: 'Before intentExpiry; at most now + ORDER_MAX_HORIZON_SECONDS.' }),
-  intentExpiry: unixIn.meta({ description: 'In the future, not after the option\'s expiry, at most now + ORDER_MAX_HORIZON_SECONDS (default one year).' }),
+  intentExpiry: unixIn.meta({ description: "In the future, not after the option's expiry, at most now + ORDER_MAX_HORIZON_SECONDS (default one year)." }),
   orderOnExpiry: z.union([z.literal(0), z.literal(1)]).meta({ description: '0: the order expires at intentExpiry; 1: it rests until the option expires.' }),
 });
 
 export const orderCreateBody = z
   .strictObject({ chain_id: wireChainId, amount: uintIn('uint256, at least 1'), destination: destinationIn, data: dataIn })
-  .meta({ description: 'The spec\'s order table; its on-chain form is the OrderIntent struct (docs/PROTOCOL.md).' });
+  .meta({ description: "The spec's order table; its on-chain form is the OrderIntent struct (docs/PROTOCOL.md)." });
 
 const destinationView = z.strictObject({
   from: wireAddress,
@@ -70,11 +78,11 @@ export const orderView = z.strictObject({
   chain_id: wireChainId,
   owner_address: wireAddress,
   state: z.enum(['open', 'filled', 'cancelled', 'expired']),
-  intent_hash: wireBytes32.meta({ description: 'EIP-712 hashStruct of the OrderIntent: the pair\'s OrderIntentPlaced carries the same hash.' }),
+  intent_hash: wireBytes32.meta({ description: "EIP-712 hashStruct of the OrderIntent: the pair's OrderIntentPlaced carries the same hash." }),
   destination: destinationView,
   data: dataView,
   amount: wireDecimal,
-  expires_at: wireTime.meta({ description: 'When the order expires: intentExpiry, or the option\'s expiry when orderOnExpiry is 1.' }),
+  expires_at: wireTime.meta({ description: "When the order expires: intentExpiry, or the option's expiry when orderOnExpiry is 1." }),
   created_at: wireTime,
   closed_at: wireTime.nullable(),
   fill_tx_hash: wireBytes32.nullable(),
@@ -90,7 +98,7 @@ export const orderView = z.strictObject({
   placement: z.enum(['placed', 'recorded_by_owner', 'unconfirmed']).meta({
     description:
       'placed: the owner put this intent in the book on chain (the real order for its nonce). recorded_by_owner: recorded with the ' +
-      'owner\'s own credential (SIWE session or maker key), not placed yet. unconfirmed: recorded by someone else (no bearer, or a ' +
+      "owner's own credential (SIWE session or maker key), not placed yet. unconfirmed: recorded by someone else (no bearer, or a " +
       'delegate); it binds nobody, is visible by id only and never listed.',
   }),
   confirmed: z.boolean().meta({ description: 'placement is not unconfirmed: the order appears in GET /api/orders lists.' }),
@@ -98,7 +106,7 @@ export const orderView = z.strictObject({
 
 const bondRequirements = z
   .record(z.string(), z.strictObject({ token: wireAddress, fill_bond_amount: wireDecimal, maker_bond: wireDecimal }))
-  .meta({ description: 'Per premium-token symbol: the fill bond minimum and the maker\'s indexed bond.' });
+  .meta({ description: "Per premium-token symbol: the fill bond minimum and the maker's indexed bond." });
 
 const exclusiveFillView = z.strictObject({
   exclusive_fill_id: z.uuid(),
@@ -108,7 +116,9 @@ const exclusiveFillView = z.strictObject({
   maker: wireAddress,
   order_ids: z.array(z.uuid()),
   exclusive_fill: z.strictObject({ expire_time: wireTime, reward_destination: wireAddress, intent_data_hash: wireBytes32 }),
-  signature: wireHex.meta({ description: 'The service signer\'s EIP-712 signature over signed_message (domain "ExclusiveFill", version "1", the mothership).' }),
+  signature: wireHex.meta({
+    description: 'The service signer\'s EIP-712 signature over signed_message (domain "ExclusiveFill", version "1", the mothership).',
+  }),
   signed_message: z
     .strictObject({
       exclusiveFillId: wireBytes32,
@@ -118,7 +128,7 @@ const exclusiveFillView = z.strictObject({
       intentDataHash: wireBytes32,
       expireTime: wireUnixSeconds,
     })
-    .meta({ description: 'The ExclusiveFill struct as signed: pass it with the signature to the pair\'s fillExclusive.' }),
+    .meta({ description: "The ExclusiveFill struct as signed: pass it with the signature to the pair's fillExclusive." }),
   fill_bond_requirements: bondRequirements,
 });
 
@@ -155,16 +165,19 @@ export const ordersContracts = {
     summary: 'Record a CLOB order',
     description:
       'Optional bearer: with one, destination.from must be its wallet. The order is inert until its owner places it on chain ' +
-      '(the pair\'s placeIntent, which only destination.from can call); the answer carries the intent hash the chain will show. ' +
+      "(the pair's placeIntent, which only destination.from can call); the answer carries the intent hash the chain will show. " +
       'Recording reserves nothing: records are unique by intent hash, several may share a nonce, and the placement on chain decides ' +
-      'which is real. Only a record made with the owner\'s own credential (SIWE session or maker key) is listed before placement.',
+      "which is real. Only a record made with the owner's own credential (SIWE session or maker key) is listed before placement.",
     tags: ['orders'],
     auth: { action: 'create_order' },
     cache: 'no-store',
     request: { body: orderCreateBody, bodyCheck: 'service', examples: { call: { summary: 'Buy a call at a decaying premium', value: ORDER_EXAMPLE } } },
     responses: {
       201: { description: 'The recorded order (state open).', schema: orderView },
-      200: { description: 'The very same intent (same intent hash) was recorded before: that record, now marked recorded_by_owner when the owner sent it.', schema: orderView },
+      200: {
+        description: 'The very same intent (same intent hash) was recorded before: that record, now marked recorded_by_owner when the owner sent it.',
+        schema: orderView,
+      },
     },
     errors: [
       VALIDATION_FAILED,
@@ -191,11 +204,17 @@ export const ordersContracts = {
     cache: 'no-store',
     request: {
       query: z.object({
-        owner: addressIn.optional().meta({ description: 'Only this owner\'s orders: those it placed on chain or recorded with its own credential.' }),
+        owner: addressIn.optional().meta({ description: "Only this owner's orders: those it placed on chain or recorded with its own credential." }),
         state: z.enum(['open', 'filled', 'cancelled', 'expired']).optional(),
         chain_id: chainIdQuery.shape.chain_id.meta({ description: 'Only this chain (a chain id up to 2^31-1, as every chain id column).' }),
-        cursor: z.string().max(200).optional().meta({ description: 'The previous page\'s next_cursor.' }),
-        limit: z.string().regex(/^[1-9][0-9]{0,2}$/).transform(Number).pipe(z.number().max(500)).optional().meta({ description: '1 to 500, default 50.' }),
+        cursor: z.string().max(200).optional().meta({ description: "The previous page's next_cursor." }),
+        limit: z
+          .string()
+          .regex(/^[1-9][0-9]{0,2}$/)
+          .transform(Number)
+          .pipe(z.number().max(500))
+          .optional()
+          .meta({ description: '1 to 500, default 50.' }),
       }),
     },
     responses: { 200: { description: 'One page.', schema: z.strictObject({ items: z.array(orderView), next_cursor: z.string().nullable() }) } },
@@ -206,10 +225,10 @@ export const ordersContracts = {
     path: '/api/orders/:id/cancel',
     summary: 'The owner cancels an order (records the intent to cancel)',
     description:
-      'The owner\'s own credential only: its SIWE session, or a maker API key of that bot wallet; a taker delegate is refused (403), ' +
+      "The owner's own credential only: its SIWE session, or a maker API key of that bot wallet; a taker delegate is refused (403), " +
       'since a taker organization can mint one for any wallet. ' +
       'The order leaves the API: no exclusive fill can cover it any more. A book order already placed on chain stays in the book ' +
-      'until the owner calls the pair\'s cancelOrder: the API never moves anyone\'s order on chain.',
+      "until the owner calls the pair's cancelOrder: the API never moves anyone's order on chain.",
     tags: ['orders'],
     auth: { action: 'cancel_order' },
     cache: 'no-store',
@@ -229,7 +248,7 @@ export const ordersContracts = {
     path: '/api/exclusive-fill',
     summary: 'Take short-lived exclusive fill rights over open orders (makers)',
     description:
-      'Every order placed on chain by its owner (indexed OrderIntentPlaced), open, on one chain and CLOB, and not under another active exclusive fill; the maker\'s indexed BondVault bond in each ' +
+      "Every order placed on chain by its owner (indexed OrderIntentPlaced), open, on one chain and CLOB, and not under another active exclusive fill; the maker's indexed BondVault bond in each " +
       'premium token at least its fill_bond_amount (GET /api/bond-requirements). Racing makers: one winner per order, the others 409.',
     tags: ['orders'],
     auth: { action: 'exclusive_fill' },
@@ -241,13 +260,17 @@ export const ordersContracts = {
       }),
       bodyCheck: 'service',
     },
-    responses: { 201: { description: 'The active exclusive fill and the service\'s signature.', schema: exclusiveFillView } },
+    responses: { 201: { description: "The active exclusive fill and the service's signature.", schema: exclusiveFillView } },
     errors: [
       VALIDATION_FAILED,
       ORDER_NOT_FOUND,
       ...FILL_BOND_ERRORS,
       errorCase(409, 'order_not_open', `order ${ORDER_ID} is filled; only open orders can be filled`),
-      errorCase(409, 'order_not_placed', `order ${ORDER_ID} is not placed on chain: its owner has not called placeIntent (or it is not indexed yet); only placed orders can be filled`),
+      errorCase(
+        409,
+        'order_not_placed',
+        `order ${ORDER_ID} is not placed on chain: its owner has not called placeIntent (or it is not indexed yet); only placed orders can be filled`,
+      ),
       errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under another active exclusive fill`),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
     ],

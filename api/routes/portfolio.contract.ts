@@ -41,7 +41,7 @@ export const portfolioContracts = {
   getPortfolio: defineRoute({
     method: 'get',
     path: '/api/portfolio/:address',
-    summary: 'A wallet\'s CLOB holdings, open orders and closed holdings per network',
+    summary: "A wallet's CLOB holdings, open orders and closed holdings per network",
     tags: ['public data'],
     auth: { action: 'read_public' },
     cache: 'no-store',

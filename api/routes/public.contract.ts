@@ -17,7 +17,9 @@ export const networkView = z.strictObject({
   chain_id: wireChainId,
   name: z.string(),
   rpc_urls: z.array(z.string()),
-  contracts: z.record(z.string(), wireAddress).meta({ description: 'Deployed contracts by registry key (mothership, rfq, opshuns_core, tokens...); margin keys are never served.' }),
+  contracts: z
+    .record(z.string(), wireAddress)
+    .meta({ description: 'Deployed contracts by registry key (mothership, rfq, opshuns_core, tokens...); margin keys are never served.' }),
 });
 
 /** Operator content merged with the challenge config, tokens and networks. */

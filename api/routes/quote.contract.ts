@@ -66,7 +66,8 @@ const dutchAwardView = z
   .strictObject({
     request_digest: wireBytes32,
     filler: wireAddress.meta({
-      description: 'The winning bid\'s filler: the only caller that gets the winning price during the exclusive window (others pay the override); the zero address when no bid won.',
+      description:
+        "The winning bid's filler: the only caller that gets the winning price during the exclusive window (others pay the override); the zero address when no bid won.",
     }),
     improvement_bps: wireDecimal,
     not_before: wireUnixSeconds,
@@ -74,13 +75,13 @@ const dutchAwardView = z
     signer: wireAddress,
     signature: wireHex,
   })
-  .meta({ description: 'The auctioneer\'s signed DutchAward, public from the end of the competition (docs/PROTOCOL.md).' });
+  .meta({ description: "The auctioneer's signed DutchAward, public from the end of the competition (docs/PROTOCOL.md)." });
 
 const legView = z.strictObject({
   pair6909_contract: wireAddress,
   option_type: z.union([z.literal(0), z.literal(1)]).meta({ description: '0 call, 1 put.' }),
   structure: z.union([z.literal(0), z.literal(1)]),
-  direction: z.union([z.literal(0), z.literal(1)]).meta({ description: 'The taker\'s side: 0 Buy, 1 Sell.' }),
+  direction: z.union([z.literal(0), z.literal(1)]).meta({ description: "The taker's side: 0 Buy, 1 Sell." }),
   strike_wad: wireDecimal,
   amount: wireDecimal,
   start_exercise_timestamp: wireUnixSeconds,
@@ -112,7 +113,7 @@ const takerQuoteView = z.strictObject({
     .optional()
     .meta({ description: 'Dutch quotes: the live phase while open, else the closing state (docs/DUTCH.md).' }),
   compete_ends_at: wireTime.optional().meta({ description: 'Dutch: end of the competition (bids close).' }),
-  exclusive_ends_at: wireTime.optional().meta({ description: 'Dutch: end of the winner\'s exclusive window (planned until the award).' }),
+  exclusive_ends_at: wireTime.optional().meta({ description: "Dutch: end of the winner's exclusive window (planned until the award)." }),
   dutch_request: dutchRequestView.optional(),
   taker_signature: wireHex.optional(),
   request_digest: wireBytes32.optional().meta({ description: 'Dutch: EIP-712 digest of the signed request; the DutchFilled event carries it.' }),
@@ -217,12 +218,15 @@ export const quoteContracts = {
     cache: 'no-store',
     request: {
       headers: z.object({
-        'idempotency-key': z.string().optional().meta({ description: '1-255 printable ASCII characters; a retry with the same key and body replays the answer.' }),
+        'idempotency-key': z
+          .string()
+          .optional()
+          .meta({ description: '1-255 printable ASCII characters; a retry with the same key and body replays the answer.' }),
       }),
       // The service's own parser, documented as it is: shared/quotes/quote-request.ts.
-      body: z
-        .union([quoteRequestDocument, dutchQuoteRequestDocument])
-        .meta({ description: 'A standard RFQ, or a Dutch auction (`offer_formats: "dutch_only"` or a present `dutch_request`): each parsed by its own schema.' }),
+      body: z.union([quoteRequestDocument, dutchQuoteRequestDocument]).meta({
+        description: 'A standard RFQ, or a Dutch auction (`offer_formats: "dutch_only"` or a present `dutch_request`): each parsed by its own schema.',
+      }),
       bodyCheck: 'service',
       examples: { butterfly: { summary: 'Buy a call butterfly (directions [1, 0, 1])', value: BUTTERFLY_EXAMPLE } },
     },
@@ -240,7 +244,7 @@ export const quoteContracts = {
       VALIDATION_FAILED,
       errorCase(409, 'idempotency_key_reused', 'Idempotency-Key was already used with a different request body'),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
-      errorCase(503, 'rpc_unavailable', 'cannot ask the request\'s fill authority: chain 31337 RPC unreachable'),
+      errorCase(503, 'rpc_unavailable', "cannot ask the request's fill authority: chain 31337 RPC unreachable"),
     ],
   }),
   pollQuote: defineRoute({
@@ -258,7 +262,7 @@ export const quoteContracts = {
     },
     responses: {
       200: {
-        description: 'The quote and its offers; a Dutch quote also lists its bids (the taker\'s side of each), best first.',
+        description: "The quote and its offers; a Dutch quote also lists its bids (the taker's side of each), best first.",
         schema: z.strictObject({ quote: takerQuoteView, offers: z.array(offerView), bids: z.array(takerBidView).optional() }),
       },
     },
@@ -282,11 +286,19 @@ export const quoteContracts = {
     errors: [
       VALIDATION_FAILED,
       QUOTE_NOT_FOUND,
-      errorCase(403, 'maker_mismatch', 'maker 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC is not the authenticated maker 0x90F79bf6EB2c4f870365E785982E1f101E93b906'),
+      errorCase(
+        403,
+        'maker_mismatch',
+        'maker 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC is not the authenticated maker 0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+      ),
       errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; offers are closed'),
       errorCase(409, 'quote_filled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is filled; offers are closed'),
       errorCase(409, 'quote_cancelled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is cancelled; offers are closed'),
-      errorCase(409, 'dutch_quote', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is a Dutch auction: bid with POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b/offer'),
+      errorCase(
+        409,
+        'dutch_quote',
+        'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is a Dutch auction: bid with POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b/offer',
+      ),
       errorCase(409, 'nonce_used', 'nonce 1 was already used by 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC on chain 31337'),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
     ],
@@ -297,7 +309,7 @@ export const quoteContracts = {
     summary: 'Dutch both-side bid (makers)',
     description:
       'While the quote competes: an improvement over the curve price for each side the taker may be on (the side is hidden until the award). ' +
-      'A later bid by the same maker replaces its earlier one. The best bid for the taker\'s real side wins (ties: the earlier bid); docs/DUTCH.md.',
+      "A later bid by the same maker replaces its earlier one. The best bid for the taker's real side wins (ties: the earlier bid); docs/DUTCH.md.",
     tags: ['quotes'],
     auth: { action: 'post_maker_offer' },
     cache: 'no-store',
@@ -306,7 +318,10 @@ export const quoteContracts = {
       body: dutchBidBody,
       examples: {
         bid: { summary: 'A both-side bid', value: { buy_override_bps: 25, sell_override_bps: 10 } },
-        filler: { summary: 'A bid filled from another wallet', value: { buy_override_bps: 25, sell_override_bps: 10, filler: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' } },
+        filler: {
+          summary: 'A bid filled from another wallet',
+          value: { buy_override_bps: 25, sell_override_bps: 10, filler: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' },
+        },
       },
     },
     responses: { 201: { description: 'The stored bid; the taker hears its side on rfq_stream.', schema: z.strictObject({ bid: makerBidView }) } },
@@ -316,16 +331,20 @@ export const quoteContracts = {
       errorCase(
         403,
         'filler_not_allowed',
-        'the request\'s fill authority 0x610178dA211FEF7D417bC0e6FeD39F05609AD788 does not allow 0x90F79bf6EB2c4f870365E785982E1f101E93b906 to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler',
+        "the request's fill authority 0x610178dA211FEF7D417bC0e6FeD39F05609AD788 does not allow 0x90F79bf6EB2c4f870365E785982E1f101E93b906 to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler",
       ),
-      errorCase(503, 'rpc_unavailable', 'cannot ask the request\'s fill authority: chain 31337 RPC unreachable'),
+      errorCase(503, 'rpc_unavailable', "cannot ask the request's fill authority: chain 31337 RPC unreachable"),
       ...FILL_BOND_ERRORS,
       errorCase(
         403,
         'maker_faded',
         "3 Dutch awards of this maker's organization let their exclusive window pass without a fill within 86400 seconds; bids are refused until 2026-11-23T21:00:00.000Z",
       ),
-      errorCase(409, 'not_dutch', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is not a Dutch auction: post a signed package offer to POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b'),
+      errorCase(
+        409,
+        'not_dutch',
+        'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is not a Dutch auction: post a signed package offer to POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b',
+      ),
       errorCase(409, 'competition_over', 'the competition of quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b ended at 2026-11-23T20:00:00.000Z; bids are closed'),
       errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; bids are closed'),
       errorCase(409, 'quote_filled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is filled; bids are closed'),

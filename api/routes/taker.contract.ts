@@ -20,7 +20,7 @@ export const takerContracts = {
     ...manage,
     method: 'get',
     path: '/api/taker/keys',
-    summary: 'List the organization\'s API keys',
+    summary: "List the organization's API keys",
     request: {},
     responses: { 200: { description: 'Active keys, without secrets.', schema: z.strictObject({ keys: z.array(takerKeyView) }) } },
     errors: [],
@@ -49,7 +49,7 @@ export const takerContracts = {
     summary: 'Mint a short-lived delegate JWT for an end-user wallet',
     description:
       'With a taker API key as bearer: `{address, expires_in}`; the delegate carries `key_id`, skips the bot challenge on quote create and may use Explore. ' +
-      'With the taker admin\'s SIWE bearer: also a signed mint_delegate statement (`message`, `signature`); that delegate has no `key_id` and is refused on Explore. ' +
+      "With the taker admin's SIWE bearer: also a signed mint_delegate statement (`message`, `signature`); that delegate has no `key_id` and is refused on Explore. " +
       '`expires_in` is at most DELEGATE_MAX_TTL_SECONDS (default 3600).',
     tags: ['taker organization'],
     auth: { action: 'mint_delegate' },

@@ -46,9 +46,15 @@ async function baseline(redisUrl: string, prefix: string): Promise<number[]> {
   const name = 'bench-baseline';
   const queue = new Queue(name, { connection: createBullConnection(redisUrl), prefix });
   const late: number[] = [];
-  const worker = new Worker(name, async (job) => void late.push(Date.now() - (job.data as { due: number }).due), { connection: createBullConnection(redisUrl), prefix, concurrency: 16 });
+  const worker = new Worker(name, async (job) => void late.push(Date.now() - (job.data as { due: number }).due), {
+    connection: createBullConnection(redisUrl),
+    prefix,
+    concurrency: 16,
+  });
   const now = Date.now();
-  await queue.addBulk(Array.from({ length: N }, (_, i) => ({ name: 'noop', data: { due: now + competeMs(i) }, opts: { delay: competeMs(i), jobId: `b${i}` } })));
+  await queue.addBulk(
+    Array.from({ length: N }, (_, i) => ({ name: 'noop', data: { due: now + competeMs(i) }, opts: { delay: competeMs(i), jobId: `b${i}` } })),
+  );
   while (late.length < N) await new Promise((r) => setTimeout(r, 50));
   await worker.close();
   await queue.obliterate({ force: true });
@@ -60,7 +66,15 @@ async function main(): Promise<void> {
   const db = await benchDatabase('dutch');
   const prefix = `bench:dutch:${Date.now()}:`;
   // Its own loopback node registers the development signer; with DEVCHAIN=off the key must be named.
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'error', DEVCHAIN: 'off', SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY, DATABASE_URL: db.url, REDIS_PREFIX: prefix, QUOTE_SWEEP_INTERVAL_MS: '600000' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    DEVCHAIN: 'off',
+    SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY,
+    DATABASE_URL: db.url,
+    REDIS_PREFIX: prefix,
+    QUOTE_SWEEP_INTERVAL_MS: '600000',
+  });
   const logger = createLogger({ level: config.LOG_LEVEL });
   const ds = createDataSource({ url: db.url, poolSize: 20 });
   await ds.initialize();
@@ -68,7 +82,13 @@ async function main(): Promise<void> {
   const queue = new JobQueue(redis, bullPrefix(prefix));
   const deps = { config, logger, db: ds, redis, metrics: new Metrics(false), queue };
   try {
-    await new RegistryService(ds).upsertNetwork({ chain_id: 31337, name: 'Bench', rpc_urls: ['http://127.0.0.1:8545'], contracts: { mothership: MOTHERSHIP, opshuns_core: PAIR }, tokens: [] });
+    await new RegistryService(ds).upsertNetwork({
+      chain_id: 31337,
+      name: 'Bench',
+      rpc_urls: ['http://127.0.0.1:8545'],
+      contracts: { mothership: MOTHERSHIP, opshuns_core: PAIR },
+      tokens: [],
+    });
     const base = await baseline(config.REDIS_URL, bullPrefix(`${prefix}base:`));
 
     // As the workers role runs: the job host, and the Dutch clock beside it (BENCH_DUTCH_CLOCK=off: jobs alone).
@@ -86,26 +106,54 @@ async function main(): Promise<void> {
     const lead = 5000 + N * 20;
     const t0 = Date.now() + lead;
     let inserted = 0;
-    await inBatches(rows.map((r, i) => [r, i] as const), 20, async ([r, i]) => {
-      const competeEnd = t0 + competeMs(i);
-      await repo.insert(
-        null,
-        {
-          id: r.id, chain_id: 31337, offer_format: 'dutch_only', polarity: 'b_is_buy', strategy: 'capped_call', taker_address: r.maker, referrer: zeroAddress,
-          taker_salt: `0x${'11'.repeat(32)}`, taker_address_hash: `0x${'22'.repeat(32)}`, directions: [1, 0], pair_contract: PAIR, expiry_timestamp: nowS + 86_400,
-          stream_token_hash: hashStreamToken(r.id), expires_at: new Date(competeEnd + 2000),
-          dutch_request: { dutch_premium: { token: USDC } }, dutch_request_digest: `0x${r.id.replace(/-/g, '').padEnd(64, '0')}`, taker_signature: `0x${'33'.repeat(65)}`,
-          taker_nonce: String(i + 1), compete_ends_at: new Date(competeEnd), exclusive_ms: 500,
-        },
-        [0, 1].map((idx) => ({ idx, option_type: 0 as const, structure: idx as 0 | 1, direction: (1 - idx) as 0 | 1, strike_wad: '3000', amount: '1', start_exercise_timestamp: 0, expiry_timestamp: nowS + 86_400 })),
-      );
-      if (i % 2 === 0) await ds.transaction((m) => repo.upsertBid(m, r.id, r.maker, 10 + (i % 7), 5));
-      await queue.enqueueMany([
-        { spec: dutchAwardJob, payload: { quote_id: r.id }, opts: { delay: competeEnd - Date.now() } },
-        { spec: quoteExpireJob, payload: { quote_id: r.id }, opts: { delay: competeEnd + 2000 - Date.now() } },
-      ]);
-      inserted++;
-    });
+    await inBatches(
+      rows.map((r, i) => [r, i] as const),
+      20,
+      async ([r, i]) => {
+        const competeEnd = t0 + competeMs(i);
+        await repo.insert(
+          null,
+          {
+            id: r.id,
+            chain_id: 31337,
+            offer_format: 'dutch_only',
+            polarity: 'b_is_buy',
+            strategy: 'capped_call',
+            taker_address: r.maker,
+            referrer: zeroAddress,
+            taker_salt: `0x${'11'.repeat(32)}`,
+            taker_address_hash: `0x${'22'.repeat(32)}`,
+            directions: [1, 0],
+            pair_contract: PAIR,
+            expiry_timestamp: nowS + 86_400,
+            stream_token_hash: hashStreamToken(r.id),
+            expires_at: new Date(competeEnd + 2000),
+            dutch_request: { dutch_premium: { token: USDC } },
+            dutch_request_digest: `0x${r.id.replace(/-/g, '').padEnd(64, '0')}`,
+            taker_signature: `0x${'33'.repeat(65)}`,
+            taker_nonce: String(i + 1),
+            compete_ends_at: new Date(competeEnd),
+            exclusive_ms: 500,
+          },
+          [0, 1].map((idx) => ({
+            idx,
+            option_type: 0 as const,
+            structure: idx as 0 | 1,
+            direction: (1 - idx) as 0 | 1,
+            strike_wad: '3000',
+            amount: '1',
+            start_exercise_timestamp: 0,
+            expiry_timestamp: nowS + 86_400,
+          })),
+        );
+        if (i % 2 === 0) await ds.transaction((m) => repo.upsertBid(m, r.id, r.maker, 10 + (i % 7), 5));
+        await queue.enqueueMany([
+          { spec: dutchAwardJob, payload: { quote_id: r.id }, opts: { delay: competeEnd - Date.now() } },
+          { spec: quoteExpireJob, payload: { quote_id: r.id }, opts: { delay: competeEnd + 2000 - Date.now() } },
+        ]);
+        inserted++;
+      },
+    );
     if (Date.now() > t0) throw new Error(`writing ${N} auctions took past their start; raise the lead time`);
     const started = Date.now();
     const createdIn = started - (t0 - lead);
@@ -119,7 +167,9 @@ async function main(): Promise<void> {
     await clock?.close();
     await host.close();
     const ms = (a: string, b: string, where = 'true') =>
-      ds.query(`SELECT (extract(epoch FROM ${a} - ${b}) * 1000)::float8 AS ms FROM quotes WHERE ${where}`).then((rows: { ms: number }[]) => rows.map((r) => r.ms));
+      ds
+        .query(`SELECT (extract(epoch FROM ${a} - ${b}) * 1000)::float8 AS ms FROM quotes WHERE ${where}`)
+        .then((rows: { ms: number }[]) => rows.map((r) => r.ms));
     const award = await ms('awarded_at', 'compete_ends_at');
     const open = await ms('opened_at', 'exclusive_ends_at', 'winner IS NOT NULL AND opened_at IS NOT NULL');
     const expire = await ms('closed_at', 'expires_at');

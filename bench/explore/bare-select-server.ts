@@ -12,7 +12,10 @@ const app = express();
 let n = 0;
 app.get('/bare', async (_req, res) => {
   n = (n % 100_000) + 1;
-  const { rows } = await pool.query(`SELECT order_id, owner, price, remaining FROM indexer_orders WHERE chain_id = 31337 AND pair = $1 AND order_id = $2`, [pair, n]);
+  const { rows } = await pool.query(`SELECT order_id, owner, price, remaining FROM indexer_orders WHERE chain_id = 31337 AND pair = $1 AND order_id = $2`, [
+    pair,
+    n,
+  ]);
   res.json(rows[0] ?? null);
 });
 const server = app.listen(0, '127.0.0.1', () => {

@@ -46,19 +46,23 @@ async function measure(mode: 'ws' | 'poll', rpcUrl: string, addresses: Awaited<R
   const network = devchainNetwork(rpcUrl, addresses);
   await new RegistryService(ds).upsertNetwork({ ...network, confirmations: 0, rpc_urls: mode === 'ws' ? [rpcUrl, rpcUrl.replace(/^http/, 'ws')] : [rpcUrl] });
   await ds.destroy();
-  const service = spawnServer('bin/main.ts', {
-    ROLES: 'api,socket,workers,indexer',
-    PORT: '0',
-    DATABASE_URL: db.url,
-    REDIS_PREFIX: `bench:latency:${mode}:${Date.now()}:`,
-    LOG_LEVEL: 'info',
-    DEVCHAIN: 'off',
-    NODE_ENV: 'production',
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    // production refuses the public development signing key; these benches never sign
-    SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
-    ...BENCH_WRITE_LIMITS,
-  }, 'api listening');
+  const service = spawnServer(
+    'bin/main.ts',
+    {
+      ROLES: 'api,socket,workers,indexer',
+      PORT: '0',
+      DATABASE_URL: db.url,
+      REDIS_PREFIX: `bench:latency:${mode}:${Date.now()}:`,
+      LOG_LEVEL: 'info',
+      DEVCHAIN: 'off',
+      NODE_ENV: 'production',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      // production refuses the public development signing key; these benches never sign
+      SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
+      ...BENCH_WRITE_LIMITS,
+    },
+    'api listening',
+  );
   try {
     const base = `http://127.0.0.1:${await service.port}`;
     const token = await delegateToken(base, db.url);
@@ -92,7 +96,12 @@ async function run(base: string, topic: string, rpcUrl: string, pair: `0x${strin
     const t = performance.now();
     if (p.tx_hash) waiting.get(p.tx_hash.toLowerCase())?.(t);
   });
-  await new Promise<void>((resolve, reject) => channel.join().receive('ok', () => resolve()).receive('error', (e: unknown) => reject(new Error(JSON.stringify(e)))));
+  await new Promise<void>((resolve, reject) =>
+    channel
+      .join()
+      .receive('ok', () => resolve())
+      .receive('error', (e: unknown) => reject(new Error(JSON.stringify(e)))),
+  );
   await snapped;
   const wallet = localWalletClient(rpcUrl, hardhatAccounts(3)[2]);
   const id = encodeOptionId({ option_type: 0, strike_wad: 3000n, expiry_timestamp: Math.floor(Date.now() / 1000) + 86_400 * 7, start_exercise_timestamp: 0 });
@@ -119,7 +128,9 @@ async function main(): Promise<void> {
     console.log(`block -> explore_clob_event on a joined socket, ${BLOCKS} blocks per mode`);
     console.log(`  ${report('newHeads over ws   ', ws)}`);
     console.log(`  ${report('polling (1,000 ms)  ', poll)}  (baseline)`);
-    console.log(`  ratio ws / poll: p50 ${(percentile(ws, 50) / percentile(poll, 50)).toFixed(3)}, p99 ${(percentile(ws, 99) / percentile(poll, 99)).toFixed(3)}`);
+    console.log(
+      `  ratio ws / poll: p50 ${(percentile(ws, 50) / percentile(poll, 50)).toFixed(3)}, p99 ${(percentile(ws, 99) / percentile(poll, 99)).toFixed(3)}`,
+    );
   } finally {
     await node.stop();
   }

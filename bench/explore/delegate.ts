@@ -31,7 +31,11 @@ export async function delegateToken(api: string, databaseUrl: string): Promise<s
     expirationTime: nonce.expiration_time,
   }).prepareMessage();
   const post = async (p: string, body: unknown, token?: string) => {
-    const res = await fetch(`${api}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    const res = await fetch(`${api}${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, string>;
   };

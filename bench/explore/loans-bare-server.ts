@@ -12,7 +12,10 @@ const app = express();
 let next = 0;
 app.get('/loan', async (_req, res) => {
   next = (next % 100_000) + 1;
-  const { rows } = await pool.query('SELECT loan_id::text, borrower, collateral_amount::text, health_wad::text FROM indexer_loans WHERE chain_id = 31337 AND loan_id = $1', [next]);
+  const { rows } = await pool.query(
+    'SELECT loan_id::text, borrower, collateral_amount::text, health_wad::text FROM indexer_loans WHERE chain_id = 31337 AND loan_id = $1',
+    [next],
+  );
   res.json(rows[0] ?? null);
 });
 const server = app.listen(0, '127.0.0.1', () => {

@@ -54,18 +54,22 @@ async function main(): Promise<void> {
   await seedLoans(ds, LOANS, EVENTS);
   process.stdout.write(`seeded ${LOANS} loans and ${EVENTS} loan events in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
-  const api = spawnServer('bin/main.ts', {
-    ROLES: 'api',
-    PORT: '0',
-    DATABASE_URL: db.url,
-    REDIS_PREFIX: `bench:loans:${Date.now()}:`,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    DEVCHAIN: 'off',
-    NODE_ENV: 'production',
-    DATABASE_POOL_SIZE: '20',
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    EXPLORE_RATE_LIMIT: '1000000',
-  }, 'api listening');
+  const api = spawnServer(
+    'bin/main.ts',
+    {
+      ROLES: 'api',
+      PORT: '0',
+      DATABASE_URL: db.url,
+      REDIS_PREFIX: `bench:loans:${Date.now()}:`,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      DEVCHAIN: 'off',
+      NODE_ENV: 'production',
+      DATABASE_POOL_SIZE: '20',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      EXPLORE_RATE_LIMIT: '1000000',
+    },
+    'api listening',
+  );
   const bare = spawnServer('bench/explore/loans-bare-server.ts', { DATABASE_URL: db.url }, 'bare listening');
   try {
     const [apiPort, barePort] = await Promise.all([api.port, bare.port]);
@@ -75,7 +79,9 @@ async function main(): Promise<void> {
     await new OrganizationService(ds).create({ kind: 'taker', name: 'Bench integrator', owner: admin.address });
     const adminClient = client.as((await client.signIn(admin)).token);
     const { secret } = await adminClient.call<{ secret: string }>('POST', '/api/taker/keys', { name: 'bench' });
-    const { token } = await client.as(secret).call<{ token: string }>('POST', '/api/taker/delegate', { address: privateKeyToAccount(generatePrivateKey()).address, expires_in: 3600 });
+    const { token } = await client
+      .as(secret)
+      .call<{ token: string }>('POST', '/api/taker/delegate', { address: privateKeyToAccount(generatePrivateKey()).address, expires_in: 3600 });
     const auth = { authorization: `Bearer ${token}` };
 
     for (const [, path] of ROUTES) {

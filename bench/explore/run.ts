@@ -51,27 +51,38 @@ async function main(): Promise<void> {
     await ds.initialize();
     await new RegistryService(ds).upsertNetwork({ chain_id: 31337, name: 'Bench', rpc_urls: ['http://127.0.0.1:1'], contracts: {}, tokens: [] });
     const t0 = performance.now();
-    const { series } = await seedClob(ds, PAIR, { orders: Number(process.env.BENCH_ORDERS ?? SEED.orders), fills: Number(process.env.BENCH_FILLS ?? SEED.fills) });
+    const { series } = await seedClob(ds, PAIR, {
+      orders: Number(process.env.BENCH_ORDERS ?? SEED.orders),
+      fills: Number(process.env.BENCH_FILLS ?? SEED.fills),
+    });
     const counts = (await ds.query(`SELECT kind, count(*)::int AS n FROM indexer_clob_activity GROUP BY kind ORDER BY kind`)) as { kind: string; n: number }[];
-    console.log(`seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${process.env.BENCH_ORDERS ?? SEED.orders} orders, ${counts.map((c) => `${c.n} ${c.kind}`).join(', ')}`);
-    const [{ owner }] = (await ds.query(`SELECT owner FROM indexer_orders WHERE chain_id = 31337 AND pair = $1 AND order_id = 12345`, [PAIR])) as { owner: string }[];
+    console.log(
+      `seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${process.env.BENCH_ORDERS ?? SEED.orders} orders, ${counts.map((c) => `${c.n} ${c.kind}`).join(', ')}`,
+    );
+    const [{ owner }] = (await ds.query(`SELECT owner FROM indexer_orders WHERE chain_id = 31337 AND pair = $1 AND order_id = 12345`, [PAIR])) as {
+      owner: string;
+    }[];
     await ds.destroy();
 
     const env = { DATABASE_URL: db.url, DATABASE_POOL_SIZE: '20' };
-    const api = spawnServer('bin/main.ts', {
-      ...env,
-      ROLES: 'api',
-      PORT: '0',
-      REDIS_PREFIX: `bench:explore:${Date.now()}:`,
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-      DEVCHAIN: 'off',
-      NODE_ENV: 'production',
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      EXPLORE_RATE_LIMIT: '1000000',
-      EXPLORE_RATE_WINDOW_SECONDS: '1',
-      LOGIN_RATE_LIMIT: '1000',
-      ...BENCH_WRITE_LIMITS,
-    }, 'api listening');
+    const api = spawnServer(
+      'bin/main.ts',
+      {
+        ...env,
+        ROLES: 'api',
+        PORT: '0',
+        REDIS_PREFIX: `bench:explore:${Date.now()}:`,
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+        DEVCHAIN: 'off',
+        NODE_ENV: 'production',
+        JWT_SECRET: randomBytes(32).toString('hex'),
+        EXPLORE_RATE_LIMIT: '1000000',
+        EXPLORE_RATE_WINDOW_SECONDS: '1',
+        LOGIN_RATE_LIMIT: '1000',
+        ...BENCH_WRITE_LIMITS,
+      },
+      'api listening',
+    );
     const bare = spawnServer('bench/explore/bare-select-server.ts', { ...env, BENCH_PAIR: PAIR }, 'bare listening');
     children.push(api.child, bare.child);
     const base = `http://127.0.0.1:${await api.port}`;
@@ -82,7 +93,9 @@ async function main(): Promise<void> {
     // A deep page: the cursor of the 500th fill page of 50 (25,000 fills back).
     let deep: string | null = null;
     for (let i = 0, next: string | null = null; i < 50; i++) {
-      const page = (await (await fetch(`${base}/api/clob/${PAIR}/fills?limit=500${next ? `&cursor=${next}` : ''}`, { headers: auth })).json()) as { next_cursor: string };
+      const page = (await (await fetch(`${base}/api/clob/${PAIR}/fills?limit=500${next ? `&cursor=${next}` : ''}`, { headers: auth })).json()) as {
+        next_cursor: string;
+      };
       next = page.next_cursor;
       deep = next;
     }
@@ -118,14 +131,19 @@ async function main(): Promise<void> {
         Array.from({ length: CLIENTS }, async (_, c) => {
           for (let i = c; i < REQUESTS; i += CLIENTS) {
             const t = performance.now();
-            await pool.query(`SELECT order_id, owner, price, remaining FROM indexer_orders WHERE chain_id = 31337 AND pair = $1 AND order_id = $2`, [PAIR, 1 + i]);
+            await pool.query(`SELECT order_id, owner, price, remaining FROM indexer_orders WHERE chain_id = 31337 AND pair = $1 AND order_id = $2`, [
+              PAIR,
+              1 + i,
+            ]);
             sqlLat.push(performance.now() - t);
           }
         }),
       );
       const b99 = percentile(baseLat, 99);
       console.log(`\nrun ${run}/${RUNS}: ${CLIENTS} clients, ${REQUESTS} requests per route`);
-      console.log(`  baseline  bare indexed one-row SELECT over HTTP: p50 ${percentile(baseLat, 50).toFixed(2)} ms, p99 ${b99.toFixed(2)} ms (the SELECT alone: p99 ${percentile(sqlLat, 99).toFixed(2)} ms)   CPU/request: ${perRequest('bare', baseCpu)}`);
+      console.log(
+        `  baseline  bare indexed one-row SELECT over HTTP: p50 ${percentile(baseLat, 50).toFixed(2)} ms, p99 ${b99.toFixed(2)} ms (the SELECT alone: p99 ${percentile(sqlLat, 99).toFixed(2)} ms)   CPU/request: ${perRequest('bare', baseCpu)}`,
+      );
       for (const [name, method, p] of routes) {
         budget.begin();
         const lat = await load(`${base}${p}`, { method, headers: auth }, REQUESTS, CLIENTS);

@@ -27,9 +27,15 @@ export async function seedClob(db: DataSource, pair: string, opts: { orders?: nu
   const ts = (block: string) => `(${now - SEED.days * 86_400} + floor(${block} * ${secondsPerBlock}))::bigint`;
   const hash = (expr: string) => `'0x' || lpad(to_hex((${expr})::bigint), 64, '0')`;
 
-  await db.query(`INSERT INTO indexer_pairs (chain_id, address, factory, token0, token1, premium_token, created_block, created_block_hash, created_log_index, tx_hash)
-                  VALUES (31337, $1, ${addressSql('1')}, ${addressSql('2')}, ${addressSql('3')}, ${addressSql('3')}, 0, ${hash('0')}, 0, ${hash('0')})`, [pair]);
-  await db.query(`INSERT INTO indexer_cursors (chain_id, contract_set, block_number, block_hash, block_timestamp) VALUES (31337, 'bench', $1, ${hash('$1::bigint')}, ${ts('$1::bigint')})`, [headBlock]);
+  await db.query(
+    `INSERT INTO indexer_pairs (chain_id, address, factory, token0, token1, premium_token, created_block, created_block_hash, created_log_index, tx_hash)
+                  VALUES (31337, $1, ${addressSql('1')}, ${addressSql('2')}, ${addressSql('3')}, ${addressSql('3')}, 0, ${hash('0')}, 0, ${hash('0')})`,
+    [pair],
+  );
+  await db.query(
+    `INSERT INTO indexer_cursors (chain_id, contract_set, block_number, block_hash, block_timestamp) VALUES (31337, 'bench', $1, ${hash('$1::bigint')}, ${ts('$1::bigint')})`,
+    [headBlock],
+  );
   await db.query(
     `INSERT INTO indexer_orders (chain_id, pair, order_id, owner, option_id, is_buy, price, amount, remaining, state, placed_block, placed_block_hash, placed_log_index, tx_hash, last_block, last_log_index)
      SELECT 31337, $1, i, ${addressSql('1000 + i % $3')}, ($2::numeric[])[1 + i % ${SEED.series}], i % 2 = 0,

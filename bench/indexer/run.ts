@@ -41,7 +41,11 @@ function freePort(): Promise<number> {
 }
 
 async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
@@ -53,7 +57,9 @@ async function bareSweep(url: string, address: string[], from: number, to: numbe
   let logs = 0;
   for (let a = from; a <= to; a += span) {
     const b = Math.min(to, a + span - 1);
-    const got = await rpc<unknown[]>(url, 'eth_getLogs', [{ address, topics: [EVENT_SELECTORS], fromBlock: `0x${a.toString(16)}`, toBlock: `0x${b.toString(16)}` }]);
+    const got = await rpc<unknown[]>(url, 'eth_getLogs', [
+      { address, topics: [EVENT_SELECTORS], fromBlock: `0x${a.toString(16)}`, toBlock: `0x${b.toString(16)}` },
+    ]);
     logs += got.length;
   }
   return { logs, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
@@ -100,7 +106,9 @@ async function main(): Promise<void> {
     for (const span of SWEEP_SPANS) {
       const s = await bareSweep(rpcUrl, watched, 0, head, span);
       sweeps.push({ span, ...s, rate: s.logs / s.seconds });
-      console.log(`bare eth_getLogs sweep, span ${String(span).padStart(3)}: ${s.logs} logs in ${s.seconds.toFixed(2)} s = ${Math.round(s.logs / s.seconds)} logs/s`);
+      console.log(
+        `bare eth_getLogs sweep, span ${String(span).padStart(3)}: ${s.logs} logs in ${s.seconds.toFixed(2)} s = ${Math.round(s.logs / s.seconds)} logs/s`,
+      );
     }
     const best = sweeps.reduce((a, b) => (b.rate > a.rate ? b : a));
 
@@ -174,8 +182,14 @@ async function main(): Promise<void> {
       `indexer RSS at 25/50/75/100% of the backfill: ${[0.25, 0.5, 0.75, 1].map((q) => `${quarter(q).rss.toFixed(0)} MB`).join(' / ')}; peak (VmHWM) ${peak?.hwm.toFixed(0)} MB`,
     );
     // What bounds the backfill on shared cores: where its CPU went, and how many rows a log became.
-    console.log(`CPU during the backfill (s): ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}; wall ${seconds.toFixed(2)}`);
-    const names = await client.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'indexer%' ORDER BY 1`);
+    console.log(
+      `CPU during the backfill (s): ${Object.entries(cpu)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ')}; wall ${seconds.toFixed(2)}`,
+    );
+    const names = await client.query<{ t: string }>(
+      `SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'indexer%' ORDER BY 1`,
+    );
     const counts: [string, number][] = [];
     for (const { t } of names.rows) {
       const c = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${t}`);

@@ -104,19 +104,23 @@ export async function indexPlacements(databaseUrl: string, orders: readonly { in
 
 /** One API process (production mode, no devchain) on that database, with its own signing key. */
 export function spawnOrdersApi(databaseUrl: string) {
-  return spawnServer('bin/main.ts', {
-    ROLES: 'api',
-    PORT: '0',
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: `bench:${Date.now()}:`,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    DEVCHAIN: 'off',
-    NODE_ENV: 'production',
-    DATABASE_POOL_SIZE: '20',
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
-    NONCE_RATE_LIMIT: '100000',
-    LOGIN_RATE_LIMIT: '100000',
-    ...BENCH_WRITE_LIMITS,
-  }, 'api listening');
+  return spawnServer(
+    'bin/main.ts',
+    {
+      ROLES: 'api',
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: `bench:${Date.now()}:`,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      DEVCHAIN: 'off',
+      NODE_ENV: 'production',
+      DATABASE_POOL_SIZE: '20',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
+      NONCE_RATE_LIMIT: '100000',
+      LOGIN_RATE_LIMIT: '100000',
+      ...BENCH_WRITE_LIMITS,
+    },
+    'api listening',
+  );
 }

@@ -33,7 +33,11 @@ const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length -
 
 async function timedPost(url: string, body: unknown, bearer?: string): Promise<{ ms: number; status: number }> {
   const t = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return { ms: performance.now() - t, status: res.status };
 }
@@ -47,7 +51,9 @@ async function race(apiBase: string, bareBase: string, tokens: string[], databas
     const orders = await Promise.all(Array.from({ length: 20 }, () => api.createOrder(JSON.parse(orderBody(OWNER)))));
     await indexPlacements(databaseUrl, orders);
     const sets = tokens.map((_, i) => [orders[i % 20].id, orders[(i * 7 + 3) % 20].id].filter((v, j, a) => a.indexOf(v) === j));
-    const answers = await Promise.all(sets.map((ids, i) => timedPost(`${apiBase}/api/exclusive-fill`, { order_ids: ids, reward_destination: OWNER }, tokens[i])));
+    const answers = await Promise.all(
+      sets.map((ids, i) => timedPost(`${apiBase}/api/exclusive-fill`, { order_ids: ids, reward_destination: OWNER }, tokens[i])),
+    );
     for (const a of answers) {
       fill.push(a.ms);
       statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
@@ -60,7 +66,10 @@ async function race(apiBase: string, bareBase: string, tokens: string[], databas
 
 export async function ordersBench(): Promise<void> {
   const makers = Array.from({ length: MAKERS }, () => privateKeyToAccount(generatePrivateKey()));
-  const db = await ordersBenchDatabase('orders', makers.map((m) => m.address));
+  const db = await ordersBenchDatabase(
+    'orders',
+    makers.map((m) => m.address),
+  );
   const api = spawnOrdersApi(db.url);
   const bareSrv = spawnServer('bench/orders/bare-server.ts', {}, 'bare listening');
   try {
@@ -68,7 +77,12 @@ export async function ordersBench(): Promise<void> {
     const apiBase = `http://127.0.0.1:${apiPort}`;
     const bareBase = `http://127.0.0.1:${barePort}`;
     await load(bareBase); // warm-up
-    const warm = await autocannon({ url: `${apiBase}/api/orders`, connections: 8, duration: 2, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: orderBody(OWNER) }) }] });
+    const warm = await autocannon({
+      url: `${apiBase}/api/orders`,
+      connections: 8,
+      duration: 2,
+      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: orderBody(OWNER) }) }],
+    });
     if (warm.non2xx > 0) throw new Error(`order route answered ${warm.non2xx} non-2xx during warm-up`);
     const baseline = await load(bareBase);
     const orders = await load(apiBase);
@@ -76,7 +90,9 @@ export async function ordersBench(): Promise<void> {
       `${name.padEnd(22)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${String(r.p99).padStart(4)} ms   non-2xx ${r.non2xx}  errors ${r.errors}`;
     process.stdout.write(`\norder create, ${CONNECTIONS} connections, ${DURATION_S}s each\n`);
     process.stdout.write(`${line('bare express (base)', baseline)}\n${line('POST /api/orders', orders)}\n`);
-    process.stdout.write(`ratio orders/base: ${(orders.rps / baseline.rps).toFixed(3)}   p99 ratio: ${(orders.p99 / Math.max(1, baseline.p99)).toFixed(2)}   targets: >= 0.40, p99 <= 2.5x\n`);
+    process.stdout.write(
+      `ratio orders/base: ${(orders.rps / baseline.rps).toFixed(3)}   p99 ratio: ${(orders.p99 / Math.max(1, baseline.p99)).toFixed(2)}   targets: >= 0.40, p99 <= 2.5x\n`,
+    );
 
     const client = new RfqClient(apiBase);
     const tokens: string[] = [];
@@ -84,7 +100,9 @@ export async function ordersBench(): Promise<void> {
     const r = await race(apiBase, bareBase, tokens, db.url);
     process.stdout.write(`\nexclusive-fill create, ${MAKERS} makers at once over 20 overlapping orders, ${ROUNDS} rounds\n`);
     process.stdout.write(`answers: ${[...r.statuses].map(([s, n]) => `${s} x${n}`).join(', ')}\n`);
-    process.stdout.write(`p99 POST /api/exclusive-fill ${r.fillP99.toFixed(1)} ms   bare route p99 ${r.bareP99.toFixed(1)} ms   ratio ${(r.fillP99 / r.bareP99).toFixed(2)}\n`);
+    process.stdout.write(
+      `p99 POST /api/exclusive-fill ${r.fillP99.toFixed(1)} ms   bare route p99 ${r.bareP99.toFixed(1)} ms   ratio ${(r.fillP99 / r.bareP99).toFixed(2)}\n`,
+    );
   } finally {
     api.child.kill('SIGTERM');
     bareSrv.child.kill('SIGTERM');

@@ -38,7 +38,13 @@ export async function fanout(): Promise<void> {
   const db = await benchDatabase('fanout');
   const ds = createDataSource({ url: db.url, poolSize: 1 });
   await ds.initialize();
-  await new RegistryService(ds).upsertNetwork({ chain_id: 31337, name: 'Bench', rpc_urls: ['http://127.0.0.1:8545'], contracts: { mothership: PAIR, opshuns_core: PAIR }, tokens: [] });
+  await new RegistryService(ds).upsertNetwork({
+    chain_id: 31337,
+    name: 'Bench',
+    rpc_urls: ['http://127.0.0.1:8545'],
+    contracts: { mothership: PAIR, opshuns_core: PAIR },
+    tokens: [],
+  });
   await ds.destroy();
   const { child, port: listening } = spawnServer(
     'bin/main.ts',
@@ -81,7 +87,17 @@ export async function fanout(): Promise<void> {
       taker_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       polarity: 'b_is_buy',
       expires_in: 300,
-      intents: [{ pair6909_contract: PAIR, option_type: 'call', structure: 0, start_exercise_timestamp: 0, expiry_timestamp: expiry, strike_wad: '3000000000000000000000', amount: '1000000000000000000' }],
+      intents: [
+        {
+          pair6909_contract: PAIR,
+          option_type: 'call',
+          structure: 0,
+          start_exercise_timestamp: 0,
+          expiry_timestamp: expiry,
+          strike_wad: '3000000000000000000000',
+          amount: '1000000000000000000',
+        },
+      ],
     };
     const latencies: number[] = [];
     const fromSent: number[] = [];
@@ -103,8 +119,11 @@ export async function fanout(): Promise<void> {
       }
       await new Promise((r) => setTimeout(r, 20));
     }
-    process.stdout.write(`\nfan-out: ${MAKERS} joined makers, ${QUOTES} quotes, ${latencies.length} deliveries (${complete}/${QUOTES} quotes reached every maker)\n`);
-    const line = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms   max ${percentile(xs, 100).toFixed(1)} ms`;
+    process.stdout.write(
+      `\nfan-out: ${MAKERS} joined makers, ${QUOTES} quotes, ${latencies.length} deliveries (${complete}/${QUOTES} quotes reached every maker)\n`,
+    );
+    const line = (xs: number[]) =>
+      `p50 ${percentile(xs, 50).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms   max ${percentile(xs, 100).toFixed(1)} ms`;
     process.stdout.write(`201 -> rfq_request   ${line(latencies)}   target p99 < 15 ms (${beforeAnswer} deliveries arrived before the 201 was read)\n`);
     process.stdout.write(`sent -> rfq_request  ${line(fromSent)}   target p99 < 40 ms\n`);
   } finally {

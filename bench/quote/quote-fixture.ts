@@ -53,16 +53,20 @@ export async function quoteBenchDatabase(tag: string): Promise<{ url: string; dr
 
 /** One API process (production mode, no devchain) on that database. */
 export function spawnQuoteApi(databaseUrl: string) {
-  return spawnServer('bin/main.ts', {
-    ROLES: 'api',
-    PORT: '0',
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: `bench:${Date.now()}:`,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    DEVCHAIN: 'off',
-    NODE_ENV: 'production',
-    DATABASE_POOL_SIZE: '20',
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    ...BENCH_WRITE_LIMITS,
-  }, 'api listening');
+  return spawnServer(
+    'bin/main.ts',
+    {
+      ROLES: 'api',
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: `bench:${Date.now()}:`,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      DEVCHAIN: 'off',
+      NODE_ENV: 'production',
+      DATABASE_POOL_SIZE: '20',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ...BENCH_WRITE_LIMITS,
+    },
+    'api listening',
+  );
 }

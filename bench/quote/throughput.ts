@@ -27,9 +27,16 @@ export async function quoteThroughput(): Promise<void> {
   try {
     const [apiPort, barePort] = await Promise.all([api.port, bare.port]);
     await load(`http://127.0.0.1:${barePort}/api/quote`, body); // warm-up both
-    const warm = await autocannon({ url: `http://127.0.0.1:${apiPort}/api/quote`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 8, duration: 2 });
+    const warm = await autocannon({
+      url: `http://127.0.0.1:${apiPort}/api/quote`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      connections: 8,
+      duration: 2,
+    });
     if (warm.non2xx > 0) throw new Error(`quote route answered ${warm.non2xx} non-2xx during warm-up`);
-    const budget = CpuBudget.standard({ 'bare server': bare.child.pid, 'api': api.child.pid });
+    const budget = CpuBudget.standard({ 'bare server': bare.child.pid, api: api.child.pid });
     budget.begin();
     const baseline = await load(`http://127.0.0.1:${barePort}/api/quote`, body);
     const baseCpu = budget.end();
@@ -51,7 +58,9 @@ export async function quoteThroughput(): Promise<void> {
     process.stdout.write(`CPU per request, quote: ${perRequest(quoteCpu, quotes)}; total ${total(quoteCpu, quotes)} µs\n`);
     const ratio = quotes.rps / baseline.rps;
     const p99Ratio = quotes.p99 / baseline.p99;
-    process.stdout.write(`ratio quote/base: ${ratio.toFixed(3)} (target >= 0.40: ${ratio >= 0.4 ? 'met' : 'MISSED'})   p99 quote/base: ${p99Ratio.toFixed(2)} (target <= 2.5: ${p99Ratio <= 2.5 ? 'met' : 'MISSED'})\n`);
+    process.stdout.write(
+      `ratio quote/base: ${ratio.toFixed(3)} (target >= 0.40: ${ratio >= 0.4 ? 'met' : 'MISSED'})   p99 quote/base: ${p99Ratio.toFixed(2)} (target <= 2.5: ${p99Ratio <= 2.5 ? 'met' : 'MISSED'})\n`,
+    );
   } finally {
     api.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');

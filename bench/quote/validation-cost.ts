@@ -60,7 +60,9 @@ export async function validationCost(): Promise<void> {
     process.stdout.write(`\nvalidation cost, butterfly body, ${CONNECTIONS} connections for ${DURATION_S}s (${r.requests.total} creates)\n`);
     process.stdout.write(`parse of the body (CPU, JSON.parse excluded) ${parse.toFixed(1).padStart(8)} us\n`);
     process.stdout.write(`API process CPU per create          ${create.toFixed(1).padStart(8)} us\n`);
-    process.stdout.write(`share of create spent validating     ${((100 * parse) / create).toFixed(2).padStart(8)} %   (a hand fast path pays only above 5 %)\n`);
+    process.stdout.write(
+      `share of create spent validating     ${((100 * parse) / create).toFixed(2).padStart(8)} %   (a hand fast path pays only above 5 %)\n`,
+    );
   } finally {
     api.child.kill('SIGTERM');
     await new Promise((resolve) => api.child.once('exit', resolve));

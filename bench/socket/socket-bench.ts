@@ -117,7 +117,13 @@ interface Server {
 function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
   const child = fork(path.join(__dirname, 'socket-server-child.ts'), [], {
     env,
-    execArgv: ['--expose-gc', '--import', 'tsx', ...(process.env.BENCH_SERVER_FLAGS ? process.env.BENCH_SERVER_FLAGS.split(' ') : []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    execArgv: [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_SERVER_FLAGS ? process.env.BENCH_SERVER_FLAGS.split(' ') : []),
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const queues = new Map<string, ((m: unknown) => void)[]>();
@@ -210,7 +216,10 @@ async function main(): Promise<void> {
   const connections = Math.min(WANTED, serverFds - FD_RESERVE);
   const limits = `replica open-file limit ${serverFds} (hard ${execSync('ulimit -Hn', { shell: '/bin/sh' }).toString().trim()}), fs.file-max ${readFileSync('/proc/sys/fs/file-max', 'utf8').trim()}, ephemeral ports per source address ${ephemeralPorts()}`;
   process.stdout.write(`${limits}\n`);
-  if (connections < WANTED) process.stdout.write(`note: one replica process can hold at most ${connections} sockets under its open-file limit; running ${connections} connections instead of ${WANTED}\n`);
+  if (connections < WANTED)
+    process.stdout.write(
+      `note: one replica process can hold at most ${connections} sockets under its open-file limit; running ${connections} connections instead of ${WANTED}\n`,
+    );
   const perProcess = Math.min(PER_CLIENT_PROCESS, openFileLimit('self') - FD_RESERVE, ephemeralPorts() - 1000);
   const inParent = Math.min(FANOUT, connections);
   const shares: number[] = [];
@@ -363,9 +372,19 @@ async function main(): Promise<void> {
         max: fmt(serverMs[serverMs.length - 1]),
         over_25ms: `${serverMs.filter((v) => v >= 25).length}/${serverMs.length}`,
       },
-      client_received_ms: { p50: fmt(percentile(sorted, 50)), p90: fmt(percentile(sorted, 90)), p99: fmt(percentile(sorted, 99)), max: fmt(sorted[sorted.length - 1]) },
+      client_received_ms: {
+        p50: fmt(percentile(sorted, 50)),
+        p90: fmt(percentile(sorted, 90)),
+        p99: fmt(percentile(sorted, 99)),
+        max: fmt(sorted[sorted.length - 1]),
+      },
       client_last_subscriber_ms: { p50: fmt(percentile(whole, 50)), p99: fmt(percentile(whole, 99)) },
-      publish_call_ms_p50: fmt(percentile([...publishMs].sort((a, b) => a - b), 50)),
+      publish_call_ms_p50: fmt(
+        percentile(
+          [...publishMs].sort((a, b) => a - b),
+          50,
+        ),
+      ),
       load_average_at_fanout: loadAtFanout,
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

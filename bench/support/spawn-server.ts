@@ -14,7 +14,11 @@ export function spawnServer(script: string, env: Record<string, string>, readyMs
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     cwd: ROOT,
     // Benches run on their own loopback nodes with DEVCHAIN=off: the development signer must be named there.
-    env: { PATH: process.env.PATH ?? '', ...(env.DEVCHAIN === 'off' && !env.SERVICE_SIGNER_KEY ? { SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY } : {}), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...(env.DEVCHAIN === 'off' && !env.SERVICE_SIGNER_KEY ? { SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = new Promise<number>((resolve, reject) => {

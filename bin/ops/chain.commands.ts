@@ -7,7 +7,8 @@ export const chainCommands: OpsCommand[] = [
   {
     name: 'chain:deploy',
     usage: 'chain:deploy --rpc-url URL',
-    summary: 'deploy the reference contracts to a Hardhat node (chain 31337), register SERVICE_SIGNER_KEY\'s address as a service signer, and register the chain under that URL',
+    summary:
+      "deploy the reference contracts to a Hardhat node (chain 31337), register SERVICE_SIGNER_KEY's address as a service signer, and register the chain under that URL",
     async run(ctx, args) {
       const rpcUrl = requireFlag(args, 'rpc-url');
       try {
@@ -28,9 +29,7 @@ export const chainCommands: OpsCommand[] = [
       // Deployment is deterministic (fixed deployer and nonces): a node that already holds this
       // build is only registered again, so the command is safe to repeat.
       const expected = expectedAddresses();
-      const addresses = (await hasReferenceContracts(rpcUrl, expected))
-        ? expected
-        : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });
+      const addresses = (await hasReferenceContracts(rpcUrl, expected)) ? expected : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });
       await ensureServiceSigner({ rpcUrl, mothership: addresses.mothership, signer });
       const registry = new RegistryService(ctx.db);
       ctx.print(await registry.upsertNetwork(devchainNetwork(rpcUrl, addresses)));

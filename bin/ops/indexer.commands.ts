@@ -4,7 +4,8 @@ import { requireFlag, UsageError, type ParsedArgs, type OpsCommand } from './com
 /** A flag that must be a whole number in [min, max]. */
 function intFlag(args: ParsedArgs, name: string, min: number, max: number): number {
   const raw = requireFlag(args, name);
-  if (!/^[0-9]{1,16}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${raw}`);
+  if (!/^[0-9]{1,16}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${raw}`);
   return Number(raw);
 }
 

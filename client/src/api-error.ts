@@ -11,7 +11,12 @@ export class ApiError extends Error {
   readonly details: ErrorBody['details'];
   readonly requestId: string;
 
-  constructor(readonly method: string, readonly path: string, status: number, body: ErrorBody) {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    status: number,
+    body: ErrorBody,
+  ) {
     super(`${method} ${path} -> ${status} ${body.code}: ${body.error}`);
     this.name = 'ApiError';
     this.status = status;

@@ -39,7 +39,13 @@ export function brokeredRequest(
   mothership: `0x${string}`,
   opts: { fillAuthority?: `0x${string}` } = {},
 ): DutchRequestJson {
-  return { ...r, maker_address_hash: directionsHash(directions), required_authority: opts.fillAuthority ?? zeroAddress, required_dutch_authority: mothership, referrer: zeroAddress };
+  return {
+    ...r,
+    maker_address_hash: directionsHash(directions),
+    required_authority: opts.fillAuthority ?? zeroAddress,
+    required_dutch_authority: mothership,
+    referrer: zeroAddress,
+  };
 }
 
 /** The taker's EIP-712 signature of a Dutch request (domain DutchFill, version 1, the chain's mothership). */
@@ -71,11 +77,5 @@ export function dutchFillArgs(p: { dutch_request: DutchRequestJson; taker_signat
     notBefore: p.award.not_before,
     exclusiveEnd: p.award.exclusive_end,
   };
-  return [
-    parseDutchRequest(p.dutch_request, { now: 0 }),
-    p.taker_signature as Hex,
-    p.directions,
-    award,
-    p.award.signature as Hex,
-  ] as const;
+  return [parseDutchRequest(p.dutch_request, { now: 0 }), p.taker_signature as Hex, p.directions, award, p.award.signature as Hex] as const;
 }

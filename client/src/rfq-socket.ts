@@ -113,7 +113,11 @@ export class RfqSocket {
       },
       leave: () =>
         new Promise<void>((resolve) => {
-          channel.leave().receive('ok', () => resolve()).receive('timeout', () => resolve()).receive('error', () => resolve());
+          channel
+            .leave()
+            .receive('ok', () => resolve())
+            .receive('timeout', () => resolve())
+            .receive('error', () => resolve());
         }),
     };
 

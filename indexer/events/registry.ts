@@ -43,7 +43,12 @@ const loanEvent = (
 });
 
 /** A change of a loan's state by one of its events. */
-const loanChange = (market: Hex, loanId: bigint, at: RowPosition, c: Pick<LoanChange, 'collateral_amount' | 'principal_outstanding' | 'interest_paid' | 'state'>): ProjectedRow => ({
+const loanChange = (
+  market: Hex,
+  loanId: bigint,
+  at: RowPosition,
+  c: Pick<LoanChange, 'collateral_amount' | 'principal_outstanding' | 'interest_paid' | 'state'>,
+): ProjectedRow => ({
   table: 'indexer_loans',
   row: {
     change: {
@@ -106,7 +111,13 @@ export const INDEXED_EVENTS = registry({
     decode(log) {
       expectShape(log, 4, 2, 'Transfer');
       const t = log.topics;
-      return { caller: wordAddress(word(log.data, 0)), sender: topicAddress(t[1]), receiver: topicAddress(t[2]), id: uint(t[3]), amount: uint(word(log.data, 1)) };
+      return {
+        caller: wordAddress(word(log.data, 0)),
+        sender: topicAddress(t[1]),
+        receiver: topicAddress(t[2]),
+        id: uint(t[3]),
+        amount: uint(word(log.data, 1)),
+      };
     },
     project(log, at) {
       const pair = log.meta.address;
@@ -126,11 +137,19 @@ export const INDEXED_EVENTS = registry({
         },
       ];
       // The zero address holds nothing: a mint only credits, a burn only debits.
-      if (log.sender !== ZERO_ADDRESS) rows.push({ table: 'indexer_balances', row: { holder: log.sender, pair, option_id: id, delta: -log.amount, block: at.block_number } });
-      if (log.receiver !== ZERO_ADDRESS) rows.push({ table: 'indexer_balances', row: { holder: log.receiver, pair, option_id: id, delta: log.amount, block: at.block_number } });
+      if (log.sender !== ZERO_ADDRESS)
+        rows.push({ table: 'indexer_balances', row: { holder: log.sender, pair, option_id: id, delta: -log.amount, block: at.block_number } });
+      if (log.receiver !== ZERO_ADDRESS)
+        rows.push({ table: 'indexer_balances', row: { holder: log.receiver, pair, option_id: id, delta: log.amount, block: at.block_number } });
       rows.push(
-        { table: 'indexer_clob_activity', row: { ...noOrder, ...at, pair, kind: 'transfer', option_id: id, amount: log.amount.toString(), account: log.sender, counterparty: log.receiver } },
-        { table: 'indexer_clob_series', row: { pair, option_id: id, block: at.block_number, oi_delta: openInterestDelta(log.sender, log.receiver, log.amount), placed: 0, transfer: 1 } },
+        {
+          table: 'indexer_clob_activity',
+          row: { ...noOrder, ...at, pair, kind: 'transfer', option_id: id, amount: log.amount.toString(), account: log.sender, counterparty: log.receiver },
+        },
+        {
+          table: 'indexer_clob_series',
+          row: { pair, option_id: id, block: at.block_number, oi_delta: openInterestDelta(log.sender, log.receiver, log.amount), placed: 0, transfer: 1 },
+        },
       );
       return rows;
     },
@@ -187,7 +206,10 @@ export const INDEXED_EVENTS = registry({
           counterparty: null,
         },
       },
-      { table: 'indexer_clob_series', row: { pair: log.meta.address, option_id: log.id.toString(), block: at.block_number, oi_delta: 0n, placed: 1, transfer: 0 } },
+      {
+        table: 'indexer_clob_series',
+        row: { pair: log.meta.address, option_id: log.id.toString(), block: at.block_number, oi_delta: 0n, placed: 1, transfer: 0 },
+      },
     ],
   }),
 
@@ -244,7 +266,15 @@ export const INDEXED_EVENTS = registry({
       },
       {
         table: 'indexer_clob_daily',
-        row: { pair: log.meta.address, option_id: log.id.toString(), block_timestamp: at.block_timestamp, amount: log.amount, price: log.price, maker: log.owner, taker: log.filler },
+        row: {
+          pair: log.meta.address,
+          option_id: log.id.toString(),
+          block_timestamp: at.block_timestamp,
+          amount: log.amount,
+          price: log.price,
+          maker: log.owner,
+          taker: log.filler,
+        },
       },
     ],
   }),
@@ -262,12 +292,30 @@ export const INDEXED_EVENTS = registry({
       rawEvent(log, at),
       {
         table: 'indexer_orders',
-        row: { change: { pair: log.meta.address, order_id: log.orderId.toString(), remaining: '0', state: 'cancelled', last_block: at.block_number, last_log_index: at.log_index } },
+        row: {
+          change: {
+            pair: log.meta.address,
+            order_id: log.orderId.toString(),
+            remaining: '0',
+            state: 'cancelled',
+            last_block: at.block_number,
+            last_log_index: at.log_index,
+          },
+        },
       },
       {
         table: 'indexer_clob_activity',
         // Series, side and price are the order's: read from the book when the row is written. `amount` is what was left.
-        row: { ...noOrder, ...at, pair: log.meta.address, kind: 'cancelled', order_id: log.orderId.toString(), amount: log.remaining.toString(), remaining: '0', account: log.owner },
+        row: {
+          ...noOrder,
+          ...at,
+          pair: log.meta.address,
+          kind: 'cancelled',
+          order_id: log.orderId.toString(),
+          amount: log.remaining.toString(),
+          remaining: '0',
+          account: log.owner,
+        },
       },
     ],
   }),
@@ -296,7 +344,13 @@ export const INDEXED_EVENTS = registry({
     decode(log) {
       expectShape(log, 4, 2, 'OrderIntentPlaced');
       const t = log.topics;
-      return { orderId: uint(t[1]), intentHash: t[2].toLowerCase() as Hex, owner: topicAddress(t[3]), noncePrefix: uint(word(log.data, 0)), nonce: uint(word(log.data, 1)) };
+      return {
+        orderId: uint(t[1]),
+        intentHash: t[2].toLowerCase() as Hex,
+        owner: topicAddress(t[3]),
+        noncePrefix: uint(word(log.data, 0)),
+        nonce: uint(word(log.data, 1)),
+      };
     },
     project: (log, at) => [
       rawEvent(log, at),
@@ -583,7 +637,12 @@ export const INDEXED_EVENTS = registry({
       return { loanId: uint(log.topics[1]), from: topicAddress(log.topics[2]), amount: uint(word(log.data, 0)), collateral: uint(word(log.data, 1)) };
     },
     project: (log, at) => [
-      loanChange(log.meta.address, log.loanId, at, { collateral_amount: log.collateral.toString(), principal_outstanding: null, interest_paid: '0', state: 'active' }),
+      loanChange(log.meta.address, log.loanId, at, {
+        collateral_amount: log.collateral.toString(),
+        principal_outstanding: null,
+        interest_paid: '0',
+        state: 'active',
+      }),
       loanEvent(log.meta.address, log.loanId, at, {
         kind: 'collateral_added',
         actor: log.from,
@@ -680,7 +739,12 @@ export const INDEXED_EVENTS = registry({
       };
     },
     project: (log, at) => [
-      loanChange(log.meta.address, log.loanId, at, { collateral_amount: '0', principal_outstanding: '0', interest_paid: log.interestRepaid.toString(), state: 'liquidated' }),
+      loanChange(log.meta.address, log.loanId, at, {
+        collateral_amount: '0',
+        principal_outstanding: '0',
+        interest_paid: log.interestRepaid.toString(),
+        state: 'liquidated',
+      }),
       loanEvent(log.meta.address, log.loanId, at, {
         kind: 'liquidated',
         actor: log.liquidator,

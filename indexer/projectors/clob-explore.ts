@@ -105,7 +105,14 @@ export function seriesChanges(): RowCollector<SeriesChange, SeriesDelta[]> {
       } else byKey.set(key, { pair: c.pair, option_id: c.option_id, first_block: c.block, oi: c.oi_delta, placed: c.placed, transfers: c.transfer });
     },
     done: () =>
-      [...byKey.values()].map((s) => ({ pair: s.pair, option_id: s.option_id, first_block: s.first_block, oi_delta: s.oi.toString(), orders_placed: s.placed, transfers: s.transfers })),
+      [...byKey.values()].map((s) => ({
+        pair: s.pair,
+        option_id: s.option_id,
+        first_block: s.first_block,
+        oi_delta: s.oi.toString(),
+        orders_placed: s.placed,
+        transfers: s.transfers,
+      })),
   };
 }
 
@@ -132,7 +139,14 @@ export function dailyRollups(): RowCollector<FillStat, DailyBatch> {
       if (f.taker !== f.maker) trade(f.pair, day, f.taker);
     },
     done: () => ({
-      days: [...days.values()].map((d) => ({ pair: d.pair, day: d.day, option_id: d.option_id, fills: d.fills, volume: d.volume.toString(), premium_volume: d.premium.toString() })),
+      days: [...days.values()].map((d) => ({
+        pair: d.pair,
+        day: d.day,
+        option_id: d.option_id,
+        fills: d.fills,
+        volume: d.volume.toString(),
+        premium_volume: d.premium.toString(),
+      })),
       traders: [...traders.values()],
     }),
   };

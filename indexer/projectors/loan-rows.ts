@@ -120,7 +120,8 @@ export function loanEventsWithParties(): RowCollector<LoanEventRow, LoanEventRow
   return {
     add(row) {
       const key = `${row.market}|${row.loan_id}`;
-      if (row.kind === 'opened') parties.set(key, { borrower: row.borrower, lender: row.lender, collateral_token: row.collateral_token, debt_token: row.debt_token });
+      if (row.kind === 'opened')
+        parties.set(key, { borrower: row.borrower, lender: row.lender, collateral_token: row.collateral_token, debt_token: row.debt_token });
       const known = row.borrower === null ? parties.get(key) : undefined;
       rows.push(known ? { ...row, ...known } : row);
     },

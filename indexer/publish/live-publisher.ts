@@ -115,7 +115,16 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
         const send = transfer
           ? (hash: string) => {
               const t = row as TransferRow;
-              const payload = { chain_id: chainId, clob: pair, caller: t.caller, sender: t.sender, receiver: t.receiver, option_id: t.option_id, amount: t.amount, ...position };
+              const payload = {
+                chain_id: chainId,
+                clob: pair,
+                caller: t.caller,
+                sender: t.sender,
+                receiver: t.receiver,
+                option_id: t.option_id,
+                amount: t.amount,
+                ...position,
+              };
               return events.publish(topics.exploreClobStream(hash), 'explore_clob_transfer', payload, once);
             }
           : (hash: string) => {
@@ -149,7 +158,12 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
       for (const f of fades) {
         await guard('dutch_fade', async () => {
           const status = await fadeStatus(deps.db, f.winner, policy, Date.now());
-          const payload = { quote_id: f.quote_id, chain_id: chainId, exclusive_ends_at: new Date(f.exclusive_ends_at).toISOString(), dutch_fades: { ...status } };
+          const payload = {
+            quote_id: f.quote_id,
+            chain_id: chainId,
+            exclusive_ends_at: new Date(f.exclusive_ends_at).toISOString(),
+            dutch_fades: { ...status },
+          };
           // One fade per quote; a fade undone by a reorg and decided again is the same news.
           await events.publish(topics.rfqMaker(getAddress(f.winner)), 'dutch_fade', payload, { idempotencyKey: `dutch_fade.${f.quote_id}` });
         });

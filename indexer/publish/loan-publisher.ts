@@ -33,7 +33,8 @@ export function createLoanPublisher(deps: { db: DataSource; events: EventPublish
     out.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1]);
     const items = out.map((o) => ({
       block_number: o.order[0],
-      send: (hash: string) => deps.events.publish(topics.exploreLoanStream(hash), 'explore_loan_event', { chain_id: chainId, ...o.payload }, { idempotencyKey: o.key }),
+      send: (hash: string) =>
+        deps.events.publish(topics.exploreLoanStream(hash), 'explore_loan_event', { chain_id: chainId, ...o.payload }, { idempotencyKey: o.key }),
     }));
     await deps.hub.deliver('loan', chainId, LOAN_FEED_SUBJECT, items);
   };

@@ -16,8 +16,9 @@ export function parseSuggestedSpan(message: string): number | null {
   if (comparison) return positive(comparison[1]);
   // A bound next to a range word: "max range: 2000", "limited to a 10,000 block range",
   // "maximum block range: 50000", "at most 1000 blocks", "max is 10k blocks", "distance: 5000".
-  const bound =
-    /(?:range|blocks?|distance|maximum|max|most|exceeds?|limited to(?: a)?|up to(?: a)?|is set to)\W{0,3}(?:is\s+|of\s+)?(\d[\d,.]*k?)\b/i.exec(message);
+  const bound = /(?:range|blocks?|distance|maximum|max|most|exceeds?|limited to(?: a)?|up to(?: a)?|is set to)\W{0,3}(?:is\s+|of\s+)?(\d[\d,.]*k?)\b/i.exec(
+    message,
+  );
   if (bound) {
     const n = positive(bound[1]);
     // One less than the bound fits every reading of it (inclusive or exclusive of the last block).

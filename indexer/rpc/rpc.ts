@@ -2,14 +2,7 @@ import { getHttpRpcClient, type HttpRpcClient } from 'viem/utils';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
 import { backoffDelay, createSemaphore, sleep } from './backoff';
-import {
-  classifyRpcError,
-  errorText,
-  JsonRpcError,
-  RangeTooLargeError,
-  RpcRequestRejectedError,
-  RpcUnavailableError,
-} from './rpc-errors';
+import { classifyRpcError, errorText, JsonRpcError, RangeTooLargeError, RpcRequestRejectedError, RpcUnavailableError } from './rpc-errors';
 import { parseSuggestedSpan } from './log-range';
 
 export type Hex = `0x${string}`;
@@ -151,7 +144,10 @@ export function createRpc(opts: RpcOptions): Rpc {
       }
       return unwrap(res as never);
     } finally {
-      duration?.observe({ chain_id: String(opts.chainId), method: Array.isArray(body) ? `batch:${body[0]?.method}` : body.method }, Number(process.hrtime.bigint() - started) / 1e9);
+      duration?.observe(
+        { chain_id: String(opts.chainId), method: Array.isArray(body) ? `batch:${body[0]?.method}` : body.method },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
     }
   }
 

@@ -32,44 +32,62 @@ export async function writeActivity(m: Queryable, chainId: number, rows: Activit
 
 /** Adds each series the batch touched (keeping its first block) and its open-interest change. */
 export async function writeSeries(m: Queryable, chainId: number, rows: SeriesDelta[]): Promise<void> {
-  await insertMany(m, 'indexer_clob_series', rows, [
-    { name: 'pair', type: 'text' },
-    { name: 'option_id', type: 'numeric' },
-    { name: 'open_interest', type: 'numeric', value: (r) => r.oi_delta },
-    { name: 'orders_placed', type: 'integer' },
-    { name: 'transfers', type: 'integer' },
-    { name: 'first_block', type: 'bigint' },
-  ], {
-    constants: [{ name: 'chain_id', value: chainId, type: 'integer' }],
-    suffix: `ON CONFLICT (chain_id, pair, option_id) DO UPDATE
+  await insertMany(
+    m,
+    'indexer_clob_series',
+    rows,
+    [
+      { name: 'pair', type: 'text' },
+      { name: 'option_id', type: 'numeric' },
+      { name: 'open_interest', type: 'numeric', value: (r) => r.oi_delta },
+      { name: 'orders_placed', type: 'integer' },
+      { name: 'transfers', type: 'integer' },
+      { name: 'first_block', type: 'bigint' },
+    ],
+    {
+      constants: [{ name: 'chain_id', value: chainId, type: 'integer' }],
+      suffix: `ON CONFLICT (chain_id, pair, option_id) DO UPDATE
                SET open_interest = indexer_clob_series.open_interest + EXCLUDED.open_interest,
                    orders_placed = indexer_clob_series.orders_placed + EXCLUDED.orders_placed,
                    transfers = indexer_clob_series.transfers + EXCLUDED.transfers`,
-  });
+    },
+  );
 }
 
 /** Adds a batch's fills to the per-day rollups of series and traders. */
 export async function writeDaily(m: Queryable, chainId: number, batch: DailyBatch): Promise<void> {
   const constants = [{ name: 'chain_id', value: chainId, type: 'integer' }];
-  await insertMany(m, 'indexer_clob_daily', batch.days, [
-    { name: 'pair', type: 'text' },
-    { name: 'day', type: 'date' },
-    { name: 'option_id', type: 'numeric' },
-    { name: 'fills', type: 'integer' },
-    { name: 'volume', type: 'numeric' },
-    { name: 'premium_volume', type: 'numeric' },
-  ], {
-    constants,
-    suffix: `ON CONFLICT (chain_id, pair, day, option_id) DO UPDATE
+  await insertMany(
+    m,
+    'indexer_clob_daily',
+    batch.days,
+    [
+      { name: 'pair', type: 'text' },
+      { name: 'day', type: 'date' },
+      { name: 'option_id', type: 'numeric' },
+      { name: 'fills', type: 'integer' },
+      { name: 'volume', type: 'numeric' },
+      { name: 'premium_volume', type: 'numeric' },
+    ],
+    {
+      constants,
+      suffix: `ON CONFLICT (chain_id, pair, day, option_id) DO UPDATE
                SET fills = indexer_clob_daily.fills + EXCLUDED.fills, volume = indexer_clob_daily.volume + EXCLUDED.volume,
                    premium_volume = indexer_clob_daily.premium_volume + EXCLUDED.premium_volume`,
-  });
-  await insertMany(m, 'indexer_clob_traders', batch.traders, [
-    { name: 'pair', type: 'text' },
-    { name: 'day', type: 'date' },
-    { name: 'trader', type: 'text' },
-    { name: 'fills', type: 'integer' },
-  ], { constants, suffix: `ON CONFLICT (chain_id, pair, day, trader) DO UPDATE SET fills = indexer_clob_traders.fills + EXCLUDED.fills` });
+    },
+  );
+  await insertMany(
+    m,
+    'indexer_clob_traders',
+    batch.traders,
+    [
+      { name: 'pair', type: 'text' },
+      { name: 'day', type: 'date' },
+      { name: 'trader', type: 'text' },
+      { name: 'fills', type: 'integer' },
+    ],
+    { constants, suffix: `ON CONFLICT (chain_id, pair, day, trader) DO UPDATE SET fills = indexer_clob_traders.fills + EXCLUDED.fills` },
+  );
 }
 
 /** Series first seen above `at` go; the others lose the open interest, placements and transfers above `at`. */

@@ -185,7 +185,7 @@ export const DERIVED_TABLES = [
   }),
   projected({
     table: 'indexer_loan_events',
-    holds: 'loan events (opened, collateral in and out, repaid, liquidated) with their loan\'s parties',
+    holds: "loan events (opened, collateral in and out, repaid, liquidated) with their loan's parties",
     collect: loanEventsWithParties,
     write: writeLoanEvents,
     rollback: byHeight('indexer_loan_events', 'block_number'),
@@ -209,7 +209,8 @@ export const DERIVED_TABLES = [
   }),
   projected({
     table: 'indexer_bond_events',
-    holds: 'BondVault deposits, withdrawal requests and withdrawals; the latest per maker and token carries its bond, the latest request or withdrawal what is pending',
+    holds:
+      'BondVault deposits, withdrawal requests and withdrawals; the latest per maker and token carries its bond, the latest request or withdrawal what is pending',
     collect: inChainOrder<BondEventRow>(),
     write: writeBondEvents,
     rollback: byHeight('indexer_bond_events', 'block_number'),
@@ -217,7 +218,7 @@ export const DERIVED_TABLES = [
   // Written by the commit of each batch once its last block's time passed awarded quotes' exclusive ends (shared/dutch, decideExclusiveWindows).
   effect({
     table: 'dutch_exclusive_outcomes',
-    holds: 'awarded Dutch quotes whose exclusive window the chain\'s time passed, and whether their winner faded; keyed by the deciding block',
+    holds: "awarded Dutch quotes whose exclusive window the chain's time passed, and whether their winner faded; keyed by the deciding block",
     rollback: byHeight('dutch_exclusive_outcomes', 'decided_block'),
   }),
 ] as const;

@@ -55,11 +55,13 @@ export class IndexerStore {
   ) {}
 
   async load(chainId: number, contractSet: string): Promise<StoredState> {
-    const cursors = await exec<{ contract_set: string; block_number: string; block_hash: Hex | null; block_timestamp: string | null; start_block: string | null }>(
-      this.ds,
-      `SELECT contract_set, block_number, block_hash, block_timestamp, start_block FROM indexer_cursors WHERE chain_id = $1`,
-      [chainId],
-    );
+    const cursors = await exec<{
+      contract_set: string;
+      block_number: string;
+      block_hash: Hex | null;
+      block_timestamp: string | null;
+      start_block: string | null;
+    }>(this.ds, `SELECT contract_set, block_number, block_hash, block_timestamp, start_block FROM indexer_cursors WHERE chain_id = $1`, [chainId]);
     const mine = cursors.rows.find((c) => c.contract_set === contractSet);
     const stale = cursors.rows.find((c) => c.contract_set !== contractSet);
     const blocks = await exec<{ number: string; hash: Hex; parent_hash: Hex; timestamp: string }>(
@@ -103,10 +105,13 @@ export class IndexerStore {
 
   /** Stores a block as the window's base when the window is empty (a cursor without its header). */
   async saveBase(chainId: number, block: LightBlock): Promise<void> {
-    await this.ds.query(
-      `INSERT INTO indexer_blocks (chain_id, number, hash, parent_hash, timestamp) VALUES ($1,$2,$3,$4,$5) ON CONFLICT DO NOTHING`,
-      [chainId, block.number, block.hash, block.parentHash, block.timestamp],
-    );
+    await this.ds.query(`INSERT INTO indexer_blocks (chain_id, number, hash, parent_hash, timestamp) VALUES ($1,$2,$3,$4,$5) ON CONFLICT DO NOTHING`, [
+      chainId,
+      block.number,
+      block.hash,
+      block.parentHash,
+      block.timestamp,
+    ]);
   }
 
   /**
@@ -187,7 +192,11 @@ export class IndexerStore {
           [chainId, cause.depth, at, ancestor?.hash ?? null, cause.orphanedTip],
         );
       } else {
-        await new ResyncRequestRepository(m).complete(cause.requestIds, { rolled_back_to: at, reopened_quotes: effects.reopened.length, outcome: cause.outcome });
+        await new ResyncRequestRepository(m).complete(cause.requestIds, {
+          rolled_back_to: at,
+          reopened_quotes: effects.reopened.length,
+          outcome: cause.outcome,
+        });
       }
       return effects;
     });
@@ -235,10 +244,16 @@ export class IndexerStore {
   }
 
   private async insertCheckpoints(m: Queryable, chainId: number, hashes: StoredHash[]): Promise<void> {
-    await insertMany(m, 'indexer_checkpoints', hashes, [
-      { name: 'number', type: 'bigint' },
-      { name: 'hash', type: 'text' },
-    ], { constants: [{ name: 'chain_id', value: chainId, type: 'integer' }], suffix: 'ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash' });
+    await insertMany(
+      m,
+      'indexer_checkpoints',
+      hashes,
+      [
+        { name: 'number', type: 'bigint' },
+        { name: 'hash', type: 'text' },
+      ],
+      { constants: [{ name: 'chain_id', value: chainId, type: 'integer' }], suffix: 'ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash' },
+    );
   }
 
   /** Moves the cursor by compare-and-set; `to` null puts it before genesis. */
@@ -253,12 +268,18 @@ export class IndexerStore {
   }
 
   private async insertBlocks(m: Queryable, chainId: number, blocks: LightBlock[]): Promise<void> {
-    await insertMany(m, 'indexer_blocks', blocks, [
-      { name: 'number', type: 'bigint', value: (b) => b.number },
-      { name: 'hash', type: 'text', value: (b) => b.hash },
-      { name: 'parent_hash', type: 'text', value: (b) => b.parentHash },
-      { name: 'timestamp', type: 'bigint', value: (b) => b.timestamp },
-    ], { constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] });
+    await insertMany(
+      m,
+      'indexer_blocks',
+      blocks,
+      [
+        { name: 'number', type: 'bigint', value: (b) => b.number },
+        { name: 'hash', type: 'text', value: (b) => b.hash },
+        { name: 'parent_hash', type: 'text', value: (b) => b.parentHash },
+        { name: 'timestamp', type: 'bigint', value: (b) => b.timestamp },
+      ],
+      { constants: [{ name: 'chain_id', value: chainId, type: 'integer' }] },
+    );
   }
 }
 

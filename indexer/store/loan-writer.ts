@@ -38,15 +38,20 @@ export interface LoanWriteEffects {
   lastBlock: { number: number; hash: Hex; timestamp: number } | null;
 }
 
-
 export async function writePrices(m: Queryable, chainId: number, rows: PriceRow[], effects: LoanWriteEffects): Promise<void> {
-  await insertMany(m, 'indexer_prices', rows, [
-    ...position<PriceRow>(),
-    { name: 'oracle', type: 'text' },
-    { name: 'token', type: 'text' },
-    { name: 'price_wad', type: 'numeric' },
-    { name: 'decimals', type: 'smallint' },
-  ], chainColumn(chainId));
+  await insertMany(
+    m,
+    'indexer_prices',
+    rows,
+    [
+      ...position<PriceRow>(),
+      { name: 'oracle', type: 'text' },
+      { name: 'token', type: 'text' },
+      { name: 'price_wad', type: 'numeric' },
+      { name: 'decimals', type: 'smallint' },
+    ],
+    chainColumn(chainId),
+  );
   for (const r of rows) {
     effects.repricedTokens.add(r.token);
     noteBlock(effects, r);
@@ -54,35 +59,42 @@ export async function writePrices(m: Queryable, chainId: number, rows: PriceRow[
 }
 
 function noteBlock(effects: LoanWriteEffects, r: { block_number: number; block_hash: Hex; block_timestamp: number }): void {
-  if (!effects.lastBlock || r.block_number >= effects.lastBlock.number) effects.lastBlock = { number: r.block_number, hash: r.block_hash, timestamp: r.block_timestamp };
+  if (!effects.lastBlock || r.block_number >= effects.lastBlock.number)
+    effects.lastBlock = { number: r.block_number, hash: r.block_hash, timestamp: r.block_timestamp };
 }
 
 /** Inserts the loans the batch opened, moves older ones to the state it left them in, then recomputes health. */
 export async function writeLoans(m: Queryable, chainId: number, batch: LoanBatch, effects: LoanWriteEffects): Promise<void> {
-  await insertMany(m, 'indexer_loans', batch.opened, [
-    { name: 'loan_id', type: 'numeric' },
-    { name: 'market', type: 'text' },
-    { name: 'borrower', type: 'text' },
-    { name: 'lender', type: 'text' },
-    { name: 'collateral_token', type: 'text' },
-    { name: 'collateral_amount', type: 'numeric' },
-    { name: 'debt_token', type: 'text' },
-    { name: 'principal', type: 'numeric' },
-    { name: 'principal_outstanding', type: 'numeric' },
-    { name: 'interest_paid', type: 'numeric' },
-    { name: 'rate_bps', type: 'integer' },
-    { name: 'threshold_bps', type: 'integer' },
-    { name: 'maturity', type: 'bigint' },
-    { name: 'state', type: 'text' },
-    { name: 'opened_block', type: 'bigint' },
-    { name: 'opened_block_hash', type: 'text' },
-    { name: 'opened_log_index', type: 'integer' },
-    { name: 'opened_at', type: 'bigint' },
-    { name: 'tx_hash', type: 'text' },
-    { name: 'last_block', type: 'bigint' },
-    { name: 'last_log_index', type: 'integer' },
-    { name: 'closed_at', type: 'bigint' },
-  ], chainColumn(chainId));
+  await insertMany(
+    m,
+    'indexer_loans',
+    batch.opened,
+    [
+      { name: 'loan_id', type: 'numeric' },
+      { name: 'market', type: 'text' },
+      { name: 'borrower', type: 'text' },
+      { name: 'lender', type: 'text' },
+      { name: 'collateral_token', type: 'text' },
+      { name: 'collateral_amount', type: 'numeric' },
+      { name: 'debt_token', type: 'text' },
+      { name: 'principal', type: 'numeric' },
+      { name: 'principal_outstanding', type: 'numeric' },
+      { name: 'interest_paid', type: 'numeric' },
+      { name: 'rate_bps', type: 'integer' },
+      { name: 'threshold_bps', type: 'integer' },
+      { name: 'maturity', type: 'bigint' },
+      { name: 'state', type: 'text' },
+      { name: 'opened_block', type: 'bigint' },
+      { name: 'opened_block_hash', type: 'text' },
+      { name: 'opened_log_index', type: 'integer' },
+      { name: 'opened_at', type: 'bigint' },
+      { name: 'tx_hash', type: 'text' },
+      { name: 'last_block', type: 'bigint' },
+      { name: 'last_log_index', type: 'integer' },
+      { name: 'closed_at', type: 'bigint' },
+    ],
+    chainColumn(chainId),
+  );
   const u = batch.updates;
   if (u.length > 0) {
     await m.query(

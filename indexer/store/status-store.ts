@@ -32,7 +32,19 @@ export class StatusStore {
          cursor = EXCLUDED.cursor, cursor_timestamp = EXCLUDED.cursor_timestamp, rpc_ok = EXCLUDED.rpc_ok,
          last_error = EXCLUDED.last_error, last_synced_at = EXCLUDED.last_synced_at, error_code = EXCLUDED.error_code,
          action = EXCLUDED.action, heartbeat_at = now()`,
-      [s.chain_id, s.state, s.head, s.head_timestamp, s.cursor, s.cursor_timestamp, s.rpc_ok, s.last_error?.slice(0, 2000) ?? null, s.last_synced_at, s.error_code, s.action],
+      [
+        s.chain_id,
+        s.state,
+        s.head,
+        s.head_timestamp,
+        s.cursor,
+        s.cursor_timestamp,
+        s.rpc_ok,
+        s.last_error?.slice(0, 2000) ?? null,
+        s.last_synced_at,
+        s.error_code,
+        s.action,
+      ],
     );
   }
 }

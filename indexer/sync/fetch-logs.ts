@@ -49,7 +49,13 @@ export async function fetchRangeLogs(
   }
   if (created.length === 0) return { logs, created: [] };
   const since = Math.min(...created.map((c) => c.block));
-  const children = await logsOf(rpc, created.map((c) => c.pair as Hex), since, to, opts);
+  const children = await logsOf(
+    rpc,
+    created.map((c) => c.pair as Hex),
+    since,
+    to,
+    opts,
+  );
   return { logs: [...logs, ...children].sort(byPosition), created: created.map((c) => c.pair) };
 }
 
@@ -77,7 +83,7 @@ export async function fetchAdaptive(
     const known = new Set(pairs);
     const logs: RpcLog[] = [];
     const created: string[] = [];
-    for (let a = from; a <= to; ) {
+    for (let a = from; a <= to;) {
       const b = Math.min(to, a + Math.max(1, Math.min(sizer.span, to - from)) - 1);
       const part = await fetchAdaptive(rpc, sources, known, a, b, sizer, opts);
       for (const log of part.logs) logs.push(log);

@@ -73,7 +73,8 @@ async function fetchBatch(args: HistoricalSyncArgs, from: number, to: number, pa
   assertLogsMatchHeaders(logs, headers);
   const dense = denseNumbers.map((n) => headers.get(n)!);
   for (let i = 1; i < dense.length; i++) {
-    if (dense[i].parentHash !== dense[i - 1].hash) throw new ChainInconsistencyError(`fetched blocks ${dense[i - 1].number} and ${dense[i].number} do not link`);
+    if (dense[i].parentHash !== dense[i - 1].hash)
+      throw new ChainInconsistencyError(`fetched blocks ${dense[i - 1].number} and ${dense[i].number} do not link`);
   }
   const parent = headers.get(from - 1) ?? null;
   if (dense.length > 0 && dense[0].number === from && parent && dense[0].parentHash !== parent.hash) {

@@ -63,8 +63,14 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     metrics: deps.metrics,
   });
   const [wsUrl] = wsUrls(network.rpc_urls);
-  const heads: HeadSignal = wsUrl ? subscribeNewHeads(wsUrl, logger, { backoffMs: config.INDEXER_RPC_BACKOFF_MS, backoffMaxMs: config.INDEXER_RPC_BACKOFF_MAX_MS }) : pollOnly;
-  const sizer = createRangeSizer({ initial: config.INDEXER_INITIAL_BLOCK_RANGE, max: config.INDEXER_MAX_BLOCK_RANGE, targetLogs: config.INDEXER_TARGET_LOGS_PER_RANGE });
+  const heads: HeadSignal = wsUrl
+    ? subscribeNewHeads(wsUrl, logger, { backoffMs: config.INDEXER_RPC_BACKOFF_MS, backoffMaxMs: config.INDEXER_RPC_BACKOFF_MAX_MS })
+    : pollOnly;
+  const sizer = createRangeSizer({
+    initial: config.INDEXER_INITIAL_BLOCK_RANGE,
+    max: config.INDEXER_MAX_BLOCK_RANGE,
+    targetLogs: config.INDEXER_TARGET_LOGS_PER_RANGE,
+  });
   const status = new StatusReporter(deps.statusStore, chainId, config.INDEXER_HEARTBEAT_MS, logger);
   const reorgWindow = reorgWindowFor(chainId, config);
   const labels = { chain_id: String(chainId) };
@@ -84,7 +90,14 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     if (ev.type === 'block') {
       const changes = handleLogs(ev.logs, ev.timestamps);
       const to = ev.blocks[ev.blocks.length - 1];
-      const { filled, crossings, fades } = await deps.store.commit({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, cursor: to, changes, window: { append: ev.blocks } });
+      const { filled, crossings, fades } = await deps.store.commit({
+        chainId,
+        contractSet: ctx.sources.contractSet,
+        expected: ctx.cursor,
+        cursor: to,
+        changes,
+        window: { append: ev.blocks },
+      });
       ctx.chain.append(ev.blocks);
       for (const p of ev.created) ctx.sources.pairs.add(p);
       advanced(ctx, to);
@@ -191,7 +204,10 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         trimBelow,
         pruneBelow: keepFrom,
       });
-      logger.debug({ from: batch.from, to: batch.to, logs: batch.logs.length, fetch_ms: batch.fetchMs, write_ms: Date.now() - started }, 'backfill range written');
+      logger.debug(
+        { from: batch.from, to: batch.to, logs: batch.logs.length, fetch_ms: batch.fetchMs, write_ms: Date.now() - started },
+        'backfill range written',
+      );
       if (continues) ctx.chain.append(dense);
       else ctx.chain.resetTo(kept);
       ctx.chain.finalizeTo(trimBelow);
@@ -288,7 +304,10 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         failures++;
         const text = failed(err, { rpc_ok: err instanceof RpcFailureError ? false : status.current.rpc_ok });
         logger.warn({ err: text, kind: (err as Error).name, failures }, 'indexer step failed; retrying');
-        await sleep(backoffDelay(failures - 1, Math.max(config.INDEXER_RPC_BACKOFF_MS, 50), Math.max(config.INDEXER_RPC_BACKOFF_MAX_MS, config.INDEXER_POLL_INTERVAL_MS)), abort.signal);
+        await sleep(
+          backoffDelay(failures - 1, Math.max(config.INDEXER_RPC_BACKOFF_MS, 50), Math.max(config.INDEXER_RPC_BACKOFF_MAX_MS, config.INDEXER_POLL_INTERVAL_MS)),
+          abort.signal,
+        );
       }
     }
     await status.stop();

@@ -83,7 +83,10 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
     const result = await findCommonAncestor({
       rpc,
       storedBelow: async (below, limit) => {
-        const fromWindow = window.filter((b) => b.number < below).reverse().slice(0, limit);
+        const fromWindow = window
+          .filter((b) => b.number < below)
+          .reverse()
+          .slice(0, limit);
         if (fromWindow.length === limit) return fromWindow;
         const lowest = fromWindow.length > 0 ? fromWindow[fromWindow.length - 1].number : Math.min(below, chain.base!.number);
         return [...fromWindow, ...(await args.checkpointsBelow(lowest, limit - fromWindow.length))];

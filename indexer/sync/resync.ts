@@ -4,8 +4,7 @@ import type { IndexerStore } from '../store/indexer-store';
 
 /** What a tailer does for the pending resync requests of its network. */
 export type ResyncPlan =
-  | { kind: 'rollback'; requestIds: number[]; ancestor: LightBlock | null; fromBlock: number }
-  | { kind: 'nothing'; requestIds: number[]; fromBlock: number };
+  { kind: 'rollback'; requestIds: number[]; ancestor: LightBlock | null; fromBlock: number } | { kind: 'nothing'; requestIds: number[]; fromBlock: number };
 
 /**
  * Reads an operator's pending resync requests for `chainId` (`ops indexer:resync`) and decides

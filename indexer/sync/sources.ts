@@ -32,7 +32,13 @@ function firstAddress(contracts: Record<string, string>, keys: readonly string[]
 export function sourcesFor(
   chainId: number,
   contracts: Record<string, string>,
-  keys: { factory: readonly string[]; mothership: readonly string[]; bondVault?: readonly string[]; lendingMarket?: readonly string[]; priceOracle?: readonly string[] },
+  keys: {
+    factory: readonly string[];
+    mothership: readonly string[];
+    bondVault?: readonly string[];
+    lendingMarket?: readonly string[];
+    priceOracle?: readonly string[];
+  },
   pairs: Iterable<string> = [],
 ): Sources {
   const factory = firstAddress(contracts, keys.factory);

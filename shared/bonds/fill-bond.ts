@@ -18,7 +18,12 @@ export interface IndexedBond {
  * latest event carries, and the pending amount of its latest request unless a withdrawal came
  * after it. Absent tokens hold nothing.
  */
-export async function indexedBonds(db: Pick<DataSource, 'query'>, chainId: number, maker: string, tokens: readonly string[]): Promise<Map<string, IndexedBond>> {
+export async function indexedBonds(
+  db: Pick<DataSource, 'query'>,
+  chainId: number,
+  maker: string,
+  tokens: readonly string[],
+): Promise<Map<string, IndexedBond>> {
   const rows: { token: string; balance: string; pending: string }[] = await db.query(
     `SELECT t.token, COALESCE(b.balance, 0)::text AS balance,
             (CASE WHEN p.kind = 'request' THEN p.amount ELSE 0 END)::text AS pending
@@ -55,7 +60,10 @@ export class FillBondCheck {
   /** `symbols`: the chain's token symbols by address (a token without one is named by its address). */
   async check(chainId: number, maker: Address, premiumTokens: readonly string[], symbols: ReadonlyMap<string, string>): Promise<FillBondRequirements> {
     const tokens = [...new Set(premiumTokens.map((t) => getAddress(t)))];
-    const [{ tokens: minimums }, bonds] = await Promise.all([this.deps.registry.bondRequirements(), indexedBonds(this.deps.db, chainId, getAddress(maker), tokens)]);
+    const [{ tokens: minimums }, bonds] = await Promise.all([
+      this.deps.registry.bondRequirements(),
+      indexedBonds(this.deps.db, chainId, getAddress(maker), tokens),
+    ]);
     const missing = tokens.filter((t) => !Object.prototype.hasOwnProperty.call(minimums, symbols.get(t) ?? t));
     if (missing.length > 0) {
       const names = missing.map((t) => `${symbols.get(t) ?? t} (${t})`).join(', ');
@@ -78,9 +86,14 @@ export class FillBondCheck {
       }
     }
     if (short.length > 0) {
-      throw new ForbiddenError(`insufficient fill bond: ${short.join('; ')}; deposit into the BondVault and retry once indexed`, 'insufficient_fill_bond', undefined, {
-        fill_bond_requirements: out,
-      });
+      throw new ForbiddenError(
+        `insufficient fill bond: ${short.join('; ')}; deposit into the BondVault and retry once indexed`,
+        'insufficient_fill_bond',
+        undefined,
+        {
+          fill_bond_requirements: out,
+        },
+      );
     }
     return out;
   }

@@ -18,9 +18,7 @@ export const dutchFilledEvent = parseAbiItem(
 /** Mothership: the owner changed the Dutch sniping override. */
 export const dutchOverrideBpsSetEvent = parseAbiItem('event DutchOverrideBpsSet(uint256 bps)');
 /** PairFactory: a new pair (CLOB) exists. */
-export const pairCreatedEvent = parseAbiItem(
-  'event PairCreated(address indexed pair, address token0, address token1, address premiumToken)',
-);
+export const pairCreatedEvent = parseAbiItem('event PairCreated(address indexed pair, address token0, address token1, address premiumToken)');
 /** OptionPair: ERC-6909 transfer; sender 0 is a mint. */
 export const transferEvent = parseAbiItem(
   'event Transfer(address caller, address indexed sender, address indexed receiver, uint256 indexed id, uint256 amount)',
@@ -28,9 +26,7 @@ export const transferEvent = parseAbiItem(
 /** OptionPair: ERC-6909 operator approval. */
 export const operatorSetEvent = parseAbiItem('event OperatorSet(address indexed owner, address indexed spender, bool approved)');
 /** OptionPair: ERC-6909 per-id allowance. */
-export const approvalEvent = parseAbiItem(
-  'event Approval(address indexed owner, address indexed spender, uint256 indexed id, uint256 amount)',
-);
+export const approvalEvent = parseAbiItem('event Approval(address indexed owner, address indexed spender, uint256 indexed id, uint256 amount)');
 /** OptionPair: an order entered the book. */
 export const orderPlacedEvent = parseAbiItem(
   'event OrderPlaced(uint256 indexed orderId, address indexed owner, uint256 indexed id, bool isBuy, uint256 price, uint256 amount)',
@@ -40,9 +36,7 @@ export const orderFilledEvent = parseAbiItem(
   'event OrderFilled(uint256 indexed orderId, address indexed owner, address indexed filler, uint256 id, uint256 amount, uint256 price, uint256 remaining)',
 );
 /** OptionPair: an order left the book; `remaining` was unfilled. */
-export const orderCancelledEvent = parseAbiItem(
-  'event OrderCancelled(uint256 indexed orderId, address indexed owner, uint256 remaining)',
-);
+export const orderCancelledEvent = parseAbiItem('event OrderCancelled(uint256 indexed orderId, address indexed owner, uint256 remaining)');
 /** OptionPair: the owner placed an API-recorded order; `orderId` is its book order. */
 export const orderIntentPlacedEvent = parseAbiItem(
   'event OrderIntentPlaced(uint256 indexed orderId, bytes32 indexed intentHash, address indexed owner, uint64 noncePrefix, uint256 nonce)',
@@ -52,13 +46,9 @@ export const exclusiveFillUsedEvent = parseAbiItem(
   'event ExclusiveFillUsed(bytes32 indexed exclusiveFillId, address indexed maker, address indexed rewardDestination, bytes32 intentDataHash, uint256 rewardPerUnit, uint256 totalReward)',
 );
 /** BondVault: a maker added bond; `balance` is the new total. */
-export const bondDepositedEvent = parseAbiItem(
-  'event BondDeposited(address indexed maker, address indexed token, uint256 amount, uint256 balance)',
-);
+export const bondDepositedEvent = parseAbiItem('event BondDeposited(address indexed maker, address indexed token, uint256 amount, uint256 balance)');
 /** BondVault: a maker took bond out; `balance` is the new total. */
-export const bondWithdrawnEvent = parseAbiItem(
-  'event BondWithdrawn(address indexed maker, address indexed token, uint256 amount, uint256 balance)',
-);
+export const bondWithdrawnEvent = parseAbiItem('event BondWithdrawn(address indexed maker, address indexed token, uint256 amount, uint256 balance)');
 /** BondVault: a maker asked to take `amount` out (the whole pending amount; 0 cancels), withdrawable at `withdrawableAt`; `balance` is unchanged. */
 export const bondWithdrawalRequestedEvent = parseAbiItem(
   'event BondWithdrawalRequested(address indexed maker, address indexed token, uint256 amount, uint256 balance, uint256 withdrawableAt)',
@@ -247,9 +237,7 @@ export const loanOpenedEvent = parseAbiItem(
   'event LoanOpened(uint256 indexed loanId, address indexed borrower, address indexed lender, address collateralToken, uint256 collateralAmount, address debtToken, uint256 principal, uint32 rateBps, uint16 liquidationThresholdBps, uint40 maturity)',
 );
 /** LendingMarket: collateral topped up; `collateral` is the new total. */
-export const collateralAddedEvent = parseAbiItem(
-  'event CollateralAdded(uint256 indexed loanId, address indexed from, uint256 amount, uint256 collateral)',
-);
+export const collateralAddedEvent = parseAbiItem('event CollateralAdded(uint256 indexed loanId, address indexed from, uint256 amount, uint256 collateral)');
 /** LendingMarket: collateral taken back (by the borrower, or returned on full repayment); `collateral` is what is left. */
 export const collateralWithdrawnEvent = parseAbiItem(
   'event CollateralWithdrawn(uint256 indexed loanId, address indexed to, uint256 amount, uint256 collateral)',

@@ -34,7 +34,7 @@ export function isLoopbackUrl(url: string): boolean {
 export function developmentKeyProblem(config: Pick<Config, 'NODE_ENV' | 'DEVCHAIN'>, networks: readonly SignerNetwork[]): string | null {
   if (config.NODE_ENV === 'production') return 'required when NODE_ENV=production (0x and 64 hex digits)';
   if (config.DEVCHAIN === 'off') {
-    return 'required when DEVCHAIN=off: the public development key signs only for this machine\'s own devchain (0x and 64 hex digits)';
+    return "required when DEVCHAIN=off: the public development key signs only for this machine's own devchain (0x and 64 hex digits)";
   }
   for (const n of networks) {
     const remote = n.rpc_urls.length === 0 ? '(no RPC URL)' : n.rpc_urls.find((u) => !isLoopbackUrl(u));

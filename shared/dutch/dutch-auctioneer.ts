@@ -25,7 +25,10 @@ const HELD_RETRY_MS = 250;
 
 /** Thrown when a phase's job fires before its time (by our clock); the worker puts it back. */
 export class NotDueYet extends Error {
-  constructor(readonly delayMs: number, message: string) {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -94,7 +97,12 @@ export class DutchAuctioneer {
     if (!b || Number(b.version) !== version) return; // replaced meanwhile: its own job announces the newer one
     const q = await this.quotes.findQuote(b.quote_id);
     if (!q) return;
-    await this.deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_offer', { ...takerBidView(q, b) }, { idempotencyKey: `rfq_offer.${b.id}.${version}` });
+    await this.deps.events.publish(
+      topics.rfqStream(q.stream_token_hash),
+      'rfq_offer',
+      { ...takerBidView(q, b) },
+      { idempotencyKey: `rfq_offer.${b.id}.${version}` },
+    );
     await this.repo.markBidAnnounced(bidId, version);
   }
 
@@ -141,7 +149,10 @@ export class DutchAuctioneer {
     const decided = await this.deps.db.transaction(async (m) => {
       const locked = await this.repo.lockCompetitions(m, id, new Date(now), BATCH_LIMIT);
       if (locked.length === 0) return [];
-      const best = await this.repo.bestBids(m, locked.map((s) => ({ id: s.q.id, side: takerSide(s.q) })));
+      const best = await this.repo.bestBids(
+        m,
+        locked.map((s) => ({ id: s.q.id, side: takerSide(s.q) })),
+      );
       const decisions: (DutchAwardDecision & { id: string })[] = [];
       const after = new Map<string, DutchQuote>();
       for (const s of locked) {
@@ -154,7 +165,11 @@ export class DutchAuctioneer {
         } catch (err) {
           if (s.q.id === id) ownError = err;
           // Its own job (or the sweeper) retries it and reports the failure; here it only must not stop the rest.
-          else this.deps.logger.debug({ quote_id: s.q.id, err: (err as Error).message }, 'a Dutch award failed; its own job retries it, the rest of its batch goes on');
+          else
+            this.deps.logger.debug(
+              { quote_id: s.q.id, err: (err as Error).message },
+              'a Dutch award failed; its own job retries it, the rest of its batch goes on',
+            );
         }
       }
       const changed = await awardDutchQuotes(m, decisions);
@@ -162,7 +177,11 @@ export class DutchAuctioneer {
     });
     const legs = await this.repo.legsOf(decided.map((s) => s.q.id));
     const published = await this.publishAwards(decided.map((s) => ({ ...s, legs: legs.get(s.q.id) ?? [] })));
-    if (decided.length > 0) this.deps.logger.info({ quote_id: id ?? undefined, awarded: decided.length, winners: decided.filter((s) => s.d.winner).length }, 'Dutch auctions awarded');
+    if (decided.length > 0)
+      this.deps.logger.info(
+        { quote_id: id ?? undefined, awarded: decided.length, winners: decided.filter((s) => s.d.winner).length },
+        'Dutch auctions awarded',
+      );
     if (ownError) throw ownError;
     const own = decided.find((s) => s.q.id === id);
     if (!own) return { own: null, awarded: decided.length };
@@ -213,7 +232,8 @@ export class DutchAuctioneer {
   /** Another run made this transition a moment ago and is publishing it: leave it that run's for a little while. */
   private unlessFresh(at: Date | null, what: string): void {
     const age = this.clock() - new Date(at ?? 0).getTime();
-    if (age < PUBLISH_GRACE_MS) throw new NotDueYet(Math.min(PUBLISH_GRACE_MS, PUBLISH_GRACE_MS - age), `the ${what} was made ${age} ms ago by a run that is publishing it`);
+    if (age < PUBLISH_GRACE_MS)
+      throw new NotDueYet(Math.min(PUBLISH_GRACE_MS, PUBLISH_GRACE_MS - age), `the ${what} was made ${age} ms ago by a run that is publishing it`);
   }
 
   /**
@@ -226,7 +246,11 @@ export class DutchAuctioneer {
     const winners = sent.filter((s) => s.d.winner);
     try {
       await this.deps.queue.enqueueMany(
-        winners.map((s) => ({ spec: dutchOpenJob, payload: { quote_id: s.q.id }, opts: { delay: Math.max(0, exclusiveEndsAt(s.q, s.d).getTime() - this.clock()) } })),
+        winners.map((s) => ({
+          spec: dutchOpenJob,
+          payload: { quote_id: s.q.id },
+          opts: { delay: Math.max(0, exclusiveEndsAt(s.q, s.d).getTime() - this.clock()) },
+        })),
       );
     } catch (err) {
       // Unrecorded, the winners' awards are published again (keyed: nothing twice) and their openings scheduled by the retry or the sweeper.
@@ -235,14 +259,29 @@ export class DutchAuctioneer {
       await this.repo.markPublished(open, 'open');
       return new Set(open);
     }
-    await Promise.all([this.repo.markPublished(winners.map((s) => s.q.id), 'exclusive'), this.repo.markPublished(sent.filter((s) => !s.d.winner).map((s) => s.q.id), 'open')]);
+    await Promise.all([
+      this.repo.markPublished(
+        winners.map((s) => s.q.id),
+        'exclusive',
+      ),
+      this.repo.markPublished(
+        sent.filter((s) => !s.d.winner).map((s) => s.q.id),
+        'open',
+      ),
+    ]);
     return new Set(sent.map((s) => s.q.id));
   }
 
   /** Publishes opened quotes (those that had a winner: the rest opened at their award) and records them. */
   private async publishOpenings(list: DutchQuote[]): Promise<Set<string>> {
-    const sent = await this.publishAll(list.filter((s) => s.d.winner), () => 'open');
-    await this.repo.markPublished(sent.map((s) => s.q.id), 'open');
+    const sent = await this.publishAll(
+      list.filter((s) => s.d.winner),
+      () => 'open',
+    );
+    await this.repo.markPublished(
+      sent.map((s) => s.q.id),
+      'open',
+    );
     return new Set(sent.map((s) => s.q.id));
   }
 

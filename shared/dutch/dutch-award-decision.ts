@@ -40,7 +40,15 @@ export async function decideAward(
   const decision = { id: q.id, winner, exclusive_ends_at: endsAt, award: stored };
   const after: DutchQuote = {
     ...s,
-    d: { ...d, dutch_phase: winner ? 'exclusive' : 'open', winner, exclusive_ends_at: endsAt, award: stored, awarded_at: new Date(at.now), opened_at: winner ? null : new Date(at.now) },
+    d: {
+      ...d,
+      dutch_phase: winner ? 'exclusive' : 'open',
+      winner,
+      exclusive_ends_at: endsAt,
+      award: stored,
+      awarded_at: new Date(at.now),
+      opened_at: winner ? null : new Date(at.now),
+    },
   };
   return { decision, after };
 }

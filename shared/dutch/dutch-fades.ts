@@ -144,5 +144,7 @@ export async function decideExclusiveWindows(
      RETURNING quote_id, winner, organization_id, exclusive_ends_at, faded`,
     [chainId, block.number, block.timestamp, lookbackSeconds],
   );
-  return rows.filter((r) => (r as NewFade & { faded: boolean }).faded).map(({ quote_id, winner, organization_id, exclusive_ends_at }) => ({ quote_id, winner, organization_id, exclusive_ends_at }));
+  return rows
+    .filter((r) => (r as NewFade & { faded: boolean }).faded)
+    .map(({ quote_id, winner, organization_id, exclusive_ends_at }) => ({ quote_id, winner, organization_id, exclusive_ends_at }));
 }

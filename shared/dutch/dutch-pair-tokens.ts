@@ -79,5 +79,9 @@ export function dutchTokenProblems(request: DutchFillRequest, pair: TokenTriple)
 export async function assertDutchTokensOfPair(tokens: PairTokens, dir: ChainDirectory, request: DutchFillRequest): Promise<void> {
   const pair = await tokens.of(dir, getAddress(request.intents[0]!.pair6909Contract));
   const problems = dutchTokenProblems(request, pair);
-  if (problems.length > 0) throw new ValidationError(problems, `the request's tokens are not pair ${getAddress(request.intents[0]!.pair6909Contract)}'s: ${problems.map((p) => p.path).join(', ')}`);
+  if (problems.length > 0)
+    throw new ValidationError(
+      problems,
+      `the request's tokens are not pair ${getAddress(request.intents[0]!.pair6909Contract)}'s: ${problems.map((p) => p.path).join(', ')}`,
+    );
 }

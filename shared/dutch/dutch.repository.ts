@@ -15,8 +15,34 @@ const DUTCH_QUOTE_COLUMNS = `${QUOTE_COLUMNS}, dutch_phase, dutch_request, dutch
 
 /** Splits a combined row into the quote and its Dutch columns (the views take them apart). */
 function splitRow(r: QuoteRow & DutchColumns): DutchQuote {
-  const { dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms, exclusive_ends_at, awarded_at, opened_at, award, winner, ...q } = r;
-  const d: DutchColumns = { id: r.id, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms, exclusive_ends_at, awarded_at, opened_at, award, winner };
+  const {
+    dutch_phase,
+    dutch_request,
+    dutch_request_digest,
+    taker_signature,
+    compete_ends_at,
+    exclusive_ms,
+    exclusive_ends_at,
+    awarded_at,
+    opened_at,
+    award,
+    winner,
+    ...q
+  } = r;
+  const d: DutchColumns = {
+    id: r.id,
+    dutch_phase,
+    dutch_request,
+    dutch_request_digest,
+    taker_signature,
+    compete_ends_at,
+    exclusive_ms,
+    exclusive_ends_at,
+    awarded_at,
+    opened_at,
+    award,
+    winner,
+  };
   return { q, d, legs: [] };
 }
 
@@ -48,11 +74,33 @@ export class DutchRepository {
        )
        SELECT created_at FROM q`,
       [
-        q.id, q.chain_id, q.polarity, q.strategy, q.taker_address, q.referrer, q.taker_salt, q.taker_address_hash, q.directions,
-        q.pair_contract, q.expiry_timestamp, q.stream_token_hash, q.expires_at,
-        JSON.stringify(q.dutch_request), q.dutch_request_digest, q.taker_signature, q.taker_nonce, q.compete_ends_at, q.exclusive_ms,
-        col('idx'), col('option_type'), col('structure'), col('direction'), col('strike_wad'), col('amount'),
-        col('start_exercise_timestamp'), col('expiry_timestamp'),
+        q.id,
+        q.chain_id,
+        q.polarity,
+        q.strategy,
+        q.taker_address,
+        q.referrer,
+        q.taker_salt,
+        q.taker_address_hash,
+        q.directions,
+        q.pair_contract,
+        q.expiry_timestamp,
+        q.stream_token_hash,
+        q.expires_at,
+        JSON.stringify(q.dutch_request),
+        q.dutch_request_digest,
+        q.taker_signature,
+        q.taker_nonce,
+        q.compete_ends_at,
+        q.exclusive_ms,
+        col('idx'),
+        col('option_type'),
+        col('structure'),
+        col('direction'),
+        col('strike_wad'),
+        col('amount'),
+        col('start_exercise_timestamp'),
+        col('expiry_timestamp'),
       ],
     );
     return rows[0].created_at;
@@ -68,7 +116,14 @@ export class DutchRepository {
    * a replaced bid ranks as of its replacement). `filler` is the address that will call
    * executeDutchFill if the bid wins (the maker's own wallet by default). The caller holds the quote's lock.
    */
-  async upsertBid(m: Queryable, quoteId: string, maker: string, buyBps: number, sellBps: number, filler: string = maker): Promise<DutchBidRow & { replaced: boolean }> {
+  async upsertBid(
+    m: Queryable,
+    quoteId: string,
+    maker: string,
+    buyBps: number,
+    sellBps: number,
+    filler: string = maker,
+  ): Promise<DutchBidRow & { replaced: boolean }> {
     const rows: (DutchBidRow & { replaced: boolean })[] = await m.query(
       `INSERT INTO dutch_bids (id, quote_id, maker, buy_override_bps, sell_override_bps, filler) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (quote_id, maker) DO UPDATE
@@ -132,7 +187,9 @@ export class DutchRepository {
   async loadMany(ids: readonly string[], m: Queryable = this.ds): Promise<DutchQuote[]> {
     if (ids.length === 0) return [];
     const [rows, legs] = await Promise.all([
-      m.query(`SELECT ${DUTCH_QUOTE_COLUMNS} FROM quotes WHERE id = ANY($1::uuid[]) AND offer_format = 'dutch_only'`, [ids]) as Promise<(QuoteRow & DutchColumns)[]>,
+      m.query(`SELECT ${DUTCH_QUOTE_COLUMNS} FROM quotes WHERE id = ANY($1::uuid[]) AND offer_format = 'dutch_only'`, [ids]) as Promise<
+        (QuoteRow & DutchColumns)[]
+      >,
       this.legsOf(ids, m),
     ]);
     return rows.map((r) => ({ ...splitRow(r), legs: legs.get(r.id) ?? [] }));
@@ -157,7 +214,9 @@ export class DutchRepository {
   async bestBids(m: Queryable, quotes: readonly { id: string; side: 'buy' | 'sell' }[]): Promise<Map<string, DutchBidRow>> {
     if (quotes.length === 0) return new Map();
     const rows: DutchBidRow[] = await m.query(
-      `SELECT DISTINCT ON (b.quote_id) ${BID_COLUMNS.split(', ').map((c) => `b.${c}`).join(', ')}
+      `SELECT DISTINCT ON (b.quote_id) ${BID_COLUMNS.split(', ')
+        .map((c) => `b.${c}`)
+        .join(', ')}
          FROM dutch_bids b JOIN unnest($1::uuid[], $2::text[]) AS s(quote_id, side) ON s.quote_id = b.quote_id
         ORDER BY b.quote_id, CASE WHEN s.side = 'buy' THEN b.buy_override_bps ELSE b.sell_override_bps END DESC, b.bid_at ASC, b.id ASC`,
       [quotes.map((q) => q.id), quotes.map((q) => q.side)],
@@ -171,10 +230,10 @@ export class DutchRepository {
    */
   async markPublished(ids: readonly string[], phase: Exclude<DutchPhase, 'competing'>): Promise<void> {
     if (ids.length === 0) return;
-    await this.ds.query(
-      `UPDATE quotes SET dutch_published_phase = $2 WHERE id = ANY($1::uuid[]) AND (dutch_published_phase IS NULL OR $2 = 'open')`,
-      [ids, phase],
-    );
+    await this.ds.query(`UPDATE quotes SET dutch_published_phase = $2 WHERE id = ANY($1::uuid[]) AND (dutch_published_phase IS NULL OR $2 = 'open')`, [
+      ids,
+      phase,
+    ]);
   }
 
   async markBidAnnounced(id: string, version: number): Promise<void> {
@@ -186,11 +245,17 @@ export class DutchRepository {
    * windows past their end, awards and openings whose publish never happened, and bids whose
    * latest version was never announced.
    */
-  async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; award: string[]; open: string[]; bids: { id: string; version: number }[] }> {
+  async overdue(
+    graceSeconds: number,
+    limit: number,
+  ): Promise<{ unannounced: string[]; award: string[]; open: string[]; bids: { id: string; version: number }[] }> {
     const live = `state = 'open' AND offer_format = 'dutch_only'`;
     const late = `< now() - make_interval(secs => $1)`;
     const [unannounced, award, open, bids] = await Promise.all([
-      this.ds.query<{ id: string }[]>(`SELECT id FROM quotes WHERE offer_format = 'dutch_only' AND announced_at IS NULL AND created_at ${late} ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(
+        `SELECT id FROM quotes WHERE offer_format = 'dutch_only' AND announced_at IS NULL AND created_at ${late} ORDER BY created_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
       // Overdue, or decided by a batch whose publish never happened (its worker died in between).
       this.ds.query<{ id: string }[]>(
         `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = 'competing' AND compete_ends_at ${late})
@@ -202,7 +267,10 @@ export class DutchRepository {
            OR (dutch_phase = 'open' AND winner IS NOT NULL AND dutch_published_phase IS DISTINCT FROM 'open' AND opened_at ${late})) ORDER BY exclusive_ends_at LIMIT $2`,
         [graceSeconds, limit],
       ),
-      this.ds.query<{ id: string; version: number }[]>(`SELECT id, version FROM dutch_bids WHERE announced_version < version AND bid_at ${late} ORDER BY bid_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string; version: number }[]>(
+        `SELECT id, version FROM dutch_bids WHERE announced_version < version AND bid_at ${late} ORDER BY bid_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
     ]);
     const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
     return { unannounced: ids(unannounced), award: ids(award), open: ids(open), bids };

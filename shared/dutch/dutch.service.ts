@@ -9,7 +9,17 @@ import type { Logger } from '../platform/logging';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHash } from '../protocol';
 import { FillAuthorityReader, type FillAuthorityNetwork } from '../chain/fill-authority';
-import { parseDutchQuoteRequest, quoteExpireJob, QuoteRepository, type ChainDirectory, type CreatedQuote, type DutchQuoteRequest, type PairDirectory, type QuoteLegRow, type QuoteRow } from '../quotes';
+import {
+  parseDutchQuoteRequest,
+  quoteExpireJob,
+  QuoteRepository,
+  type ChainDirectory,
+  type CreatedQuote,
+  type DutchQuoteRequest,
+  type PairDirectory,
+  type QuoteLegRow,
+  type QuoteRow,
+} from '../quotes';
 import { RegistryService } from '../registry';
 import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob } from './dutch.jobs';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';
@@ -69,7 +79,9 @@ export class DutchService {
     if (signer !== getAddress(req.taker_address)) {
       throw ValidationError.field(
         'taker_signature',
-        signer ? `recovers to ${signer}, not taker_address: sign the DutchFillRequest typed data (domain DutchFill, version 1, this chain and mothership)` : 'is not a valid signature',
+        signer
+          ? `recovers to ${signer}, not taker_address: sign the DutchFillRequest typed data (domain DutchFill, version 1, this chain and mothership)`
+          : 'is not a valid signature',
       );
     }
     await assertDutchTokensOfPair(this.pairTokens, dir, req.request);
@@ -93,7 +105,10 @@ export class DutchService {
         : { ...(await work(null)), replayed: false };
     } catch (err) {
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
-        throw ValidationError.field('dutch_request.taker_nonce', `${req.request.takerNonce} was already used by this taker on chain ${req.chain_id}: sign a request with a fresh nonce`);
+        throw ValidationError.field(
+          'dutch_request.taker_nonce',
+          `${req.request.takerNonce} was already used by this taker on chain ${req.chain_id}: sign a request with a fresh nonce`,
+        );
       }
       throw err;
     }
@@ -206,7 +221,12 @@ export class DutchService {
    */
   private async assertMayWin(q: QuoteRow, d: DutchColumns, maker: Address): Promise<void> {
     const c = this.deps.config;
-    await assertNotFaded(this.deps.db, maker, { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN }, this.clock());
+    await assertNotFaded(
+      this.deps.db,
+      maker,
+      { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN },
+      this.clock(),
+    );
     const premium = (d.dutch_request as { dutch_premium: { token: string } }).dutch_premium.token;
     const dir = await this.deps.pairs.get(q.chain_id);
     await this.bonds.check(q.chain_id, maker, [premium], dir?.tokens ?? new Map());
@@ -239,10 +259,16 @@ export class DutchService {
     const chainId = dir.network.chain_id;
     const probe = await this.authorities.probe(await this.authorityNetwork(chainId), authority).catch((err: unknown) => this.unreachable(chainId, err));
     if (probe === 'no_code') {
-      throw ValidationError.field('dutch_request.required_authority', `${authority} has no code on chain ${chainId}: must be an IFillAuthority contract (or the zero address for none)`);
+      throw ValidationError.field(
+        'dutch_request.required_authority',
+        `${authority} has no code on chain ${chainId}: must be an IFillAuthority contract (or the zero address for none)`,
+      );
     }
     if (probe === 'not_fill_authority') {
-      throw ValidationError.field('dutch_request.required_authority', `${authority} does not answer isAllowedFiller(address) on chain ${chainId}: must be an IFillAuthority contract (or the zero address for none)`);
+      throw ValidationError.field(
+        'dutch_request.required_authority',
+        `${authority} does not answer isAllowedFiller(address) on chain ${chainId}: must be an IFillAuthority contract (or the zero address for none)`,
+      );
     }
   }
 
@@ -269,7 +295,12 @@ export class DutchService {
   /** A maker's Dutch fades (its organization's): GET /api/me's `dutch_fades`. */
   async fades(maker: string): Promise<FadeStatus> {
     const c = this.deps.config;
-    return fadeStatus(this.deps.db, maker, { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN }, this.clock());
+    return fadeStatus(
+      this.deps.db,
+      maker,
+      { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN },
+      this.clock(),
+    );
   }
 
   /** The taker's poll of a Dutch quote: its phase, deadlines, request and award, and the bids (the taker's side of each). */

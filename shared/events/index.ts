@@ -25,7 +25,17 @@ export {
 } from './topics';
 export type { TopicKind, LiveTopicKind, PlannedTopicKind, TokenTopicKind, ParsedTopic, NameArgOf, HeldOf, TopicEvents, EventName } from './topics';
 export type { StreamTokenVerifier, BearerResolver, RegistrationLookup, JoinLookups, JoinCredentials, JoinGrant, JoinAttempt, Authorize } from './topic-join';
-export { rfqRequestPayload, rfqOfferPayload, rfqResultPayload, dutchAwardPayload, exploreClobPayload, exploreClobSnapshotPayload, exploreClobEventPayload, exploreClobTransferPayload, exploreLoanPayload } from './event-payloads';
+export {
+  rfqRequestPayload,
+  rfqOfferPayload,
+  rfqResultPayload,
+  dutchAwardPayload,
+  exploreClobPayload,
+  exploreClobSnapshotPayload,
+  exploreClobEventPayload,
+  exploreClobTransferPayload,
+  exploreLoanPayload,
+} from './event-payloads';
 export type { PayloadOf, RfqRequestEvent, RfqOfferEvent, RfqResultEvent, DutchAwardEvent, ExploreClobEvent, ExploreLoanEvent } from './event-payloads';
 export { EventPublisher } from './event-publisher';
 // What publishers name when they publish; the machinery itself lives in shared/platform/events.

@@ -38,9 +38,7 @@ export interface JoinCredentials {
 }
 
 /** A grant carries the credential's expiry (unix ms, 0 = none) and key id, so the channel ends with it. */
-export type JoinGrant =
-  | { ok: true; expiresAt: number; keyId: string | null }
-  | { ok: false; reason: string };
+export type JoinGrant = { ok: true; expiresAt: number; keyId: string | null } | { ok: false; reason: string };
 
 /** One join as its topic's rule sees it: the parsed topic, what the client offered, and the topic's stream-token kind. */
 export interface JoinAttempt<P> {

@@ -83,7 +83,11 @@ export const TOPIC_TABLE = {
     authorize: holdsStreamToken,
     replayFromStart: true,
     streamKind: 'explore_clob',
-    events: { explore_clob_snapshot: exploreClobSnapshotPayload, explore_clob_event: exploreClobEventPayload, explore_clob_transfer: exploreClobTransferPayload },
+    events: {
+      explore_clob_snapshot: exploreClobSnapshotPayload,
+      explore_clob_event: exploreClobEventPayload,
+      explore_clob_transfer: exploreClobTransferPayload,
+    },
   },
   explore_loan_stream: {
     status: 'live',

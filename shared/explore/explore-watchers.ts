@@ -54,7 +54,13 @@ export class ExploreWatchers {
   async list(feed: ExploreFeedName, chainId: number, subject: string, now = Date.now()): Promise<Watcher[]> {
     const tokens = this.key(feed, chainId, subject, 'tokens');
     const from = this.key(feed, chainId, subject, 'from');
-    const res = await this.redis.multi().zrangebyscore(tokens, '-inf', now).zremrangebyscore(tokens, '-inf', now).zrangebyscore(tokens, now, '+inf').hgetall(from).exec();
+    const res = await this.redis
+      .multi()
+      .zrangebyscore(tokens, '-inf', now)
+      .zremrangebyscore(tokens, '-inf', now)
+      .zrangebyscore(tokens, now, '+inf')
+      .hgetall(from)
+      .exec();
     const expired = (res?.[0]?.[1] as string[] | undefined) ?? [];
     const live = (res?.[2]?.[1] as string[] | undefined) ?? [];
     const blocks = (res?.[3]?.[1] as Record<string, string> | undefined) ?? {};

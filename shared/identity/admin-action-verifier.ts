@@ -43,9 +43,7 @@ function mismatch(field: string, message: string): ForbiddenError {
 export class AdminActionVerifier {
   private readonly keys: RedisKeys;
 
-  constructor(
-    private readonly deps: { redis: Redis; prefix: string; verifier: SignatureVerifier; orgs: OrganizationRepository },
-  ) {
+  constructor(private readonly deps: { redis: Redis; prefix: string; verifier: SignatureVerifier; orgs: OrganizationRepository }) {
     this.keys = new RedisKeys(deps.prefix);
   }
 

@@ -41,7 +41,10 @@ export function formatAdminStatement(s: Omit<AdminStatement, 'title'> & { kind: 
 }
 
 function malformed(why: string): ValidationError {
-  return ValidationError.field('message', `not an admin statement: ${why} (expected "<title>", "", "Action: ...", "Admin: ...", "Member: ...", "Organization: ...", "Name: ...", "Issued At: ...")`);
+  return ValidationError.field(
+    'message',
+    `not an admin statement: ${why} (expected "<title>", "", "Action: ...", "Admin: ...", "Member: ...", "Organization: ...", "Name: ...", "Issued At: ...")`,
+  );
 }
 
 /** Reads a statement's fields; a 400 naming the first line out of shape. One trailing newline is tolerated. */
@@ -56,7 +59,10 @@ export function parseAdminStatement(text: string): AdminStatement {
     values.push(line.slice(label.length + 2));
   });
   const [action, admin, member, organization, name, issuedAt] = values;
-  for (const [label, v] of [['Admin', admin], ['Member', member]] as const) {
+  for (const [label, v] of [
+    ['Admin', admin],
+    ['Member', member],
+  ] as const) {
     if (!isAddress(v, { strict: false })) throw malformed(`${label} is not an address`);
   }
   if (!ISO_8601.test(issuedAt) || !Number.isFinite(Date.parse(issuedAt))) throw malformed('Issued At is not an ISO 8601 timestamp');

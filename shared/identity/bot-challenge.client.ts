@@ -32,9 +32,7 @@ type ChallengeConfig = Pick<Config, 'CHALLENGE_SITEKEY' | 'CHALLENGE_SECRET' | '
 export class ChallengeVerifier {
   private readonly keys: RedisKeys;
 
-  constructor(
-    private readonly deps: { config: ChallengeConfig; redis: Redis; prefix: string; logger: Logger },
-  ) {
+  constructor(private readonly deps: { config: ChallengeConfig; redis: Redis; prefix: string; logger: Logger }) {
     this.keys = new RedisKeys(deps.prefix);
   }
 

@@ -17,9 +17,7 @@ export function botAddressInUse(address: string): ConflictError {
  * backs one active key and serves one organization.
  */
 export class BotWalletBinding {
-  constructor(
-    private readonly deps: { verifier: SignatureVerifier; keys: ApiKeyRepository; orgs: OrganizationRepository },
-  ) {}
+  constructor(private readonly deps: { verifier: SignatureVerifier; keys: ApiKeyRepository; orgs: OrganizationRepository }) {}
 
   /**
    * 403 unless `addressSignature` is `address`'s personal_sign of exactly `message`. Checked

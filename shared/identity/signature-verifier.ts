@@ -18,9 +18,7 @@ import type { RegistryService } from '../registry';
 export class SignatureVerifier {
   private readonly clients = new Map<string, PublicClient>();
 
-  constructor(
-    private readonly deps: { registry: RegistryService; rpcTimeoutMs: number; logger: Logger },
-  ) {}
+  constructor(private readonly deps: { registry: RegistryService; rpcTimeoutMs: number; logger: Logger }) {}
 
   /**
    * True when `signature` over `message` is `address`'s. Throws 503 when a needed RPC is
@@ -44,7 +42,10 @@ export class SignatureVerifier {
   }
 
   /** ERC-1271 through the chain: the wallet's verdict, or null when `address` holds no code (not a contract wallet). */
-  private async askContractWallet(client: PublicClient, v: { address: `0x${string}`; message: string; signature: Hex; chainId?: number }): Promise<boolean | null> {
+  private async askContractWallet(
+    client: PublicClient,
+    v: { address: `0x${string}`; message: string; signature: Hex; chainId?: number },
+  ): Promise<boolean | null> {
     try {
       const code = await client.getCode({ address: v.address });
       if (!code || code === '0x') return null;

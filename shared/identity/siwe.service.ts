@@ -32,9 +32,7 @@ function unauthorized(message: string, code: string): UnauthorizedError {
 
 /** Sign-In with Ethereum: issues nonces, checks signed messages, answers session bearers. */
 export class SiweService {
-  constructor(
-    private readonly deps: { config: Config; nonces: NonceStore; verifier: SignatureVerifier; tokens: TokenIssuer },
-  ) {}
+  constructor(private readonly deps: { config: Config; nonces: NonceStore; verifier: SignatureVerifier; tokens: TokenIssuer }) {}
 
   async issueNonce(): Promise<IssuedNonce> {
     const { config } = this.deps;

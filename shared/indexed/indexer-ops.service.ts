@@ -48,7 +48,8 @@ export class IndexerOpsService {
   async report(chainId?: number): Promise<{ networks: OperatorNetworkReport[] }> {
     const all = await this.registry.allNetworks();
     const networks = chainId === undefined ? all : all.filter((n) => n.chain_id === chainId);
-    if (chainId !== undefined && networks.length === 0) throw new NotFoundError(`network ${chainId} is not in the registry (npm run ops -- network:list)`, 'network_not_found');
+    if (chainId !== undefined && networks.length === 0)
+      throw new NotFoundError(`network ${chainId} is not in the registry (npm run ops -- network:list)`, 'network_not_found');
     const ids = networks.map((n) => n.chain_id);
     const [statuses, cursors, kept, reorgs, requests] = await Promise.all([
       this.repo.statuses(ids),
@@ -88,7 +89,12 @@ export class IndexerOpsService {
               start_block: num(c.start_block),
               updated_at: new Date(c.updated_at).toISOString(),
             })),
-          blocks_kept: { window_from: num(k?.window_from), window_to: num(k?.window_to), window_blocks: k?.window_blocks ?? 0, oldest_checkpoint: num(k?.oldest_checkpoint) },
+          blocks_kept: {
+            window_from: num(k?.window_from),
+            window_to: num(k?.window_to),
+            window_blocks: k?.window_blocks ?? 0,
+            oldest_checkpoint: num(k?.oldest_checkpoint),
+          },
           reorgs: {
             count: r?.reorgs ?? 0,
             deepest: r?.deepest ?? 0,
@@ -114,7 +120,10 @@ export class IndexerOpsService {
     if (cursors.length === 0) throw new BadRequestError(`network ${chainId} has not been indexed yet: nothing to resync`, 'not_indexed');
     const indexedTo = Math.max(...cursors.map((c) => Number(c.block_number)));
     if (fromBlock > indexedTo) {
-      throw new BadRequestError(`network ${chainId} is indexed up to block ${indexedTo}: --from-block ${fromBlock} is above it, nothing to roll back`, 'nothing_to_resync');
+      throw new BadRequestError(
+        `network ${chainId} is indexed up to block ${indexedTo}: --from-block ${fromBlock} is above it, nothing to roll back`,
+        'nothing_to_resync',
+      );
     }
     return this.requests.create(chainId, fromBlock);
   }

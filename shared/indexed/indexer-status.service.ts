@@ -52,7 +52,8 @@ const num = (v: string | null) => (v === null ? null : Number(v));
 /** Why a network's indexer cannot be trusted right now, or null when it can. Fixed words only. */
 function problem(chainId: number, row: StatusRecord | undefined, staleSeconds: number): NetworkProblem | null {
   if (!row) return { code: 'indexer_silent', message: `indexer has not reported for chain ${chainId}` };
-  if (row.age_seconds > staleSeconds) return { code: 'indexer_silent', message: `indexer has not reported for chain ${chainId} for ${Math.round(row.age_seconds)} s` };
+  if (row.age_seconds > staleSeconds)
+    return { code: 'indexer_silent', message: `indexer has not reported for chain ${chainId} for ${Math.round(row.age_seconds)} s` };
   if (row.state === 'stopped') {
     const code = isIndexerErrorCode(row.error_code) ? row.error_code : 'internal';
     // The action is the indexer's own fixed sentence (a command with two numbers), never error text.
@@ -198,6 +199,11 @@ function reorgView(s: ReorgStatsRecord | undefined): NetworkStatusView['reorgs']
   return {
     count: s.reorgs,
     deepest: s.deepest,
-    last: { at: new Date(s.last_at).toISOString(), depth: s.last_depth ?? 0, ancestor_block: Number(s.last_ancestor_block), orphaned_tip: num(s.last_orphaned_tip) },
+    last: {
+      at: new Date(s.last_at).toISOString(),
+      depth: s.last_depth ?? 0,
+      ancestor_block: Number(s.last_ancestor_block),
+      orphaned_tip: num(s.last_orphaned_tip),
+    },
   };
 }

@@ -105,7 +105,8 @@ export class PortfolioService {
 
   /** `address` checksummed; `chainId` limits to one network and must be an enabled one (400 otherwise). */
   async portfolio(address: string, chainId?: number, nowSeconds = Math.floor(Date.now() / 1000)): Promise<PortfolioView> {
-    const ids = chainId !== undefined ? [(await this.registry.requireNetwork(chainId)).chain_id] : (await this.registry.networks()).networks.map((n) => n.chain_id);
+    const ids =
+      chainId !== undefined ? [(await this.registry.requireNetwork(chainId)).chain_id] : (await this.registry.networks()).networks.map((n) => n.chain_id);
     const [balances, orders] = await Promise.all([this.repo.balances(address, ids), this.repo.openOrders(address, ids)]);
     return {
       address,

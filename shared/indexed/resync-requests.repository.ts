@@ -39,7 +39,10 @@ export class ResyncRequestRepository {
   constructor(private readonly q: Queryable) {}
 
   async create(chainId: number, fromBlock: number): Promise<ResyncRequest> {
-    const rows: ResyncRow[] = await this.q.query(`INSERT INTO indexer_resync_requests (chain_id, from_block) VALUES ($1, $2) RETURNING ${COLUMNS}`, [chainId, fromBlock]);
+    const rows: ResyncRow[] = await this.q.query(`INSERT INTO indexer_resync_requests (chain_id, from_block) VALUES ($1, $2) RETURNING ${COLUMNS}`, [
+      chainId,
+      fromBlock,
+    ]);
     return shape(rows[0]);
   }
 
@@ -50,7 +53,9 @@ export class ResyncRequestRepository {
 
   /** Pending requests of a network, oldest first. */
   async pending(chainId: number): Promise<ResyncRequest[]> {
-    const rows: ResyncRow[] = await this.q.query(`SELECT ${COLUMNS} FROM indexer_resync_requests WHERE chain_id = $1 AND state = 'pending' ORDER BY id`, [chainId]);
+    const rows: ResyncRow[] = await this.q.query(`SELECT ${COLUMNS} FROM indexer_resync_requests WHERE chain_id = $1 AND state = 'pending' ORDER BY id`, [
+      chainId,
+    ]);
     return rows.map(shape);
   }
 

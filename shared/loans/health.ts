@@ -23,7 +23,11 @@ export const valueWad = (amount: bigint, p: TokenPrice): bigint => (amount * p.p
  * The health factor (18 decimals, floored) of collateral against outstanding principal; null
  * when nothing is owed or a price is missing. One division, so it matches the indexer's SQL.
  */
-export function healthWad(loan: { collateral_amount: bigint; principal_outstanding: bigint; threshold_bps: number }, collateral?: TokenPrice, debt?: TokenPrice): bigint | null {
+export function healthWad(
+  loan: { collateral_amount: bigint; principal_outstanding: bigint; threshold_bps: number },
+  collateral?: TokenPrice,
+  debt?: TokenPrice,
+): bigint | null {
   if (loan.principal_outstanding === 0n || !collateral || !debt) return null;
   const num = loan.collateral_amount * collateral.price_wad * 10n ** BigInt(debt.decimals) * BigInt(loan.threshold_bps) * WAD;
   const den = 10n ** BigInt(collateral.decimals) * 10_000n * loan.principal_outstanding * debt.price_wad;

@@ -29,7 +29,11 @@ export const loanFeed: ExploreFeed<LoanSnapshot> = {
         [chainId],
       )) as { block_number: string; block_hash: string | null; block_timestamp: string | null }[];
       const block: SnapshotBlock = head
-        ? { number: Number(head.block_number), hash: head.block_hash, time: head.block_timestamp === null ? null : new Date(Number(head.block_timestamp) * 1000).toISOString() }
+        ? {
+            number: Number(head.block_number),
+            hash: head.block_hash,
+            time: head.block_timestamp === null ? null : new Date(Number(head.block_timestamp) * 1000).toISOString(),
+          }
         : { number: -1, hash: null, time: null };
       const summary = await reads.summary({ chain_id: chainId });
       const atRisk = await reads.atRisk({ chain_id: chainId, limit: SNAPSHOT_AT_RISK });

@@ -137,7 +137,10 @@ export class LoanRepository {
   }
 
   async loan(chainId: number, loanId: string): Promise<LoanRecord | null> {
-    const rows = await this.q<LoanRecord>(`SELECT ${LOAN_COLUMNS} FROM indexer_loans l WHERE l.chain_id = $1 AND l.loan_id = $2::numeric LIMIT 1`, [chainId, loanId]);
+    const rows = await this.q<LoanRecord>(`SELECT ${LOAN_COLUMNS} FROM indexer_loans l WHERE l.chain_id = $1 AND l.loan_id = $2::numeric LIMIT 1`, [
+      chainId,
+      loanId,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -147,7 +150,11 @@ export class LoanRepository {
     if (f.chain_id !== undefined) w.add((p) => `l.chain_id = ${p(f.chain_id)}`);
     if (f.borrower) w.add((p) => `l.borrower = ${p(f.borrower)}`);
     if (f.lender) w.add((p) => `l.lender = ${p(f.lender)}`);
-    if (f.token) w.add((p) => { const t = p(f.token); return `(l.collateral_token = ${t} OR l.debt_token = ${t})`; });
+    if (f.token)
+      w.add((p) => {
+        const t = p(f.token);
+        return `(l.collateral_token = ${t} OR l.debt_token = ${t})`;
+      });
     if (f.state) w.add((p) => `l.state = ${p(f.state)}`);
     if (before) w.add((p) => `(l.opened_block, l.opened_log_index, l.chain_id) < (${p(before.block_number)}, ${p(before.log_index)}, ${p(before.chain_id)})`);
     return this.q<LoanRecord>(
@@ -158,11 +165,19 @@ export class LoanRepository {
   }
 
   /** Active loans with a health factor below `belowWad`, least healthy first; `after` continues a page. */
-  async atRisk(belowWad: bigint, chainId: number | undefined, limit: number, after?: { health_wad: string; chain_id: number; loan_id: string }): Promise<LoanRecord[]> {
+  async atRisk(
+    belowWad: bigint,
+    chainId: number | undefined,
+    limit: number,
+    after?: { health_wad: string; chain_id: number; loan_id: string },
+  ): Promise<LoanRecord[]> {
     const w = new Where().add(() => `l.state = 'active'`).add((p) => `l.health_wad < ${p(belowWad.toString())}::numeric`);
     if (chainId !== undefined) w.add((p) => `l.chain_id = ${p(chainId)}`);
     if (after) w.add((p) => `(l.health_wad, l.loan_id, l.chain_id) > (${p(after.health_wad)}::numeric, ${p(after.loan_id)}::numeric, ${p(after.chain_id)})`);
-    return this.q<LoanRecord>(`SELECT ${LOAN_COLUMNS} FROM indexer_loans l ${w.sql} ORDER BY l.health_wad, l.loan_id, l.chain_id LIMIT ${Number(limit)}`, w.params);
+    return this.q<LoanRecord>(
+      `SELECT ${LOAN_COLUMNS} FROM indexer_loans l ${w.sql} ORDER BY l.health_wad, l.loan_id, l.chain_id LIMIT ${Number(limit)}`,
+      w.params,
+    );
   }
 
   /** Loan events newest first, filtered; `before` continues a page. */
@@ -172,7 +187,11 @@ export class LoanRepository {
     if (f.loan) w.add((p) => `e.chain_id = ${p(f.loan!.chain_id)} AND e.loan_id = ${p(f.loan!.loan_id)}::numeric`);
     if (f.borrower) w.add((p) => `e.borrower = ${p(f.borrower)}`);
     if (f.lender) w.add((p) => `e.lender = ${p(f.lender)}`);
-    if (f.token) w.add((p) => { const t = p(f.token); return `(e.collateral_token = ${t} OR e.debt_token = ${t})`; });
+    if (f.token)
+      w.add((p) => {
+        const t = p(f.token);
+        return `(e.collateral_token = ${t} OR e.debt_token = ${t})`;
+      });
     if (f.kind) w.add((p) => `e.kind = ${p(f.kind)}`);
     if (f.from !== undefined) w.add((p) => `e.block_timestamp >= ${p(f.from)}`);
     if (f.to !== undefined) w.add((p) => `e.block_timestamp <= ${p(f.to)}`);
@@ -198,7 +217,12 @@ export class LoanRepository {
   }
 
   /** Price updates newest first; `before` continues a page. */
-  async priceUpdates(chainId: number | undefined, token: string | undefined, limit: number, before?: ChainPosition & { chain_id: number }): Promise<PriceRecord[]> {
+  async priceUpdates(
+    chainId: number | undefined,
+    token: string | undefined,
+    limit: number,
+    before?: ChainPosition & { chain_id: number },
+  ): Promise<PriceRecord[]> {
     const w = new Where();
     if (chainId !== undefined) w.add((p) => `chain_id = ${p(chainId)}`);
     if (token) w.add((p) => `token = ${p(token)}`);
@@ -255,7 +279,11 @@ export class LoanRepository {
   }
 
   /** Active loans below each health line, per network. */
-  async healthCounts(chainId: number | undefined, atRiskWad: bigint, liquidatableWad: bigint): Promise<{ chain_id: number; at_risk: string; liquidatable: string }[]> {
+  async healthCounts(
+    chainId: number | undefined,
+    atRiskWad: bigint,
+    liquidatableWad: bigint,
+  ): Promise<{ chain_id: number; at_risk: string; liquidatable: string }[]> {
     return this.q(
       `SELECT chain_id, count(*) FILTER (WHERE health_wad < $1::numeric)::text AS at_risk, count(*) FILTER (WHERE health_wad < $2::numeric)::text AS liquidatable
          FROM indexer_loans WHERE state = 'active' AND health_wad < $1::numeric ${chainId === undefined ? '' : 'AND chain_id = $3'} GROUP BY chain_id`,

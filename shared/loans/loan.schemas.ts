@@ -67,7 +67,7 @@ export const loanIdParams = z.object({
   id: z
     .string()
     .regex(/^[1-9][0-9]{0,9}-[0-9]{1,78}$/, 'must be a loan id such as 31337-7 (chain id, dash, loan id)')
-    .meta({ description: 'Loan id: `<chain_id>-<loan id on that network\'s market>`.', examples: ['31337-7'] }),
+    .meta({ description: "Loan id: `<chain_id>-<loan id on that network's market>`.", examples: ['31337-7'] }),
 });
 
 export const streamBody = z.strictObject({

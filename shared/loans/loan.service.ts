@@ -36,7 +36,10 @@ export class LoanService {
   }
 
   private async loanViews(chainId: number, rows: LoanRecord[]) {
-    const ctx = await this.valuation(chainId, rows.flatMap((r) => [r.collateral_token, r.debt_token]));
+    const ctx = await this.valuation(
+      chainId,
+      rows.flatMap((r) => [r.collateral_token, r.debt_token]),
+    );
     return rows.map((r) => loanView(r, ctx));
   }
 
@@ -54,7 +57,10 @@ export class LoanService {
     for (const chainId of chains) {
       const d = debt.filter((r) => r.chain_id === chainId);
       const c = collateral.filter((r) => r.chain_id === chainId);
-      const ctx = await this.valuation(chainId, [...d, ...c].map((r) => r.token));
+      const ctx = await this.valuation(
+        chainId,
+        [...d, ...c].map((r) => r.token),
+      );
       const tokens = [...new Set([...d, ...c].map((r) => r.token))].sort();
       let collateralUsd = 0n;
       let debtUsd = 0n;
@@ -111,7 +117,12 @@ export class LoanService {
     const below = q.below === undefined ? LOAN_AT_RISK_HEALTH_WAD : parseWad(q.below);
     const after = q.cursor && { health_wad: q.cursor[0], loan_id: q.cursor[1], chain_id: q.chain_id };
     const rows = await this.repo.atRisk(below, q.chain_id, q.limit + 1, after);
-    return this.page(rows, q.limit, (r) => [r.health_wad as string, r.loan_id], (rs) => this.loanViews(q.chain_id, rs));
+    return this.page(
+      rows,
+      q.limit,
+      (r) => [r.health_wad as string, r.loan_id],
+      (rs) => this.loanViews(q.chain_id, rs),
+    );
   }
 
   /** Loans newest first by opening. */
@@ -128,7 +139,12 @@ export class LoanService {
       q.limit + 1,
       before && { ...before, chain_id: q.chain_id },
     );
-    return this.page(rows, q.limit, (r) => [Number(r.opened_block), r.opened_log_index], (rs) => this.loanViews(q.chain_id, rs));
+    return this.page(
+      rows,
+      q.limit,
+      (r) => [Number(r.opened_block), r.opened_log_index],
+      (rs) => this.loanViews(q.chain_id, rs),
+    );
   }
 
   /** Every loan event, newest first, filtered by party, token, kind and time. */
@@ -157,7 +173,10 @@ export class LoanService {
     ]);
     const merged = [
       ...loans.map((e) => ({ key: eventKey(e), item: { type: 'loan' as const, loan: loanEventView(e), price: null } })),
-      ...prices.map((p) => ({ key: [Number(p.block_number), p.log_index] as [number, number], item: { type: 'price' as const, loan: null, price: priceUpdateView(p) } })),
+      ...prices.map((p) => ({
+        key: [Number(p.block_number), p.log_index] as [number, number],
+        item: { type: 'price' as const, loan: null, price: priceUpdateView(p) },
+      })),
     ].sort((x, y) => y.key[0] - x.key[0] || y.key[1] - x.key[1]);
     const items = merged.slice(0, limit);
     const last = items[items.length - 1];
@@ -177,7 +196,11 @@ export class LoanService {
     const { chainId, row } = await this.requireLoan(id);
     const limit = q.limit;
     const before = position(q.cursor);
-    const rows = await this.repo.events({ loan: { chain_id: chainId, loan_id: row.loan_id }, collateralOnly: true }, limit + 1, before && { ...before, chain_id: chainId });
+    const rows = await this.repo.events(
+      { loan: { chain_id: chainId, loan_id: row.loan_id }, collateralOnly: true },
+      limit + 1,
+      before && { ...before, chain_id: chainId },
+    );
     return this.page(rows, limit, eventKey, async (rs) => rs.map(loanEventView));
   }
 

@@ -40,7 +40,15 @@ export function loanView(r: LoanRecord, ctx: ValuationContext) {
   const dp = ctx.prices.get(r.debt_token.toLowerCase());
   const stored = r.health_wad === null ? null : BigInt(r.health_wad);
   // The stored health follows every indexed price; recomputed here only when it is missing for an active loan.
-  const health = r.state === 'active' ? (stored ?? healthWad({ collateral_amount: BigInt(r.collateral_amount), principal_outstanding: BigInt(r.principal_outstanding), threshold_bps: r.threshold_bps }, cp, dp)) : null;
+  const health =
+    r.state === 'active'
+      ? (stored ??
+        healthWad(
+          { collateral_amount: BigInt(r.collateral_amount), principal_outstanding: BigInt(r.principal_outstanding), threshold_bps: r.threshold_bps },
+          cp,
+          dp,
+        ))
+      : null;
   const overdue = r.state === 'active' && Number(r.maturity) < ctx.now;
   return {
     id: loanPublicId(r.chain_id, r.loan_id),

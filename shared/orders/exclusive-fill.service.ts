@@ -63,14 +63,22 @@ export class ExclusiveFillService {
     const { chain_id: chainId, pair } = orders[0];
     for (const o of orders) {
       if (o.chain_id !== chainId || o.pair !== pair) {
-        throw ValidationError.field('order_ids', `order ${o.id} is on ${o.chain_id}:${o.pair}, not ${chainId}:${pair}: one fill covers orders of one chain and CLOB`);
+        throw ValidationError.field(
+          'order_ids',
+          `order ${o.id} is on ${o.chain_id}:${o.pair}, not ${chainId}:${pair}: one fill covers orders of one chain and CLOB`,
+        );
       }
       if (o.state !== 'open') throw new ConflictError(`order ${o.id} is ${o.state}; only open orders can be filled`, 'order_not_open');
     }
     await this.requirePlaced(ids);
     const dir = await this.deps.pairs.get(chainId);
     if (!dir?.mothership) throw new ServiceUnavailableError(`chain ${chainId} has no mothership configured`, 'network_unavailable');
-    const requirements = await this.bonds.check(chainId, getAddress(maker), orders.map((o) => o.premium_token), dir.tokens);
+    const requirements = await this.bonds.check(
+      chainId,
+      getAddress(maker),
+      orders.map((o) => o.premium_token),
+      dir.tokens,
+    );
 
     const id = randomUUID();
     const nowMs = this.clock();

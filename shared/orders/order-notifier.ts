@@ -16,7 +16,12 @@ export async function publishFillState(deps: { db: DataSource; events: EventPubl
   const f = await repo.findFill(fillId);
   if (!f) return false;
   const closed = f.closed_at ? new Date(f.closed_at).getTime() : 0;
-  await deps.events.publish(topics.rfqMaker(f.maker), FILL_EVENTS[f.state], { ...exclusiveFillEvent(f) }, { idempotencyKey: `${FILL_EVENTS[f.state]}.${f.id}.${closed}` });
+  await deps.events.publish(
+    topics.rfqMaker(f.maker),
+    FILL_EVENTS[f.state],
+    { ...exclusiveFillEvent(f) },
+    { idempotencyKey: `${FILL_EVENTS[f.state]}.${f.id}.${closed}` },
+  );
   await repo.markFillPublished(f.id, f.state);
   return true;
 }

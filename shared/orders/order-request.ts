@@ -42,12 +42,17 @@ const uint = (max: bigint, what: string, min = 0n) =>
   });
 
 const zeroOrOne = (what: string) => intSchema({ min: 0, max: 1, message: `must be ${what}` });
-const decayRate = intSchema({ ...intRange(0, MAX_DECAY_BPS_PER_SECOND), message: `must be an integer of basis points per second from 0 to ${MAX_DECAY_BPS_PER_SECOND}` });
+const decayRate = intSchema({
+  ...intRange(0, MAX_DECAY_BPS_PER_SECOND),
+  message: `must be an integer of basis points per second from 0 to ${MAX_DECAY_BPS_PER_SECOND}`,
+});
 
 /** A nested object whose unknown keys are each named. */
 function strictShape<S extends z.ZodRawShape>(shape: S, what: string) {
   const known = new Set(Object.keys(shape));
-  return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((v, ctx) => unknownKeys(ctx, v, known, `is not a field of ${what}`), whenObject);
+  return z
+    .looseObject(shape, { message: 'must be a JSON object' })
+    .superRefine((v, ctx) => unknownKeys(ctx, v, known, `is not a field of ${what}`), whenObject);
 }
 
 function orderRequestSchema(now: number, horizonSeconds: number) {
@@ -83,15 +88,28 @@ function orderRequestSchema(now: number, horizonSeconds: number) {
         ),
       ),
       decayPremium: required(
-        strictShape({ premiumStart: required(uint(UINT256_MAX, 'uint256')), premiumEnd: required(uint(UINT256_MAX, 'uint256')), decayRateBpsPerSecond: required(decayRate) }, 'data.decayPremium'),
+        strictShape(
+          {
+            premiumStart: required(uint(UINT256_MAX, 'uint256')),
+            premiumEnd: required(uint(UINT256_MAX, 'uint256')),
+            decayRateBpsPerSecond: required(decayRate),
+          },
+          'data.decayPremium',
+        ),
       ),
       decayStrike: required(
         strictShape(
-          { strikeStart: required(uint(UINT144_MAX, 'uint144', 1n)), strikeEnd: required(uint(UINT144_MAX, 'uint144', 1n)), decayRateBpsPerSecond: required(decayRate) },
+          {
+            strikeStart: required(uint(UINT144_MAX, 'uint144', 1n)),
+            strikeEnd: required(uint(UINT144_MAX, 'uint144', 1n)),
+            decayRateBpsPerSecond: required(decayRate),
+          },
           'data.decayStrike',
         ),
       ),
-      decayMinFill: required(strictShape({ startMinFill: required(uint(UINT256_MAX, 'uint256')), decayRatePerSecond: required(uint(UINT256_MAX, 'uint256')) }, 'data.decayMinFill')),
+      decayMinFill: required(
+        strictShape({ startMinFill: required(uint(UINT256_MAX, 'uint256')), decayRatePerSecond: required(uint(UINT256_MAX, 'uint256')) }, 'data.decayMinFill'),
+      ),
       buyOrSell: required(zeroOrOne('0 (buy) or 1 (sell)')),
       intentStartTime: required(unixSeconds),
       intentExpiry: required(unixSeconds),
@@ -99,7 +117,12 @@ function orderRequestSchema(now: number, horizonSeconds: number) {
     },
     'data',
   );
-  const shape = { chain_id: required(intSchema(CHAIN_ID)), amount: required(uint(UINT256_MAX, 'uint256', 1n)), destination: required(destination), data: required(data) };
+  const shape = {
+    chain_id: required(intSchema(CHAIN_ID)),
+    amount: required(uint(UINT256_MAX, 'uint256', 1n)),
+    destination: required(destination),
+    data: required(data),
+  };
   const known = new Set(Object.keys(shape));
   return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((b, ctx) => {
     unknownKeys(ctx, b, known, 'is not a field of an order');
@@ -132,7 +155,11 @@ function crossFieldRules(b: OrderBody, ctx: z.core.ParsePayload, now: number, la
     const { startExecutionTimeStamp: start, expiryTimestamp: expiry } = d.pairKey;
     if (expiry <= now) ruleIssue(ctx, ['data', 'pairKey', 'expiryTimestamp'], `must be in the future (now is ${now}): an expired series cannot exist`);
     if (start !== 0 && start !== expiry) {
-      ruleIssue(ctx, ['data', 'pairKey', 'startExecutionTimeStamp'], 'must be 0 (American: exercisable any time until expiry) or equal to expiryTimestamp (European)');
+      ruleIssue(
+        ctx,
+        ['data', 'pairKey', 'startExecutionTimeStamp'],
+        'must be 0 (American: exercisable any time until expiry) or equal to expiryTimestamp (European)',
+      );
     }
   }
   if (ok('data', 'intentStartTime') && ok('data', 'intentExpiry') && d.intentStartTime >= d.intentExpiry) {
@@ -200,7 +227,10 @@ export function orderJson(i: OrderIntent) {
     destination: { from: i.from, to: i.to, nonce: { prefix: Number(i.noncePrefix), nonce: i.nonce.toString() } },
     data: {
       options6909Contract: i.options6909Contract,
-      rewardLimits: { fillerRewardMaxPerMintedUnit: i.fillerRewardMaxPerMintedUnit.toString(), fillerRewardMinPerMintedUnit: i.fillerRewardMinPerMintedUnit.toString() },
+      rewardLimits: {
+        fillerRewardMaxPerMintedUnit: i.fillerRewardMaxPerMintedUnit.toString(),
+        fillerRewardMinPerMintedUnit: i.fillerRewardMinPerMintedUnit.toString(),
+      },
       pairKey: { optionType: i.optionType, startExecutionTimeStamp: i.startExecutionTimestamp, expiryTimestamp: i.expiryTimestamp },
       decayPremium: { premiumStart: i.premiumStart.toString(), premiumEnd: i.premiumEnd.toString(), decayRateBpsPerSecond: i.premiumDecayRateBpsPerSecond },
       decayStrike: { strikeStart: i.strikeStart.toString(), strikeEnd: i.strikeEnd.toString(), decayRateBpsPerSecond: i.strikeDecayRateBpsPerSecond },

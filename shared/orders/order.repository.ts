@@ -12,12 +12,18 @@ const ORDER_COLUMNS = `o.id, o.chain_id, o.owner_address, o.pair, o.premium_toke
 
 const ORDER_SOURCE = `orders o ${ON_CHAIN_JOIN}`;
 
-type OrderRead = OrderRow & { pair_order_id: string | null; onchain_remaining: string | null; onchain_state: OnChainOrder['state'] | null; placed_tx_hash: string | null };
+type OrderRead = OrderRow & {
+  pair_order_id: string | null;
+  onchain_remaining: string | null;
+  onchain_state: OnChainOrder['state'] | null;
+  placed_tx_hash: string | null;
+};
 
 /** Splits a read row into the order and its book order. */
 function split(r: OrderRead): { order: OrderRow; onChain: OnChainOrder | null } {
   const { pair_order_id, onchain_remaining, onchain_state, placed_tx_hash, ...order } = r;
-  const onChain = pair_order_id && onchain_state && placed_tx_hash ? { pair_order_id, remaining: onchain_remaining ?? '0', state: onchain_state, placed_tx_hash } : null;
+  const onChain =
+    pair_order_id && onchain_state && placed_tx_hash ? { pair_order_id, remaining: onchain_remaining ?? '0', state: onchain_state, placed_tx_hash } : null;
   return { order, onChain };
 }
 
@@ -62,7 +68,21 @@ export class OrderRepository {
       `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
        ON CONFLICT (chain_id, intent_hash) DO NOTHING RETURNING created_at`,
-      [r.id, r.chain_id, r.owner_address, r.pair, r.premium_token, r.nonce_prefix, r.nonce, r.amount, r.intent_hash, r.destination, r.data, r.expires_at, r.recorded_by_owner],
+      [
+        r.id,
+        r.chain_id,
+        r.owner_address,
+        r.pair,
+        r.premium_token,
+        r.nonce_prefix,
+        r.nonce,
+        r.amount,
+        r.intent_hash,
+        r.destination,
+        r.data,
+        r.expires_at,
+        r.recorded_by_owner,
+      ],
     );
     return rows[0]?.created_at ?? null;
   }
@@ -112,8 +132,15 @@ export class OrderRepository {
    * with its own credential: the record is marked so (it joins the owner's lists).
    */
   async findByIntent(chainId: number, intentHash: string, byOwner: boolean): Promise<ReadOrder | null> {
-    if (byOwner) await this.ds.query(`UPDATE orders SET recorded_by_owner = true WHERE chain_id = $1 AND intent_hash = $2 AND NOT recorded_by_owner`, [chainId, intentHash]);
-    const rows: OrderRead[] = await this.ds.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} WHERE o.chain_id = $1 AND o.intent_hash = $2`, [chainId, intentHash]);
+    if (byOwner)
+      await this.ds.query(`UPDATE orders SET recorded_by_owner = true WHERE chain_id = $1 AND intent_hash = $2 AND NOT recorded_by_owner`, [
+        chainId,
+        intentHash,
+      ]);
+    const rows: OrderRead[] = await this.ds.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_SOURCE} WHERE o.chain_id = $1 AND o.intent_hash = $2`, [
+      chainId,
+      intentHash,
+    ]);
     return rows[0] ? split(rows[0]) : null;
   }
 
@@ -159,7 +186,10 @@ export class OrderRepository {
 
   /** The pair's premium token: the indexer's record of the pair, else null. */
   async premiumTokenOf(chainId: number, pair: string): Promise<`0x${string}` | null> {
-    const rows: { premium_token: `0x${string}` }[] = await this.ds.query(`SELECT premium_token FROM indexer_pairs WHERE chain_id = $1 AND address = $2`, [chainId, pair]);
+    const rows: { premium_token: `0x${string}` }[] = await this.ds.query(`SELECT premium_token FROM indexer_pairs WHERE chain_id = $1 AND address = $2`, [
+      chainId,
+      pair,
+    ]);
     return rows[0]?.premium_token ?? null;
   }
 
@@ -185,8 +215,14 @@ export class OrderRepository {
   /** What the sweeper redoes: orders and fills past their time, fills whose state the maker has not heard. */
   async overdue(graceSeconds: number, limit: number): Promise<{ orders: string[]; fills: string[]; unpublished: string[] }> {
     const [orders, fills, unpublished] = await Promise.all([
-      this.ds.query<{ id: string }[]>(`SELECT id FROM orders WHERE state = 'open' AND expires_at <= now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query<{ id: string }[]>(`SELECT id FROM exclusive_fills WHERE state = 'active' AND expire_time <= now() - make_interval(secs => $1) ORDER BY expire_time LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(
+        `SELECT id FROM orders WHERE state = 'open' AND expires_at <= now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
+      this.ds.query<{ id: string }[]>(
+        `SELECT id FROM exclusive_fills WHERE state = 'active' AND expire_time <= now() - make_interval(secs => $1) ORDER BY expire_time LIMIT $2`,
+        [graceSeconds, limit],
+      ),
       this.ds.query<{ id: string }[]>(
         `SELECT id FROM exclusive_fills WHERE published_state IS DISTINCT FROM state AND created_at <= now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
         [graceSeconds, limit],

@@ -138,11 +138,17 @@ function checkContracts(req: OrderRequest, dir: ChainDirectory): void {
   const { options6909Contract: pair, to } = req.intent;
   const token = dir.tokens.get(pair);
   if (token) {
-    throw ValidationError.field('data.options6909Contract', `${pair} is the ${token} token, not a pair: pass the pair (CLOB) contract (GET /api/networks or /api/indexer/cores)`);
+    throw ValidationError.field(
+      'data.options6909Contract',
+      `${pair} is the ${token} token, not a pair: pass the pair (CLOB) contract (GET /api/networks or /api/indexer/cores)`,
+    );
   }
   if (!dir.pairs.has(pair)) throw ValidationError.field('data.options6909Contract', `${pair} is not a known pair (CLOB) contract on chain ${req.chain_id}`);
   if (to !== pair && to !== dir.mothership) {
-    throw ValidationError.field('destination.to', `must be the order's CLOB (data.options6909Contract ${pair}) or the chain's mothership${dir.mothership ? ` (${dir.mothership})` : ''}`);
+    throw ValidationError.field(
+      'destination.to',
+      `must be the order's CLOB (data.options6909Contract ${pair}) or the chain's mothership${dir.mothership ? ` (${dir.mothership})` : ''}`,
+    );
   }
 }
 

@@ -26,7 +26,15 @@ export function parsePolarity(v: unknown, path = 'polarity'): Polarity {
 }
 
 /** One explicit direction: 0 | "buy" | 1 | "sell" (words in any case). */
-export const directionSchema = spelledAs<Direction>([[0, 0], ['buy', 0], [1, 1], ['sell', 1]], 'must be 0 or "buy", or 1 or "sell"');
+export const directionSchema = spelledAs<Direction>(
+  [
+    [0, 0],
+    ['buy', 0],
+    [1, 1],
+    ['sell', 1],
+  ],
+  'must be 0 or "buy", or 1 or "sell"',
+);
 
 /**
  * Parses an explicit directions array (Dutch requests carry one): each item 0 | 1 | "buy" | "sell";

@@ -25,9 +25,7 @@ export class DutchAwardSigner {
 
   /** The award's EIP-712 digest (equals dutchAwardDigest). */
   digest(chainId: number, mothership: Address, award: DutchAward): Hex {
-    const struct = keccak256(
-      encodeAbiParameters(AWARD_ABI, [AWARD_TYPE_HASH, ...AWARD_FIELDS.map((f) => award[f.name])]),
-    );
+    const struct = keccak256(encodeAbiParameters(AWARD_ABI, [AWARD_TYPE_HASH, ...AWARD_FIELDS.map((f) => award[f.name])]));
     return keccak256(concat(['0x1901', this.domainOf(chainId, mothership), struct]));
   }
 

@@ -40,9 +40,9 @@ export interface DutchRequestJson {
 const tokenTriple = z
   .object(
     {
-      token0: evmAddress.meta({ description: 'The pair\'s token0 (underlying).' }),
-      token1: evmAddress.meta({ description: 'The pair\'s token1 (quote token).' }),
-      premium_token: evmAddress.meta({ description: 'The pair\'s premium token.' }),
+      token0: evmAddress.meta({ description: "The pair's token0 (underlying)." }),
+      token1: evmAddress.meta({ description: "The pair's token1 (quote token)." }),
+      premium_token: evmAddress.meta({ description: "The pair's premium token." }),
     },
     { message: 'must be an object with token0, token1 and premium_token' },
   )
@@ -54,7 +54,7 @@ const dutchPremium = z
     {
       token: evmAddress.meta({ description: 'The premium token.' }),
       maker_pays_taker: booleanField.meta({ description: 'True: the maker pays the taker the premium (the taker sells); false: the taker pays.' }),
-      start_premium: decimalUint().meta({ description: 'Premium at auction_start, in premium-token units: the taker\'s best price.' }),
+      start_premium: decimalUint().meta({ description: "Premium at auction_start, in premium-token units: the taker's best price." }),
       end_premium: decimalUint().meta({ description: 'Premium the curve moves to, toward the maker\'s best price (docs/DUTCH.md, "Curve").' }),
       decay_rate: decimalUint().meta({ description: 'How fast the premium moves from start to end (docs/DUTCH.md, "Curve"); uint256 decimal string.' }),
       auction_start: unixSeconds.meta({ description: 'Unix seconds at which the curve starts.' }),
@@ -71,18 +71,22 @@ function dutchRequestSchema(now: number, path: string) {
   return z
     .object(
       {
-        intents: intentListSchema(now, `${path}.intents`).meta({ description: 'The legs, as signed; the quote\'s legs.' }),
-        tokens: sizedArray(tokenTriple, 1, MAX_LEGS).meta({ description: 'Token triples of the legs\' pairs.' }),
+        intents: intentListSchema(now, `${path}.intents`).meta({ description: "The legs, as signed; the quote's legs." }),
+        tokens: sizedArray(tokenTriple, 1, MAX_LEGS).meta({ description: "Token triples of the legs' pairs." }),
         dutch_premium: dutchPremium,
-        auction_end: unixSeconds.meta({ description: 'Unix seconds: after auction_start, in the future, not after the legs\' expiry, within dutch_limits.max_auction_seconds.' }),
+        auction_end: unixSeconds.meta({
+          description: "Unix seconds: after auction_start, in the future, not after the legs' expiry, within dutch_limits.max_auction_seconds.",
+        }),
         maker_address_hash: bytes32.meta({ description: 'directionsHash(directions) = keccak256(abi.encode(uint8[])) (docs/PROTOCOL.md).' }),
         taker_nonce: decimalUint().meta({ description: 'Unused by this taker (uint256 decimal string); the fill spends it.' }),
         required_authority: addressOrZero.meta({
           description:
             'Fill authority (KYC): the zero address (absent or null is) for none, else an IFillAuthority contract on this chain; only fillers it allows may bid and fill (docs/DUTCH.md).',
         }),
-        required_dutch_authority: evmAddress.meta({ description: 'Must be the network\'s mothership: any registered service signer awards the auction.' }),
-        referrer: addressOrZero.meta({ description: 'Must be the zero address (absent or null is): the filling maker submits the request, so a referrer would reach makers.' }),
+        required_dutch_authority: evmAddress.meta({ description: "Must be the network's mothership: any registered service signer awards the auction." }),
+        referrer: addressOrZero.meta({
+          description: 'Must be the zero address (absent or null is): the filling maker submits the request, so a referrer would reach makers.',
+        }),
       },
       { message: 'must be an object' },
     )

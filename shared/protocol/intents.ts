@@ -54,10 +54,28 @@ const OPTION_TYPE_MESSAGE = 'must be "call", "put", 0 (call) or 1 (put)';
 const STRUCTURE_MESSAGE = 'must be 0 or "a" (follows polarity), or 1 or "b" (flips the leg)';
 
 /** `call`|`put`|0|1 (names in any case). */
-export const optionTypeSchema = spelledAs<OptionType>([['call', 0], ['put', 1], [0, 0], [1, 1]], OPTION_TYPE_MESSAGE);
+export const optionTypeSchema = spelledAs<OptionType>(
+  [
+    ['call', 0],
+    ['put', 1],
+    [0, 0],
+    [1, 1],
+  ],
+  OPTION_TYPE_MESSAGE,
+);
 
 /** 0|"a"|1|"b" (letters in any case, digits as numbers or strings). */
-export const structureSchema = spelledAs<Structure>([[0, 0], ['a', 0], ['0', 0], [1, 1], ['b', 1], ['1', 1]], STRUCTURE_MESSAGE);
+export const structureSchema = spelledAs<Structure>(
+  [
+    [0, 0],
+    ['a', 0],
+    ['0', 0],
+    [1, 1],
+    ['b', 1],
+    ['1', 1],
+  ],
+  STRUCTURE_MESSAGE,
+);
 
 /** One leg's fields, each read on its own; the rules between them come after. */
 const intentShape = z

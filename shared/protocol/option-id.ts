@@ -32,10 +32,7 @@ export function encodeOptionId(s: OptionSeries): bigint {
   checkTimestamp(s.expiry_timestamp, 'expiry_timestamp');
   checkTimestamp(s.start_exercise_timestamp, 'start_exercise_timestamp');
   return (
-    (BigInt(s.option_type) << TYPE_SHIFT) |
-    (BigInt(s.start_exercise_timestamp) << START_SHIFT) |
-    (BigInt(s.expiry_timestamp) << EXPIRY_SHIFT) |
-    s.strike_wad
+    (BigInt(s.option_type) << TYPE_SHIFT) | (BigInt(s.start_exercise_timestamp) << START_SHIFT) | (BigInt(s.expiry_timestamp) << EXPIRY_SHIFT) | s.strike_wad
   );
 }
 

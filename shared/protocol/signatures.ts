@@ -38,7 +38,8 @@ export function signatureProblem(signature: string): string | null {
   const s = BigInt(`0x${signature.slice(66, 130)}`);
   const v = parseInt(signature.slice(130, 132), 16);
   if (r === 0n || s === 0n) return 'r and s must not be zero';
-  if (s > SECP256K1_HALF_N) return 'has a high s (s > n/2), which the contracts refuse: use the low-s form (s\' = n - s, v flipped) that every standard signer produces';
+  if (s > SECP256K1_HALF_N)
+    return "has a high s (s > n/2), which the contracts refuse: use the low-s form (s' = n - s, v flipped) that every standard signer produces";
   if (v !== 27 && v !== 28 && v !== 0 && v !== 1) return `has v = ${v}: v must be 27 or 28 (0 or 1 accepted as 27 or 28)`;
   return null;
 }

@@ -17,12 +17,7 @@ function checkDirections(directions: readonly number[]): void {
 }
 
 /** keccak256(abi.encode(address taker, bytes32 salt, uint8[] directions, address referrer)), lower-case hex. */
-export function takerAddressHash(
-  taker: Address,
-  salt: Hex,
-  directions: readonly Direction[],
-  referrer: Address = zeroAddress,
-): Hex {
+export function takerAddressHash(taker: Address, salt: Hex, directions: readonly Direction[], referrer: Address = zeroAddress): Hex {
   checkDirections(directions);
   return keccak256(encodeAbiParameters(TAKER_HASH_PARAMS, [getAddress(taker), salt, [...directions], getAddress(referrer)]));
 }

@@ -172,8 +172,7 @@ export const dutchFillDomain = (chainId: number, mothership: Address) => domain(
 /** EIP-712 domain of maker-signed package offers. */
 export const packageOfferDomain = (chainId: number, mothership: Address) => domain(PACKAGE_OFFER_DOMAIN_NAME, chainId, mothership);
 /** EIP-712 domain of API-signed exclusive fills. */
-export const exclusiveFillDomain = (chainId: number, mothership: Address) =>
-  domain(EXCLUSIVE_FILL_DOMAIN_NAME, chainId, mothership);
+export const exclusiveFillDomain = (chainId: number, mothership: Address) => domain(EXCLUSIVE_FILL_DOMAIN_NAME, chainId, mothership);
 
 /** Full typed data of a Dutch request, ready for signTypedData / hashTypedData. */
 export function dutchFillTypedData(chainId: number, mothership: Address, message: DutchFillRequest) {

@@ -36,10 +36,10 @@ function offerRequestSchema(now: number) {
       .optional()
       .transform((v) => v ?? false)
       .meta({ description: 'Default false: the taker pays the premium.' }),
-    taker_address_hash: required(bytes32).meta({ description: 'The quote\'s taker_address_hash, copied exactly.' }),
-    premium_token: required(evmAddress).meta({ description: 'A token registered on the quote\'s chain.' }),
-    legs: required(intentListSchema(now, 'legs')).meta({ description: 'The quote\'s legs, as signed (the same shape as the create\'s `intents`).' }),
-    maker: required(evmAddress).meta({ description: 'The authenticated maker wallet (SIWE address or the API key\'s bot wallet).' }),
+    taker_address_hash: required(bytes32).meta({ description: "The quote's taker_address_hash, copied exactly." }),
+    premium_token: required(evmAddress).meta({ description: "A token registered on the quote's chain." }),
+    legs: required(intentListSchema(now, 'legs')).meta({ description: "The quote's legs, as signed (the same shape as the create's `intents`)." }),
+    maker: required(evmAddress).meta({ description: "The authenticated maker wallet (SIWE address or the API key's bot wallet)." }),
     nonce: required(decimalUint()).meta({ description: 'Unused for (chain, maker) (uint256 decimal string).' }),
     deadline: required(unixSeconds).meta({ description: 'Unix seconds, in the future and not after the quote expires.' }),
     signature: required(canonicalSignatureSchema).meta({
@@ -53,7 +53,10 @@ function offerRequestSchema(now: number) {
       unknownKeys(ctx, b, known, 'is not a field of a package offer');
       if (parsedAt(ctx, ['deadline']) && b.deadline <= now) ruleIssue(ctx, ['deadline'], `must be in the future (now is ${now})`);
     }, whenObject)
-    .meta({ additionalProperties: false, description: 'An EIP-712-signed package offer bound to the quote through taker_address_hash; unknown fields are refused.' });
+    .meta({
+      additionalProperties: false,
+      description: 'An EIP-712-signed package offer bound to the quote through taker_address_hash; unknown fields are refused.',
+    });
 }
 
 /** The offer body as the API documents it: the parser itself, read at no particular time. */

@@ -48,7 +48,8 @@ export class OfferService {
     if (!dir?.mothership) throw new AppError(503, 'network_unavailable', `chain ${quote.chain_id} has no mothership configured`);
 
     const problems: FieldProblem[] = [];
-    if (offer.takerAddressHash !== quote.taker_address_hash) problems.push({ path: 'taker_address_hash', message: 'must be the quote\'s taker_address_hash, copied exactly' });
+    if (offer.takerAddressHash !== quote.taker_address_hash)
+      problems.push({ path: 'taker_address_hash', message: "must be the quote's taker_address_hash, copied exactly" });
     problems.push(...compareLegs(offer.legs, quote, await this.repo.legs(quote.id)));
     if (!dir.tokens.has(offer.premiumToken)) problems.push({ path: 'premium_token', message: `is not a registered token on chain ${quote.chain_id}` });
     const expiresAt = Math.floor(new Date(quote.expires_at).getTime() / 1000);
@@ -62,7 +63,8 @@ export class OfferService {
     } catch {
       throw ValidationError.field('signature', 'is not a valid signature');
     }
-    if (signer !== offer.maker) throw ValidationError.field('signature', `recovers to ${signer}, not the maker ${offer.maker}: sign the PackageOffer typed data of this quote`);
+    if (signer !== offer.maker)
+      throw ValidationError.field('signature', `recovers to ${signer}, not the maker ${offer.maker}: sign the PackageOffer typed data of this quote`);
 
     const row = await this.store(quote.id, offer, signature, packageOfferDigest(ctx, offer), quote.chain_id);
     try {
@@ -127,7 +129,8 @@ function compareLegs(signed: Leg[], q: QuoteRow, legs: QuoteLegRow[]): FieldProb
       ['strikeWad', 'strike_wad', s.strikeWad.toString(), String(l.strike_wad)],
       ['amount', 'amount', s.amount.toString(), String(l.amount)],
     ];
-    for (const [, field, got, want] of expect) if (got !== want) out.push({ path: `legs[${i}].${field}`, message: `must equal the quote's ${field} (${String(want)})` });
+    for (const [, field, got, want] of expect)
+      if (got !== want) out.push({ path: `legs[${i}].${field}`, message: `must equal the quote's ${field} (${String(want)})` });
   });
   return out;
 }

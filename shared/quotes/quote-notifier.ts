@@ -22,9 +22,7 @@ export type InterestedMakers = (chainId: number) => Promise<`0x${string}`[]>;
 export class QuoteNotifier {
   private readonly repo: QuoteRepository;
 
-  constructor(
-    private readonly deps: { db: DataSource; events: EventPublisher; logger: Logger; interestedMakers: InterestedMakers },
-  ) {
+  constructor(private readonly deps: { db: DataSource; events: EventPublisher; logger: Logger; interestedMakers: InterestedMakers }) {
     this.repo = new QuoteRepository(deps.db);
   }
 

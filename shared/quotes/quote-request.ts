@@ -68,8 +68,11 @@ function quoteRequestSchema(now: number, maxExpiresIn: number) {
     offer_formats: z
       .enum(OFFER_FORMATS, { message: `must be one of ${OFFER_FORMATS.join(', ')}` })
       .optional()
-      .meta({ description: '`legByLegOnly` is stored as package_only; `dutch_only` selects the Dutch request (docs/DUTCH.md: directions, taker_signature, dutch_request, compete_ms, exclusive_ms / exclusive_seconds instead of polarity, referrer and intents).' }),
-    intents: required(intentListSchema(now, 'intents')).meta({ description: 'The legs, following the spec\'s strategy recipes.' }),
+      .meta({
+        description:
+          '`legByLegOnly` is stored as package_only; `dutch_only` selects the Dutch request (docs/DUTCH.md: directions, taker_signature, dutch_request, compete_ms, exclusive_ms / exclusive_seconds instead of polarity, referrer and intents).',
+      }),
+    intents: required(intentListSchema(now, 'intents')).meta({ description: "The legs, following the spec's strategy recipes." }),
     // A present dutch_request selects the Dutch schema (parseDutchQuoteRequest); a null one is no Dutch request.
     dutch_request: z.null().optional().meta({ description: 'Present: the body is a Dutch request (docs/DUTCH.md), parsed by its own schema.' }),
   };
@@ -166,66 +169,90 @@ function dutchQuoteRequestSchema(now: number, maxExpiresIn: number, maxExclusive
   const ms = (what: string, max: number) => intSchema({ min: 0, max, message: `must be an integer number of ${what} from 0 to ${max}` });
   const shape = {
     chain_id: required(intSchema(CHAIN_ID)).meta({ description: 'A registry network (GET /api/networks).' }),
-    taker_address: required(evmAddress).meta({ description: 'The wallet that signed dutch_request (taker_signature must recover to it); never shown to makers as a field.' }),
+    taker_address: required(evmAddress).meta({
+      description: 'The wallet that signed dutch_request (taker_signature must recover to it); never shown to makers as a field.',
+    }),
     offer_formats: z
       .literal('dutch_only', { message: 'must be "dutch_only" for a Dutch request (or left out)' })
       .optional()
       .meta({ description: '`dutch_only`, or left out when dutch_request is present.' }),
-    directions: required(sizedArray(directionSchema, 1, MAX_LEGS)).meta({ description: 'The taker\'s side per leg of dutch_request.intents: 0 or "buy", 1 or "sell".' }),
+    directions: required(sizedArray(directionSchema, 1, MAX_LEGS)).meta({
+      description: 'The taker\'s side per leg of dutch_request.intents: 0 or "buy", 1 or "sell".',
+    }),
     expires_in: required(intSchema({ min: 1, max: maxExpiresIn, message: `must be an integer number of seconds from 1 to ${maxExpiresIn}` })).meta({
       description: 'Quote window in seconds, at most QUOTE_MAX_EXPIRES_IN.',
     }),
     compete_ms: ms('milliseconds', PG_INT4_MAX).optional().meta({ description: 'Length of the competing phase in milliseconds, clamped to the auction.' }),
-    exclusive_ms: ms('milliseconds', maxExclusiveMs).optional().meta({ description: 'Length of the winner\'s exclusive window, at most dutch_limits.max_exclusive_ms.' }),
-    exclusive_seconds: ms('seconds', Math.floor(maxExclusiveMs / 1000)).optional().meta({ description: 'The same in seconds; with exclusive_ms too, both must agree.' }),
+    exclusive_ms: ms('milliseconds', maxExclusiveMs)
+      .optional()
+      .meta({ description: "Length of the winner's exclusive window, at most dutch_limits.max_exclusive_ms." }),
+    exclusive_seconds: ms('seconds', Math.floor(maxExclusiveMs / 1000))
+      .optional()
+      .meta({ description: 'The same in seconds; with exclusive_ms too, both must agree.' }),
     taker_signature: required(canonicalSignatureSchema).meta({
-      description: 'EIP-712 DutchFillRequest signature by taker_address, 65 bytes hex, low s (s <= n/2) and v 27 or 28, as the mothership requires (docs/PROTOCOL.md).',
+      description:
+        'EIP-712 DutchFillRequest signature by taker_address, 65 bytes hex, low s (s <= n/2) and v 27 or 28, as the mothership requires (docs/PROTOCOL.md).',
     }),
     dutch_request: required(dutchRequestField(now, 'dutch_request')),
     // Intents are the signed request's; a copy at the top level is ignored.
     intents: z.unknown().optional().meta({ deprecated: true, description: 'Ignored: the legs are dutch_request.intents.' }),
   };
   const known = new Set<string>(DUTCH_KNOWN);
-  return z.looseObject(shape, { message: 'must be a JSON object' }).superRefine((b, ctx) => {
-    unknownKeys(ctx, b, known, 'is not a field of a Dutch quote request');
-    if (parsedAt(ctx, ['exclusive_ms']) && parsedAt(ctx, ['exclusive_seconds']) && b.exclusive_ms !== undefined && b.exclusive_seconds !== undefined) {
-      if (b.exclusive_ms !== b.exclusive_seconds * 1000) {
-        ruleIssue(ctx, ['exclusive_seconds'], `disagrees with exclusive_ms (${b.exclusive_ms}): send one of them`);
+  return z
+    .looseObject(shape, { message: 'must be a JSON object' })
+    .superRefine((b, ctx) => {
+      unknownKeys(ctx, b, known, 'is not a field of a Dutch quote request');
+      if (parsedAt(ctx, ['exclusive_ms']) && parsedAt(ctx, ['exclusive_seconds']) && b.exclusive_ms !== undefined && b.exclusive_seconds !== undefined) {
+        if (b.exclusive_ms !== b.exclusive_seconds * 1000) {
+          ruleIssue(ctx, ['exclusive_seconds'], `disagrees with exclusive_ms (${b.exclusive_ms}): send one of them`);
+        }
       }
-    }
-    // A rule broken inside dutch_request leaves it unconverted: nothing more to judge there.
-    if (!parsedAt(ctx, ['dutch_request']) || !('dutchPremium' in b.dutch_request)) return;
-    const r = b.dutch_request;
-    if (r.referrer !== zeroAddress) {
-      ruleIssue(ctx, ['dutch_request', 'referrer'], 'must be the zero address: the filling maker submits the signed request, so a referrer in it would reach makers');
-    }
-    if (!curveFavoursTakerFirst(r.dutchPremium)) {
-      ruleIssue(
-        ctx,
-        ['dutch_request', 'dutch_premium', 'end_premium'],
-        r.dutchPremium.makerPaysTaker
-          ? 'must be below start_premium: the maker pays, so the curve starts at the taker\'s best (highest) premium and falls'
-          : 'must be above start_premium: the taker pays, so the curve starts at the taker\'s best (lowest) premium and rises',
-      );
-    }
-    if (r.auctionEnd > now + maxAuctionSeconds) {
-      ruleIssue(ctx, ['dutch_request', 'auction_end'], `must be at most ${maxAuctionSeconds} seconds from now (operator limit dutch_limits.max_auction_seconds)`);
-    }
-    if (!parsedAt(ctx, ['directions'])) return;
-    if (b.directions.length !== r.intents.length) {
-      ruleIssue(ctx, ['directions'], `must have one direction per leg of dutch_request.intents (${r.intents.length})`);
-      return;
-    }
-    if (directionsHash(b.directions) !== r.makerAddressHash.toLowerCase()) {
-      ruleIssue(ctx, ['dutch_request', 'maker_address_hash'], 'must be directionsHash(directions) (keccak256(abi.encode(uint8[])))');
-    }
-    const polarity: Polarity = b.directions[0] === direction('b_is_buy', r.intents[0].structure as 0 | 1) ? 'b_is_buy' : 'a_is_buy';
-    r.intents.forEach((leg, i) => {
-      if (direction(polarity, leg.structure as 0 | 1) !== b.directions[i]) {
-        ruleIssue(ctx, ['directions', i], `must follow the legs' structures with one polarity (${polarity} from leg 0): flip dutch_request.intents[${i}].structure or this direction`);
+      // A rule broken inside dutch_request leaves it unconverted: nothing more to judge there.
+      if (!parsedAt(ctx, ['dutch_request']) || !('dutchPremium' in b.dutch_request)) return;
+      const r = b.dutch_request;
+      if (r.referrer !== zeroAddress) {
+        ruleIssue(
+          ctx,
+          ['dutch_request', 'referrer'],
+          'must be the zero address: the filling maker submits the signed request, so a referrer in it would reach makers',
+        );
       }
-    });
-  }, whenObject).meta({ additionalProperties: false, description: 'A Dutch auction request (docs/DUTCH.md); unknown fields are refused.' });
+      if (!curveFavoursTakerFirst(r.dutchPremium)) {
+        ruleIssue(
+          ctx,
+          ['dutch_request', 'dutch_premium', 'end_premium'],
+          r.dutchPremium.makerPaysTaker
+            ? "must be below start_premium: the maker pays, so the curve starts at the taker's best (highest) premium and falls"
+            : "must be above start_premium: the taker pays, so the curve starts at the taker's best (lowest) premium and rises",
+        );
+      }
+      if (r.auctionEnd > now + maxAuctionSeconds) {
+        ruleIssue(
+          ctx,
+          ['dutch_request', 'auction_end'],
+          `must be at most ${maxAuctionSeconds} seconds from now (operator limit dutch_limits.max_auction_seconds)`,
+        );
+      }
+      if (!parsedAt(ctx, ['directions'])) return;
+      if (b.directions.length !== r.intents.length) {
+        ruleIssue(ctx, ['directions'], `must have one direction per leg of dutch_request.intents (${r.intents.length})`);
+        return;
+      }
+      if (directionsHash(b.directions) !== r.makerAddressHash.toLowerCase()) {
+        ruleIssue(ctx, ['dutch_request', 'maker_address_hash'], 'must be directionsHash(directions) (keccak256(abi.encode(uint8[])))');
+      }
+      const polarity: Polarity = b.directions[0] === direction('b_is_buy', r.intents[0].structure as 0 | 1) ? 'b_is_buy' : 'a_is_buy';
+      r.intents.forEach((leg, i) => {
+        if (direction(polarity, leg.structure as 0 | 1) !== b.directions[i]) {
+          ruleIssue(
+            ctx,
+            ['directions', i],
+            `must follow the legs' structures with one polarity (${polarity} from leg 0): flip dutch_request.intents[${i}].structure or this direction`,
+          );
+        }
+      });
+    }, whenObject)
+    .meta({ additionalProperties: false, description: 'A Dutch auction request (docs/DUTCH.md); unknown fields are refused.' });
 }
 
 /**

@@ -80,11 +80,10 @@ async function updated<T>(m: Queryable, sql: string, params: unknown[]): Promise
  * open (already closed, or unknown), so a retried job does not act twice.
  */
 export async function closeQuote(m: Queryable, id: string, to: ClosingState): Promise<QuoteRow | null> {
-  const rows = await updated<QuoteRow>(
-    m,
-    `UPDATE quotes SET state = $2, closed_at = now() WHERE id = $1 AND state = 'open' RETURNING ${QUOTE_COLUMNS}`,
-    [id, to],
-  );
+  const rows = await updated<QuoteRow>(m, `UPDATE quotes SET state = $2, closed_at = now() WHERE id = $1 AND state = 'open' RETURNING ${QUOTE_COLUMNS}`, [
+    id,
+    to,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -102,7 +101,10 @@ export async function awardDutchQuote(m: Queryable, id: string, d: DutchAwardDec
  * enters its phase; one no longer competing (a concurrent run or the sweeper got there first)
  * is left out of the answer, so the caller publishes only what this call changed.
  */
-export async function awardDutchQuotes(m: Queryable, decisions: readonly (DutchAwardDecision & { id: string })[]): Promise<{ id: string; dutch_phase: DutchPhase }[]> {
+export async function awardDutchQuotes(
+  m: Queryable,
+  decisions: readonly (DutchAwardDecision & { id: string })[],
+): Promise<{ id: string; dutch_phase: DutchPhase }[]> {
   if (decisions.length === 0) return [];
   return updated<{ id: string; dutch_phase: DutchPhase }>(
     m,

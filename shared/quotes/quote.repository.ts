@@ -37,29 +37,29 @@ export class QuoteRepository {
        )
        SELECT created_at FROM q`;
     const values = [
-        q.id,
-        q.chain_id,
-        q.offer_format,
-        q.polarity,
-        q.strategy,
-        q.taker_address,
-        q.referrer,
-        q.taker_salt,
-        q.taker_address_hash,
-        q.directions,
-        q.pair_contract,
-        q.expiry_timestamp,
-        q.stream_token_hash,
-        q.expires_at,
-        col('idx'),
-        col('option_type'),
-        col('structure'),
-        col('direction'),
-        col('strike_wad'),
-        col('amount'),
-        col('start_exercise_timestamp'),
-        col('expiry_timestamp'),
-      ];
+      q.id,
+      q.chain_id,
+      q.offer_format,
+      q.polarity,
+      q.strategy,
+      q.taker_address,
+      q.referrer,
+      q.taker_salt,
+      q.taker_address_hash,
+      q.directions,
+      q.pair_contract,
+      q.expiry_timestamp,
+      q.stream_token_hash,
+      q.expires_at,
+      col('idx'),
+      col('option_type'),
+      col('structure'),
+      col('direction'),
+      col('strike_wad'),
+      col('amount'),
+      col('start_exercise_timestamp'),
+      col('expiry_timestamp'),
+    ];
     const rows: { created_at: Date }[] = await (m ?? this.ds).query(text, values);
     return rows[0].created_at;
   }
@@ -179,9 +179,18 @@ export class QuoteRepository {
    */
   async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; offers: string[]; expired: string[]; unpublished: string[] }> {
     const [unannounced, offers, expired, unpublished] = await Promise.all([
-      this.ds.query<{ id: string }[]>(`SELECT id FROM quotes WHERE announced_at IS NULL AND offer_format <> 'dutch_only' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query<{ id: string }[]>(`SELECT id FROM quote_offers WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`, [graceSeconds, limit]),
-      this.ds.query<{ id: string }[]>(`SELECT id FROM quotes WHERE state = 'open' AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`, [graceSeconds, limit]),
+      this.ds.query<{ id: string }[]>(
+        `SELECT id FROM quotes WHERE announced_at IS NULL AND offer_format <> 'dutch_only' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
+      this.ds.query<{ id: string }[]>(
+        `SELECT id FROM quote_offers WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
+      this.ds.query<{ id: string }[]>(
+        `SELECT id FROM quotes WHERE state = 'open' AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`,
+        [graceSeconds, limit],
+      ),
       this.ds.query<{ id: string }[]>(
         `SELECT id FROM quotes WHERE state <> 'open' AND (result_published_at IS NULL OR result_published_at < closed_at)
            AND closed_at < now() - make_interval(secs => $1) ORDER BY closed_at LIMIT $2`,

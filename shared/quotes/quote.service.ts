@@ -72,7 +72,10 @@ export class QuoteService {
   private async insert(m: EntityManager | null, req: QuoteRequest, nowMs: number, token: string): Promise<{ status: number; body: CreatedQuote }> {
     const id = randomUUID();
     const salt = toHex(pooledRandomBytes(32));
-    const dirs = deriveDirections(req.polarity, req.intents.map((i) => i.structure));
+    const dirs = deriveDirections(
+      req.polarity,
+      req.intents.map((i) => i.structure),
+    );
     const legs: QuoteLegRow[] = req.intents.map((i, idx) => ({
       idx,
       option_type: i.option_type,

@@ -91,9 +91,7 @@ export class RegistryService {
   async recommendedMinNotional(): Promise<{ min_notional: (TokenView & { amount: string })[] }> {
     const rows = await this.repo.listTokens();
     return {
-      min_notional: rows
-        .filter((t) => t.min_notional !== null)
-        .map((t) => ({ ...tokenView(t), amount: String(t.min_notional) })),
+      min_notional: rows.filter((t) => t.min_notional !== null).map((t) => ({ ...tokenView(t), amount: String(t.min_notional) })),
     };
   }
 

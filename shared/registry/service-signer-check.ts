@@ -10,7 +10,10 @@ import { RegistryService } from './registry.service';
  * none is contacted. A ConfigError (exit 78) when the configuration has no key and the public
  * development key may not sign for them (developmentKeyProblem).
  */
-export async function registeredServiceSigner(config: Pick<Config, 'SERVICE_SIGNER_KEY' | 'NODE_ENV' | 'DEVCHAIN'>, db: DataSource): Promise<PrivateKeyAccount> {
+export async function registeredServiceSigner(
+  config: Pick<Config, 'SERVICE_SIGNER_KEY' | 'NODE_ENV' | 'DEVCHAIN'>,
+  db: DataSource,
+): Promise<PrivateKeyAccount> {
   const networks = await new RegistryService(db).allNetworks();
   return serviceSigner(config, networks);
 }

@@ -66,7 +66,7 @@ describe('client: REST calls, typed results and ApiError', () => {
     expect(err.error).toBe('invalid stream token for this quote');
   });
 
-  it('an answer that is not the API\'s error body (a proxy\'s HTML 502) is still an ApiError, code unexpected_response', async () => {
+  it("an answer that is not the API's error body (a proxy's HTML 502) is still an ApiError, code unexpected_response", async () => {
     const proxy = http.createServer((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html', 'x-request-id': 'edge-1' });
       res.end('<html>bad gateway</html>');

@@ -28,7 +28,17 @@ describe('the AsyncAPI document', () => {
     expect(diagnostics.filter((d) => d.severity === 0).map((d) => `${d.path.join('.')}: ${d.message}`)).toEqual([]);
     const { document } = await new Parser().parse(structuredClone(doc) as never);
     expect(document?.version()).toBe('3.0.0');
-    expect(document?.channels().all().map((c) => c.address()).sort()).toEqual(Object.values(doc.channels).map((c) => c.address).sort());
+    expect(
+      document
+        ?.channels()
+        .all()
+        .map((c) => c.address())
+        .sort(),
+    ).toEqual(
+      Object.values(doc.channels)
+        .map((c) => c.address)
+        .sort(),
+    );
   });
 
   it('is served at GET /api/asyncapi.json, as built at start, and cacheable', async () => {
@@ -57,7 +67,10 @@ describe('the AsyncAPI document', () => {
       expect([kind, events.sort()]).toEqual([kind, Object.keys(spec.events).sort()]);
       for (const [event, schema] of Object.entries(spec.events)) {
         const payload = messages[event].payload as { properties: Json; required: string[] };
-        const { $schema: _s, ...expected } = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' }) as Json & { properties: Json; required?: string[] };
+        const { $schema: _s, ...expected } = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' }) as Json & {
+          properties: Json;
+          required?: string[];
+        };
         expect(payload.properties).toEqual({ seq: expect.objectContaining({ type: 'integer', minimum: 1 }), ...expected.properties });
         expect(payload.required).toEqual(['seq', ...(expected.required ?? [])]);
       }
@@ -67,7 +80,8 @@ describe('the AsyncAPI document', () => {
   });
 
   it('says who may join with what, and marks planned kinds coming soon', () => {
-    const joinProps = (kind: string) => Object.keys(((doc.channels[kind].messages as Record<string, Json>).phx_join.payload as { properties: Json }).properties).sort();
+    const joinProps = (kind: string) =>
+      Object.keys(((doc.channels[kind].messages as Record<string, Json>).phx_join.payload as { properties: Json }).properties).sort();
     expect(joinProps('quotes_requests')).toEqual(['api_key', 'last_seq', 'token']);
     expect(joinProps('rfq_maker')).toEqual(['api_key', 'last_seq', 'token']);
     expect(joinProps('rfq_stream')).toEqual(['last_seq']);
@@ -84,12 +98,13 @@ describe('the AsyncAPI document', () => {
     expect(doc.info.description).toEqual(expect.stringContaining('vsn=2.0.0'));
     expect(doc.info.description).toEqual(expect.stringContaining('vsn=1.0.0'));
     expect(Object.keys(doc.components.schemas)).toEqual(['PhoenixFrameV2', 'PhoenixFrameV1']);
-    for (const word of ['last_seq', '"recovered": true', '"recovered": false', 'replays from its first event']) expect(doc.info.description).toEqual(expect.stringContaining(word));
+    for (const word of ['last_seq', '"recovered": true', '"recovered": false', 'replays from its first event'])
+      expect(doc.info.description).toEqual(expect.stringContaining(word));
     const reply = JSON.stringify(doc.components.messages.phx_reply);
     expect(reply).toContain('recovered');
   });
 
-  it('refuses to build when a topic\'s join rule is not documented', () => {
+  it("refuses to build when a topic's join rule is not documented", () => {
     const undocumented: AnyTopicSpec = { ...TOPIC_TABLE.quotes_requests, authorize: async () => ({ ok: false as const, reason: 'no' }) };
     expect(() => joinRuleDoc(undocumented)).toThrow('quotes:<chain_id>:requests: its join rule has no entry in JOIN_RULES');
   });

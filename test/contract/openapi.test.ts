@@ -17,7 +17,10 @@ type Operation = {
   operationId: string;
   security: Record<string, string[]>[];
   requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
-  responses: Record<string, { content?: Record<string, { schema: { $ref?: string }; examples?: Record<string, { $ref?: string; value?: { code: string } }> }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: { $ref?: string }; examples?: Record<string, { $ref?: string; value?: { code: string } }> }> }
+  >;
 };
 
 const operations = (doc: OpenApiDocument): Operation[] => Object.values(doc.paths).flatMap((item) => Object.values(item) as Operation[]);
@@ -58,7 +61,7 @@ describe('the OpenAPI document', () => {
     expect(res.headers['cache-control']).toMatch(/^public/);
   });
 
-  it('has a security scheme for each of the spec\'s credentials and documents every auth rule', () => {
+  it("has a security scheme for each of the spec's credentials and documents every auth rule", () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(
       ['challengeResponse', 'delegateJwt', 'exploreOrigin', 'makerKey', 'siweBearer', 'streamTokenHeader', 'streamTokenQuery', 'takerKey'].sort(),
     );
@@ -66,10 +69,11 @@ describe('the OpenAPI document', () => {
     expect(SECURITY_SCHEMES.challengeResponse).toMatchObject({ in: 'header', name: 'X-Challenge-Response' });
     for (const rule of new Set(Object.values(WHO_NEEDS_WHAT))) expect(AUTH_RULE_DOCS[rule].security.length).toBeGreaterThan(0);
     const schemes = new Set(Object.keys(doc.components.securitySchemes));
-    for (const op of operations(doc)) for (const req of op.security) for (const name of Object.keys(req)) expect([op.operationId, schemes.has(name)]).toEqual([op.operationId, true]);
+    for (const op of operations(doc))
+      for (const req of op.security) for (const name of Object.keys(req)) expect([op.operationId, schemes.has(name)]).toEqual([op.operationId, true]);
   });
 
-  it('answers every error status with the error body and an example per code, the spec\'s texts among them', () => {
+  it("answers every error status with the error body and an example per code, the spec's texts among them", () => {
     for (const op of operations(doc)) {
       const errors = Object.entries(op.responses).filter(([status]) => Number(status) >= 400);
       expect([op.operationId, errors.some(([s]) => s === '500')]).toEqual([op.operationId, true]);

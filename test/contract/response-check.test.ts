@@ -72,7 +72,9 @@ describe('response checks against the route contracts', () => {
     const app = drifted('readiness', async () => {
       throw new ServiceUnavailableError('maintenance', 'maintenance');
     });
-    await expect(request(app).get('/readyz')).rejects.toThrow(/answered 503 with code maintenance, which route readiness does not declare for 503 \(declared: not_ready/);
+    await expect(request(app).get('/readyz')).rejects.toThrow(
+      /answered 503 with code maintenance, which route readiness does not declare for 503 \(declared: not_ready/,
+    );
   });
 
   it('fails an error body off the error schema and a path that matches no route but answers other than 404', () => {
@@ -83,7 +85,9 @@ describe('response checks against the route contracts', () => {
     const wrongId = { ...noRequestId, body: { ...noRequestId.body, request_id: 'other-1234' } };
     expect(contractViolation(contracts, 'GET', '/api/me', wrongId)).toMatch(/not its X-Request-Id header/);
     const unmatched = { status: 200, headers, body: {}, text: '{}' };
-    expect(contractViolation(contracts, 'GET', '/api/nope', unmatched)).toMatch(/GET \/api\/nope answered 200, which the answer to unmatched paths does not declare/);
+    expect(contractViolation(contracts, 'GET', '/api/nope', unmatched)).toMatch(
+      /GET \/api\/nope answered 200, which the answer to unmatched paths does not declare/,
+    );
   });
 
   it('leaves apps that were not built from contracts unchecked (probe apps of the auth tests)', async () => {

@@ -40,7 +40,10 @@ describe('route input parsed by the contract', () => {
       request_id: expect.any(String),
     });
     const badChain = await request(app).get('/api/indexer/status?chain_id=031337').expect(400);
-    expect(badChain.body).toMatchObject({ code: 'validation_failed', details: [{ path: 'chain_id', message: 'must be a chain id: an integer from 1 to 2147483647' }] });
+    expect(badChain.body).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'chain_id', message: 'must be a chain id: an integer from 1 to 2147483647' }],
+    });
   });
 
   it('answers a key id that cannot exist with 404 before looking at the body, and writes nothing', async () => {

@@ -62,8 +62,7 @@ const SPEC_ROUTES: { route: string; auth: string }[] = [
 ];
 
 /** Spec routes no issue has built yet, each with the issue that builds it. Remove a row when its route lands. */
-const DEFERRED: Record<string, number> = {
-};
+const DEFERRED: Record<string, number> = {};
 
 /** Routes beyond the spec's table, each with where it was decided. */
 const BEYOND_SPEC: Record<string, string> = {
@@ -154,7 +153,9 @@ describe('spec route table, OpenAPI document and mounted routes agree', () => {
   it('builds each spec route with the auth its row names', () => {
     const wrong: string[] = [];
     for (const { route, auth } of SPEC_ROUTES) {
-      const contract = API_ROUTES.find((c) => (c.method === 'all' ? ALL_METHODS : [c.method.toUpperCase()]).some((m) => `${m} ${openApiPath(c.path)}` === route));
+      const contract = API_ROUTES.find((c) =>
+        (c.method === 'all' ? ALL_METHODS : [c.method.toUpperCase()]).some((m) => `${m} ${openApiPath(c.path)}` === route),
+      );
       if (!contract) continue;
       const allowed = SPEC_AUTH[auth];
       if (!allowed) wrong.push(`${route}: spec auth "${auth}" has no mapping`);
@@ -163,6 +164,10 @@ describe('spec route table, OpenAPI document and mounted routes agree', () => {
     expect(wrong).toEqual([]);
     // Every row the table maps to exists in WHO_NEEDS_WHAT.
     const rows = new Set<string>([...Object.keys(WHO_NEEDS_WHAT), 'stream_token']);
-    expect(Object.values(SPEC_AUTH).flat().filter((a) => !rows.has(a))).toEqual([]);
+    expect(
+      Object.values(SPEC_AUTH)
+        .flat()
+        .filter((a) => !rows.has(a)),
+    ).toEqual([]);
   });
 });

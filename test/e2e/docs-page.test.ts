@@ -29,7 +29,13 @@ describe('the docs page', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers['cache-control']).toMatch(/^public/);
     expect(res.headers['content-security-policy']).toBe(DOCS_PAGE_CSP);
-    for (const text of ['First quote in five minutes', 'First offer', 'quotes:{chain_id}:requests', 'rfq_stream:{stream_token}', '/docs/assets/redoc.standalone.js']) {
+    for (const text of [
+      'First quote in five minutes',
+      'First offer',
+      'quotes:{chain_id}:requests',
+      'rfq_stream:{stream_token}',
+      '/docs/assets/redoc.standalone.js',
+    ]) {
       expect(res.text).toContain(text);
     }
     // Nothing is loaded from another origin.
@@ -68,7 +74,16 @@ describe('the docs page', () => {
       browser = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
         viewport: { width: 1100, height: 760 },
       });
     });

@@ -34,7 +34,8 @@ const CLOCK_TOLERANCE_S = 3;
  */
 describe('end to end: npm start + the four demos in sequence', () => {
   const whole = useWholeService({ ORDER_SWEEP_INTERVAL_MS: '500' });
-  const ops = (...args: string[]) => run(process.execPath, [TSX, 'bin/ops.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL } });
+  const ops = (...args: string[]) =>
+    run(process.execPath, [TSX, 'bin/ops.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL } });
   const devchain = async (): Promise<Network> => (await new RfqClient(whole.svc.url).networks()).networks.find((n) => n.chain_id === 31337)!;
   /** Seconds the chain's newest block is ahead of the wall clock (negative: behind). */
   const chainAhead = async (rpcUrl: string) => {
@@ -60,7 +61,14 @@ describe('end to end: npm start + the four demos in sequence', () => {
     });
     const taker = privateKeyToAccount(TAKER_KEY);
     try {
-      const result = await runTaker({ client, account: taker, chainId: 31337, rpcUrl: net.rpc_urls[0], mothership, pair: networkContract(net, 'opshuns_core') });
+      const result = await runTaker({
+        client,
+        account: taker,
+        chainId: 31337,
+        rpcUrl: net.rpc_urls[0],
+        mothership,
+        pair: networkContract(net, 'opshuns_core'),
+      });
       expect(result.offer.maker).toBe(maker.address);
       expect(result.txHash).toMatch(/^0x[0-9a-f]{64}$/);
       // The maker heard the request, its own offer and the result, and never who the taker is.
@@ -137,11 +145,13 @@ describe('end to end: npm start + the four demos in sequence', () => {
     });
     expect(result.order).toMatchObject({ state: 'filled', fill_tx_hash: result.txHash.toLowerCase() });
     expect(result.fill.fill_bond_requirements.USDC).toMatchObject({ fill_bond_amount: FILL_BOND.toString(), maker_bond: FILL_BOND.toString() });
-    const fills: { state: string; used_tx_hash: string }[] = await whole.env.db.query(`SELECT state, used_tx_hash FROM exclusive_fills WHERE id = $1`, [result.fill.exclusive_fill_id]);
+    const fills: { state: string; used_tx_hash: string }[] = await whole.env.db.query(`SELECT state, used_tx_hash FROM exclusive_fills WHERE id = $1`, [
+      result.fill.exclusive_fill_id,
+    ]);
     expect(fills).toEqual([{ state: 'used', used_tx_hash: result.txHash.toLowerCase() }]);
   }, 120_000);
 
-  it('after the four demos the devchain\'s block time is still the wall clock', async () => {
+  it("after the four demos the devchain's block time is still the wall clock", async () => {
     const rpcUrl = (await devchain()).rpc_urls[0]!;
     // The newest block was mined during the demos: never ahead of now.
     expect(await chainAhead(rpcUrl)).toBeLessThanOrEqual(CLOCK_TOLERANCE_S);

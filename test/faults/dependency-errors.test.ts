@@ -70,5 +70,4 @@ describe('dependencyOutage', () => {
       await runner.release();
     }
   });
-
 });

@@ -111,7 +111,11 @@ export async function startStack(): Promise<Stack> {
     return svc;
   };
   await Promise.all(PROCESS_NAMES.map(spawnOne));
-  const socketPorts = () => (['socket-a', 'socket-b'] as const).map((n) => procs.get(n)!).filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => p.port);
+  const socketPorts = () =>
+    (['socket-a', 'socket-b'] as const)
+      .map((n) => procs.get(n)!)
+      .filter((p) => p.child.exitCode === null && p.child.signalCode === null)
+      .map((p) => p.port);
   const balancer = await startTcpBalancer(socketPorts());
   const api = new ApiClient(procs.get('api')!.url);
   const socketUrl = `ws://127.0.0.1:${balancer.port}/socket`;

@@ -117,118 +117,143 @@ async function waitUntil(what: string, check: () => Promise<boolean> | boolean, 
 }
 
 describe('faults under a steady quote load', () => {
-  it('Redis restarted', async () => {
-    await measure(
-      'redis restarted',
-      async (load, outage) => {
-        await load.waitAnswered(25);
-        const settling = await prepareSettlement(stack, 4, SETTLED_EXPIRES_IN);
-        await stack.redis.stop('SIGKILL');
-        // The indexer sees this settlement while Redis is down: the fill must still reach the taker.
-        await settling.execute();
-        const downAt = load.answered;
-        await load.waitAnswered(downAt + 30);
-        await stack.redis.start();
-        // Back: the server answers PING again.
-        outage.recoveredAt = Date.now();
-        return [settling.quote];
-      },
-      { expectUnavailable: true, mustFill: true, outage: 'redis' },
-    );
-  }, FAULT_TIMEOUT_MS);
+  it(
+    'Redis restarted',
+    async () => {
+      await measure(
+        'redis restarted',
+        async (load, outage) => {
+          await load.waitAnswered(25);
+          const settling = await prepareSettlement(stack, 4, SETTLED_EXPIRES_IN);
+          await stack.redis.stop('SIGKILL');
+          // The indexer sees this settlement while Redis is down: the fill must still reach the taker.
+          await settling.execute();
+          const downAt = load.answered;
+          await load.waitAnswered(downAt + 30);
+          await stack.redis.start();
+          // Back: the server answers PING again.
+          outage.recoveredAt = Date.now();
+          return [settling.quote];
+        },
+        { expectUnavailable: true, mustFill: true, outage: 'redis' },
+      );
+    },
+    FAULT_TIMEOUT_MS,
+  );
 
-  it('Postgres connections killed', async () => {
-    await measure('postgres sessions terminated', async (load, outage) => {
-      await load.waitAnswered(25);
-      // Every session of every process, again and again while 40 requests are answered: pools
-      // reconnect between rounds, so some rounds catch statements in flight.
-      let rounds = 0;
-      let killed = 0;
-      await admin(async (c) => {
-        while (load.answered < 65) {
-          const res = await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1`, [
-            `${APP_NAME_PREFIX}%`,
-          ]);
-          rounds++;
-          killed += res.rowCount ?? 0;
-          await new Promise((r) => setTimeout(r, 20));
+  it(
+    'Postgres connections killed',
+    async () => {
+      await measure(
+        'postgres sessions terminated',
+        async (load, outage) => {
+          await load.waitAnswered(25);
+          // Every session of every process, again and again while 40 requests are answered: pools
+          // reconnect between rounds, so some rounds catch statements in flight.
+          let rounds = 0;
+          let killed = 0;
+          await admin(async (c) => {
+            while (load.answered < 65) {
+              const res = await c.query(
+                `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1`,
+                [`${APP_NAME_PREFIX}%`],
+              );
+              rounds++;
+              killed += res.rowCount ?? 0;
+              await new Promise((r) => setTimeout(r, 20));
+            }
+          });
+          // Back: no session is terminated after this moment.
+          outage.recoveredAt = Date.now();
+          expect(rounds).toBeGreaterThan(1);
+          expect(killed).toBeGreaterThan(0);
+        },
+        { outage: 'postgres' },
+      );
+    },
+    FAULT_TIMEOUT_MS,
+  );
+
+  it(
+    'a worker process SIGKILLed mid-job',
+    async () => {
+      await measure('worker killed mid-job', async (load) => {
+        await load.waitAnswered(20);
+        // Hold the rows of the quotes created so far: their jobs (announce's bookkeeping, then the
+        // expiry) block on them inside a worker, so the kill lands while a job is half done.
+        const locker = new Client({ connectionString: stack.env.config.DATABASE_URL, application_name: 'fault-suite-locker' });
+        await locker.connect();
+        try {
+          await locker.query('BEGIN');
+          await locker.query(`SELECT id FROM quotes WHERE state = 'open' FOR UPDATE`);
+          let blocked: ProcessName | null = null;
+          await waitUntil('a worker job blocked on a held quote', async () => {
+            const { rows } = await locker.query<{ app: string }>(
+              `SELECT application_name AS app FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name LIKE $1`,
+              [`${APP_NAME_PREFIX}workers-%`],
+            );
+            blocked = rows.length > 0 ? (rows[0].app.slice(APP_NAME_PREFIX.length) as ProcessName) : null;
+            return blocked !== null;
+          });
+          await stack.procs.get(blocked!)!.stop('SIGKILL');
+          await locker.query('ROLLBACK');
+          await stack.respawn(blocked!);
+        } finally {
+          await locker.end();
         }
       });
-      // Back: no session is terminated after this moment.
-      outage.recoveredAt = Date.now();
-      expect(rounds).toBeGreaterThan(1);
-      expect(killed).toBeGreaterThan(0);
-    }, { outage: 'postgres' });
-  }, FAULT_TIMEOUT_MS);
+    },
+    FAULT_TIMEOUT_MS,
+  );
 
-  it('a worker process SIGKILLed mid-job', async () => {
-    await measure('worker killed mid-job', async (load) => {
-      await load.waitAnswered(20);
-      // Hold the rows of the quotes created so far: their jobs (announce's bookkeeping, then the
-      // expiry) block on them inside a worker, so the kill lands while a job is half done.
-      const locker = new Client({ connectionString: stack.env.config.DATABASE_URL, application_name: 'fault-suite-locker' });
-      await locker.connect();
-      try {
-        await locker.query('BEGIN');
-        await locker.query(`SELECT id FROM quotes WHERE state = 'open' FOR UPDATE`);
-        let blocked: ProcessName | null = null;
-        await waitUntil('a worker job blocked on a held quote', async () => {
-          const { rows } = await locker.query<{ app: string }>(
-            `SELECT application_name AS app FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name LIKE $1`,
-            [`${APP_NAME_PREFIX}workers-%`],
-          );
-          blocked = rows.length > 0 ? (rows[0].app.slice(APP_NAME_PREFIX.length) as ProcessName) : null;
-          return blocked !== null;
-        });
-        await stack.procs.get(blocked!)!.stop('SIGKILL');
-        await locker.query('ROLLBACK');
-        await stack.respawn(blocked!);
-      } finally {
-        await locker.end();
-      }
-    });
-  }, FAULT_TIMEOUT_MS);
+  it(
+    'a socket replica SIGKILLed while clients are joined',
+    async () => {
+      await measure('socket replica killed', async (load) => {
+        await load.waitAnswered(30);
+        // The replica serving the most channels goes; its clients reconnect through the balancer.
+        const channels = async (name: ProcessName) => {
+          const text = await (await fetch(`${stack.procs.get(name)!.url}/metrics`)).text();
+          return [...text.matchAll(/^socket_channels\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+        };
+        const [a, b] = [await channels('socket-a'), await channels('socket-b')];
+        const victim: ProcessName = a >= b ? 'socket-a' : 'socket-b';
+        expect(Math.max(a, b)).toBeGreaterThan(0);
+        const joinsBefore = allFeeds(stack).reduce((n, f) => n + f.joins, 0);
+        await stack.procs.get(victim)!.stop('SIGKILL');
+        stack.balancer.setUpstreams(stack.socketPorts());
+        await waitUntil('every client joined again', () => allFeeds(stack).reduce((n, f) => n + f.joins, 0) >= joinsBefore + Math.max(a, b));
+        await stack.respawn(victim);
+        stack.balancer.setUpstreams(stack.socketPorts());
+      });
+    },
+    FAULT_TIMEOUT_MS,
+  );
 
-  it('a socket replica SIGKILLed while clients are joined', async () => {
-    await measure('socket replica killed', async (load) => {
-      await load.waitAnswered(30);
-      // The replica serving the most channels goes; its clients reconnect through the balancer.
-      const channels = async (name: ProcessName) => {
-        const text = await (await fetch(`${stack.procs.get(name)!.url}/metrics`)).text();
-        return [...text.matchAll(/^socket_channels\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
-      };
-      const [a, b] = [await channels('socket-a'), await channels('socket-b')];
-      const victim: ProcessName = a >= b ? 'socket-a' : 'socket-b';
-      expect(Math.max(a, b)).toBeGreaterThan(0);
-      const joinsBefore = allFeeds(stack).reduce((n, f) => n + f.joins, 0);
-      await stack.procs.get(victim)!.stop('SIGKILL');
-      stack.balancer.setUpstreams(stack.socketPorts());
-      await waitUntil('every client joined again', () => allFeeds(stack).reduce((n, f) => n + f.joins, 0) >= joinsBefore + Math.max(a, b));
-      await stack.respawn(victim);
-      stack.balancer.setUpstreams(stack.socketPorts());
-    });
-  }, FAULT_TIMEOUT_MS);
-
-  it('the RPC node stopped and restarted under the indexer', async () => {
-    await measure(
-      'rpc node stopped and restarted',
-      async (load) => {
-        await load.waitAnswered(20);
-        const settled = [await createAndSettle(stack, 1, SETTLED_EXPIRES_IN)];
-        // The node's port goes away for the indexer (refused connections) while the chain moves on...
-        await stack.rpcProxy.stop();
-        settled.push(await createAndSettle(stack, 2, SETTLED_EXPIRES_IN));
-        // ...then the node itself stops answering (requests hang until they time out)...
-        process.kill(stack.node.pid, 'SIGSTOP');
-        const stoppedAt = load.answered;
-        await load.waitAnswered(stoppedAt + 25);
-        // ...and comes back, reachable again.
-        process.kill(stack.node.pid, 'SIGCONT');
-        await stack.rpcProxy.start();
-        settled.push(await createAndSettle(stack, 3, SETTLED_EXPIRES_IN));
-        return settled;
-      },
-      { mustFill: true },
-    );
-  }, FAULT_TIMEOUT_MS);
+  it(
+    'the RPC node stopped and restarted under the indexer',
+    async () => {
+      await measure(
+        'rpc node stopped and restarted',
+        async (load) => {
+          await load.waitAnswered(20);
+          const settled = [await createAndSettle(stack, 1, SETTLED_EXPIRES_IN)];
+          // The node's port goes away for the indexer (refused connections) while the chain moves on...
+          await stack.rpcProxy.stop();
+          settled.push(await createAndSettle(stack, 2, SETTLED_EXPIRES_IN));
+          // ...then the node itself stops answering (requests hang until they time out)...
+          process.kill(stack.node.pid, 'SIGSTOP');
+          const stoppedAt = load.answered;
+          await load.waitAnswered(stoppedAt + 25);
+          // ...and comes back, reachable again.
+          process.kill(stack.node.pid, 'SIGCONT');
+          await stack.rpcProxy.start();
+          settled.push(await createAndSettle(stack, 3, SETTLED_EXPIRES_IN));
+          return settled;
+        },
+        { mustFill: true },
+      );
+    },
+    FAULT_TIMEOUT_MS,
+  );
 });

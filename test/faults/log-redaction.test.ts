@@ -64,7 +64,10 @@ describe('secrets stay out of logs when the database fails', () => {
     try {
       const secrets = { taker: randomAddress(), referrer: randomAddress() };
       const before = log.text().length;
-      const res = await request(app).post('/api/quote').set(headers).send(quoteBody(secrets.taker, STRATEGY_ROWS[0].legs, { referrer: secrets.referrer }));
+      const res = await request(app)
+        .post('/api/quote')
+        .set(headers)
+        .send(quoteBody(secrets.taker, STRATEGY_ROWS[0].legs, { referrer: secrets.referrer }));
       return { res, text: log.text().slice(before), secrets };
     } finally {
       await env.db.query(`DROP TRIGGER test_refuse ON ${table}`);
@@ -102,8 +105,16 @@ describe('secrets stay out of logs when the database fails', () => {
     const out = text();
     expect(out).not.toContain('ab'.repeat(32));
     expect(out).not.toContain('tok3n-value');
-    const [first] = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
-    expect(first.err).toMatchObject({ type: 'QueryFailedError', message: 'injected', query: `UPDATE quotes SET taker_salt = '?' WHERE id = ?`, parameters: '[2 redacted]' });
+    const [first] = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    expect(first.err).toMatchObject({
+      type: 'QueryFailedError',
+      message: 'injected',
+      query: `UPDATE quotes SET taker_salt = '?' WHERE id = ?`,
+      parameters: '[2 redacted]',
+    });
     expect(first.err.detail).toBe('Key (taker_salt)=(?) already exists.');
   });
 });

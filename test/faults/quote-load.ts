@@ -101,7 +101,7 @@ export class QuoteLoad {
   }
 
   private record(status: number, retryAfter: string | null, text: string, who: { taker: string; referrer: string }): void {
-    let json: Record<string, unknown> | null = null;
+    let json: Record<string, unknown> | null;
     try {
       json = JSON.parse(text) as Record<string, unknown>;
     } catch {
@@ -110,7 +110,14 @@ export class QuoteLoad {
     if (status === 201 && json) {
       const quote = json.quote as { id: string; taker_salt: string };
       this.outcome.created.push({ id: quote.id, streamToken: String(json.stream_token), salt: quote.taker_salt, ...who });
-    } else if (status === 503 && json && typeof json.error === 'string' && typeof json.code === 'string' && typeof json.request_id === 'string' && Number(retryAfter) >= 1) {
+    } else if (
+      status === 503 &&
+      json &&
+      typeof json.error === 'string' &&
+      typeof json.code === 'string' &&
+      typeof json.request_id === 'string' &&
+      Number(retryAfter) >= 1
+    ) {
       this.outcome.unavailable++;
     } else if (status >= 500) {
       this.outcome.other5xx.push(`${status} retry-after=${retryAfter}: ${text.slice(0, 300)}`);

@@ -56,7 +56,10 @@ describe('the workers sweep when a dependency comes back', () => {
   });
 
   async function quoteWithLostJobs(): Promise<string> {
-    const { body } = await request(lostJobsApp).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 120 })).expect(201);
+    const { body } = await request(lostJobsApp)
+      .post('/api/quote')
+      .send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 120 }))
+      .expect(201);
     return body.quote.id as string;
   }
 
@@ -95,7 +98,9 @@ describe('the workers sweep when a dependency comes back', () => {
     const admin = new Client({ connectionString: env.config.DATABASE_URL, application_name: 'recovery-test-admin' });
     await admin.connect();
     try {
-      const { rowCount } = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+      const { rowCount } = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
       expect(rowCount).toBeGreaterThan(0);
     } finally {
       await admin.end();

@@ -19,7 +19,11 @@ describe('sweeper: results of closed quotes that were never published', () => {
   let app: ReturnType<typeof buildApp>['app'];
   const sweep = () => {
     const handler = quoteHandlers.find((h) => h.spec === quotesSweepJob)!;
-    return handler.handle({}, buildWorkerContext(env, async () => []), { jobId: 'quotes-sweep', attempt: 1 });
+    return handler.handle(
+      {},
+      buildWorkerContext(env, async () => []),
+      { jobId: 'quotes-sweep', attempt: 1 },
+    );
   };
   const results = async (token: string) => (await topicEvents(env, topics.rfqStream(hashStreamToken(token)))).filter((e) => e.event === 'rfq_result');
 

@@ -38,7 +38,11 @@ export async function prepareSettlement(stack: Stack, takerIndex: number, expire
     quoteBody(account.address, legs, { referrer, expires_in: expiresIn, intents: intents(legs, { pair: stack.addresses.pair }) }),
   );
   const quote = created.quote;
-  const offerBody = await signedOffer(quote, stack.maker.account, { mothership: stack.addresses.mothership, premiumToken: stack.addresses.usdc, premium: 1000n });
+  const offerBody = await signedOffer(quote, stack.maker.account, {
+    mothership: stack.addresses.mothership,
+    premiumToken: stack.addresses.usdc,
+    premium: 1000n,
+  });
   await stack.api.call('POST', `/api/quote/${quote.id}`, offerBody, { authorization: `Bearer ${stack.maker.token}` });
 
   const offer: PackageOffer = {

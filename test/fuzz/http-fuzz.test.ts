@@ -31,7 +31,14 @@ function send(world: FuzzWorld, agent: http.Agent, r: FuzzRequest): Promise<Answ
   const url = new URL(world.baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { agent, host: url.hostname, port: url.port, method: r.method, path: r.path, headers: { ...r.headers, ...(r.body ? { 'content-length': String(r.body.length) } : {}) } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method: r.method,
+        path: r.path,
+        headers: { ...r.headers, ...(r.body ? { 'content-length': String(r.body.length) } : {}) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -69,9 +76,11 @@ function contractBreach(a: Answer): string | null {
   if (extra.length > 0) return `error body has extra keys ${extra.join(', ')}`;
   if (typeof body.error !== 'string' || body.error.length === 0) return 'error body without an error text';
   if (typeof body.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(body.code)) return `error body code ${JSON.stringify(body.code)} is not snake_case`;
-  if (typeof body.request_id !== 'string' || body.request_id !== a.headers['x-request-id']) return 'error body request_id missing or not the X-Request-Id header';
+  if (typeof body.request_id !== 'string' || body.request_id !== a.headers['x-request-id'])
+    return 'error body request_id missing or not the X-Request-Id header';
   if (body.details !== undefined) {
-    const ok = Array.isArray(body.details) && body.details.length > 0 && body.details.every((d) => typeof d?.path === 'string' && typeof d?.message === 'string');
+    const ok =
+      Array.isArray(body.details) && body.details.length > 0 && body.details.every((d) => typeof d?.path === 'string' && typeof d?.message === 'string');
     if (!ok) return `details ${JSON.stringify(body.details).slice(0, 200)} is not a list of {path, message}`;
   }
   return null;
@@ -93,9 +102,16 @@ function contractDrift(world: FuzzWorld, r: FuzzRequest, a: Answer): string | nu
 /** An order the service accepted must keep every timestamp within ORDER_MAX_HORIZON_SECONDS of now. */
 function pastHorizon(world: FuzzWorld, r: FuzzRequest, a: Answer): string | null {
   if (r.method !== 'POST' || r.path.split('?')[0] !== '/api/orders' || a.status >= 300) return null;
-  const d = (JSON.parse(a.text) as { data: { intentStartTime: number; intentExpiry: number; pairKey: { expiryTimestamp: number; startExecutionTimeStamp: number } } }).data;
+  const d = (
+    JSON.parse(a.text) as { data: { intentStartTime: number; intentExpiry: number; pairKey: { expiryTimestamp: number; startExecutionTimeStamp: number } } }
+  ).data;
   const latest = Math.floor(Date.now() / 1000) + world.env.config.ORDER_MAX_HORIZON_SECONDS;
-  const far = Object.entries({ intentStartTime: d.intentStartTime, intentExpiry: d.intentExpiry, expiryTimestamp: d.pairKey.expiryTimestamp, startExecutionTimeStamp: d.pairKey.startExecutionTimeStamp })
+  const far = Object.entries({
+    intentStartTime: d.intentStartTime,
+    intentExpiry: d.intentExpiry,
+    expiryTimestamp: d.pairKey.expiryTimestamp,
+    startExecutionTimeStamp: d.pairKey.startExecutionTimeStamp,
+  })
     .filter(([, v]) => v > latest)
     .map(([k]) => k);
   return far.length > 0 ? `accepted an order past the horizon: ${far.join(', ')}` : null;
@@ -158,7 +174,10 @@ describe('HTTP fuzz: every mounted route', () => {
       { numRuns: RUNS, seed: SEED },
     );
 
-    const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ');
+    const summary = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' ');
     process.stdout.write(`http fuzz: seed ${SEED}, ${sent} requests over ${routes.length} routes, 4xx checked for writes ${checked4xx}; statuses ${summary}\n`);
     if (process.env.FUZZ_HTTP_VERBOSE) {
       for (const [route, byCode] of routeStatuses) process.stdout.write(`  ${route}: ${[...byCode].map(([c, n]) => `${c}=${n}`).join(', ')}\n`);

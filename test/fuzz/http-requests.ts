@@ -55,7 +55,9 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
     'GET /api/maker/keys': { auth: ['maker_admin'] },
     'GET /api/taker/keys': { auth: ['taker_admin'] },
     'DELETE /api/taker/keys/:id': { auth: ['taker_admin'] },
-    'POST /api/login': { body: { message: `localhost:3000 wants you to sign in with your Ethereum account:\n${m.addresses[2]}\n\nNonce: abcdefgh12345678`, signature } },
+    'POST /api/login': {
+      body: { message: `localhost:3000 wants you to sign in with your Ethereum account:\n${m.addresses[2]}\n\nNonce: abcdefgh12345678`, signature },
+    },
     'POST /api/maker/keys': { body: m.signed.addMakerKey, auth: ['maker_admin'] },
     'DELETE /api/maker/keys/:id': { body: m.signed.removeMakerKey, auth: ['maker_admin'] },
     'PUT /api/maker/organization': { body: { new_admin: m.addresses[2], ...signed }, auth: ['maker_admin'] },
@@ -69,7 +71,12 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
     'POST /api/orders': { body: m.order, variants: m.farOrders, auth: ['wallet', 'delegate', 'maker_key'] },
     'POST /api/orders/:id/cancel': { auth: ['wallet', 'delegate', 'maker_key'] },
     'GET /api/orders': {
-      query: { owner: fc.constantFrom(...m.addresses), state: fc.constantFrom('open', 'cancelled', 'done'), chain_id: chainIds, limit: fc.constantFrom('1', '50', '501', '0') },
+      query: {
+        owner: fc.constantFrom(...m.addresses),
+        state: fc.constantFrom('open', 'cancelled', 'done'),
+        chain_id: chainIds,
+        limit: fc.constantFrom('1', '50', '501', '0'),
+      },
     },
   };
 }
@@ -94,7 +101,10 @@ function pathOf(route: MountedRoute, m: FuzzMaterial): fc.Arbitrary<string> {
 
 function queryOf(shape: RouteShape | undefined): fc.Arbitrary<string> {
   const known = Object.entries(shape?.query ?? {}).map(([k, v]) => fc.tuple(fc.constant(k), urlPart(v)));
-  const pair = fc.oneof(...known.map((arbitrary) => ({ weight: 4, arbitrary })), { weight: 1, arbitrary: fc.tuple(urlPart(fc.string({ maxLength: 10 })), urlPart(text)) });
+  const pair = fc.oneof(...known.map((arbitrary) => ({ weight: 4, arbitrary })), {
+    weight: 1,
+    arbitrary: fc.tuple(urlPart(fc.string({ maxLength: 10 })), urlPart(text)),
+  });
   return fc
     .oneof({ weight: 2, arbitrary: fc.constant([] as [string, string][]) }, { weight: 3, arbitrary: fc.array(pair, { minLength: 1, maxLength: 4 }) })
     .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`));
@@ -112,12 +122,19 @@ function headersOf(m: FuzzMaterial, hasBody: boolean, preferred: Bearer[] = []):
     { weight: 2, arbitrary: headerText.map((t) => `Bearer ${t}`) },
     { weight: 1, arbitrary: headerText },
   );
-  const sometimes = (v: fc.Arbitrary<string>, absentWeight = 2) => fc.oneof({ weight: absentWeight, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: v });
+  const sometimes = (v: fc.Arbitrary<string>, absentWeight = 2) =>
+    fc.oneof({ weight: absentWeight, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: v });
   const optional = (v: fc.Arbitrary<string>) => sometimes(v);
   return fc
     .record({
       authorization: auth,
-      'content-type': hasBody ? fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) }) : fc.constant(undefined),
+      'content-type': hasBody
+        ? fc.oneof(
+            { weight: 12, arbitrary: fc.constant('application/json') },
+            { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+            { weight: 1, arbitrary: fc.constant(undefined) },
+          )
+        : fc.constant(undefined),
       'content-encoding': hasBody ? sometimes(fc.constantFrom(...ENCODINGS), 15) : fc.constant(undefined),
       'x-request-id': optional(headerText),
       'idempotency-key': optional(fc.oneof(headerText, fc.uuid())),
@@ -147,19 +164,20 @@ function methodsOf(route: MountedRoute): string[] {
 export function requestsFor(route: MountedRoute, m: FuzzMaterial): fc.Arbitrary<FuzzRequest> {
   const shape = shapes(m)[routeKey(route)];
   const sendsBody = route.method !== 'get';
-  const method = fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...methodsOf(route)) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS') });
-  return fc
-    .tuple(method, pathOf(route, m), queryOf(shape), fc.boolean())
-    .chain(([verb, path, query, withBody]) => {
-      const hasBody = verb !== 'GET' && verb !== 'OPTIONS' ? sendsBody || withBody : withBody && !sendsBody;
-      return fc.tuple(headersOf(m, hasBody, shape?.auth), hasBody ? bodyOf(shape) : fc.constant(undefined)).map(([headers, body]) => ({
-        route: routeKey(route),
-        method: verb,
-        path: path + query,
-        headers,
-        body,
-      }));
-    });
+  const method = fc.oneof(
+    { weight: 9, arbitrary: fc.constantFrom(...methodsOf(route)) },
+    { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS') },
+  );
+  return fc.tuple(method, pathOf(route, m), queryOf(shape), fc.boolean()).chain(([verb, path, query, withBody]) => {
+    const hasBody = verb !== 'GET' && verb !== 'OPTIONS' ? sendsBody || withBody : withBody && !sendsBody;
+    return fc.tuple(headersOf(m, hasBody, shape?.auth), hasBody ? bodyOf(shape) : fc.constant(undefined)).map(([headers, body]) => ({
+      route: routeKey(route),
+      method: verb,
+      path: path + query,
+      headers,
+      body,
+    }));
+  });
 }
 
 /** Paths nobody mounted, near the real ones. */
@@ -168,5 +186,7 @@ export function unknownRequests(m: FuzzMaterial): fc.Arbitrary<FuzzRequest> {
     fc.array(urlPart(text), { minLength: 1, maxLength: 4 }).map((s) => `/api/${s.join('/')}`),
     fc.constantFrom('/api', '/api/', '/API/networks', '//api//networks', '/api/networks/x', '/', '/api/quote/', '/socket', '/favicon.ico'),
   );
-  return fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), path, headersOf(m, false)).map(([method, p, headers]) => ({ route: 'unknown', method, path: p, headers }));
+  return fc
+    .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), path, headersOf(m, false))
+    .map(([method, p, headers]) => ({ route: 'unknown', method, path: p, headers }));
 }

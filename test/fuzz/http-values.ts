@@ -6,7 +6,29 @@ import fc from 'fast-check';
  */
 
 /** Strings that break naive code: empty, control and NUL characters, RTL marks, emoji, SQL, paths. */
-const NASTY = ['', ' ', '\u0000', '\u0000abc', '\t\n\r', 'null', 'undefined', 'NaN', '0x', `0x${'g'.repeat(40)}`, '../../etc/passwd', '%00', '%', '\u202e', '\ud800', '💥', "' OR 1=1 --", '__proto__', 'constructor', '{}', '[]'];
+const NASTY = [
+  '',
+  ' ',
+  '\u0000',
+  '\u0000abc',
+  '\t\n\r',
+  'null',
+  'undefined',
+  'NaN',
+  '0x',
+  `0x${'g'.repeat(40)}`,
+  '../../etc/passwd',
+  '%00',
+  '%',
+  '\u202e',
+  '\ud800',
+  '💥',
+  "' OR 1=1 --",
+  '__proto__',
+  'constructor',
+  '{}',
+  '[]',
+];
 
 export const text: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
@@ -17,7 +39,28 @@ export const text: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Numbers around every width the service stores: int4, 2^53, uint64, fractions, the extremes. */
-const EDGE_NUMBERS = [0, -0, -1, 1, 1.5, 255, 256, 2 ** 31 - 1, 2 ** 31, 3_000_000_000, 2 ** 32, 2 ** 40, 2 ** 53 - 1, 2 ** 53, 2 ** 64, -(2 ** 63), 1e21, 1e308, Number.MAX_VALUE, Number.MIN_VALUE];
+const EDGE_NUMBERS = [
+  0,
+  -0,
+  -1,
+  1,
+  1.5,
+  255,
+  256,
+  2 ** 31 - 1,
+  2 ** 31,
+  3_000_000_000,
+  2 ** 32,
+  2 ** 40,
+  2 ** 53 - 1,
+  2 ** 53,
+  2 ** 64,
+  -(2 ** 63),
+  1e21,
+  1e308,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+];
 
 export const num: fc.Arbitrary<number> = fc.oneof(
   { weight: 3, arbitrary: fc.integer() },
@@ -70,13 +113,12 @@ export function mutate(template: unknown): fc.Arbitrary<unknown> {
   if (isObject(template)) {
     const entries = Object.entries(template);
     const fields = entries.map(([, v]) =>
-      fc.oneof(
-        { weight: 8, arbitrary: fc.constant(v) },
-        { weight: 2, arbitrary: mutate(v) },
-        { weight: 1, arbitrary: fc.constant<unknown>(DROP) },
-      ),
+      fc.oneof({ weight: 8, arbitrary: fc.constant(v) }, { weight: 2, arbitrary: mutate(v) }, { weight: 1, arbitrary: fc.constant<unknown>(DROP) }),
     );
-    const extra = fc.oneof({ weight: 6, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 12 }), junk, { maxKeys: 2 }) });
+    const extra = fc.oneof(
+      { weight: 6, arbitrary: fc.constant({}) },
+      { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 12 }), junk, { maxKeys: 2 }) },
+    );
     return fc.oneof(
       {
         weight: 6,
@@ -95,7 +137,16 @@ export function mutate(template: unknown): fc.Arbitrary<unknown> {
 }
 
 /** Number literals JSON allows but JavaScript cannot hold exactly. */
-const HUGE_LITERALS = ['1e400', '-1e400', '123456789012345678901234567890123456789', '1E+2', '-0', '0.00000000000000000000000001', '2147483648', '9007199254740993'];
+const HUGE_LITERALS = [
+  '1e400',
+  '-1e400',
+  '123456789012345678901234567890123456789',
+  '1E+2',
+  '-0',
+  '0.00000000000000000000000001',
+  '2147483648',
+  '9007199254740993',
+];
 
 /**
  * The JSON text of a value, and what goes wrong with JSON on the wire: cut short, a key given
@@ -117,7 +168,9 @@ export function jsonText(value: fc.Arbitrary<unknown>): fc.Arbitrary<string | un
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(asText, fc.constantFrom(...HUGE_LITERALS)).map(([t, lit]) => (t ?? '').replace(/(?<=[:[,])-?\d+(\.\d+)?([eE][+-]?\d+)?(?=[,\]}])/, lit)),
+      arbitrary: fc
+        .tuple(asText, fc.constantFrom(...HUGE_LITERALS))
+        .map(([t, lit]) => (t ?? '').replace(/(?<=[:[,])-?\d+(\.\d+)?([eE][+-]?\d+)?(?=[,\]}])/, lit)),
     },
     { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 40_000 }).map((n) => '['.repeat(n) + ']'.repeat(n)) },
     { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 20_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)) },

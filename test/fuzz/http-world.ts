@@ -113,7 +113,8 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   const nextWallet = newWallet();
   const takerKey = (await request(app).post('/api/taker/keys').set(bearer(takerToken)).send({ name: 'fuzz' }).expect(201)).body;
   const spare = (await request(app).post('/api/taker/keys').set(bearer(takerToken)).send({ name: 'spare' }).expect(201)).body;
-  const delegate = (await request(app).post('/api/taker/delegate').set(bearer(takerKey.secret)).send({ address: wallet.address, expires_in: 3600 }).expect(200)).body;
+  const delegate = (await request(app).post('/api/taker/delegate').set(bearer(takerKey.secret)).send({ address: wallet.address, expires_in: 3600 }).expect(200))
+    .body;
   const quote = quoteBody(randomAddress(), STRATEGY_ROWS[7].legs);
   const created = (await request(app).post('/api/quote').send(quote).expect(201)).body;
   const fixture = networkFile(31337);
@@ -129,7 +130,11 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   const far = (edit: (d: typeof order.data) => typeof order.data) => ({ ...order, data: edit(order.data) });
   const farOrders = [
     far((d) => ({ ...d, intentExpiry: 1099511627775, pairKey: { ...d.pairKey, expiryTimestamp: 1099511627775 } })),
-    far((d) => ({ ...d, intentExpiry: d.intentExpiry + 2 * 366 * 86400, pairKey: { ...d.pairKey, expiryTimestamp: d.pairKey.expiryTimestamp + 2 * 366 * 86400 } })),
+    far((d) => ({
+      ...d,
+      intentExpiry: d.intentExpiry + 2 * 366 * 86400,
+      pairKey: { ...d.pairKey, expiryTimestamp: d.pairKey.expiryTimestamp + 2 * 366 * 86400 },
+    })),
     far((d) => ({ ...d, pairKey: { ...d.pairKey, expiryTimestamp: d.pairKey.expiryTimestamp + 2 * 366 * 86400 } })),
     far((d) => ({ ...d, intentStartTime: d.intentStartTime + 2 * 366 * 86400 })),
   ];
@@ -175,7 +180,13 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
         delegateAsAdmin: {
           address: delegateUser,
           expires_in: 300,
-          ...(await signStatement(takerAdmin, { kind: 'taker', action: 'mint_delegate', member: delegateUser, organization: takerOrg.id, name: 'Fuzz Takers' })),
+          ...(await signStatement(takerAdmin, {
+            kind: 'taker',
+            action: 'mint_delegate',
+            member: delegateUser,
+            organization: takerOrg.id,
+            name: 'Fuzz Takers',
+          })),
         },
       },
     },

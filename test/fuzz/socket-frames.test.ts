@@ -40,7 +40,10 @@ function frames(validToken: string): fc.Arbitrary<Frame> {
     fc.string({ maxLength: 300 }),
     fc.string({ unit: 'grapheme', maxLength: 40 }),
   );
-  const event = fc.oneof(fc.constantFrom('phx_join', 'phx_leave', 'heartbeat', 'phx_reply', 'phx_close', 'rfq_offer', '', 'x'.repeat(100)), fc.string({ maxLength: 20 }));
+  const event = fc.oneof(
+    fc.constantFrom('phx_join', 'phx_leave', 'heartbeat', 'phx_reply', 'phx_close', 'rfq_offer', '', 'x'.repeat(100)),
+    fc.string({ maxLength: 20 }),
+  );
   const joinPayload = fc.record(
     {
       last_seq: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(Number.MAX_SAFE_INTEGER + 2), fc.constant(-1)),
@@ -105,7 +108,11 @@ async function exchange(url: string, sequence: Frame[]): Promise<{ served: true 
       }
       if (ws.readyState !== WebSocket.OPEN) return;
       const vsn2 = url.includes('vsn=2.0.0');
-      ws.send(vsn2 ? JSON.stringify([null, 'fuzz-sentinel', 'phoenix', 'heartbeat', {}]) : JSON.stringify({ topic: 'phoenix', event: 'heartbeat', payload: {}, ref: 'fuzz-sentinel' }));
+      ws.send(
+        vsn2
+          ? JSON.stringify([null, 'fuzz-sentinel', 'phoenix', 'heartbeat', {}])
+          : JSON.stringify({ topic: 'phoenix', event: 'heartbeat', payload: {}, ref: 'fuzz-sentinel' }),
+      );
     });
   } finally {
     clearTimeout(timer);

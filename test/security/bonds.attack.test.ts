@@ -36,10 +36,20 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
   const reader = () => createPublicClient({ chain: chain(), transport: http(rpcUrl) });
   const walletOf = (account: PrivateKeyAccount | LocalAccount) => createWalletClient({ account, chain: chain(), transport: http(rpcUrl) });
   const rpc = async (method: string, params: unknown[] = []) => {
-    const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     return ((await res.json()) as { result: unknown }).result;
   };
-  const send = async (from: PrivateKeyAccount | LocalAccount, address: Address, abi: typeof bondVaultAbi | typeof mockErc20Abi, functionName: string, args: unknown[] = []) => {
+  const send = async (
+    from: PrivateKeyAccount | LocalAccount,
+    address: Address,
+    abi: typeof bondVaultAbi | typeof mockErc20Abi,
+    functionName: string,
+    args: unknown[] = [],
+  ) => {
     const hash = await walletOf(from).writeContract({ address, abi, functionName, args } as Parameters<ReturnType<typeof walletOf>['writeContract']>[0]);
     const receipt = await reader().waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe('success');
@@ -75,7 +85,11 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
   async function bond(account: PrivateKeyAccount, amount: bigint): Promise<void> {
     await send(account, usdc, mockErc20Abi, 'approve', [vault, amount]);
     const r = await send(account, vault, bondVaultAbi, 'deposit', [usdc, amount]);
-    await waitFor('the deposit indexed', () => rows(`SELECT 1 FROM indexer_bond_events WHERE tx_hash = $1`, [r.transactionHash.toLowerCase()]), (x) => x.length === 1);
+    await waitFor(
+      'the deposit indexed',
+      () => rows(`SELECT 1 FROM indexer_bond_events WHERE tx_hash = $1`, [r.transactionHash.toLowerCase()]),
+      (x) => x.length === 1,
+    );
   }
 
   /** A taker's Dutch auction (a fresh taker wallet each time): competes `competeMs`, one second of exclusivity. */
@@ -246,7 +260,11 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     expect(await revertName(early)).toBe('WithdrawalNotReady');
     expect(await reader().readContract({ address: vault, abi: bondVaultAbi, functionName: 'bondOf', args: [maker.account.address, usdc] })).toBe(FILL_BOND);
 
-    await waitFor('the request indexed', () => rows(`SELECT 1 FROM indexer_bond_events WHERE tx_hash = $1 AND kind = 'request'`, [(req.transactionHash as Hex).toLowerCase()]), (x) => x.length === 1);
+    await waitFor(
+      'the request indexed',
+      () => rows(`SELECT 1 FROM indexer_bond_events WHERE tx_hash = $1 AND kind = 'request'`, [(req.transactionHash as Hex).toLowerCase()]),
+      (x) => x.length === 1,
+    );
     const next = await auction({ competeMs: 60_000 });
     const res = await bidOn(maker, next);
     expect(res).toMatchObject({ status: 403, body: { code: 'insufficient_fill_bond' } });

@@ -68,7 +68,12 @@ describe('attack: a copied Dutch award during the exclusive window', () => {
       const seen = pending.transactions.find((t) => t.hash === winnerTx);
       expect(seen?.to?.toLowerCase()).toBe(chain.addresses.mothership.toLowerCase());
       expect(decodeFunctionData({ abi: mothershipAbi, data: seen!.input }).functionName).toBe('executeDutchFill');
-      snipeTx = await outsider.send.sendTransaction({ to: chain.addresses.mothership, data: seen!.input, gas: 3_000_000n, maxPriorityFeePerGas: 50_000_000_000n });
+      snipeTx = await outsider.send.sendTransaction({
+        to: chain.addresses.mothership,
+        data: seen!.input,
+        gas: 3_000_000n,
+        maxPriorityFeePerGas: 50_000_000_000n,
+      });
       await chain.rpc('evm_mine');
     } finally {
       await chain.rpc('evm_setAutomine', [true]);

@@ -24,7 +24,13 @@ export interface StackMaker {
 }
 
 /** The payload a Dutch quote's fillable phase carries (what every maker and the public feed see). */
-export type Fillable = Record<string, unknown> & { quote_id: string; dutch_request: DutchRequestJson; taker_signature: string; directions: number[]; award: AwardJson };
+export type Fillable = Record<string, unknown> & {
+  quote_id: string;
+  dutch_request: DutchRequestJson;
+  taker_signature: string;
+  directions: number[];
+  award: AwardJson;
+};
 
 /**
  * The real Dutch stack an attacker faces: a Hardhat node with the reference contracts, the API
@@ -35,11 +41,16 @@ export async function openDutchStack() {
   await h.register({ confirmations: 0 });
   const ix = await runIndexer(h.env);
   const { app, ctx } = buildApp(h.env);
-  const host = new WorkerHost(buildWorkerContext(h.env, async () => []), JOBS, HANDLERS, {
-    redisUrl: h.env.config.REDIS_URL,
-    prefix: bullPrefix(h.env.config.REDIS_PREFIX),
-    concurrency: 4,
-  });
+  const host = new WorkerHost(
+    buildWorkerContext(h.env, async () => []),
+    JOBS,
+    HANDLERS,
+    {
+      redisUrl: h.env.config.REDIS_URL,
+      prefix: bullPrefix(h.env.config.REDIS_PREFIX),
+      concurrency: 4,
+    },
+  );
   host.start();
   // Bids need the premium token's fill bond and the check fails closed: these attacks are about
   // awards and authorities, so the operator asks no bond (test/security/bonds.attack.test.ts does).
@@ -71,7 +82,10 @@ export async function openDutchStack() {
   }
 
   async function createAuction(o: { requiredAuthority?: Address; competeMs?: number } = {}) {
-    const res = await request(app).post('/api/quote').send(await auctionBody(o)).expect(201);
+    const res = await request(app)
+      .post('/api/quote')
+      .send(await auctionBody(o))
+      .expect(201);
     return { id: res.body.quote.id as string, stream: topics.rfqStream(hashStreamToken(res.body.stream_token)) };
   }
 
@@ -89,7 +103,11 @@ export async function openDutchStack() {
 
   /** The winner's own `dutch_award` notice of quote `id`, from its rfq_maker topic. */
   async function winnerNotice(winner: Address, id: string): Promise<SeenEvent & { payload: Fillable }> {
-    const seen = await eventually(() => topicEvents(h.env, topics.rfqMaker(winner)), (e) => e.some((x) => x.event === 'dutch_award' && x.payload.quote_id === id), 30_000);
+    const seen = await eventually(
+      () => topicEvents(h.env, topics.rfqMaker(winner)),
+      (e) => e.some((x) => x.event === 'dutch_award' && x.payload.quote_id === id),
+      30_000,
+    );
     const hit = seen.find((x) => x.event === 'dutch_award' && x.payload.quote_id === id);
     if (!hit) throw new Error(`no dutch_award of ${id} for ${winner}`);
     return hit as SeenEvent & { payload: Fillable };
@@ -103,7 +121,12 @@ export async function openDutchStack() {
   /** executeDutchFill of a fillable payload from `send`'s wallet, mined; its receipt and DutchFilled event. */
   async function fill(send: ReturnType<typeof localWalletClient>, p: Fillable) {
     await afterNotBefore(p);
-    const hash = await send.writeContract({ address: h.chain.addresses.mothership, abi: mothershipAbi, functionName: 'executeDutchFill', args: dutchFillArgs(p) });
+    const hash = await send.writeContract({
+      address: h.chain.addresses.mothership,
+      abi: mothershipAbi,
+      functionName: 'executeDutchFill',
+      args: dutchFillArgs(p),
+    });
     return filled(await h.chain.publicClient.waitForTransactionReceipt({ hash }));
   }
 
@@ -117,7 +140,12 @@ export async function openDutchStack() {
   }
 
   async function filledQuote(id: string, tx: Hex) {
-    return waitFor('quote filled', () => quoteState(h, id), (s) => s.state === 'filled' && s.fill_tx_hash === tx.toLowerCase(), 30_000);
+    return waitFor(
+      'quote filled',
+      () => quoteState(h, id),
+      (s) => s.state === 'filled' && s.fill_tx_hash === tx.toLowerCase(),
+      30_000,
+    );
   }
 
   return {

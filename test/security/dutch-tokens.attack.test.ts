@@ -14,7 +14,7 @@ import { newWallet } from '../support/wallets';
  * request says. The request's tokens must now be the pair's own, read from the chain (or the
  * indexer's record of the pair); anything else is a 400 naming the field, and nothing is stored.
  */
-describe('attack: a Dutch request whose tokens are not its pair\'s', () => {
+describe("attack: a Dutch request whose tokens are not its pair's", () => {
   let chain: TestChain;
   let env: TestEnv;
   let app: Express;
@@ -42,7 +42,14 @@ describe('attack: a Dutch request whose tokens are not its pair\'s', () => {
       pair: a.pair,
       request: {
         tokens: o.tokens ?? [{ token0: a.weth, token1: a.usdc, premium_token: a.usdc }],
-        dutch_premium: { token: o.premiumToken ?? a.usdc, maker_pays_taker: false, start_premium: '100000000', end_premium: '200000000', decay_rate: '0', auction_start: now },
+        dutch_premium: {
+          token: o.premiumToken ?? a.usdc,
+          maker_pays_taker: false,
+          start_premium: '100000000',
+          end_premium: '200000000',
+          decay_rate: '0',
+          auction_start: now,
+        },
       },
     });
   }
@@ -56,12 +63,12 @@ describe('attack: a Dutch request whose tokens are not its pair\'s', () => {
     return res;
   }
 
-  it('a premium paid in another token than the pair\'s premium token is refused naming dutch_request.dutch_premium.token', async () => {
+  it("a premium paid in another token than the pair's premium token is refused naming dutch_request.dutch_premium.token", async () => {
     const res = await refused(await signed({ premiumToken: chain.addresses.meme }), ['dutch_request.dutch_premium.token']);
     expect(res.body.details[0].message).toContain(chain.addresses.usdc);
   });
 
-  it('a token list that is not the pair\'s triple is refused naming each wrong entry', async () => {
+  it("a token list that is not the pair's triple is refused naming each wrong entry", async () => {
     const a = chain.addresses;
     await refused(await signed({ tokens: [{ token0: a.weth, token1: a.usdc, premium_token: a.meme }] }), ['dutch_request.tokens[0].premium_token']);
     await refused(await signed({ tokens: [{ token0: a.wbtc, token1: a.usdc, premium_token: a.usdc }] }), ['dutch_request.tokens[0].token0']);
@@ -75,9 +82,12 @@ describe('attack: a Dutch request whose tokens are not its pair\'s', () => {
     ]);
   });
 
-  it('the pair\'s own tokens are accepted', async () => {
+  it("the pair's own tokens are accepted", async () => {
     const before = await dutchCount();
-    await request(app).post('/api/quote').send(await signed()).expect(201);
+    await request(app)
+      .post('/api/quote')
+      .send(await signed())
+      .expect(201);
     expect(await dutchCount()).toBe(before + 1);
   });
 });

@@ -14,7 +14,7 @@ import { openDutchStack, type DutchStack, type StackMaker } from './dutch-stack'
  * allowed callers fill. Real stack: Hardhat with the devchain's AllowlistFillAuthority, the API
  * over HTTP, the workers and the indexer.
  */
-describe('attack: filling or bidding past a Dutch request\'s fill authority', () => {
+describe("attack: filling or bidding past a Dutch request's fill authority", () => {
   let s: DutchStack;
   let allowed: StackMaker;
   let stranger: StackMaker;
@@ -24,7 +24,12 @@ describe('attack: filling or bidding past a Dutch request\'s fill authority', ()
     allowed = await s.maker();
     stranger = await s.maker();
     // The authority's owner (the devchain deployer) allows one maker only.
-    const hash = await s.h.chain.wallets[0].writeContract({ address: s.h.chain.addresses.fillAuthority, abi: fillAuthorityAbi, functionName: 'allowFiller', args: [allowed.wallet.address] });
+    const hash = await s.h.chain.wallets[0].writeContract({
+      address: s.h.chain.addresses.fillAuthority,
+      abi: fillAuthorityAbi,
+      functionName: 'allowFiller',
+      args: [allowed.wallet.address],
+    });
     await s.h.chain.publicClient.waitForTransactionReceipt({ hash });
   }, 120_000);
   afterAll(async () => {
@@ -37,7 +42,10 @@ describe('attack: filling or bidding past a Dutch request\'s fill authority', ()
   it('refuses a required_authority that is no IFillAuthority contract (no code, or no isAllowedFiller), naming the field, storing nothing', async () => {
     const before = await dutchQuotes();
     for (const authority of [stranger.wallet.address, s.h.chain.addresses.pair]) {
-      const res = await request(s.app).post('/api/quote').send(await s.auctionBody({ requiredAuthority: authority })).expect(400);
+      const res = await request(s.app)
+        .post('/api/quote')
+        .send(await s.auctionBody({ requiredAuthority: authority }))
+        .expect(400);
       expect(res.body).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'dutch_request.required_authority' })] });
     }
     expect(await dutchQuotes()).toBe(before);
@@ -45,8 +53,15 @@ describe('attack: filling or bidding past a Dutch request\'s fill authority', ()
 
   it('a maker the authority does not allow is refused with 403 filler_not_allowed, and so is an allowed maker naming a disallowed filler; nothing is stored', async () => {
     const a = await s.createAuction({ requiredAuthority: s.h.chain.addresses.fillAuthority, competeMs: 60_000 });
-    const refused = await request(s.app).post(`/api/quote/${a.id}/offer`).set(bearer(stranger.token)).send({ buy_override_bps: 900, sell_override_bps: 900 }).expect(403);
-    expect(refused.body).toMatchObject({ code: 'filler_not_allowed', details: [{ path: 'filler', message: expect.stringContaining(s.h.chain.addresses.fillAuthority) }] });
+    const refused = await request(s.app)
+      .post(`/api/quote/${a.id}/offer`)
+      .set(bearer(stranger.token))
+      .send({ buy_override_bps: 900, sell_override_bps: 900 })
+      .expect(403);
+    expect(refused.body).toMatchObject({
+      code: 'filler_not_allowed',
+      details: [{ path: 'filler', message: expect.stringContaining(s.h.chain.addresses.fillAuthority) }],
+    });
     expect(refused.body.error).toContain(stranger.wallet.address);
     const proxied = await request(s.app)
       .post(`/api/quote/${a.id}/offer`)
@@ -60,7 +75,11 @@ describe('attack: filling or bidding past a Dutch request\'s fill authority', ()
   it('an allowed maker wins and fills; a disallowed address calling executeDutchFill with the award reverts on chain', async () => {
     const a = await s.createAuction({ requiredAuthority: s.h.chain.addresses.fillAuthority });
     await request(s.app).post(`/api/quote/${a.id}/offer`).set(bearer(stranger.token)).send({ buy_override_bps: 900, sell_override_bps: 900 }).expect(403);
-    const accepted = await request(s.app).post(`/api/quote/${a.id}/offer`).set(bearer(allowed.token)).send({ buy_override_bps: 30, sell_override_bps: 30 }).expect(201);
+    const accepted = await request(s.app)
+      .post(`/api/quote/${a.id}/offer`)
+      .set(bearer(allowed.token))
+      .send({ buy_override_bps: 30, sell_override_bps: 30 })
+      .expect(201);
     expect(accepted.body.bid.filler).toBe(allowed.wallet.address);
     const notice = await s.winnerNotice(allowed.wallet.address, a.id);
     expect(notice.payload.award.filler).toBe(allowed.wallet.address);
@@ -74,7 +93,12 @@ describe('attack: filling or bidding past a Dutch request\'s fill authority', ()
     // Sent for real, the node refuses it with the same revert (AuthorityRequired's selector) and nothing settles.
     await expect(stranger.send.writeContract({ ...call, gas: 3_000_000n })).rejects.toThrow(/0xf2880218/);
     const signed = copied.dutch_request;
-    const spent = await s.h.chain.publicClient.readContract({ address: s.h.chain.addresses.mothership, abi: mothershipAbi, functionName: 'dutchNonceUsed', args: [s.h.chain.accounts[2].address, BigInt(signed.taker_nonce)] });
+    const spent = await s.h.chain.publicClient.readContract({
+      address: s.h.chain.addresses.mothership,
+      abi: mothershipAbi,
+      functionName: 'dutchNonceUsed',
+      args: [s.h.chain.accounts[2].address, BigInt(signed.taker_nonce)],
+    });
     expect(spent).toBe(false);
 
     const { receipt, event } = await s.fill(allowed.send, notice.payload);

@@ -61,7 +61,8 @@ beforeAll(async () => {
   await ctx.services.identity.orgs.create({ kind: 'taker', name: 'Unrelated Integrator', owner: takerAdmin.address });
   const adminToken = await signIn(app, takerAdmin);
   const key = (await request(app).post('/api/taker/keys').set(bearer(adminToken)).send({ name: 'attacker backend' }).expect(201)).body;
-  attackerDelegate = (await request(app).post('/api/taker/delegate').set(bearer(key.secret)).send({ address: victim(), expires_in: 3600 }).expect(200)).body.token;
+  attackerDelegate = (await request(app).post('/api/taker/delegate').set(bearer(key.secret)).send({ address: victim(), expires_in: 3600 }).expect(200)).body
+    .token;
 
   ix = await runIndexer(h.env);
   await send(MAKER, usdc(), mockErc20Abi, 'faucet', []);
@@ -79,9 +80,15 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('attack: a taker integrator\'s delegate cancels someone else\'s order', () => {
-  it('an unrelated taker org\'s delegate for the victim\'s wallet is refused and the order stays open; the owner\'s own session cancels', async () => {
-    const order = (await request(app).post('/api/orders').set(bearer(victimToken)).send(await body()).expect(201)).body;
+describe("attack: a taker integrator's delegate cancels someone else's order", () => {
+  it("an unrelated taker org's delegate for the victim's wallet is refused and the order stays open; the owner's own session cancels", async () => {
+    const order = (
+      await request(app)
+        .post('/api/orders')
+        .set(bearer(victimToken))
+        .send(await body())
+        .expect(201)
+    ).body;
 
     // The delegate speaks for the victim's address as far as GET /api/me goes...
     expect((await request(app).get('/api/me').set(bearer(attackerDelegate)).expect(200)).body).toMatchObject({ credential: 'delegate', address: victim() });
@@ -94,7 +101,7 @@ describe('attack: a taker integrator\'s delegate cancels someone else\'s order',
     expect(cancelled.body).toMatchObject({ id: order.id, state: 'cancelled' });
   });
 
-  it('the delegate spends its own Explore budget, never the victim wallet\'s', async () => {
+  it("the delegate spends its own Explore budget, never the victim wallet's", async () => {
     let ip = 0;
     const summary = () => request(app).get(`/api/clob/${pair()}/summary`).set('X-Forwarded-For', `198.51.100.${++ip}`);
     // The attacker burns its delegate's whole budget, each request from a new IP...
@@ -105,8 +112,8 @@ describe('attack: a taker integrator\'s delegate cancels someone else\'s order',
   });
 });
 
-describe('attack: squatting a wallet\'s order nonce without credentials', () => {
-  it('the fakes reserve nothing: the victim\'s own order is accepted, only it is listed, the fakes read unconfirmed, and placing it on chain makes it the real one', async () => {
+describe("attack: squatting a wallet's order nonce without credentials", () => {
+  it("the fakes reserve nothing: the victim's own order is accepted, only it is listed, the fakes read unconfirmed, and placing it on chain makes it the real one", async () => {
     const mine = await body();
     const { nonce } = mine.destination;
     // The attacker, with no bearer at all, records several orders in the victim's name on the victim's nonce.
@@ -128,7 +135,11 @@ describe('attack: squatting a wallet\'s order nonce without credentials', () => 
 
     // The victim places its order on chain: the placement decides which record is real.
     await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [intentFromJson(real)]);
-    const placed = await waitFor('placement indexed', () => getOrder(real.id), (o) => o.on_chain !== null);
+    const placed = await waitFor(
+      'placement indexed',
+      () => getOrder(real.id),
+      (o) => o.on_chain !== null,
+    );
     expect(placed).toMatchObject({ placement: 'placed', confirmed: true, state: 'open' });
     for (const id of fakes) expect(await getOrder(id)).toMatchObject({ placement: 'unconfirmed', on_chain: null });
     expect((await ownerList(victim())).map((o) => o.id).filter((id) => fakes.includes(id))).toEqual([]);
@@ -150,11 +161,26 @@ describe('attack: squatting a wallet\'s order nonce without credentials', () => 
 });
 
 describe('attack: an exclusive fill over a record nobody placed', () => {
-  it('is refused naming the order, so it cannot block the owner\'s cancel; once placed, the order can be filled', async () => {
-    const squat = (await request(app).post('/api/orders').send(await body()).expect(201)).body;
-    const own = (await request(app).post('/api/orders').set(bearer(victimToken)).send(await body()).expect(201)).body;
+  it("is refused naming the order, so it cannot block the owner's cancel; once placed, the order can be filled", async () => {
+    const squat = (
+      await request(app)
+        .post('/api/orders')
+        .send(await body())
+        .expect(201)
+    ).body;
+    const own = (
+      await request(app)
+        .post('/api/orders')
+        .set(bearer(victimToken))
+        .send(await body())
+        .expect(201)
+    ).body;
     for (const o of [squat, own]) {
-      const res = await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [o.id], reward_destination: h.chain.accounts[MAKER].address }).expect(409);
+      const res = await request(app)
+        .post('/api/exclusive-fill')
+        .set(bearer(makerToken))
+        .send({ order_ids: [o.id], reward_destination: h.chain.accounts[MAKER].address })
+        .expect(409);
       expect(res.body.code).toBe('order_not_placed');
       expect(res.body.error).toContain(`order ${o.id} is not placed on chain`);
     }
@@ -166,7 +192,15 @@ describe('attack: an exclusive fill over a record nobody placed', () => {
     const placedBody = await body();
     const placed = (await request(app).post('/api/orders').set(bearer(victimToken)).send(placedBody).expect(201)).body;
     await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [intentFromJson(placed)]);
-    await waitFor('placement indexed', () => getOrder(placed.id), (o) => o.on_chain !== null);
-    await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [placed.id], reward_destination: h.chain.accounts[MAKER].address }).expect(201);
+    await waitFor(
+      'placement indexed',
+      () => getOrder(placed.id),
+      (o) => o.on_chain !== null,
+    );
+    await request(app)
+      .post('/api/exclusive-fill')
+      .set(bearer(makerToken))
+      .send({ order_ids: [placed.id], reward_destination: h.chain.accounts[MAKER].address })
+      .expect(201);
   });
 });

@@ -38,7 +38,7 @@ describe('attack: the public development key signing for a real network', () => 
     ...extra,
   });
 
-  it('a signing role refuses to start, exit 78, when a registered network is not this machine\'s devchain and no key is configured', async () => {
+  it("a signing role refuses to start, exit 78, when a registered network is not this machine's devchain and no key is configured", async () => {
     await new RegistryService(env.db).upsertNetwork(networkFile(421614, { name: 'Remote testnet', rpc_urls: [REMOTE_RPC] }));
     for (const roles of ['api,workers', 'workers', 'api']) {
       // Only the roles that sign: the indexer would tail the network, and nothing may reach it.

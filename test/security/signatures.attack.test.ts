@@ -58,7 +58,7 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
     return { taker, body };
   }
 
-  it('a Dutch request with the high-s twin of the taker\'s signature is refused naming taker_signature; the genuine one is then accepted', async () => {
+  it("a Dutch request with the high-s twin of the taker's signature is refused naming taker_signature; the genuine one is then accepted", async () => {
     const { body } = await chainDutchBody();
     const genuine = body.taker_signature as Hex;
     const twin = highS(genuine);
@@ -66,9 +66,21 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
     const dutchCount = () => count(`SELECT count(*)::int AS n FROM quotes WHERE offer_format = 'dutch_only'`);
     const before = await dutchCount();
 
-    expectFieldRefused(await request(app).post('/api/quote').send({ ...body, taker_signature: twin }), 'taker_signature', /high s/);
+    expectFieldRefused(
+      await request(app)
+        .post('/api/quote')
+        .send({ ...body, taker_signature: twin }),
+      'taker_signature',
+      /high s/,
+    );
     for (const v of [29, 0x1d, 2, 35]) {
-      expectFieldRefused(await request(app).post('/api/quote').send({ ...body, taker_signature: withV(genuine, v) }), 'taker_signature', new RegExp(`v = ${v}`));
+      expectFieldRefused(
+        await request(app)
+          .post('/api/quote')
+          .send({ ...body, taker_signature: withV(genuine, v) }),
+        'taker_signature',
+        new RegExp(`v = ${v}`),
+      );
     }
     expect(await dutchCount()).toBe(before);
 
@@ -86,22 +98,41 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
     const makerToken = await signIn(app, maker);
     const created = await request(app)
       .post('/api/quote')
-      .send(quoteBody(newWallet().address, STRATEGY_ROWS[7].legs, { chain_id: chain.chainId, intents: intents(STRATEGY_ROWS[7].legs, { pair: chain.addresses.pair }) }))
+      .send(
+        quoteBody(newWallet().address, STRATEGY_ROWS[7].legs, {
+          chain_id: chain.chainId,
+          intents: intents(STRATEGY_ROWS[7].legs, { pair: chain.addresses.pair }),
+        }),
+      )
       .expect(201);
     const quote = created.body.quote;
     const offer = await signedOffer(quote, maker, { mothership: chain.addresses.mothership, premiumToken: chain.addresses.usdc });
     const genuine = offer.signature as Hex;
     const offers = () => count(`SELECT count(*)::int AS n FROM quote_offers WHERE quote_id = $1`, [quote.id]);
 
-    expectFieldRefused(await request(app).post(`/api/quote/${quote.id}`).set(bearer(makerToken)).send({ ...offer, signature: highS(genuine) }), 'signature', /high s/);
-    expectFieldRefused(await request(app).post(`/api/quote/${quote.id}`).set(bearer(makerToken)).send({ ...offer, signature: withV(genuine, 29) }), 'signature', /v = 29/);
+    expectFieldRefused(
+      await request(app)
+        .post(`/api/quote/${quote.id}`)
+        .set(bearer(makerToken))
+        .send({ ...offer, signature: highS(genuine) }),
+      'signature',
+      /high s/,
+    );
+    expectFieldRefused(
+      await request(app)
+        .post(`/api/quote/${quote.id}`)
+        .set(bearer(makerToken))
+        .send({ ...offer, signature: withV(genuine, 29) }),
+      'signature',
+      /v = 29/,
+    );
     expect(await offers()).toBe(0);
 
     await request(app).post(`/api/quote/${quote.id}`).set(bearer(makerToken)).send(offer).expect(201);
     expect(await offers()).toBe(1);
   });
 
-  it('admin statements and the bot wallet\'s address_signature refuse the high-s twin naming their field; no key is issued and the statement stays usable', async () => {
+  it("admin statements and the bot wallet's address_signature refuse the high-s twin naming their field; no key is issued and the statement stays usable", async () => {
     const owner = newWallet();
     const bot = newWallet();
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Statement Malleators', owner: owner.address });
@@ -120,14 +151,20 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
 
     const remove = await signStatement(owner, { action: 'remove_member', member: bot.address, organization: org.id, name: 'pricer' });
     expectFieldRefused(
-      await request(app).delete(`/api/maker/keys/${issued.body.id}`).set(bearer(ownerToken)).send({ ...remove, signature: highS(remove.signature) }),
+      await request(app)
+        .delete(`/api/maker/keys/${issued.body.id}`)
+        .set(bearer(ownerToken))
+        .send({ ...remove, signature: highS(remove.signature) }),
       'signature',
       /high s/,
     );
     const successor = newWallet();
     const transfer = await signStatement(owner, { action: 'transfer_admin', member: successor.address, organization: org.id, name: 'Statement Malleators' });
     expectFieldRefused(
-      await request(app).put('/api/maker/organization').set(bearer(ownerToken)).send({ new_admin: successor.address, ...transfer, signature: highS(transfer.signature) }),
+      await request(app)
+        .put('/api/maker/organization')
+        .set(bearer(ownerToken))
+        .send({ new_admin: successor.address, ...transfer, signature: highS(transfer.signature) }),
       'signature',
       /high s/,
     );
@@ -141,7 +178,10 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
     const adminToken = await signIn(app, admin);
     const delegate = newWallet().address;
     const signed = await signStatement(admin, { kind: 'taker', action: 'mint_delegate', member: delegate, organization: org.id, name: 'Taker Malleators' });
-    const res = await request(app).post('/api/taker/delegate').set(bearer(adminToken)).send({ address: delegate, expires_in: 300, ...signed, signature: highS(signed.signature) });
+    const res = await request(app)
+      .post('/api/taker/delegate')
+      .set(bearer(adminToken))
+      .send({ address: delegate, expires_in: 300, ...signed, signature: highS(signed.signature) });
     expectFieldRefused(res, 'signature', /high s/);
     expect(res.body.token).toBeUndefined();
   });
@@ -149,8 +189,20 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
   it('a SIWE login with the high-s twin is refused naming signature, and the nonce stays usable', async () => {
     const wallet = newWallet();
     const login = await signedLogin(app, wallet);
-    expectFieldRefused(await request(app).post('/api/login').send({ ...login, signature: highS(login.signature) }), 'signature', /high s/);
-    expectFieldRefused(await request(app).post('/api/login').send({ ...login, signature: withV(login.signature, 29) }), 'signature', /v = 29/);
+    expectFieldRefused(
+      await request(app)
+        .post('/api/login')
+        .send({ ...login, signature: highS(login.signature) }),
+      'signature',
+      /high s/,
+    );
+    expectFieldRefused(
+      await request(app)
+        .post('/api/login')
+        .send({ ...login, signature: withV(login.signature, 29) }),
+      'signature',
+      /v = 29/,
+    );
     const ok = await request(app).post('/api/login').send(login).expect(200);
     expect(ok.body.address).toBe(wallet.address);
   });

@@ -62,7 +62,10 @@ export async function dutchBody(taker: LocalAccount, o: DutchBodyOptions = {}): 
     { type: 'call' as const, structure: 1 as const, strike: 3500n },
   ];
   const polarity = o.polarity ?? 'b_is_buy';
-  const dirs = deriveDirections(polarity, legs.map((l) => l.structure));
+  const dirs = deriveDirections(
+    polarity,
+    legs.map((l) => l.structure),
+  );
   const dutch_request: Record<string, unknown> = {
     intents: intents(legs, { pair: o.pair ?? FIXTURE_PAIR, expiry: o.expiry }).map((i) => ({ ...i, option_type: i.option_type === 'call' ? 0 : 1 })),
     tokens: [{ token0: FIXTURE_WETH, token1: FIXTURE_USDC, premium_token: FIXTURE_USDC }],

@@ -19,12 +19,7 @@ export async function topicEvents(env: TestEnv, topic: TopicRef): Promise<SeenEv
  * naming what it was waiting for and showing the last value read, so a wait that never ends is a
  * failure where it happened, not a confusing assertion further down.
  */
-export async function eventually<T>(
-  read: () => Promise<T>,
-  check: (v: T) => boolean,
-  timeoutMs = 20000,
-  what = check.toString(),
-): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 20000, what = check.toString()): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();

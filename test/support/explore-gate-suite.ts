@@ -127,7 +127,9 @@ export function describeExploreGate(suite: GateSuite): void {
       const route = ROUTES[1]!;
       for (let i = 0; i <= LIMIT; i++) {
         const session = await signIn(app, newWallet());
-        const res = await suite.call(limited, route).set({ ...bearer(session), Origin: ORIGIN, 'X-Challenge-Response': solved(suite.action), 'X-Forwarded-For': from });
+        const res = await suite
+          .call(limited, route)
+          .set({ ...bearer(session), Origin: ORIGIN, 'X-Challenge-Response': solved(suite.action), 'X-Forwarded-For': from });
         if (i < LIMIT) expect(res.status).toBe(successOf(route));
         else tooMany(res);
       }
@@ -137,8 +139,21 @@ export function describeExploreGate(suite: GateSuite): void {
       const route = ROUTES[2]!;
       // Neither wallet nor IP reaches the limit; the key they share does.
       const ofKey = [fresh.keyedDelegate, fresh.keyedDelegate2];
-      for (let i = 0; i < LIMIT; i++) expect((await suite.call(limited, route).set(bearer(ofKey[i % 2]!)).set('X-Forwarded-For', nextIp())).status).toBe(successOf(route));
-      tooMany(await suite.call(limited, route).set(bearer(ofKey[LIMIT % 2]!)).set('X-Forwarded-For', nextIp()));
+      for (let i = 0; i < LIMIT; i++)
+        expect(
+          (
+            await suite
+              .call(limited, route)
+              .set(bearer(ofKey[i % 2]!))
+              .set('X-Forwarded-For', nextIp())
+          ).status,
+        ).toBe(successOf(route));
+      tooMany(
+        await suite
+          .call(limited, route)
+          .set(bearer(ofKey[LIMIT % 2]!))
+          .set('X-Forwarded-For', nextIp()),
+      );
     });
   });
 }

@@ -24,7 +24,9 @@ async function takerOrg(app: Express, ctx: ApiContext, name: string) {
   const adminToken = await signIn(app, admin);
   const org = await ctx.services.identity.orgs.create({ kind: 'taker', name, owner: admin.address });
   const secret: string = (await request(app).post('/api/taker/keys').set(bearer(adminToken)).send({ name: 'backend' }).expect(201)).body.secret;
-  const delegate = async () => (await request(app).post('/api/taker/delegate').set(bearer(secret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body.token as string;
+  const delegate = async () =>
+    (await request(app).post('/api/taker/delegate').set(bearer(secret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body
+      .token as string;
   return { admin, adminToken, org, secret, delegate };
 }
 
@@ -34,7 +36,13 @@ export async function exploreCredentials(app: Express, ctx: ApiContext): Promise
   const other = await takerOrg(app, ctx, 'Other integrator');
   const user = newWallet().address;
   const signed = await signStatement(taker.admin, { kind: 'taker', action: 'mint_delegate', member: user, organization: taker.org.id, name: 'Integrator' });
-  const adminDelegate = (await request(app).post('/api/taker/delegate').set(bearer(taker.adminToken)).send({ address: user, expires_in: 600, ...signed }).expect(200)).body.token;
+  const adminDelegate = (
+    await request(app)
+      .post('/api/taker/delegate')
+      .set(bearer(taker.adminToken))
+      .send({ address: user, expires_in: 600, ...signed })
+      .expect(200)
+  ).body.token;
 
   const makerAdmin = newWallet();
   const makerAdminToken = await signIn(app, makerAdmin);

@@ -19,7 +19,16 @@ export function networkFile(chainId = 31337, extra: Record<string, unknown> = {}
       margin_vault_factory: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
     },
     tokens: [
-      { address: '0xa513e6e4b8f2a923d98304ec87f64353c4d5c853', symbol: 'USDC', name: 'USD Coin', decimals: 6, payment: true, default_premium: true, faucet: true, min_notional: '100000000' },
+      {
+        address: '0xa513e6e4b8f2a923d98304ec87f64353c4d5c853',
+        symbol: 'USDC',
+        name: 'USD Coin',
+        decimals: 6,
+        payment: true,
+        default_premium: true,
+        faucet: true,
+        min_notional: '100000000',
+      },
       { address: '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6', symbol: 'WETH', name: 'Wrapped Ether', decimals: 18, payment: true, faucet: true },
     ],
     ...extra,

@@ -19,7 +19,15 @@ let nonce = BigInt(Date.now()) * 1000n;
 export async function signedOffer(
   quote: QuoteLike,
   signer: PrivateKeyAccount,
-  opts: { mothership: `0x${string}`; premiumToken: `0x${string}`; maker?: `0x${string}`; premium?: bigint; makerPaysTaker?: boolean; deadline?: number; nonce?: bigint },
+  opts: {
+    mothership: `0x${string}`;
+    premiumToken: `0x${string}`;
+    maker?: `0x${string}`;
+    premium?: bigint;
+    makerPaysTaker?: boolean;
+    deadline?: number;
+    nonce?: bigint;
+  },
 ): Promise<Record<string, unknown>> {
   return signPackageOffer(signer, {
     chainId: quote.chain_id,

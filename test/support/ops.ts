@@ -12,11 +12,7 @@ export async function ops(env: TestEnv, ...args: string[]): Promise<{ code: numb
 }
 
 /** `ops` with extra environment variables for the CLI process (a preload in NODE_OPTIONS, say). */
-export async function opsWithEnv(
-  env: TestEnv,
-  extra: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function opsWithEnv(env: TestEnv, extra: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/ops.ts', ...args], {
       cwd: ROOT,

@@ -4,7 +4,10 @@ import { FIXTURE_PAIR, FIXTURE_USDC } from './quotes';
 let nonce = BigInt(Date.now()) * 1000n;
 
 /** A valid order body for `owner` on the fixture pair; `edit` overrides fields after it is built. */
-export function orderBody(owner: string, opts: { pair?: string; to?: string; now?: number; nonce?: bigint; chainId?: number; orderOnExpiry?: 0 | 1; intentExpiry?: number } = {}) {
+export function orderBody(
+  owner: string,
+  opts: { pair?: string; to?: string; now?: number; nonce?: bigint; chainId?: number; orderOnExpiry?: 0 | 1; intentExpiry?: number } = {},
+) {
   const now = opts.now ?? Math.floor(Date.now() / 1000);
   const pair = opts.pair ?? FIXTURE_PAIR;
   const expiry = now + 30 * 86400;
@@ -54,13 +57,33 @@ let placedOrderId = 1_000_000n;
  * An owner's placement of a recorded order, as the indexer would have written its OrderPlaced
  * and OrderIntentPlaced: exclusive fills cover placed orders only.
  */
-export async function indexPlacement(db: DataSource, order: { chain_id: number; intent_hash: string; owner_address: string; amount: string; destination: { to: string; nonce: { prefix: number; nonce: string } }; data: { options6909Contract: string } }): Promise<void> {
+export async function indexPlacement(
+  db: DataSource,
+  order: {
+    chain_id: number;
+    intent_hash: string;
+    owner_address: string;
+    amount: string;
+    destination: { to: string; nonce: { prefix: number; nonce: string } };
+    data: { options6909Contract: string };
+  },
+): Promise<void> {
   const id = ++placedOrderId;
   const block = ++bondBlock;
   await db.query(
     `INSERT INTO indexer_order_intents (chain_id, block_number, block_hash, block_timestamp, log_index, tx_hash, pair, order_id, intent_hash, owner, nonce_prefix, nonce)
      VALUES ($1, $2, $3, 0, 1, $3, $4, $5, $6, $7, $8, $9)`,
-    [order.chain_id, block, `0x${block.toString(16).padStart(64, '0')}`, order.data.options6909Contract, id.toString(), order.intent_hash, order.owner_address, order.destination.nonce.prefix, order.destination.nonce.nonce],
+    [
+      order.chain_id,
+      block,
+      `0x${block.toString(16).padStart(64, '0')}`,
+      order.data.options6909Contract,
+      id.toString(),
+      order.intent_hash,
+      order.owner_address,
+      order.destination.nonce.prefix,
+      order.destination.nonce.nonce,
+    ],
   );
   await db.query(
     `INSERT INTO indexer_orders (chain_id, pair, order_id, owner, option_id, is_buy, price, amount, remaining, state, placed_block, placed_block_hash, placed_log_index, tx_hash, last_block, last_log_index)

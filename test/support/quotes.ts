@@ -30,15 +30,59 @@ export function quoteBody(taker: string, legs: Leg[], extra: Record<string, unkn
 export const STRATEGY_ROWS: { name: string; strategy: string; legs: Leg[]; buy: number[] }[] = [
   { name: 'single call', strategy: 'single', legs: [{ type: 'call', structure: 0, strike: 3000n }], buy: [1] },
   { name: 'single put', strategy: 'single', legs: [{ type: 'put', structure: 0, strike: 3000n }], buy: [1] },
-  { name: 'capped call', strategy: 'capped_call', legs: [{ type: 'call', structure: 0, strike: 3000n }, { type: 'call', structure: 1, strike: 3500n }], buy: [1, 0] },
-  { name: 'capped put, high first', strategy: 'capped_put', legs: [{ type: 'put', structure: 0, strike: 3000n }, { type: 'put', structure: 1, strike: 2500n }], buy: [1, 0] },
-  { name: 'capped put, low first', strategy: 'capped_put', legs: [{ type: 'put', structure: 1, strike: 2500n }, { type: 'put', structure: 0, strike: 3000n }], buy: [0, 1] },
-  { name: 'straddle', strategy: 'straddle', legs: [{ type: 'call', structure: 0, strike: 3000n }, { type: 'put', structure: 0, strike: 3000n }], buy: [1, 1] },
-  { name: 'strangle', strategy: 'strangle', legs: [{ type: 'put', structure: 0, strike: 2500n }, { type: 'call', structure: 0, strike: 3500n }], buy: [1, 1] },
+  {
+    name: 'capped call',
+    strategy: 'capped_call',
+    legs: [
+      { type: 'call', structure: 0, strike: 3000n },
+      { type: 'call', structure: 1, strike: 3500n },
+    ],
+    buy: [1, 0],
+  },
+  {
+    name: 'capped put, high first',
+    strategy: 'capped_put',
+    legs: [
+      { type: 'put', structure: 0, strike: 3000n },
+      { type: 'put', structure: 1, strike: 2500n },
+    ],
+    buy: [1, 0],
+  },
+  {
+    name: 'capped put, low first',
+    strategy: 'capped_put',
+    legs: [
+      { type: 'put', structure: 1, strike: 2500n },
+      { type: 'put', structure: 0, strike: 3000n },
+    ],
+    buy: [0, 1],
+  },
+  {
+    name: 'straddle',
+    strategy: 'straddle',
+    legs: [
+      { type: 'call', structure: 0, strike: 3000n },
+      { type: 'put', structure: 0, strike: 3000n },
+    ],
+    buy: [1, 1],
+  },
+  {
+    name: 'strangle',
+    strategy: 'strangle',
+    legs: [
+      { type: 'put', structure: 0, strike: 2500n },
+      { type: 'call', structure: 0, strike: 3500n },
+    ],
+    buy: [1, 1],
+  },
   {
     name: 'butterfly',
     strategy: 'butterfly',
-    legs: [{ type: 'call', structure: 0, strike: 2500n }, { type: 'call', structure: 1, strike: 3000n, mult: 2n }, { type: 'call', structure: 0, strike: 3500n }],
+    legs: [
+      { type: 'call', structure: 0, strike: 2500n },
+      { type: 'call', structure: 1, strike: 3000n, mult: 2n },
+      { type: 'call', structure: 0, strike: 3500n },
+    ],
     buy: [1, 0, 1],
   },
   {
@@ -74,6 +118,22 @@ export const STRATEGY_ROWS: { name: string; strategy: string; legs: Leg[]; buy: 
     ],
     buy: [1, 0, 0, 1],
   },
-  { name: 'risk reversal', strategy: 'risk_reversal', legs: [{ type: 'put', structure: 1, strike: 2500n }, { type: 'call', structure: 0, strike: 3500n }], buy: [0, 1] },
-  { name: 'collar', strategy: 'collar', legs: [{ type: 'put', structure: 0, strike: 2500n }, { type: 'call', structure: 1, strike: 3500n }], buy: [1, 0] },
+  {
+    name: 'risk reversal',
+    strategy: 'risk_reversal',
+    legs: [
+      { type: 'put', structure: 1, strike: 2500n },
+      { type: 'call', structure: 0, strike: 3500n },
+    ],
+    buy: [0, 1],
+  },
+  {
+    name: 'collar',
+    strategy: 'collar',
+    legs: [
+      { type: 'put', structure: 0, strike: 2500n },
+      { type: 'call', structure: 1, strike: 3500n },
+    ],
+    buy: [1, 0],
+  },
 ];

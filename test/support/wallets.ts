@@ -54,7 +54,10 @@ export async function signedLogin(app: Express, wallet: PrivateKeyAccount, overr
 
 /** Signs in through the real routes and returns the session bearer token. */
 export async function signIn(app: Express, wallet: PrivateKeyAccount): Promise<string> {
-  const res = await request(app).post('/api/login').send(await signedLogin(app, wallet)).expect(200);
+  const res = await request(app)
+    .post('/api/login')
+    .send(await signedLogin(app, wallet))
+    .expect(200);
   return res.body.token as string;
 }
 

@@ -45,8 +45,15 @@ export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: num
       }
     }
   }
-  const n = work.unannounced.length + work.offers.length + work.expired.length + work.unpublished.length
-    + dutch.unannounced.length + dutch.bids.length + dutch.award.length + dutch.open.length;
+  const n =
+    work.unannounced.length +
+    work.offers.length +
+    work.expired.length +
+    work.unpublished.length +
+    dutch.unannounced.length +
+    dutch.bids.length +
+    dutch.award.length +
+    dutch.open.length;
   if (n > 0) ctx.logger.warn({ ...work, dutch, skipped }, 'sweeper redid lost quote work');
   try {
     const forgotten = await new IdempotencyService(ctx.db).purge(ctx.config.IDEMPOTENCY_TTL_HOURS);

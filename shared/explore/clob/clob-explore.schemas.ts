@@ -16,12 +16,18 @@ export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 const isoTime = (what: string) =>
   z
     .string({ message: `must be an ISO 8601 UTC timestamp (${what}), given once` })
-    .refine((v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v)), `must be an ISO 8601 UTC timestamp (${what})`)
+    .refine(
+      (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v)),
+      `must be an ISO 8601 UTC timestamp (${what})`,
+    )
     .transform((v) => Math.floor(Date.parse(v) / 1000));
 
 const isoDay = z
   .string({ message: 'must be a UTC date YYYY-MM-DD, given once' })
-  .refine((v) => /^\d{4}-\d\d-\d\d$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'must be a UTC date YYYY-MM-DD');
+  .refine(
+    (v) => /^\d{4}-\d\d-\d\d$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+    'must be a UTC date YYYY-MM-DD',
+  );
 
 /** An option id (uint256) as a decimal string: a series of the CLOB. */
 const seriesParam = decimalUint({ what: 'an option id' }).transform((v) => v.toString());
@@ -33,7 +39,9 @@ export const clobParams = z.object({ address: addressSchema });
 /** `GET /api/explore/clobs/:address`. */
 export const overviewQuery = z.object({ chain_id: chainId });
 
-const depth = intQuerySchema(intRange(1, 100, 'a number of price levels')).optional().transform((v) => v ?? 20);
+const depth = intQuerySchema(intRange(1, 100, 'a number of price levels'))
+  .optional()
+  .transform((v) => v ?? 20);
 const includeOrders = z
   .enum(['true', 'false'], { message: 'must be true or false' })
   .optional()
@@ -49,7 +57,9 @@ export const chainBookQuery = z.object({
   premium_token: addressSchema.optional(),
   option_type: z.enum(['call', 'put'], { message: 'must be call or put' }).optional(),
   expiry_timestamp: intQuerySchema(intRange(0, 2 ** 40 - 1, 'unix seconds')).optional(),
-  depth: intQuerySchema(intRange(1, 50, 'a number of price levels')).optional().transform((v) => v ?? 10),
+  depth: intQuerySchema(intRange(1, 50, 'a number of price levels'))
+    .optional()
+    .transform((v) => v ?? 10),
 });
 
 const listFilters = {
@@ -63,16 +73,14 @@ const listFilters = {
 };
 
 /** `type=placed,filled`: a comma-separated subset of the activity kinds. */
-const kinds = z
-  .string({ message: `must be a comma-separated list of ${ACTIVITY_KINDS.join(', ')}, given once` })
-  .transform((v, ctx) => {
-    const parts = [...new Set(v.split(','))];
-    if (parts.some((p) => !(ACTIVITY_KINDS as readonly string[]).includes(p))) {
-      ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of ${ACTIVITY_KINDS.join(', ')}` });
-      return z.NEVER;
-    }
-    return parts as ActivityKind[];
-  });
+const kinds = z.string({ message: `must be a comma-separated list of ${ACTIVITY_KINDS.join(', ')}, given once` }).transform((v, ctx) => {
+  const parts = [...new Set(v.split(','))];
+  if (parts.some((p) => !(ACTIVITY_KINDS as readonly string[]).includes(p))) {
+    ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of ${ACTIVITY_KINDS.join(', ')}` });
+    return z.NEVER;
+  }
+  return parts as ActivityKind[];
+});
 
 /** `GET /api/clob/:address/activity`. */
 export const activityQuery = z.object({ ...listFilters, type: kinds.optional() });

@@ -3,7 +3,17 @@ import { NotFoundError, ValidationError } from '../../platform/errors';
 import { toPage, type Page } from '../../platform/pagination';
 import type { ActivityKind } from './clob-explore.schemas';
 import { ClobExploreRepository, type ActivityFilter, type PairRecord } from './clob-explore.repository';
-import { activityView, blockView, fillView, seriesBooks, seriesFields, type ActivityView, type BlockView, type FillView, type SeriesBookView } from './clob-explore.views';
+import {
+  activityView,
+  blockView,
+  fillView,
+  seriesBooks,
+  seriesFields,
+  type ActivityView,
+  type BlockView,
+  type FillView,
+  type SeriesBookView,
+} from './clob-explore.views';
 
 const DAY_MS = 86_400_000;
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -129,7 +139,10 @@ export class ClobExploreService {
             token0: p.token0,
             token1: p.token1,
             premium_token: p.premium_token,
-            series: seriesBooks(series.filter((s) => s.pair === p.address), levels.filter((l) => l.pair === p.address)).filter(keep),
+            series: seriesBooks(
+              series.filter((s) => s.pair === p.address),
+              levels.filter((l) => l.pair === p.address),
+            ).filter(keep),
           }))
           .filter((c) => c.series.length > 0 || (q.option_type === undefined && q.expiry_timestamp === undefined)),
       };
@@ -180,7 +193,10 @@ export class ClobExploreService {
   }
 
   /** What a live stream opens with: the book and the latest activity, and the block both reflect. */
-  async snapshot(chainId: number, address: string): Promise<{ chain_id: number; clob: string; block: BlockView; book: SeriesBookView[]; activity: ActivityView[] }> {
+  async snapshot(
+    chainId: number,
+    address: string,
+  ): Promise<{ chain_id: number; clob: string; block: BlockView; book: SeriesBookView[]; activity: ActivityView[] }> {
     const p = await this.pair(address, chainId);
     return this.repo.consistent(async (m) => {
       const { block, series } = await this.readBook(m, p, SNAPSHOT_DEPTH, undefined, false);
@@ -203,4 +219,3 @@ export class ClobExploreService {
     return { kinds, optionId: q.option_id, address: q.address, since: q.since, until: q.until, before: q.cursor };
   }
 }
-

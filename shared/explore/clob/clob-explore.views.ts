@@ -51,7 +51,12 @@ export function activityView(r: ActivityRecord) {
     time: isoOf(r.block_timestamp) as string,
     tx_hash: r.tx_hash,
     option_id: r.option_id,
-    series: series && { option_type: series.option_type, strike_wad: series.strike_wad, expiry_timestamp: series.expiry_timestamp, start_exercise_timestamp: series.start_exercise_timestamp },
+    series: series && {
+      option_type: series.option_type,
+      strike_wad: series.strike_wad,
+      expiry_timestamp: series.expiry_timestamp,
+      start_exercise_timestamp: series.start_exercise_timestamp,
+    },
     order_id: r.order_id,
     side: side(r.is_buy),
     price: r.price,

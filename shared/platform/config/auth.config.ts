@@ -48,7 +48,12 @@ export const authEnv = {
   EXPLORE_STREAM_TTL_SECONDS: envInt(3600, 60, 7 * 86400),
   /** ISO 3166 alpha-2 codes refused by the Explore gate, e.g. `KP,IR`. Empty = no geoblock. */
   GEOBLOCK_COUNTRIES: envList('').pipe(
-    z.array(z.string().regex(/^[A-Za-z]{2}$/, 'each country must be a 2-letter code').transform((c) => c.toUpperCase())),
+    z.array(
+      z
+        .string()
+        .regex(/^[A-Za-z]{2}$/, 'each country must be a 2-letter code')
+        .transform((c) => c.toUpperCase()),
+    ),
   ),
   /** Request header carrying the client's country, set by the edge (Cloudflare sets CF-IPCountry). */
   GEOBLOCK_HEADER: z

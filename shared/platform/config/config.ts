@@ -40,8 +40,7 @@ export const CONFIG_KEYS: readonly string[] = Object.keys(envSchema.shape);
 export class ConfigError extends Error {
   constructor(readonly problems: { key: string; message: string }[]) {
     super(
-      `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
-        problems.map((p) => `  ${p.key}: ${p.message}`).join('\n'),
+      `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` + problems.map((p) => `  ${p.key}: ${p.message}`).join('\n'),
     );
     this.name = 'ConfigError';
   }

@@ -8,7 +8,10 @@ const envChainMap = (min: number, max: number) =>
     .default('')
     .transform((v, ctx) => {
       const out: Record<number, number> = {};
-      for (const part of v.split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
+      for (const part of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0)) {
         const m = /^([1-9][0-9]{0,9}):([0-9]{1,12})$/.exec(part);
         const value = m ? Number(m[2]) : NaN;
         if (!m || Number(m[1]) > 2_147_483_647 || value < min || value > max) {

@@ -9,7 +9,10 @@ export const DEFAULT_HOST = '127.0.0.1';
  * 127.0.0.0/8 or ::1 (bracketed or IPv4-mapped). Wildcards, other addresses and other names are not.
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
   if (isIP(v4) === 4) return v4.split('.')[0] === '127';
@@ -21,9 +24,7 @@ export type Role = (typeof ROLE_NAMES)[number];
 
 export const serverEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  ROLES: envList(ROLE_NAMES.join(',')).pipe(
-    z.array(z.enum(ROLE_NAMES, { message: `each role must be one of ${ROLE_NAMES.join(', ')}` })).min(1),
-  ),
+  ROLES: envList(ROLE_NAMES.join(',')).pipe(z.array(z.enum(ROLE_NAMES, { message: `each role must be one of ${ROLE_NAMES.join(', ')}` })).min(1)),
   HOST: z.string().min(1).default(DEFAULT_HOST),
   PORT: envInt(8080, 0, 65535),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

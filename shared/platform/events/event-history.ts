@@ -53,10 +53,10 @@ export class EventHistory {
    * (trimmed by count or older than the history age) or when `after` is beyond the head.
    */
   async readSince(topic: TopicKey, after: number): Promise<HistoryRead> {
-    const [head, raw] = (await READ_SINCE.run(this.redis, [this.keys.seq(topic), this.keys.log(topic)], [
-      after,
-      this.config.SOCKET_HISTORY_MAX_EVENTS,
-    ])) as [number, RawEntry[]];
+    const [head, raw] = (await READ_SINCE.run(this.redis, [this.keys.seq(topic), this.keys.log(topic)], [after, this.config.SOCKET_HISTORY_MAX_EVENTS])) as [
+      number,
+      RawEntry[],
+    ];
     if (after === head) return { head, recovered: true, events: [] };
     if (after > head || raw.length === 0) return { head, recovered: false, events: [] };
 

@@ -29,14 +29,20 @@ export function deriveReplayKeys(scope: string, caller: string, key: string): Re
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v as object)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
 
 /** The request's fingerprint under the caller's MAC key. */
 export function requestMac(keys: ReplayKeys, body: unknown): string {
-  return createHmac('sha256', keys.macKey).update(JSON.stringify(canonical(body))).digest('hex');
+  return createHmac('sha256', keys.macKey)
+    .update(JSON.stringify(canonical(body)))
+    .digest('hex');
 }
 
 /** Encrypts a response; the row id is authenticated with it, so a sealed value cannot be moved to another row. */

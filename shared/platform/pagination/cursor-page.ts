@@ -53,7 +53,9 @@ export function cursorSchema<K extends z.ZodType<readonly (string | number)[]>>(
 }
 
 /** `?limit=`: an integer from 1 to 500, 50 when absent. */
-export const limitQuery = intQuerySchema(LIMIT).optional().transform((v) => v ?? PAGE_LIMIT_DEFAULT);
+export const limitQuery = intQuerySchema(LIMIT)
+  .optional()
+  .transform((v) => v ?? PAGE_LIMIT_DEFAULT);
 
 /** The query fields of a paginated route whose sort key has the given shape. */
 export function pageQuery<K extends z.ZodType<readonly (string | number)[]>>(key: K) {

@@ -76,10 +76,12 @@ export class JobQueue {
         const flushing = batch;
         setImmediate(() => {
           this.pending.delete(queue);
-          const sent = this.queue(queue).addBulk(flushing.jobs).then(
-            () => flushing.settle.forEach((s) => s.resolve()),
-            (err: unknown) => flushing.settle.forEach((s) => s.reject(err)),
-          );
+          const sent = this.queue(queue)
+            .addBulk(flushing.jobs)
+            .then(
+              () => flushing.settle.forEach((s) => s.resolve()),
+              (err: unknown) => flushing.settle.forEach((s) => s.reject(err)),
+            );
           this.inFlight.add(sent);
           void sent.finally(() => this.inFlight.delete(sent));
         });

@@ -44,7 +44,6 @@ export class RedisKeys {
   key(...parts: (string | number)[]): string {
     return this.prefix + parts.join(':');
   }
-
 }
 
 /** The prefix BullMQ puts before this deployment's queue keys (queues, workers and events alike). */

@@ -81,10 +81,7 @@ const MAX_DECIMAL_DIGITS = 80;
  * so big integers travel as strings) and checks it lies in [min, max]. Returns the value, or
  * the message that says what is wrong.
  */
-export function readDecimalUint(
-  v: unknown,
-  opts: { min?: bigint; max?: bigint; what?: string } = {},
-): { value: bigint } | { problem: string } {
+export function readDecimalUint(v: unknown, opts: { min?: bigint; max?: bigint; what?: string } = {}): { value: bigint } | { problem: string } {
   const { min = 0n, max = UINT256_MAX, what = 'uint256' } = opts;
   if (typeof v !== 'string') return { problem: 'must be a decimal integer string' };
   if (!DECIMAL.test(v) || v.length > MAX_DECIMAL_DIGITS) {

@@ -1,5 +1,14 @@
 import type { Abi, AbiParameter } from 'viem';
-import { bondVaultAbi, fillAuthorityAbi, lendingMarketAbi, mockErc20Abi, mothershipAbi, optionPairAbi, pairFactoryAbi, priceOracleAbi } from '../../../shared/chain/abis';
+import {
+  bondVaultAbi,
+  fillAuthorityAbi,
+  lendingMarketAbi,
+  mockErc20Abi,
+  mothershipAbi,
+  optionPairAbi,
+  pairFactoryAbi,
+  priceOracleAbi,
+} from '../../../shared/chain/abis';
 import { loadArtifact, type ContractName } from '../../../dev/contract-artifacts';
 
 /** shared/chain/abis.ts is written by hand for viem's types; it must say what solc says. */

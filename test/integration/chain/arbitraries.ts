@@ -6,9 +6,7 @@ import type { Direction, DutchAward, DutchFillRequest, DutchPremium, ExclusiveFi
  * Random protocol structures over each field's full on-chain range (not only valid quotes):
  * the hashes must agree for every value the contracts accept.
  */
-export const address: fc.Arbitrary<Address> = fc
-  .uint8Array({ minLength: 20, maxLength: 20 })
-  .map((b) => getAddress(bytesToHex(b)));
+export const address: fc.Arbitrary<Address> = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => getAddress(bytesToHex(b)));
 export const bytes32: fc.Arbitrary<Hex> = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => bytesToHex(b));
 const uint = (bits: bigint) => fc.bigInt({ min: 0n, max: (1n << bits) - 1n });
 const uint40 = fc.integer({ min: 0, max: 2 ** 40 - 1 });

@@ -82,9 +82,7 @@ describe('devchain registration', () => {
         ['USDC', true],
         ['WETH', true],
       ]);
-      expect((await registry.defaultPremiumTokens()).tokens.map((t) => [t.symbol, t.address, t.decimals])).toEqual([
-        ['USDC', chain.addresses.usdc, 6],
-      ]);
+      expect((await registry.defaultPremiumTokens()).tokens.map((t) => [t.symbol, t.address, t.decimals])).toEqual([['USDC', chain.addresses.usdc, 6]]);
     } finally {
       await chain.stop();
     }

@@ -81,7 +81,9 @@ interface Scenario {
 }
 
 /** A bought capped call, auction of 1,000 s with the taker paying 100 -> 200 USDC; the award as given. */
-async function scenario(over: { award?: Partial<DutchAward>; request?: Partial<DutchFillRequest>; awardSigner?: typeof DEVELOPMENT_SERVICE_SIGNER } = {}): Promise<Scenario> {
+async function scenario(
+  over: { award?: Partial<DutchAward>; request?: Partial<DutchFillRequest>; awardSigner?: typeof DEVELOPMENT_SERVICE_SIGNER } = {},
+): Promise<Scenario> {
   const now = await chain.now();
   const expiry = now + 7 * 86_400;
   const structures = [0, 1] as const;
@@ -97,7 +99,14 @@ async function scenario(over: { award?: Partial<DutchAward>; request?: Partial<D
       amount: 10n ** 18n,
     })),
     tokens: [{ token0: chain.addresses.weth, token1: chain.addresses.usdc, premiumToken: chain.addresses.usdc }],
-    dutchPremium: { token: chain.addresses.usdc, makerPaysTaker: false, startPremium: 100_000_000n, endPremium: 200_000_000n, decayRate: 0n, auctionStart: now },
+    dutchPremium: {
+      token: chain.addresses.usdc,
+      makerPaysTaker: false,
+      startPremium: 100_000_000n,
+      endPremium: 200_000_000n,
+      decayRate: 0n,
+      auctionStart: now,
+    },
     auctionEnd: now + 1000,
     makerAddressHash: directionsHash(dirs),
     takerNonce: ++nonce,
@@ -115,7 +124,9 @@ async function scenario(over: { award?: Partial<DutchAward>; request?: Partial<D
     exclusiveEnd: now + 100,
     ...over.award,
   };
-  const awardSignature = await (over.awardSigner ?? DEVELOPMENT_SERVICE_SIGNER).signTypedData(dutchAwardTypedData(chain.chainId, chain.addresses.mothership, award));
+  const awardSignature = await (over.awardSigner ?? DEVELOPMENT_SERVICE_SIGNER).signTypedData(
+    dutchAwardTypedData(chain.chainId, chain.addresses.mothership, award),
+  );
   return { request, takerSignature, directions: dirs, award, awardSignature };
 }
 
@@ -164,7 +175,7 @@ describe('executeDutchFill', () => {
     expect(await revertName(fill(s))).toBe('DutchNonceUsed');
   });
 
-  it('a sniper with the very same award and arguments during the exclusivity pays the winner\'s improvement plus the override', async () => {
+  it("a sniper with the very same award and arguments during the exclusivity pays the winner's improvement plus the override", async () => {
     const s = await scenario();
     const override = await chain.publicClient.readContract({ ...mothership(), functionName: 'dutchOverrideBps' });
     const at = s.request.dutchPremium.auctionStart + 60;
@@ -174,7 +185,7 @@ describe('executeDutchFill', () => {
     expect([event.args.exclusive, event.args.filler]).toEqual([false, sniper().address]);
   });
 
-  it('the award names its filler: that wallet gets the winner\'s price, the bidding maker\'s own wallet does not', async () => {
+  it("the award names its filler: that wallet gets the winner's price, the bidding maker's own wallet does not", async () => {
     const named = await scenario({ award: { filler: delegate().address } });
     const at = named.request.dutchPremium.auctionStart + 70;
     const { event } = await fillAt(named, at, delegate());
@@ -202,7 +213,7 @@ describe('executeDutchFill', () => {
     expect(event.args.premium).toBe(dutchPremiumAt(s.request.dutchPremium, s.request.auctionEnd, at));
   });
 
-  it('refuses a fill before the award takes effect, after the auction, or with another request\'s award', async () => {
+  it("refuses a fill before the award takes effect, after the auction, or with another request's award", async () => {
     const now = await chain.now();
     expect(await revertName(fill(await scenario({ award: { notBefore: now + 500 } })))).toBe('AwardNotYet');
     expect(await revertName(fill(await scenario({ request: { auctionEnd: now - 1 } })))).toBe('AuctionOver');
@@ -263,9 +274,15 @@ describe('fill authority (required_authority)', () => {
   });
 
   it('only its owner allows or disallows fillers, never the zero address', async () => {
-    expect(await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'allowFiller', args: [sniper().address], account: sniper() }))).toBe('NotOwner');
-    expect(await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'disallowFiller', args: [winner().address], account: sniper() }))).toBe('NotOwner');
-    expect(await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'allowFiller', args: [zeroAddress], account: owner() }))).toBe('ZeroFiller');
+    expect(
+      await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'allowFiller', args: [sniper().address], account: sniper() })),
+    ).toBe('NotOwner');
+    expect(
+      await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'disallowFiller', args: [winner().address], account: sniper() })),
+    ).toBe('NotOwner');
+    expect(await revertName(chain.publicClient.simulateContract({ ...authority(), functionName: 'allowFiller', args: [zeroAddress], account: owner() }))).toBe(
+      'ZeroFiller',
+    );
     expect(await chain.publicClient.readContract({ ...authority(), functionName: 'owner' })).toBe(owner().address);
   });
 });

@@ -49,9 +49,7 @@ describe('TypeScript and Solidity agree byte for byte', () => {
 
   it(`DutchFillRequest digest on ${RUNS} random inputs`, async () => {
     const inputs = arb.sample(arb.dutchFillRequest, RUNS, 3);
-    const sol = await onChain(inputs, (r) =>
-      chain.publicClient.readContract({ ...mothership(), functionName: 'digestDutchFillRequest', args: [r] }),
-    );
+    const sol = await onChain(inputs, (r) => chain.publicClient.readContract({ ...mothership(), functionName: 'digestDutchFillRequest', args: [r] }));
     expect(sol).toEqual(inputs.map((r) => dutchFillDigest(ctx(), r)));
   });
 

@@ -77,7 +77,7 @@ async function fillAt(orderId: bigint, amount: bigint, at: number) {
 }
 
 describe('OptionPair.fillOrder on an intent-placed order', () => {
-  it('reverts outside the intent\'s window: before intentStartTime and after intentExpiry', async () => {
+  it("reverts outside the intent's window: before intentStartTime and after intentExpiry", async () => {
     const start = (await chain.now()) + 500;
     const orderId = await place(intent(start));
     expect(await revertName(tryFill(orderId, 100n))).toBe('IntentNotStarted');
@@ -104,7 +104,7 @@ describe('OptionPair.fillOrder on an intent-placed order', () => {
     expect(await revertName(tryFill(orderId, 100n))).toBe('RewardOutOfLimits');
   });
 
-  it('inside the terms it fills at the premium decayed to the fill\'s block, never past premiumEnd', async () => {
+  it("inside the terms it fills at the premium decayed to the fill's block, never past premiumEnd", async () => {
     const start = (await chain.now()) + 10;
     // 10 bps of 1,000,000 a second: 1,000 a second, down to 900,000 after 100 s. The minimum fill decays 1 a second from 40.
     const orderId = await place(intent(start));

@@ -140,7 +140,13 @@ describe('LendingMarket', () => {
     });
     // Before maturity only an unhealthy loan may be liquidated, and without a price that cannot be told.
     // The oracle's errors decode with its ABI: the market bubbles its revert up.
-    const early = chain.publicClient.simulateContract({ account: chain.accounts[4], ...market(), abi: [...lendingMarketAbi, ...priceOracleAbi], functionName: 'liquidate', args: [loanId] });
+    const early = chain.publicClient.simulateContract({
+      account: chain.accounts[4],
+      ...market(),
+      abi: [...lendingMarketAbi, ...priceOracleAbi],
+      functionName: 'liquidate',
+      args: [loanId],
+    });
     expect(await revertName(early)).toBe('NoPrice');
     // This test's own node (never the service's devchain) is moved past maturity.
     await chain.increaseTime(maturity - (await chain.now()) + 1);
@@ -151,7 +157,12 @@ describe('LendingMarket', () => {
 
   it('refuses a withdrawal that would leave the loan unhealthy, and one by anyone but the borrower', async () => {
     const loanId = await openWethLoan(1000n * USDC, 1n * ETH);
-    const unhealthy = chain.publicClient.simulateContract({ account: chain.accounts[2], ...market(), functionName: 'withdrawCollateral', args: [loanId, (ETH * 3n) / 4n] });
+    const unhealthy = chain.publicClient.simulateContract({
+      account: chain.accounts[2],
+      ...market(),
+      functionName: 'withdrawCollateral',
+      args: [loanId, (ETH * 3n) / 4n],
+    });
     expect(await revertName(unhealthy)).toBe('Unhealthy');
     const stranger = chain.publicClient.simulateContract({ account: chain.accounts[5], ...market(), functionName: 'withdrawCollateral', args: [loanId, 1n] });
     expect(await revertName(stranger)).toBe('NotBorrower');

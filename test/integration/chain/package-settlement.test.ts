@@ -43,8 +43,24 @@ async function scenario(over: { referrer?: Address; deadline?: number } = {}): P
   const now = await chain.now();
   const expiry = now + 7 * 86_400;
   const legs: Leg[] = [
-    { pair6909Contract: chain.addresses.pair, optionType: 0, structure: 0, startExerciseTimestamp: 0, expiryTimestamp: expiry, strikeWad: 3_000_000_000n, amount: 10n ** 18n },
-    { pair6909Contract: chain.addresses.pair, optionType: 0, structure: 1, startExerciseTimestamp: 0, expiryTimestamp: expiry, strikeWad: 3_500_000_000n, amount: 10n ** 18n },
+    {
+      pair6909Contract: chain.addresses.pair,
+      optionType: 0,
+      structure: 0,
+      startExerciseTimestamp: 0,
+      expiryTimestamp: expiry,
+      strikeWad: 3_000_000_000n,
+      amount: 10n ** 18n,
+    },
+    {
+      pair6909Contract: chain.addresses.pair,
+      optionType: 0,
+      structure: 1,
+      startExerciseTimestamp: 0,
+      expiryTimestamp: expiry,
+      strikeWad: 3_500_000_000n,
+      amount: 10n ** 18n,
+    },
   ];
   const dirs = directions('b_is_buy', [0, 1]);
   const referrer = over.referrer ?? zeroAddress;
@@ -110,7 +126,12 @@ describe('executeFixedPackageIntent', () => {
     await expect(chain.publicClient.readContract({ ...pair, functionName: 'balanceOf', args: [taker().address, ids[0]] })).resolves.toBe(10n ** 18n);
     await expect(chain.publicClient.readContract({ ...pair, functionName: 'balanceOf', args: [maker().address, ids[1]] })).resolves.toBe(10n ** 18n);
     await expect(
-      chain.publicClient.readContract({ address: chain.addresses.mothership, abi: mothershipAbi, functionName: 'nonceUsed', args: [maker().address, s.offer.nonce] }),
+      chain.publicClient.readContract({
+        address: chain.addresses.mothership,
+        abi: mothershipAbi,
+        functionName: 'nonceUsed',
+        args: [maker().address, s.offer.nonce],
+      }),
     ).resolves.toBe(true);
 
     // The same offer cannot settle twice.

@@ -53,9 +53,7 @@ describe('reference deployment', () => {
     await expect(read({ ...token(chain.addresses.usdc), functionName: 'decimals' })).resolves.toBe(6);
     await expect(read({ ...token(chain.addresses.wbtc), functionName: 'symbol' })).resolves.toBe('WBTC');
     await send(4, { ...token(chain.addresses.meme), functionName: 'faucet' });
-    await expect(read({ ...token(chain.addresses.meme), functionName: 'balanceOf', args: [chain.accounts[4].address] })).resolves.toBe(
-      1_000_000n * 10n ** 18n,
-    );
+    await expect(read({ ...token(chain.addresses.meme), functionName: 'balanceOf', args: [chain.accounts[4].address] })).resolves.toBe(1_000_000n * 10n ** 18n);
   });
 });
 
@@ -117,22 +115,37 @@ describe('BondVault', () => {
     });
     // Nothing pending: nothing to withdraw; more than the bond cannot be requested.
     const simulate = (functionName: 'withdraw' | 'requestWithdrawal', args: readonly unknown[]) =>
-      chain.publicClient.simulateContract({ account: chain.accounts[8], ...vault, functionName, args } as Parameters<TestChain['publicClient']['simulateContract']>[0]);
+      chain.publicClient.simulateContract({ account: chain.accounts[8], ...vault, functionName, args } as Parameters<
+        TestChain['publicClient']['simulateContract']
+      >[0]);
     expect(await revertName(simulate('withdraw', [chain.addresses.usdc]))).toBe('NoPendingWithdrawal');
     expect(await revertName(simulate('requestWithdrawal', [chain.addresses.usdc, 500_000_001n]))).toBe('InsufficientBond');
 
     const req = await send(8, { ...vault, functionName: 'requestWithdrawal', args: [chain.addresses.usdc, 200_000_000n] });
     const requested = parseEventLogs({ abi: [bondWithdrawalRequestedEvent], logs: req.logs })[0].args;
     const block = await chain.publicClient.getBlock({ blockNumber: req.blockNumber });
-    expect(requested).toEqual({ maker, token: chain.addresses.usdc, amount: 200_000_000n, balance: 500_000_000n, withdrawableAt: block.timestamp + DEV_BOND_WITHDRAWAL_DELAY_SECONDS });
-    await expect(chain.publicClient.readContract({ ...vault, functionName: 'pendingWithdrawal', args: [maker, chain.addresses.usdc] })).resolves.toBe(200_000_000n);
+    expect(requested).toEqual({
+      maker,
+      token: chain.addresses.usdc,
+      amount: 200_000_000n,
+      balance: 500_000_000n,
+      withdrawableAt: block.timestamp + DEV_BOND_WITHDRAWAL_DELAY_SECONDS,
+    });
+    await expect(chain.publicClient.readContract({ ...vault, functionName: 'pendingWithdrawal', args: [maker, chain.addresses.usdc] })).resolves.toBe(
+      200_000_000n,
+    );
     // Before the delay: refused, and the bond stays whole.
     expect(await revertName(simulate('withdraw', [chain.addresses.usdc]))).toBe('WithdrawalNotReady');
     await expect(chain.publicClient.readContract({ ...vault, functionName: 'bondOf', args: [maker, chain.addresses.usdc] })).resolves.toBe(500_000_000n);
 
     await chain.rpc('evm_increaseTime', [Number(DEV_BOND_WITHDRAWAL_DELAY_SECONDS)]);
     const wd = await send(8, { ...vault, functionName: 'withdraw', args: [chain.addresses.usdc] });
-    expect(parseEventLogs({ abi: [bondWithdrawnEvent], logs: wd.logs })[0].args).toEqual({ maker, token: chain.addresses.usdc, amount: 200_000_000n, balance: 300_000_000n });
+    expect(parseEventLogs({ abi: [bondWithdrawnEvent], logs: wd.logs })[0].args).toEqual({
+      maker,
+      token: chain.addresses.usdc,
+      amount: 200_000_000n,
+      balance: 300_000_000n,
+    });
     await expect(chain.publicClient.readContract({ ...vault, functionName: 'bondOf', args: [maker, chain.addresses.usdc] })).resolves.toBe(300_000_000n);
     await expect(chain.publicClient.readContract({ ...vault, functionName: 'pendingWithdrawal', args: [maker, chain.addresses.usdc] })).resolves.toBe(0n);
   });

@@ -48,7 +48,12 @@ describe('service signer registry', () => {
     const after = await head();
     expect(after - before).toBe(1);
     expect(await isSigner(rotated.address)).toBe(true);
-    const logs = await chain.publicClient.getLogs({ address: chain.addresses.mothership, event: serviceSignerSetEvent, fromBlock: BigInt(after), toBlock: BigInt(after) });
+    const logs = await chain.publicClient.getLogs({
+      address: chain.addresses.mothership,
+      event: serviceSignerSetEvent,
+      fromBlock: BigInt(after),
+      toBlock: BigInt(after),
+    });
     expect(logs.map((l) => l.args)).toEqual([{ signer: rotated.address, allowed: true }]);
 
     await ensureServiceSigner({ rpcUrl: chain.rpcUrl, mothership: chain.addresses.mothership, signer: rotated.address });

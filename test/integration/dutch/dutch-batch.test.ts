@@ -60,14 +60,37 @@ describe('Dutch awards in batches', () => {
       await repo.insert(
         null,
         {
-          id: a.id, chain_id: 31337, offer_format: 'dutch_only', polarity: a.polarity, strategy: 'capped_call', taker_address: a.taker, referrer: zeroAddress,
-          taker_salt: `0x${'11'.repeat(32)}`, taker_address_hash: `0x${'22'.repeat(32)}`, directions: a.polarity === 'b_is_buy' ? [1, 0] : [0, 1], pair_contract: FIXTURE_PAIR,
-          expiry_timestamp: nowS + 86_400, stream_token_hash: hashStreamToken(a.id), expires_at: new Date(Date.now() + 60_000),
-          dutch_request: { dutch_premium: { token: FIXTURE_USDC }, referrer: zeroAddress }, taker_signature: `0x${'33'.repeat(65)}`,
+          id: a.id,
+          chain_id: 31337,
+          offer_format: 'dutch_only',
+          polarity: a.polarity,
+          strategy: 'capped_call',
+          taker_address: a.taker,
+          referrer: zeroAddress,
+          taker_salt: `0x${'11'.repeat(32)}`,
+          taker_address_hash: `0x${'22'.repeat(32)}`,
+          directions: a.polarity === 'b_is_buy' ? [1, 0] : [0, 1],
+          pair_contract: FIXTURE_PAIR,
+          expiry_timestamp: nowS + 86_400,
+          stream_token_hash: hashStreamToken(a.id),
+          expires_at: new Date(Date.now() + 60_000),
+          dutch_request: { dutch_premium: { token: FIXTURE_USDC }, referrer: zeroAddress },
+          taker_signature: `0x${'33'.repeat(65)}`,
           dutch_request_digest: opts.digest?.(a) ?? `0x${a.id.replace(/-/g, '').padEnd(64, '0')}`,
-          taker_nonce: String(Date.now() * 1000 + i), compete_ends_at: endsAt, exclusive_ms: 30_000,
+          taker_nonce: String(Date.now() * 1000 + i),
+          compete_ends_at: endsAt,
+          exclusive_ms: 30_000,
         },
-        [0, 1].map((idx) => ({ idx, option_type: 0 as const, structure: idx as 0 | 1, direction: (1 - idx) as 0 | 1, strike_wad: '3000', amount: '1', start_exercise_timestamp: 0, expiry_timestamp: nowS + 86_400 })),
+        [0, 1].map((idx) => ({
+          idx,
+          option_type: 0 as const,
+          structure: idx as 0 | 1,
+          direction: (1 - idx) as 0 | 1,
+          strike_wad: '3000',
+          amount: '1',
+          start_exercise_timestamp: 0,
+          expiry_timestamp: nowS + 86_400,
+        })),
       );
       for (const [m, buy, sell] of a.bids) await env.db.transaction((tx) => repo.upsertBid(tx, a.id, makers[m], buy, sell));
     }
@@ -76,8 +99,27 @@ describe('Dutch awards in batches', () => {
 
   /** Each auction with a different winner pattern: a clear best, a tie (the earlier wins), the other side's better bid, none. */
   function auctionsOf(n: number): Auction[] {
-    const patterns: Auction['bids'][] = [[[0, 10, 1], [1, 20, 1]], [[2, 15, 1], [0, 15, 99]], [[1, 5, 50], [2, 6, 1]], []];
-    return Array.from({ length: n }, (_, i) => ({ id: randomUUID(), taker: randomAddress(), polarity: i % 3 === 2 ? 'a_is_buy' : 'b_is_buy', bids: patterns[i % patterns.length] }));
+    const patterns: Auction['bids'][] = [
+      [
+        [0, 10, 1],
+        [1, 20, 1],
+      ],
+      [
+        [2, 15, 1],
+        [0, 15, 99],
+      ],
+      [
+        [1, 5, 50],
+        [2, 6, 1],
+      ],
+      [],
+    ];
+    return Array.from({ length: n }, (_, i) => ({
+      id: randomUUID(),
+      taker: randomAddress(),
+      polarity: i % 3 === 2 ? 'a_is_buy' : 'b_is_buy',
+      bids: patterns[i % patterns.length],
+    }));
   }
 
   /** The winner docs/DUTCH.md names: best improvement on the taker's side, ties to the earlier bid. */
@@ -88,7 +130,8 @@ describe('Dutch awards in batches', () => {
     return best ? makers[best[0]] : null;
   }
 
-  const phasesOn = (events: SeenEvent[], id: string) => events.filter((e) => e.payload.quote_id === id && e.event === 'rfq_request').map((e) => e.payload.dutch_phase);
+  const phasesOn = (events: SeenEvent[], id: string) =>
+    events.filter((e) => e.payload.quote_id === id && e.event === 'rfq_request').map((e) => e.payload.dutch_phase);
 
   async function expectAwardedOnce(auctions: Auction[]): Promise<void> {
     const repo = new DutchRepository(env.db);
@@ -102,25 +145,31 @@ describe('Dutch awards in batches', () => {
       const phase = winner ? 'exclusive' : 'open';
       expect(phasesOn(await topicEvents(env, topics.rfqStream(hashStreamToken(a.id))), a.id)).toEqual([phase]);
       expect(phasesOn(feed, a.id)).toEqual([phase]);
-      const notices = toMakers.flatMap((evs, m) => evs.filter((e) => e.event === 'dutch_award' && e.payload.quote_id === a.id).map((e) => ({ m, filler: (e.payload.award as { filler: string }).filler })));
+      const notices = toMakers.flatMap((evs, m) =>
+        evs.filter((e) => e.event === 'dutch_award' && e.payload.quote_id === a.id).map((e) => ({ m, filler: (e.payload.award as { filler: string }).filler })),
+      );
       expect(notices.map((s) => makers[s.m])).toEqual(winner ? [winner] : []);
       const award = d.award as Record<string, string | number>;
       // The award names the winner's wallet as its filler (these bids name none), or nobody.
       expect(award.filler).toBe(winner ?? zeroAddress);
       if (winner) expect(notices[0].filler).toBe(winner);
       const typed = storedAward(award);
-      await expect(recoverDutchAwardSigner({ chainId: 31337, mothership: FIXTURE_MOTHERSHIP }, typed, award.signature as `0x${string}`)).resolves.toBe(DEVELOPMENT_SERVICE_SIGNER.address);
+      await expect(recoverDutchAwardSigner({ chainId: 31337, mothership: FIXTURE_MOTHERSHIP }, typed, award.signature as `0x${string}`)).resolves.toBe(
+        DEVELOPMENT_SERVICE_SIGNER.address,
+      );
     }
     // Maker-visible payloads of the batch path: never the taker's address or the raw referrer.
     const mine = new Set(auctions.map((a) => a.id));
     const visible = [...feed, ...toMakers.flat()].filter((e) => mine.has(String(e.payload.quote_id)));
     for (const a of auctions) {
-      const forIt = visible.filter((e) => e.payload.quote_id === a.id).map((e) => ({ ...e.payload, dutch_request: { ...(e.payload.dutch_request as object), referrer: undefined } }));
+      const forIt = visible
+        .filter((e) => e.payload.quote_id === a.id)
+        .map((e) => ({ ...e.payload, dutch_request: { ...(e.payload.dutch_request as object), referrer: undefined } }));
       assertNoTakerIdentity(forIt, { taker: a.taker });
     }
   }
 
-  it('one run awards every competition due together, each to the right winner; the others\' jobs then find it done', async () => {
+  it("one run awards every competition due together, each to the right winner; the others' jobs then find it done", async () => {
     const auctions = auctionsOf(40);
     await competitionsOver(auctions);
     const a = auctioneer();
@@ -140,7 +189,10 @@ describe('Dutch awards in batches', () => {
     const ctx = buildWorkerContext(env, async () => []);
     const tries = await Promise.allSettled([
       ...auctions.slice(0, 20).map((x) => a.award(x.id)),
-      ...auctions.slice(0, 20).reverse().map((x) => b.award(x.id)),
+      ...auctions
+        .slice(0, 20)
+        .reverse()
+        .map((x) => b.award(x.id)),
       sweepQuotes(ctx),
       b.award(auctions[59].id),
     ]);
@@ -176,11 +228,17 @@ describe('Dutch awards in batches', () => {
     // What a dead run leaves behind: awards stored a while ago, nothing published.
     await env.db.transaction(async (m) => {
       const locked = await repo.lockCompetitions(m, auctions[0].id, new Date(), 10);
-      const best = await repo.bestBids(m, locked.map((x) => ({ id: x.q.id, side: x.q.polarity === 'b_is_buy' ? ('buy' as const) : ('sell' as const) })));
+      const best = await repo.bestBids(
+        m,
+        locked.map((x) => ({ id: x.q.id, side: x.q.polarity === 'b_is_buy' ? ('buy' as const) : ('sell' as const) })),
+      );
       const signer = new DutchAwardSigner(DEVELOPMENT_SERVICE_SIGNER);
       const mine = locked.filter((x) => auctions.some((a) => a.id === x.q.id));
       const made = await Promise.all(mine.map((x) => decideAward(x, best.get(x.q.id) ?? null, { now: Date.now(), mothership: FIXTURE_MOTHERSHIP, signer })));
-      await awardDutchQuotes(m, made.map((x) => x.decision));
+      await awardDutchQuotes(
+        m,
+        made.map((x) => x.decision),
+      );
       await m.query(`UPDATE quotes SET awarded_at = awarded_at - interval '5 seconds' WHERE id = ANY($1::uuid[])`, [mine.map((x) => x.q.id)]);
     });
     for (const x of auctions) expect((await repo.progress(x.id))?.dutch_published_phase).toBeNull();

@@ -81,17 +81,24 @@ describe('Dutch create', () => {
     const taker = newWallet();
     const body = await dutchBody(taker);
     const parsed = parseDutchRequest(body.dutch_request, { now: 0 });
-    for (const [chainId, mothership] of [[1, FIXTURE_MOTHERSHIP], [31337, randomAddress()]] as const) {
+    for (const [chainId, mothership] of [
+      [1, FIXTURE_MOTHERSHIP],
+      [31337, randomAddress()],
+    ] as const) {
       const signature = await taker.signTypedData(dutchFillTypedData(chainId, mothership, parsed));
       await refused({ ...body, taker_signature: signature }, 'taker_signature', /recovers to/);
     }
   });
 
   it('refuses maker_address_hash other than directionsHash(directions)', async () => {
-    await refused(await dutchBody(newWallet(), { request: { maker_address_hash: `0x${'11'.repeat(32)}` } }), 'dutch_request.maker_address_hash', /directionsHash/);
+    await refused(
+      await dutchBody(newWallet(), { request: { maker_address_hash: `0x${'11'.repeat(32)}` } }),
+      'dutch_request.maker_address_hash',
+      /directionsHash/,
+    );
   });
 
-  it('refuses directions that do not follow the legs\' structures with one polarity', async () => {
+  it("refuses directions that do not follow the legs' structures with one polarity", async () => {
     await refused(await dutchBody(newWallet(), { body: { directions: [1, 1] } }), 'directions[1]', /one polarity/);
   });
 
@@ -99,7 +106,7 @@ describe('Dutch create', () => {
     await refused(await dutchBody(newWallet(), { request: { required_dutch_authority: randomAddress() } }), 'dutch_request.required_dutch_authority');
   });
 
-  it('a required_authority the API cannot ask (the chain\'s RPC does not answer) is 503 rpc_unavailable, nothing stored', async () => {
+  it("a required_authority the API cannot ask (the chain's RPC does not answer) is 503 rpc_unavailable, nothing stored", async () => {
     // A network whose only RPC is a port nothing listens on.
     await new RegistryService(env.db).upsertNetwork(networkFile(31338, { rpc_urls: [`http://127.0.0.1:${await freePort()}`] }));
     // The pair's tokens are indexed, so the token check needs no RPC and the authority is what is asked.
@@ -117,7 +124,23 @@ describe('Dutch create', () => {
 
   it('refuses an auction already over, and one longer than the operator allows', async () => {
     const now = Math.floor(Date.now() / 1000);
-    await refused(await dutchBody(newWallet(), { request: { auction_end: now - 1, dutch_premium: { token: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853', maker_pays_taker: false, start_premium: '1', end_premium: '2', decay_rate: '0', auction_start: now - 100 } } }), 'dutch_request.auction_end', /future/);
+    await refused(
+      await dutchBody(newWallet(), {
+        request: {
+          auction_end: now - 1,
+          dutch_premium: {
+            token: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853',
+            maker_pays_taker: false,
+            start_premium: '1',
+            end_premium: '2',
+            decay_rate: '0',
+            auction_start: now - 100,
+          },
+        },
+      }),
+      'dutch_request.auction_end',
+      /future/,
+    );
     await new RegistryService(env.db).setSetting('dutch_limits', { max_auction_seconds: 60 });
     try {
       await refused(await dutchBody(newWallet()), 'dutch_request.auction_end', /at most 60 seconds/);
@@ -126,15 +149,25 @@ describe('Dutch create', () => {
     }
   });
 
-  it('refuses a curve that does not move from the taker\'s best price toward the maker\'s', async () => {
+  it("refuses a curve that does not move from the taker's best price toward the maker's", async () => {
     const now = Math.floor(Date.now() / 1000);
     const premium = (makerPays: boolean, start: string, end: string) => ({
-      dutch_premium: { token: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853', maker_pays_taker: makerPays, start_premium: start, end_premium: end, decay_rate: '0', auction_start: now },
+      dutch_premium: {
+        token: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853',
+        maker_pays_taker: makerPays,
+        start_premium: start,
+        end_premium: end,
+        decay_rate: '0',
+        auction_start: now,
+      },
     });
     await refused(await dutchBody(newWallet(), { request: premium(false, '200', '100') }), 'dutch_request.dutch_premium.end_premium', /above start_premium/);
     await refused(await dutchBody(newWallet(), { request: premium(true, '100', '200') }), 'dutch_request.dutch_premium.end_premium', /below start_premium/);
     await refused(await dutchBody(newWallet(), { request: premium(true, '100', '100') }), 'dutch_request.dutch_premium.end_premium');
-    await request(app).post('/api/quote').send(await dutchBody(newWallet(), { request: premium(true, '200', '100') })).expect(201);
+    await request(app)
+      .post('/api/quote')
+      .send(await dutchBody(newWallet(), { request: premium(true, '200', '100') }))
+      .expect(201);
   });
 
   it('refuses a reused taker_nonce for that taker, but not the same nonce of another taker', async () => {
@@ -143,12 +176,18 @@ describe('Dutch create', () => {
     await request(app).post('/api/quote').send(first).expect(201);
     const nonce = (first.dutch_request as { taker_nonce: string }).taker_nonce;
     await refused(await dutchBody(taker, { request: { taker_nonce: nonce } }), 'dutch_request.taker_nonce', /already used/);
-    await request(app).post('/api/quote').send(await dutchBody(newWallet(), { request: { taker_nonce: nonce } })).expect(201);
+    await request(app)
+      .post('/api/quote')
+      .send(await dutchBody(newWallet(), { request: { taker_nonce: nonce } }))
+      .expect(201);
   });
 
   it('refuses exclusive_ms and exclusive_seconds that disagree, and windows over the operator maximum', async () => {
     await refused(await dutchBody(newWallet(), { body: { exclusive_ms: 1000, exclusive_seconds: 2 } }), 'exclusive_seconds', /disagrees/);
-    await request(app).post('/api/quote').send(await dutchBody(newWallet(), { body: { exclusive_ms: 2000, exclusive_seconds: 2 } })).expect(201);
+    await request(app)
+      .post('/api/quote')
+      .send(await dutchBody(newWallet(), { body: { exclusive_ms: 2000, exclusive_seconds: 2 } }))
+      .expect(201);
     await refused(await dutchBody(newWallet(), { body: { exclusive_ms: 30_001 } }), 'exclusive_ms', /0 to 30000/);
     await new RegistryService(env.db).setSetting('dutch_limits', { max_exclusive_ms: 500, default_exclusive_ms: 500 });
     try {
@@ -167,5 +206,4 @@ describe('Dutch create', () => {
     delete body.taker_signature;
     await refused(body, 'taker_signature', /required/);
   });
-
 });

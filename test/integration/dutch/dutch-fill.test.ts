@@ -30,11 +30,16 @@ describe('Dutch fills on chain', () => {
     await h.register({ confirmations: 0 });
     ix = await runIndexer(h.env);
     app = buildApp(h.env).app;
-    host = new WorkerHost(buildWorkerContext(h.env, async () => []), JOBS, HANDLERS, {
-      redisUrl: h.env.config.REDIS_URL,
-      prefix: bullPrefix(h.env.config.REDIS_PREFIX),
-      concurrency: 4,
-    });
+    host = new WorkerHost(
+      buildWorkerContext(h.env, async () => []),
+      JOBS,
+      HANDLERS,
+      {
+        redisUrl: h.env.config.REDIS_URL,
+        prefix: bullPrefix(h.env.config.REDIS_PREFIX),
+        concurrency: 4,
+      },
+    );
     host.start();
   }, 60_000);
   afterAll(async () => {
@@ -52,7 +57,11 @@ describe('Dutch fills on chain', () => {
     const res = await request(app).post('/api/quote').send(body).expect(201);
     const id: string = res.body.quote.id;
     if (o.bid) await new DutchRepository(h.env.db).upsertBid(h.env.db, id, maker().address, 40, 10);
-    const d = await waitFor('award', () => new DutchRepository(h.env.db).find(id), (r) => r?.award !== null);
+    const d = await waitFor(
+      'award',
+      () => new DutchRepository(h.env.db).find(id),
+      (r) => r?.award !== null,
+    );
     return { id, body, d: d!, stream: topics.rfqStream(hashStreamToken(res.body.stream_token)) };
   }
 
@@ -65,13 +74,7 @@ describe('Dutch fills on chain', () => {
       address: h.chain.addresses.mothership,
       abi: mothershipAbi,
       functionName: 'executeDutchFill',
-      args: [
-        parseDutchRequest(a.body.dutch_request, { now: 0 }),
-        a.body.taker_signature as Hex,
-        a.body.directions as number[],
-        award,
-        w.signature as Hex,
-      ],
+      args: [parseDutchRequest(a.body.dutch_request, { now: 0 }), a.body.taker_signature as Hex, a.body.directions as number[], award, w.signature as Hex],
     });
     const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash: tx });
     expect(receipt.status).toBe('success');
@@ -84,11 +87,23 @@ describe('Dutch fills on chain', () => {
     expect(a.d.winner).toBe(maker().address);
     const tx = await fill(a);
     await mineBlocks(h.chain, 1);
-    const q = await waitFor('quote filled', () => quoteState(h, a.id), (s) => s.state === 'filled');
+    const q = await waitFor(
+      'quote filled',
+      () => quoteState(h, a.id),
+      (s) => s.state === 'filled',
+    );
     expect(q.fill_tx_hash).toBe(tx.toLowerCase());
-    const results = await waitFor('result', () => topicEvents(h.env, a.stream), (e) => e.some((x) => x.event === 'rfq_result'));
+    const results = await waitFor(
+      'result',
+      () => topicEvents(h.env, a.stream),
+      (e) => e.some((x) => x.event === 'rfq_result'),
+    );
     expect(results.filter((e) => e.event === 'rfq_result').map((e) => e.payload.state)).toEqual(['filled']);
-    const bidder = await waitFor('bidder result', () => topicEvents(h.env, topics.rfqMaker(maker().address)), (e) => e.some((x) => x.event === 'rfq_result'));
+    const bidder = await waitFor(
+      'bidder result',
+      () => topicEvents(h.env, topics.rfqMaker(maker().address)),
+      (e) => e.some((x) => x.event === 'rfq_result'),
+    );
     expect(bidder.filter((e) => e.event === 'rfq_result' && e.payload.quote_id === a.id)).toHaveLength(1);
     const settled: { premium: string }[] = await h.env.db.query(`SELECT package_premium::text AS premium FROM indexer_settlements WHERE quote_id = $1`, [a.id]);
     expect(settled).toHaveLength(1);
@@ -101,7 +116,11 @@ describe('Dutch fills on chain', () => {
     expect((await quoteState(h, a.id)).state).toBe('expired');
     await fill(a);
     await mineBlocks(h.chain, 1);
-    await waitFor('quote filled', () => quoteState(h, a.id), (s) => s.state === 'filled');
+    await waitFor(
+      'quote filled',
+      () => quoteState(h, a.id),
+      (s) => s.state === 'filled',
+    );
   }, 60_000);
 
   it('a reorg that removes the fill returns the quote to its phase, open again', async () => {
@@ -110,14 +129,26 @@ describe('Dutch fills on chain', () => {
     const snapshot = await h.chain.rpc<string>('evm_snapshot');
     await fill(a);
     const tip = await waitForHead(h);
-    await waitFor('quote filled', () => quoteState(h, a.id), (s) => s.state === 'filled');
+    await waitFor(
+      'quote filled',
+      () => quoteState(h, a.id),
+      (s) => s.state === 'filled',
+    );
     await h.chain.rpc('evm_revert', [snapshot]);
     await mineBlocks(h.chain, tip + 3 - (await h.chain.publicClient.getBlockNumber().then(Number)));
-    const back = await waitFor('reopened', () => quoteState(h, a.id), (s) => s.state === 'open');
+    const back = await waitFor(
+      'reopened',
+      () => quoteState(h, a.id),
+      (s) => s.state === 'open',
+    );
     expect(back).toEqual({ state: 'open', fill_tx_hash: null, closed_at: null });
     // The award's exclusive window (30 s) still runs: the quote is exclusive again, for its winner.
     expect((await new DutchRepository(h.env.db).find(a.id))?.dutch_phase).toBe('exclusive');
-    const notices = await waitFor('reorg notice', () => topicEvents(h.env, a.stream), (e) => e.filter((x) => x.event === 'rfq_result').length === 2);
+    const notices = await waitFor(
+      'reorg notice',
+      () => topicEvents(h.env, a.stream),
+      (e) => e.filter((x) => x.event === 'rfq_result').length === 2,
+    );
     expect(notices.filter((e) => e.event === 'rfq_result').map((e) => e.payload.state)).toEqual(['filled', 'open']);
   }, 60_000);
   /** The indexer's decision on the quote's exclusive window, mining a block per look (it decides on new blocks). */
@@ -146,7 +177,11 @@ describe('Dutch fills on chain', () => {
   it('a winner that fills within its exclusive window records no fade once the chain passes the window', async () => {
     const a = await auction({ bid: true });
     await fill(a);
-    await waitFor('quote filled', () => quoteState(h, a.id), (s) => s.state === 'filled');
+    await waitFor(
+      'quote filled',
+      () => quoteState(h, a.id),
+      (s) => s.state === 'filled',
+    );
     await passWindow(a.id);
     expect(await outcome(a.id)).toMatchObject({ faded: false, winner: maker().address });
   }, 60_000);

@@ -38,13 +38,18 @@ describe('Dutch phases', () => {
   let freemiumToken: string;
 
   function startReplica(handlers = HANDLERS): WorkerHost {
-    const host = new WorkerHost(buildWorkerContext(env, async () => [watcher]), JOBS, handlers, {
-      redisUrl: env.config.REDIS_URL,
-      prefix: bullPrefix(env.config.REDIS_PREFIX),
-      concurrency: 8,
-      lockDurationMs: 1000,
-      stalledIntervalMs: 500,
-    });
+    const host = new WorkerHost(
+      buildWorkerContext(env, async () => [watcher]),
+      JOBS,
+      handlers,
+      {
+        redisUrl: env.config.REDIS_URL,
+        prefix: bullPrefix(env.config.REDIS_PREFIX),
+        concurrency: 8,
+        lockDurationMs: 1000,
+        stalledIntervalMs: 500,
+      },
+    );
     host.start();
     hosts.push(host);
     return host;
@@ -72,7 +77,10 @@ describe('Dutch phases', () => {
 
   async function create(o: Parameters<typeof dutchBody>[1] = {}) {
     const taker = newWallet();
-    const res = await request(app).post('/api/quote').send(await dutchBody(taker, o)).expect(201);
+    const res = await request(app)
+      .post('/api/quote')
+      .send(await dutchBody(taker, o))
+      .expect(201);
     return { taker, body: res.body as { quote: Record<string, any>; stream_token: string }, stream: topics.rfqStream(hashStreamToken(res.body.stream_token)) };
   }
   const bid = (id: string, token: string, buy: number, sell: number) =>
@@ -84,7 +92,10 @@ describe('Dutch phases', () => {
     await eventually(() => topicEvents(env, topic), check, timeoutMs);
     const sentinel = `sentinel-${Math.random()}`;
     await new EventPublisher({ redis: env.redis, config: env.config }).publish(topic, 'rfq_result', { quote_id: sentinel });
-    const all = await eventually(() => topicEvents(env, topic), (e) => e.some((x) => x.payload.quote_id === sentinel));
+    const all = await eventually(
+      () => topicEvents(env, topic),
+      (e) => e.some((x) => x.payload.quote_id === sentinel),
+    );
     return all.filter((e) => e.payload.quote_id !== sentinel);
   }
 
@@ -112,7 +123,17 @@ describe('Dutch phases', () => {
         expect(text(p)).not.toContain(JSON.stringify(dirs));
       }
     }
-    for (const key of ['directions', 'direction', 'polarity', 'maker_address_hash', 'taker_address_hash', 'taker_signature', 'dutch_request', 'start_premium', 'maker_pays_taker']) {
+    for (const key of [
+      'directions',
+      'direction',
+      'polarity',
+      'maker_address_hash',
+      'taker_address_hash',
+      'taker_signature',
+      'dutch_request',
+      'start_premium',
+      'maker_pays_taker',
+    ]) {
       expect(text(b.payload)).not.toContain(`"${key}"`);
     }
     // A buy and a sell of one package are indistinguishable but for ids and times.
@@ -121,7 +142,10 @@ describe('Dutch phases', () => {
     assertNoTakerIdentity([b.payload, s.payload], { taker: bought.taker.address, salt: bought.body.quote.taker_salt });
     assertNoTakerIdentity([s.payload], { taker: sold.taker.address, salt: sold.body.quote.taker_salt });
     // The interested maker's own topic gets the same competing payload.
-    const mine = await eventually(() => topicEvents(env, topics.rfqMaker(watcher)), (e) => of(e, bought.body.quote.id).length > 0);
+    const mine = await eventually(
+      () => topicEvents(env, topics.rfqMaker(watcher)),
+      (e) => of(e, bought.body.quote.id).length > 0,
+    );
     expect(of(mine, bought.body.quote.id)[0].payload).toEqual({ ...b.payload, seq: of(mine, bought.body.quote.id)[0].payload.seq });
   });
 
@@ -134,7 +158,11 @@ describe('Dutch phases', () => {
     const bad = await bid(id, tokenA, 5001, -1).expect(400);
     expect(bad.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['buy_override_bps', 'sell_override_bps']);
     await bid(id, tokenA, 1.5, 1).expect(400);
-    await request(app).post(`/api/quote/00000000-0000-4000-8000-000000000000/offer`).set(bearer(tokenA)).send({ buy_override_bps: 1, sell_override_bps: 1 }).expect(404);
+    await request(app)
+      .post(`/api/quote/00000000-0000-4000-8000-000000000000/offer`)
+      .set(bearer(tokenA))
+      .send({ buy_override_bps: 1, sell_override_bps: 1 })
+      .expect(404);
 
     const first = await bid(id, tokenA, 10, 20).expect(201);
     expect(first.body.bid).toMatchObject({ quote_id: id, maker: makerA.address, buy_override_bps: 10, sell_override_bps: 20, version: 1, replaced: false });
@@ -154,7 +182,13 @@ describe('Dutch phases', () => {
   it('refuses a bid on a standard quote, and a package offer on a Dutch quote', async () => {
     const std = await request(app)
       .post('/api/quote')
-      .send({ chain_id: 31337, taker_address: randomAddress(), polarity: 'b_is_buy', expires_in: 60, intents: ((await dutchBody(newWallet())).dutch_request as { intents: unknown[] }).intents })
+      .send({
+        chain_id: 31337,
+        taker_address: randomAddress(),
+        polarity: 'b_is_buy',
+        expires_in: 60,
+        intents: ((await dutchBody(newWallet())).dutch_request as { intents: unknown[] }).intents,
+      })
       .expect(201);
     const notDutch = await bid(std.body.quote.id, tokenA, 1, 1).expect(409);
     expect(notDutch.body.code).toBe('not_dutch');
@@ -164,7 +198,7 @@ describe('Dutch phases', () => {
     expect(refused.body.code).toBe('dutch_quote');
   });
 
-  it('awards the best bid for the taker\'s side (ties: the earlier), names its filler in the award, tells the winner alone, then opens and expires', async () => {
+  it("awards the best bid for the taker's side (ties: the earlier), names its filler in the award, tells the winner alone, then opens and expires", async () => {
     startReplica();
     const now = Math.floor(Date.now() / 1000);
     const q = await create({ request: { auction_end: now + 6 }, body: { compete_ms: 1500, exclusive_ms: 1500 } });
@@ -185,7 +219,9 @@ describe('Dutch phases', () => {
     expect(award.improvement_bps).toBe('25');
     const typed = storedAward(award);
     expect(typed.requestDigest).toBe(q.body.quote.request_digest);
-    await expect(recoverDutchAwardSigner({ chainId: 31337, mothership: FIXTURE_MOTHERSHIP }, typed, award.signature as `0x${string}`)).resolves.toBe(DEVELOPMENT_SERVICE_SIGNER.address);
+    await expect(recoverDutchAwardSigner({ chainId: 31337, mothership: FIXTURE_MOTHERSHIP }, typed, award.signature as `0x${string}`)).resolves.toBe(
+      DEVELOPMENT_SERVICE_SIGNER.address,
+    );
 
     // The award names the winner's own wallet as its filler (its bid named no other); no salt anywhere.
     expect(typed.filler).toBe(makerA.address);
@@ -202,7 +238,10 @@ describe('Dutch phases', () => {
     // The public feed: competing, then the fillable payload twice (exclusive, open), never the taker.
     const pub = of(await feed(), id);
     expect(pub.map((e) => e.payload.dutch_phase)).toEqual(['competing', 'exclusive', 'open']);
-    assertNoTakerIdentity(pub.map((e) => ({ ...e.payload, dutch_request: { ...(e.payload.dutch_request as object), referrer: undefined } })), { taker: q.taker.address, salt: q.body.quote.taker_salt });
+    assertNoTakerIdentity(
+      pub.map((e) => ({ ...e.payload, dutch_request: { ...(e.payload.dutch_request as object), referrer: undefined } })),
+      { taker: q.taker.address, salt: q.body.quote.taker_salt },
+    );
     expect(pub[1].payload).toMatchObject({ directions: [1, 0], taker_signature: q.body.quote.taker_signature, request_digest: q.body.quote.request_digest });
 
     const late = await bid(id, tokenB, 1, 1).expect(409);
@@ -216,25 +255,45 @@ describe('Dutch phases', () => {
     const q = await create({ body: { compete_ms: 800, exclusive_ms: 5000 } });
     const id = q.body.quote.id;
     for (const filler of ['0x1234', zeroAddress, 42]) {
-      const refused = await request(app).post(`/api/quote/${id}/offer`).set(bearer(tokenA)).send({ buy_override_bps: 5, sell_override_bps: 5, filler }).expect(400);
+      const refused = await request(app)
+        .post(`/api/quote/${id}/offer`)
+        .set(bearer(tokenA))
+        .send({ buy_override_bps: 5, sell_override_bps: 5, filler })
+        .expect(400);
       expect(refused.body).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'filler' })] });
     }
     expect(await env.db.query(`SELECT 1 FROM dutch_bids WHERE quote_id = $1`, [id])).toHaveLength(0);
     const desk = randomAddress();
-    const ok = await request(app).post(`/api/quote/${id}/offer`).set(bearer(tokenA)).send({ buy_override_bps: 5, sell_override_bps: 5, filler: desk.toLowerCase() }).expect(201);
+    const ok = await request(app)
+      .post(`/api/quote/${id}/offer`)
+      .set(bearer(tokenA))
+      .send({ buy_override_bps: 5, sell_override_bps: 5, filler: desk.toLowerCase() })
+      .expect(201);
     expect([ok.body.bid.maker, ok.body.bid.filler]).toEqual([makerA.address, desk]);
-    const d = await eventually(() => new DutchRepository(env.db).find(id), (r) => r?.award !== null && r?.award !== undefined);
+    const d = await eventually(
+      () => new DutchRepository(env.db).find(id),
+      (r) => r?.award !== null && r?.award !== undefined,
+    );
     expect(d?.winner).toBe(makerA.address);
     expect(storedAward(d!.award as Record<string, string | number>).filler).toBe(desk);
     // The winner (the maker, not the filler wallet) is told, on its own topic.
-    const notices = of(await eventually(() => topicEvents(env, topics.rfqMaker(makerA.address)), (e) => of(e, id).some((x) => x.event === 'dutch_award')), id);
+    const notices = of(
+      await eventually(
+        () => topicEvents(env, topics.rfqMaker(makerA.address)),
+        (e) => of(e, id).some((x) => x.event === 'dutch_award'),
+      ),
+      id,
+    );
     expect(notices.filter((e) => e.event === 'dutch_award').map((e) => (e.payload.award as { filler: string }).filler)).toEqual([desk]);
   });
 
-  it('no bid: straight to open at the competition\'s end, with an award that names no winner', async () => {
+  it("no bid: straight to open at the competition's end, with an award that names no winner", async () => {
     startReplica();
     const q = await create({ body: { compete_ms: 300, exclusive_ms: 5000 } });
-    const events = await eventually(() => topicEvents(env, q.stream), (e) => e.some((x) => x.payload.dutch_phase === 'open'));
+    const events = await eventually(
+      () => topicEvents(env, q.stream),
+      (e) => e.some((x) => x.payload.dutch_phase === 'open'),
+    );
     expect(events.filter((e) => e.event === 'rfq_request').map((e) => e.payload.dutch_phase)).toEqual(['competing', 'open']);
     const open = events.find((e) => e.payload.dutch_phase === 'open')!.payload;
     expect(open.winner).toBeNull();
@@ -251,7 +310,19 @@ describe('Dutch phases', () => {
     const competeEnd = new Date(d.compete_ends_at).getTime();
     let now = competeEnd - 5_000;
     const ctx = buildWorkerContext(env, async () => []);
-    const auctioneer = new DutchAuctioneer({ db: env.db, events: ctx.events, logger: env.logger, interestedMakers: async () => [], pairs: new PairDirectory(env.db, 1000), queue: env.queue, signer: DEVELOPMENT_SERVICE_SIGNER, skewMs: 50 }, () => now);
+    const auctioneer = new DutchAuctioneer(
+      {
+        db: env.db,
+        events: ctx.events,
+        logger: env.logger,
+        interestedMakers: async () => [],
+        pairs: new PairDirectory(env.db, 1000),
+        queue: env.queue,
+        signer: DEVELOPMENT_SERVICE_SIGNER,
+        skewMs: 50,
+      },
+      () => now,
+    );
     await expect(auctioneer.award(id)).rejects.toMatchObject({ delayMs: 5_000 });
     expect((await new DutchRepository(env.db).find(id))?.dutch_phase).toBe('competing');
     now = competeEnd;
@@ -270,7 +341,7 @@ describe('Dutch phases', () => {
     expect(after.award).toEqual(awarded.award);
   });
 
-  it('two replicas, and a replica killed after the award\'s transition: each phase is entered and published once', async () => {
+  it("two replicas, and a replica killed after the award's transition: each phase is entered and published once", async () => {
     let entered: () => void = () => undefined;
     const inJob = new Promise<void>((r) => (entered = r));
     const dying = HANDLERS.map((h) =>
@@ -298,7 +369,13 @@ describe('Dutch phases', () => {
     const r = await create({ request: { auction_end: now + 5 }, body: { compete_ms: 800, exclusive_ms: 800 } });
     await bid(r.body.quote.id, tokenB, 7, 7).expect(201);
     const all = await settled(r.stream, (e) => e.some((x) => x.event === 'rfq_result'), 20000);
-    expect(all.map((e) => (e.event === 'rfq_request' ? e.payload.dutch_phase : e.event))).toEqual(['competing', 'rfq_offer', 'exclusive', 'open', 'rfq_result']);
+    expect(all.map((e) => (e.event === 'rfq_request' ? e.payload.dutch_phase : e.event))).toEqual([
+      'competing',
+      'rfq_offer',
+      'exclusive',
+      'open',
+      'rfq_result',
+    ]);
     const winner = of(await topicEvents(env, topics.rfqMaker(makerB.address)), r.body.quote.id).filter((e) => e.event === 'dutch_award');
     expect(winner).toHaveLength(1);
     expect((await new QuoteRepository(env.db).findQuote(r.body.quote.id))?.state).toBe('expired');

@@ -63,16 +63,45 @@ afterAll(async () => {
 describe('reads', () => {
   it('overview: tokens, series with open interest, windows of fills and volume, the last fill', async () => {
     const { body } = await get(`/api/explore/clobs/${pair()}`).expect(200);
-    const read = (functionName: 'token0' | 'token1' | 'premiumToken') => h.chain.publicClient.readContract({ address: pair(), abi: optionPairAbi, functionName });
+    const read = (functionName: 'token0' | 'token1' | 'premiumToken') =>
+      h.chain.publicClient.readContract({ address: pair(), abi: optionPairAbi, functionName });
     expect(body).toMatchObject({ chain_id: 31337, clob: pair(), open_interest: '6', block: { number: (await cursorOf(h.env, 31337))!.block_number } });
     expect([body.token0, body.token1, body.premium_token]).toEqual([await read('token0'), await read('token1'), await read('premiumToken')]);
     expect(body.series).toEqual([
-      expect.objectContaining({ option_id: idA.toString(), option_type: 'call', strike_wad: '3000', open_interest: '6', orders_placed: 4, transfers: 3, fills_7d: 2, volume_7d: '6', expired: false }),
-      expect.objectContaining({ option_id: idB.toString(), option_type: 'put', strike_wad: '2000', open_interest: '0', orders_placed: 1, transfers: 0, fills_7d: 0, volume_7d: '0' }),
+      expect.objectContaining({
+        option_id: idA.toString(),
+        option_type: 'call',
+        strike_wad: '3000',
+        open_interest: '6',
+        orders_placed: 4,
+        transfers: 3,
+        fills_7d: 2,
+        volume_7d: '6',
+        expired: false,
+      }),
+      expect.objectContaining({
+        option_id: idB.toString(),
+        option_type: 'put',
+        strike_wad: '2000',
+        open_interest: '0',
+        orders_placed: 1,
+        transfers: 0,
+        fills_7d: 0,
+        volume_7d: '0',
+      }),
     ]);
     // 4 x 5 + 2 x 9 of premium; makers 1 and 4, taker 5.
     expect(body.windows[1]).toMatchObject({ days: 7, fills: 2, volume: '6', premium_volume: '38', unique_traders: 3 });
-    expect(body.last_fill).toMatchObject({ order_id: orders.ask1.toString(), maker: addr(4), taker: addr(5), maker_side: 'sell', price: '9', amount: '2', premium: '18', order_remaining: '0' });
+    expect(body.last_fill).toMatchObject({
+      order_id: orders.ask1.toString(),
+      maker: addr(4),
+      taker: addr(5),
+      maker_side: 'sell',
+      price: '9',
+      amount: '2',
+      premium: '18',
+      order_remaining: '0',
+    });
   });
 
   it('book: levels aggregated per price, bids high to low, asks low to high; orders on request', async () => {
@@ -91,12 +120,19 @@ describe('reads', () => {
     ]);
     expect(a.asks).toEqual([]);
     const only = (await get(`/api/clob/${pair()}/book?option_id=${idB}`).expect(200)).body;
-    expect(only.series).toEqual([expect.objectContaining({ option_id: idB.toString(), option_type: 'put', bids: [], asks: [{ price: '11', size: '5', orders: 1 }] })]);
+    expect(only.series).toEqual([
+      expect.objectContaining({ option_id: idB.toString(), option_type: 'put', bids: [], asks: [{ price: '11', size: '5', orders: 1 }] }),
+    ]);
   });
 
   it('chain book: every CLOB of the chain, filtered by option type', async () => {
     const { body } = await get('/api/clob/book?chain_id=31337&option_type=put').expect(200);
-    expect(body.clobs).toEqual([expect.objectContaining({ clob: pair(), series: [expect.objectContaining({ option_id: idB.toString(), asks: [{ price: '11', size: '5', orders: 1 }] })] })]);
+    expect(body.clobs).toEqual([
+      expect.objectContaining({
+        clob: pair(),
+        series: [expect.objectContaining({ option_id: idB.toString(), asks: [{ price: '11', size: '5', orders: 1 }] })],
+      }),
+    ]);
     expect((await get('/api/clob/book?chain_id=31337&token=0x000000000000000000000000000000000000dEaD').expect(200)).body.clobs).toEqual([]);
   });
 
@@ -116,7 +152,15 @@ describe('reads', () => {
       'placed',
       'placed',
     ]);
-    expect(all.items[2]).toMatchObject({ order_id: orders.bid3.toString(), option_id: idA.toString(), side: 'buy', price: '4', amount: '7', remaining: '0', account: addr(3) });
+    expect(all.items[2]).toMatchObject({
+      order_id: orders.bid3.toString(),
+      option_id: idA.toString(),
+      side: 'buy',
+      price: '4',
+      amount: '7',
+      remaining: '0',
+      account: addr(3),
+    });
     expect(all.items[1]).toMatchObject({ account: addr(1), counterparty: addr(6), amount: '1', series: { option_type: 'call', strike_wad: '3000' } });
     const paged: unknown[] = [];
     let cursor: string | null = null;
@@ -149,7 +193,17 @@ describe('reads', () => {
     expect(body.next_cursor).toBeNull();
     expect(body.items).toEqual([
       expect.objectContaining({ order_id: orders.ask1.toString(), maker: addr(4), taker: addr(5), maker_side: 'sell', amount: '2', price: '9', premium: '18' }),
-      expect.objectContaining({ order_id: orders.bid1.toString(), maker: addr(1), taker: addr(5), maker_side: 'buy', amount: '4', price: '5', premium: '20', order_remaining: '6', option_type: 'call' }),
+      expect.objectContaining({
+        order_id: orders.bid1.toString(),
+        maker: addr(1),
+        taker: addr(5),
+        maker_side: 'buy',
+        amount: '4',
+        price: '5',
+        premium: '20',
+        order_remaining: '6',
+        option_type: 'call',
+      }),
     ]);
     const first = (await get(`/api/clob/${pair()}/fills?limit=1`).expect(200)).body;
     const second = (await get(`/api/clob/${pair()}/fills?limit=1&cursor=${first.next_cursor}`).expect(200)).body;
@@ -192,7 +246,9 @@ describe('reads', () => {
   it('404 clob_not_found: an address no indexed network knows, or the right address on another chain', async () => {
     expect((await get('/api/clob/0x000000000000000000000000000000000000dEaD/fills').expect(404)).body.code).toBe('clob_not_found');
     expect((await get(`/api/explore/clobs/${pair()}?chain_id=1`).expect(404)).body.code).toBe('clob_not_found');
-    expect((await request(app).post(`/api/explore/clobs/0x000000000000000000000000000000000000dEaD/stream`).set(auth).expect(404)).body.code).toBe('clob_not_found');
+    expect((await request(app).post(`/api/explore/clobs/0x000000000000000000000000000000000000dEaD/stream`).set(auth).expect(404)).body.code).toBe(
+      'clob_not_found',
+    );
   });
 });
 
@@ -203,7 +259,12 @@ describe('live stream explore_clob_stream:<token>', () => {
 
   beforeAll(async () => {
     replica = await startReplica(h.env, { withApi: true });
-    host = new WorkerHost(buildWorkerContext(h.env, async () => []), JOBS, HANDLERS, { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 4 });
+    host = new WorkerHost(
+      buildWorkerContext(h.env, async () => []),
+      JOBS,
+      HANDLERS,
+      { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 4 },
+    );
     host.start();
   });
   afterAll(async () => {
@@ -222,13 +283,23 @@ describe('live stream explore_clob_stream:<token>', () => {
 
   it('snapshot on join, then placed / filled / transfer events in block order with seq, resumable with last_seq, and a reorg resends the book', async () => {
     const minted = (await request(replica.app).post(`/api/explore/clobs/${pair().toLowerCase()}/stream`).set(auth).expect(201)).body;
-    expect(minted).toEqual({ stream_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), topic: `explore_clob_stream:${minted.stream_token}`, expires_in: 3600 });
+    expect(minted).toEqual({
+      stream_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      topic: `explore_clob_stream:${minted.stream_token}`,
+      expires_in: 3600,
+    });
     const joined = await join(open(), minted.topic);
     expect(joined.reply.status).toBe('ok');
     await until(joined, 'the snapshot', (e) => e.length >= 1);
     const snap = joined.events[0];
     expect(snap.event).toBe('explore_clob_snapshot');
-    expect(snap.payload).toMatchObject({ seq: 1, chain_id: 31337, clob: pair(), reason: 'join', block: { number: (await cursorOf(h.env, 31337))!.block_number } });
+    expect(snap.payload).toMatchObject({
+      seq: 1,
+      chain_id: 31337,
+      clob: pair(),
+      reason: 'join',
+      block: { number: (await cursorOf(h.env, 31337))!.block_number },
+    });
     const book = (snap.payload.book as { option_id: string; bids: unknown[] }[]).find((s) => s.option_id === idA.toString());
     expect(book?.bids).toEqual([{ price: '5', size: '9', orders: 2 }]);
     expect((snap.payload.activity as unknown[]).length).toBe(11);
@@ -256,7 +327,9 @@ describe('live stream explore_clob_stream:<token>', () => {
     await waitForHead(h);
     const fork = await h.chain.rpc<string>('evm_snapshot');
     await place('orphan', 8, idA, false, 20n, 4n);
-    await until(joined, 'the orphaned placement', (e) => e.some((x) => (x.payload.args as { orderId?: string } | undefined)?.orderId === orders.orphan.toString()));
+    await until(joined, 'the orphaned placement', (e) =>
+      e.some((x) => (x.payload.args as { orderId?: string } | undefined)?.orderId === orders.orphan.toString()),
+    );
     await h.chain.rpc('evm_revert', [fork]);
     await h.chain.rpc('evm_increaseTime', [3600]);
     await mineBlocks(h.chain, 3);
@@ -277,4 +350,3 @@ describe('live stream explore_clob_stream:<token>', () => {
     expect(j.reply).toEqual({ status: 'error', response: { reason: 'invalid or expired stream token' } });
   });
 });
-

@@ -44,6 +44,8 @@ describe('bin/main.ts', () => {
   }, 90000);
 
   it('refuses to start with a bad environment, naming each key, exit 78', async () => {
-    await expect(spawnService({ PORT: 'x', ROLES: 'nope' }, { timeoutMs: 30000 })).rejects.toThrow(/exited with 78[\s\S]*PORT[\s\S]*ROLES|exited with 78[\s\S]*ROLES[\s\S]*PORT/);
+    await expect(spawnService({ PORT: 'x', ROLES: 'nope' }, { timeoutMs: 30000 })).rejects.toThrow(
+      /exited with 78[\s\S]*PORT[\s\S]*ROLES|exited with 78[\s\S]*ROLES[\s\S]*PORT/,
+    );
   }, 60000);
 });

@@ -57,7 +57,11 @@ describe('HTTP error handling', () => {
   it.each(['gzip', 'deflate', 'br'])('a body that is not %s-encoded as Content-Encoding says: 400 invalid_body_encoding, not a 500', async (encoding) => {
     const res = await request(app).post('/api/premium/activate').set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('{"a":1}');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'request body does not decode with its Content-Encoding', code: 'invalid_body_encoding', request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'request body does not decode with its Content-Encoding',
+      code: 'invalid_body_encoding',
+      request_id: expect.any(String),
+    });
   });
 
   it('an unexpected error is a bare 500 carrying the request id, never the stack', async () => {

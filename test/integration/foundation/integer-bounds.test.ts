@@ -52,7 +52,9 @@ describe('integer inputs are bounded to their column (finding 7)', () => {
   describe.each(TOO_BIG)('chain_id %d', (chainId) => {
     it('POST /api/quote: 400 naming chain_id, nothing stored', async () => {
       const before = await rowCounts(env);
-      const res = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { chain_id: chainId }));
+      const res = await request(app)
+        .post('/api/quote')
+        .send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { chain_id: chainId }));
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.details).toEqual([{ path: 'chain_id', message: `must be a chain id: an integer from 1 to ${INT4_MAX}` }]);
@@ -65,11 +67,19 @@ describe('integer inputs are bounded to their column (finding 7)', () => {
     });
 
     it.each(['status', 'cores'])('GET /api/indexer/%s: 400 naming chain_id', async (what) => {
-      expectChainIdRefused(await request(app).get(`/api/indexer/${what}`).query({ chain_id: String(chainId) }));
+      expectChainIdRefused(
+        await request(app)
+          .get(`/api/indexer/${what}`)
+          .query({ chain_id: String(chainId) }),
+      );
     });
 
     it('GET /api/portfolio/:address: 400 naming chain_id', async () => {
-      expectChainIdRefused(await request(app).get(`/api/portfolio/${randomAddress()}`).query({ chain_id: String(chainId) }));
+      expectChainIdRefused(
+        await request(app)
+          .get(`/api/portfolio/${randomAddress()}`)
+          .query({ chain_id: String(chainId) }),
+      );
     });
 
     it('ops network:upsert: a validation error naming chain_id, nothing stored', async () => {
@@ -83,12 +93,16 @@ describe('integer inputs are bounded to their column (finding 7)', () => {
 
   it('the largest int4 chain id is merely unknown on every route (400, never 500)', async () => {
     const unknown = { path: 'chain_id', message: `unknown chain ${INT4_MAX}: see GET /api/networks` };
-    const quote = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { chain_id: INT4_MAX }));
+    const quote = await request(app)
+      .post('/api/quote')
+      .send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { chain_id: INT4_MAX }));
     expect([quote.status, quote.body.details]).toEqual([400, [unknown]]);
     const pubsub = await request(app).post('/api/pubsub/freemium').set(bearer(walletToken)).send({ chain_id: INT4_MAX });
     expect([pubsub.status, pubsub.body.details]).toEqual([400, [unknown]]);
     for (const path of ['/api/indexer/status', '/api/indexer/cores', `/api/portfolio/${randomAddress()}`]) {
-      const res = await request(app).get(path).query({ chain_id: String(INT4_MAX) });
+      const res = await request(app)
+        .get(path)
+        .query({ chain_id: String(INT4_MAX) });
       expect([path, res.status, res.body.details]).toEqual([path, 400, [unknown]]);
     }
   });

@@ -47,7 +47,11 @@ describe('GET /api/portfolio/:address holdings', () => {
     const [net] = res.body.networks;
     const ids = (list: { option_id: string }[]) => list.map((h) => h.option_id).sort();
     expect(ids(net.holdings)).toEqual([live.toString(), expired.toString()].sort());
-    expect(net.holdings.find((h: { option_id: string }) => h.option_id === live.toString())).toMatchObject({ balance: '5', expired: false, option_type: 'call' });
+    expect(net.holdings.find((h: { option_id: string }) => h.option_id === live.toString())).toMatchObject({
+      balance: '5',
+      expired: false,
+      option_type: 'call',
+    });
     expect(net.holdings.find((h: { option_id: string }) => h.option_id === expired.toString())).toMatchObject({
       balance: '3',
       expired: true,

@@ -106,7 +106,9 @@ describe('production install (npm ci --omit=dev)', () => {
       },
       (err: Error) => err,
     );
-    expect(failure?.message).toMatch(/exited with 78[\s\S]*DEVCHAIN: auto would start the local Hardhat chain[\s\S]*hardhat and solc are not installed[\s\S]*npm ci/);
+    expect(failure?.message).toMatch(
+      /exited with 78[\s\S]*DEVCHAIN: auto would start the local Hardhat chain[\s\S]*hardhat and solc are not installed[\s\S]*npm ci/,
+    );
     expect(await new RegistryService(env.db).allNetworks()).toEqual([]);
   }, 90_000);
 

@@ -57,9 +57,7 @@ describe('public registry routes', () => {
 
   it('GET /api/recommended-min-notional gives amounts as integer strings', async () => {
     const res = await request(app).get('/api/recommended-min-notional').expect(200);
-    expect(res.body.min_notional).toEqual([
-      expect.objectContaining({ chain_id: 31337, symbol: 'USDC', amount: '100000000' }),
-    ]);
+    expect(res.body.min_notional).toEqual([expect.objectContaining({ chain_id: 31337, symbol: 'USDC', amount: '100000000' })]);
   });
 
   it('GET /api/bond-requirements is keyed by symbol with integer strings', async () => {

@@ -83,7 +83,9 @@ describe('bot challenge: single-use tokens and the advertised settings', () => {
       ['secret only', undefined, 'a-secret', false],
       ['neither', undefined, undefined, false],
     ] as const)('%s', async (_what, sitekey, secret, enabled) => {
-      const res = await request(app({ CHALLENGE_SITEKEY: sitekey, CHALLENGE_SECRET: secret }).app).get('/api/landing-page-settings').expect(200);
+      const res = await request(app({ CHALLENGE_SITEKEY: sitekey, CHALLENGE_SECRET: secret }).app)
+        .get('/api/landing-page-settings')
+        .expect(200);
       expect(res.body.challenge).toEqual({ sitekey: sitekey ?? null, enabled });
     });
   });

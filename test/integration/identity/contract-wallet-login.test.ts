@@ -31,7 +31,10 @@ describe('contract wallet sign-in', () => {
 
   it("logs in when the contract accepts its owner's signature", async () => {
     const message = siweMessage(await fetchNonce(app), wallet);
-    const res = await request(app).post('/api/login').send({ message, signature: await owner.signMessage({ message }) }).expect(200);
+    const res = await request(app)
+      .post('/api/login')
+      .send({ message, signature: await owner.signMessage({ message }) })
+      .expect(200);
     expect(res.body.address).toBe(wallet);
     const me = await request(app).get('/api/me').set(bearer(res.body.token)).expect(200);
     expect(me.body).toEqual({ credential: 'siwe', address: wallet, tier: 'freemium' });
@@ -39,7 +42,10 @@ describe('contract wallet sign-in', () => {
 
   it('is refused when the contract rejects the signature', async () => {
     const message = siweMessage(await fetchNonce(app), wallet);
-    const res = await request(app).post('/api/login').send({ message, signature: await newWallet().signMessage({ message }) }).expect(401);
+    const res = await request(app)
+      .post('/api/login')
+      .send({ message, signature: await newWallet().signMessage({ message }) })
+      .expect(401);
     expect(res.body.code).toBe('siwe_bad_signature');
   });
 
@@ -47,10 +53,16 @@ describe('contract wallet sign-in', () => {
     await registry.upsertNetwork({ ...chain.network, rpc_urls: ['http://127.0.0.1:9'] });
     try {
       const message = siweMessage(await fetchNonce(app), wallet);
-      const res = await request(app).post('/api/login').send({ message, signature: await owner.signMessage({ message }) }).expect(503);
+      const res = await request(app)
+        .post('/api/login')
+        .send({ message, signature: await owner.signMessage({ message }) })
+        .expect(503);
       expect(res.body.code).toBe('rpc_unavailable');
       const eoaMessage = siweMessage(await fetchNonce(app), owner.address);
-      await request(app).post('/api/login').send({ message: eoaMessage, signature: await owner.signMessage({ message: eoaMessage }) }).expect(200);
+      await request(app)
+        .post('/api/login')
+        .send({ message: eoaMessage, signature: await owner.signMessage({ message: eoaMessage }) })
+        .expect(200);
     } finally {
       await registry.upsertNetwork(chain.network);
     }

@@ -63,10 +63,18 @@ describe('Explore gate and bot challenge', () => {
     const takerAdminToken = await signIn(app, takerAdmin);
     const takerOrg = await orgs.create({ kind: 'taker', name: 'Integrator', owner: takerAdmin.address });
     takerSecret = (await request(app).post('/api/taker/keys').set(bearer(takerAdminToken)).send({ name: 'backend' }).expect(201)).body.secret;
-    keyedDelegate = (await request(app).post('/api/taker/delegate').set(bearer(takerSecret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body.token;
+    keyedDelegate = (
+      await request(app).post('/api/taker/delegate').set(bearer(takerSecret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)
+    ).body.token;
     const user = newWallet().address;
     const signed = await signStatement(takerAdmin, { kind: 'taker', action: 'mint_delegate', member: user, organization: takerOrg.id, name: 'Integrator' });
-    adminDelegate = (await request(app).post('/api/taker/delegate').set(bearer(takerAdminToken)).send({ address: user, expires_in: 600, ...signed }).expect(200)).body.token;
+    adminDelegate = (
+      await request(app)
+        .post('/api/taker/delegate')
+        .set(bearer(takerAdminToken))
+        .send({ address: user, expires_in: 600, ...signed })
+        .expect(200)
+    ).body.token;
 
     const makerAdmin = newWallet();
     const makerAdminToken = await signIn(app, makerAdmin);
@@ -108,9 +116,17 @@ describe('Explore gate and bot challenge', () => {
 
   it('403 challenge verification required: missing, rejected, or for another action', async () => {
     refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN), 403, 'challenge verification required');
-    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'forged-token'), 403, 'challenge verification required');
+    refused(
+      await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'forged-token'),
+      403,
+      'challenge verification required',
+    );
     challenge.accept('loan-token', 'explore-loan');
-    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'loan-token'), 403, 'challenge verification required');
+    refused(
+      await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'loan-token'),
+      403,
+      'challenge verification required',
+    );
   });
 
   it('a passing challenge with the route action lets the website through; siteverify gets secret, response and remoteip', async () => {
@@ -123,19 +139,36 @@ describe('Explore gate and bot challenge', () => {
       .set('X-Challenge-Response', 'good-token')
       .expect(200);
     expect(res.body.principal).toMatchObject({ kind: 'siwe' });
-    expect(challenge.calls.at(-1)).toEqual({ secret: challenge.secret, response: 'good-token', remoteip: '203.0.113.7', contentType: expect.stringContaining('application/x-www-form-urlencoded') });
+    expect(challenge.calls.at(-1)).toEqual({
+      secret: challenge.secret,
+      response: 'good-token',
+      remoteip: '203.0.113.7',
+      contentType: expect.stringContaining('application/x-www-form-urlencoded'),
+    });
     // A solved token buys one request (Turnstile tokens are single-use): a second use is refused
     // without asking the verifier again, for this action or any other.
     const calls = challenge.calls.length;
-    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', 'https://other.example').set('X-Challenge-Response', 'good-token'), 403, 'challenge verification required');
-    refused(await request(gate).get('/explore/loan').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'good-token'), 403, 'challenge verification required');
+    refused(
+      await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', 'https://other.example').set('X-Challenge-Response', 'good-token'),
+      403,
+      'challenge verification required',
+    );
+    refused(
+      await request(gate).get('/explore/loan').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'good-token'),
+      403,
+      'challenge verification required',
+    );
     expect(challenge.calls.length).toBe(calls);
   });
 
   it('a verifier that does not answer in time counts as a failed challenge, without hanging', async () => {
     challenge.hang('slow-token');
     const started = Date.now();
-    refused(await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'slow-token'), 403, 'challenge verification required');
+    refused(
+      await request(gate).get('/explore/clob').set(bearer(session)).set('Origin', ORIGIN).set('X-Challenge-Response', 'slow-token'),
+      403,
+      'challenge verification required',
+    );
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(250);
     expect(elapsed).toBeLessThan(2000);
@@ -180,20 +213,25 @@ describe('Explore gate and bot challenge', () => {
 
     it('per IP: three wallets from one address', async () => {
       const tokens = [await signIn(app, newWallet()), await signIn(app, newWallet()), await signIn(app, newWallet())];
-      for (const t of tokens.slice(0, 2)) await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', '198.51.100.1').set('Origin', ORIGIN).expect(403);
+      for (const t of tokens.slice(0, 2))
+        await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', '198.51.100.1').set('Origin', ORIGIN).expect(403);
       expect429(await request(limited).get('/explore/clob').set(bearer(tokens[2])).set('X-Forwarded-For', '198.51.100.1').set('Origin', ORIGIN));
     });
 
     it('per wallet: one session from three addresses (and before the access check)', async () => {
       const t = await signIn(app, newWallet());
-      for (const ip of ['198.51.100.11', '198.51.100.12']) refused(await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', ip), 403, 'origin header required');
+      for (const ip of ['198.51.100.11', '198.51.100.12'])
+        refused(await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', ip), 403, 'origin header required');
       expect429(await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', '198.51.100.13'));
     });
 
     it('per taker key: three delegates of one key from three addresses', async () => {
       const delegates: string[] = [];
       for (let i = 0; i < 3; i++) {
-        delegates.push((await request(app).post('/api/taker/delegate').set(bearer(takerSecret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body.token);
+        delegates.push(
+          (await request(app).post('/api/taker/delegate').set(bearer(takerSecret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body
+            .token,
+        );
       }
       await request(limited).get('/explore/clob').set(bearer(delegates[0])).set('X-Forwarded-For', '198.51.100.21').expect(200);
       await request(limited).get('/explore/loan').set(bearer(delegates[1])).set('X-Forwarded-For', '198.51.100.22').expect(200);

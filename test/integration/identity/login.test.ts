@@ -52,7 +52,10 @@ describe('sign-in with Ethereum', () => {
 
   it('a signed message logs in: a JWT with issuer, audience and typ, then GET /api/me says freemium', async () => {
     const wallet = newWallet();
-    const res = await request(app).post('/api/login').send(await signedLogin(app, wallet)).expect(200);
+    const res = await request(app)
+      .post('/api/login')
+      .send(await signedLogin(app, wallet))
+      .expect(200);
     expect(res.body).toEqual({ token: expect.any(String), address: wallet.address, expires_in: env.config.SESSION_TTL_SECONDS });
     const claims = jwtClaims(res.body.token);
     expect(claims).toMatchObject({ typ: 'siwe', sub: wallet.address, iss: env.config.JWT_ISSUER, aud: env.config.JWT_AUDIENCE });
@@ -80,7 +83,13 @@ describe('sign-in with Ethereum', () => {
     const wallet = newWallet();
     const nonce = { ...(await fetchNonce(app)), nonce: 'ffffffffffffffffffffffffffffffff' };
     const message = siweMessage(nonce, wallet.address);
-    rejected(await request(app).post('/api/login').send({ message, signature: await wallet.signMessage({ message }) }), 'siwe_nonce_unknown', /unknown sign-in nonce/);
+    rejected(
+      await request(app)
+        .post('/api/login')
+        .send({ message, signature: await wallet.signMessage({ message }) }),
+      'siwe_nonce_unknown',
+      /unknown sign-in nonce/,
+    );
   });
 
   it('an expired message is refused', async () => {
@@ -94,12 +103,24 @@ describe('sign-in with Ethereum', () => {
   it('a message whose Not Before lies ahead is refused until then', async () => {
     const wallet = newWallet();
     const notBefore = new Date(Date.now() + 3_600_000).toISOString();
-    rejected(await request(app).post('/api/login').send(await signedLogin(app, wallet, { notBefore })), 'siwe_not_yet_valid', 'sign-in message is not valid yet (Not Before)');
+    rejected(
+      await request(app)
+        .post('/api/login')
+        .send(await signedLogin(app, wallet, { notBefore })),
+      'siwe_not_yet_valid',
+      'sign-in message is not valid yet (Not Before)',
+    );
   });
 
   it('a message for another domain is refused', async () => {
     const wallet = newWallet();
-    rejected(await request(app).post('/api/login').send(await signedLogin(app, wallet, { domain: 'evil.example' })), 'siwe_domain_mismatch', /domain does not match: expected app\.example/);
+    rejected(
+      await request(app)
+        .post('/api/login')
+        .send(await signedLogin(app, wallet, { domain: 'evil.example' })),
+      'siwe_domain_mismatch',
+      /domain does not match: expected app\.example/,
+    );
   });
 
   it.each([
@@ -110,7 +131,9 @@ describe('sign-in with Ethereum', () => {
     ['Expiration Time', { expirationTime: new Date(Date.now() + 3_600_000).toISOString() }],
   ])('a message whose %s differs from the nonce is refused', async (label, overrides) => {
     const wallet = newWallet();
-    const res = await request(app).post('/api/login').send(await signedLogin(app, wallet, overrides));
+    const res = await request(app)
+      .post('/api/login')
+      .send(await signedLogin(app, wallet, overrides));
     rejected(res, 'siwe_field_mismatch', new RegExp(`${label} does not match`));
   });
 
@@ -128,8 +151,17 @@ describe('sign-in with Ethereum', () => {
     const wallet = newWallet();
     const nonce = await fetchNonce(app);
     const message = siweMessage(nonce, wallet.address);
-    rejected(await request(app).post('/api/login').send({ message, signature: await newWallet().signMessage({ message }) }), 'siwe_bad_signature', /signature does not match/);
-    await request(app).post('/api/login').send({ message, signature: await wallet.signMessage({ message }) }).expect(200);
+    rejected(
+      await request(app)
+        .post('/api/login')
+        .send({ message, signature: await newWallet().signMessage({ message }) }),
+      'siwe_bad_signature',
+      /signature does not match/,
+    );
+    await request(app)
+      .post('/api/login')
+      .send({ message, signature: await wallet.signMessage({ message }) })
+      .expect(200);
   });
 
   it('a message that is not EIP-4361 is 401, a body without fields is 400', async () => {

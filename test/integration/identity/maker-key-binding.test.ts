@@ -62,7 +62,11 @@ describe('maker keys: the bot wallet proves control and is bound once', () => {
     await orgs.addMember({ organization_id: orgA, address: managerA.wallet.address, role: 'manager' });
     orgB = (await orgs.create({ kind: 'maker', name: 'Org B', owner: ownerB.wallet.address })).id;
     botB = newWallet();
-    await api().post('/api/maker/keys').set(bearer(ownerB.token)).send(await signedKeyAdd(ownerB.wallet, botB, { organization: orgB, name: 'b pricer' })).expect(201);
+    await api()
+      .post('/api/maker/keys')
+      .set(bearer(ownerB.token))
+      .send(await signedKeyAdd(ownerB.wallet, botB, { organization: orgB, name: 'b pricer' }))
+      .expect(201);
     takerOwner = newWallet();
     await orgs.create({ kind: 'taker', name: 'Integrator', owner: takerOwner.address });
   });
@@ -78,7 +82,10 @@ describe('maker keys: the bot wallet proves control and is bound once', () => {
     const before = await keyRows();
     // Exactly what the route accepted before: the admin's statement alone, no word from the bot wallet.
     const signed = await signStatement(managerA.wallet, { action: 'add_member', member: ownerB.wallet.address, organization: orgA, name: 'spy' });
-    const res = await api().post('/api/maker/keys').set(bearer(managerA.token)).send({ address: ownerB.wallet.address, name: 'spy', ...signed });
+    const res = await api()
+      .post('/api/maker/keys')
+      .set(bearer(managerA.token))
+      .send({ address: ownerB.wallet.address, name: 'spy', ...signed });
     expectProblem(res, 400, 'validation_failed', /address_signature/, 'address_signature');
     expect(await keyRows()).toEqual(before);
 
@@ -92,18 +99,41 @@ describe('maker keys: the bot wallet proves control and is bound once', () => {
     const before = await keyRows();
     // A's manager signs the statement naming B's wallet, then signs again in place of the bot.
     const statement = await signStatement(managerA.wallet, { action: 'add_member', member: ownerB.wallet.address, organization: orgA, name: 'forged' });
-    const forged = { address: ownerB.wallet.address, name: 'forged', ...statement, address_signature: await managerA.wallet.signMessage({ message: statement.message }) };
+    const forged = {
+      address: ownerB.wallet.address,
+      name: 'forged',
+      ...statement,
+      address_signature: await managerA.wallet.signMessage({ message: statement.message }),
+    };
     const res = await api().post('/api/maker/keys').set(bearer(managerA.token)).send(forged);
     expectProblem(res, 403, 'address_signature_mismatch', /^address_signature is not a signature of message by address/, 'address_signature');
     expect(await keyRows()).toEqual(before);
 
     // The bot's signature over some other text does not count either.
     const otherText = { ...forged, address_signature: await ownerB.wallet.signMessage({ message: 'hello' }) };
-    expectProblem(await api().post('/api/maker/keys').set(bearer(managerA.token)).send(otherText), 403, 'address_signature_mismatch', /address_signature/, 'address_signature');
+    expectProblem(
+      await api().post('/api/maker/keys').set(bearer(managerA.token)).send(otherText),
+      403,
+      'address_signature_mismatch',
+      /address_signature/,
+      'address_signature',
+    );
     const garbage = { ...forged, address_signature: '0x1234' };
-    expectProblem(await api().post('/api/maker/keys').set(bearer(managerA.token)).send(garbage), 403, 'address_signature_mismatch', /address_signature/, 'address_signature');
+    expectProblem(
+      await api().post('/api/maker/keys').set(bearer(managerA.token)).send(garbage),
+      403,
+      'address_signature_mismatch',
+      /address_signature/,
+      'address_signature',
+    );
     const notHex = { ...forged, address_signature: 'signed by the bot' };
-    expectProblem(await api().post('/api/maker/keys').set(bearer(managerA.token)).send(notHex), 400, 'validation_failed', /address_signature/, 'address_signature');
+    expectProblem(
+      await api().post('/api/maker/keys').set(bearer(managerA.token)).send(notHex),
+      400,
+      'validation_failed',
+      /address_signature/,
+      'address_signature',
+    );
     expect(await keyRows()).toEqual(before);
   });
 
@@ -121,7 +151,10 @@ describe('maker keys: the bot wallet proves control and is bound once', () => {
 
   it('409 when the bot wallet, even consenting, belongs to another organization of either kind', async () => {
     const before = await keyRows();
-    for (const [wallet, kind] of [[ownerB.wallet, 'maker'], [takerOwner, 'taker']] as const) {
+    for (const [wallet, kind] of [
+      [ownerB.wallet, 'maker'],
+      [takerOwner, 'taker'],
+    ] as const) {
       const body = await signedKeyAdd(managerA.wallet, wallet, { organization: orgA, name: `from ${kind}` });
       const res = await api().post('/api/maker/keys').set(bearer(managerA.token)).send(body);
       expectProblem(res, 409, 'bot_address_in_other_organization', new RegExp(`^${wallet.address} belongs to another ${kind} organization`), 'address');
@@ -131,22 +164,39 @@ describe('maker keys: the bot wallet proves control and is bound once', () => {
 
   it("409 when the address is already an active key's, in another organization or the same one; free again once removed", async () => {
     const before = await keyRows();
-    const other = await api().post('/api/maker/keys').set(bearer(managerA.token)).send(await signedKeyAdd(managerA.wallet, botB, { organization: orgA, name: 'copy of b' }));
+    const other = await api()
+      .post('/api/maker/keys')
+      .set(bearer(managerA.token))
+      .send(await signedKeyAdd(managerA.wallet, botB, { organization: orgA, name: 'copy of b' }));
     expectProblem(other, 409, 'bot_address_in_use', new RegExp(`^${botB.address} is already the address of an active maker key`), 'address');
     expect(await keyRows()).toEqual(before);
 
     const bot = newWallet();
-    const first = await api().post('/api/maker/keys').set(bearer(managerA.token)).send(await signedKeyAdd(managerA.wallet, bot, { organization: orgA, name: 'one' })).expect(201);
-    const same = await api().post('/api/maker/keys').set(bearer(managerA.token)).send(await signedKeyAdd(managerA.wallet, bot, { organization: orgA, name: 'two' }));
+    const first = await api()
+      .post('/api/maker/keys')
+      .set(bearer(managerA.token))
+      .send(await signedKeyAdd(managerA.wallet, bot, { organization: orgA, name: 'one' }))
+      .expect(201);
+    const same = await api()
+      .post('/api/maker/keys')
+      .set(bearer(managerA.token))
+      .send(await signedKeyAdd(managerA.wallet, bot, { organization: orgA, name: 'two' }));
     expectProblem(same, 409, 'bot_address_in_use', /already the address of an active maker key/, 'address');
 
     const removal = await signStatement(managerA.wallet, { action: 'remove_member', member: bot.address, organization: orgA, name: 'one' });
     await api().delete(`/api/maker/keys/${first.body.id}`).set(bearer(managerA.token)).send(removal).expect(200);
-    await api().post('/api/maker/keys').set(bearer(managerA.token)).send(await signedKeyAdd(managerA.wallet, bot, { organization: orgA, name: 'rotated' })).expect(201);
+    await api()
+      .post('/api/maker/keys')
+      .set(bearer(managerA.token))
+      .send(await signedKeyAdd(managerA.wallet, bot, { organization: orgA, name: 'rotated' }))
+      .expect(201);
   });
 
   it('a wallet of the same organization may be its bot', async () => {
-    const res = await api().post('/api/maker/keys').set(bearer(managerA.token)).send(await signedKeyAdd(managerA.wallet, managerA.wallet, { organization: orgA, name: 'manager as bot' }));
+    const res = await api()
+      .post('/api/maker/keys')
+      .set(bearer(managerA.token))
+      .send(await signedKeyAdd(managerA.wallet, managerA.wallet, { organization: orgA, name: 'manager as bot' }));
     expect(res.status).toBe(201);
     expect(res.body.address).toBe(managerA.wallet.address);
   });

@@ -42,8 +42,13 @@ describe('migration 1764000500000: one active maker key per bot wallet', () => {
 
       await migration.up(q);
 
-      const rows: { id: string; revoked_at: Date | null }[] = await env.db.query(`SELECT id, revoked_at FROM api_keys WHERE id = ANY($1)`, [[first, copy, again, alreadyRevoked, alone]]);
-      const active = rows.filter((r) => r.revoked_at === null).map((r) => r.id).sort();
+      const rows: { id: string; revoked_at: Date | null }[] = await env.db.query(`SELECT id, revoked_at FROM api_keys WHERE id = ANY($1)`, [
+        [first, copy, again, alreadyRevoked, alone],
+      ]);
+      const active = rows
+        .filter((r) => r.revoked_at === null)
+        .map((r) => r.id)
+        .sort();
       expect(active).toEqual([first, alone].sort());
       await expect(insertKey(orgs[1], shared.toLowerCase(), '2026-02-01T00:00:00Z')).rejects.toMatchObject({ code: '23505' });
     } finally {

@@ -29,7 +29,11 @@ describe('maker organizations and keys', () => {
   /** POST /api/maker/keys signed by `who` and by the bot wallet, sent by `who`; answers the bot's address too. */
   async function addKey(who: Member, name: string, status = 201): Promise<request.Response & { bot: `0x${string}` }> {
     const bot = newWallet();
-    const res = await request(app).post('/api/maker/keys').set(bearer(who.token)).send(await signedKeyAdd(who.wallet, bot, { organization: orgId, name })).expect(status);
+    const res = await request(app)
+      .post('/api/maker/keys')
+      .set(bearer(who.token))
+      .send(await signedKeyAdd(who.wallet, bot, { organization: orgId, name }))
+      .expect(status);
     return Object.assign(res, { bot: bot.address });
   }
 
@@ -49,7 +53,15 @@ describe('maker organizations and keys', () => {
   it('GET /api/me gives tier maker with role and organization for each role, freemium otherwise', async () => {
     for (const role of ['owner', 'admin', 'manager', 'member'] as const) {
       const me = await request(app).get('/api/me').set(bearer(people[role].token)).expect(200);
-      expect(me.body).toEqual({ credential: 'siwe', address: people[role].wallet.address, tier: 'maker', role, organization_id: orgId, organization_name: 'Deep Liquidity', dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null } });
+      expect(me.body).toEqual({
+        credential: 'siwe',
+        address: people[role].wallet.address,
+        tier: 'maker',
+        role,
+        organization_id: orgId,
+        organization_name: 'Deep Liquidity',
+        dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null },
+      });
     }
     const me = await request(app).get('/api/me').set(bearer(people.outsider.token)).expect(200);
     expect(me.body).toEqual({ credential: 'siwe', address: people.outsider.wallet.address, tier: 'freemium' });
@@ -58,7 +70,14 @@ describe('maker organizations and keys', () => {
   it('an admin adds a key with a signed statement; the secret is shown once, stored hashed', async () => {
     const res = await addKey(people.admin, 'bot alpha');
     const { bot } = res;
-    expect(res.body).toEqual({ id: expect.any(String), name: 'bot alpha', address: bot, created_at: expect.any(String), last_used_at: null, secret: expect.stringMatching(/^mk_/) });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      name: 'bot alpha',
+      address: bot,
+      created_at: expect.any(String),
+      last_used_at: null,
+      secret: expect.stringMatching(/^mk_/),
+    });
     const rows: { secret_hash: string }[] = await env.db.query(`SELECT secret_hash FROM api_keys WHERE id = $1`, [res.body.id]);
     expect(rows[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0].secret_hash).not.toContain(res.body.secret);
@@ -120,7 +139,10 @@ describe('maker organizations and keys', () => {
     ];
     for (const [field, override, text] of cases) {
       const signed = await signStatement(people.admin.wallet, { action: 'add_member', member: bot, organization: orgId, name: 'bot gamma', ...override });
-      const res = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...(await cosigned(signed)) });
+      const res = await request(app)
+        .post('/api/maker/keys')
+        .set(bearer(people.admin.token))
+        .send({ address: bot, name: 'bot gamma', ...(await cosigned(signed)) });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('statement_mismatch');
       expect(res.body.error).toMatch(text);
@@ -128,12 +150,28 @@ describe('maker organizations and keys', () => {
     }
     // Signed by a real manager, but sent with the admin's session: Admin is not the bearer.
     const byManager = await signStatement(people.manager.wallet, { action: 'add_member', member: bot, organization: orgId, name: 'bot gamma' });
-    const res = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...(await cosigned(byManager)) }).expect(403);
+    const res = await request(app)
+      .post('/api/maker/keys')
+      .set(bearer(people.admin.token))
+      .send({ address: bot, name: 'bot gamma', ...(await cosigned(byManager)) })
+      .expect(403);
     expect(res.body.error).toMatch(/does not match the signed-in wallet/);
     // A maker title is required on maker routes.
     const takerTitle = await signStatement(people.admin.wallet, { kind: 'taker', action: 'add_member', member: bot, organization: orgId, name: 'bot gamma' });
-    expect((await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...(await cosigned(takerTitle)) }).expect(403)).body.error).toMatch(/title/);
-    const malformed = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send({ address: bot, name: 'bot gamma', ...(await cosigned({ message: 'please add' })), signature: byManager.signature }).expect(400);
+    expect(
+      (
+        await request(app)
+          .post('/api/maker/keys')
+          .set(bearer(people.admin.token))
+          .send({ address: bot, name: 'bot gamma', ...(await cosigned(takerTitle)) })
+          .expect(403)
+      ).body.error,
+    ).toMatch(/title/);
+    const malformed = await request(app)
+      .post('/api/maker/keys')
+      .set(bearer(people.admin.token))
+      .send({ address: bot, name: 'bot gamma', ...(await cosigned({ message: 'please add' })), signature: byManager.signature })
+      .expect(400);
     expect(malformed.body.details[0].path).toBe('message');
   });
 
@@ -150,7 +188,9 @@ describe('maker organizations and keys', () => {
     await request(probe).get('/maker-only').set(bearer(key.secret)).expect(200);
 
     const wrong = await signStatement(people.admin.wallet, { action: 'remove_member', member: bot, organization: orgId, name: 'bot other' });
-    expect((await request(app).delete(`/api/maker/keys/${key.id}`).set(bearer(people.admin.token)).send(wrong).expect(403)).body.error).toMatch(/Name does not match/);
+    expect((await request(app).delete(`/api/maker/keys/${key.id}`).set(bearer(people.admin.token)).send(wrong).expect(403)).body.error).toMatch(
+      /Name does not match/,
+    );
 
     const sub = env.redis.duplicate();
     const announced = new Promise<string>((resolve) => sub.on('message', (_channel, msg: string) => resolve(msg)));
@@ -158,7 +198,14 @@ describe('maker organizations and keys', () => {
     try {
       const signed = await signStatement(people.admin.wallet, { action: 'remove_member', member: bot, organization: orgId, name: 'bot epsilon' });
       const res = await request(app).delete(`/api/maker/keys/${key.id}`).set(bearer(people.admin.token)).send(signed).expect(200);
-      expect(res.body).toEqual({ id: key.id, name: 'bot epsilon', address: bot, created_at: key.created_at, last_used_at: expect.any(String), removed_at: expect.any(String) });
+      expect(res.body).toEqual({
+        id: key.id,
+        name: 'bot epsilon',
+        address: bot,
+        created_at: key.created_at,
+        last_used_at: expect.any(String),
+        removed_at: expect.any(String),
+      });
       expect(JSON.parse(await announced)).toEqual({ kind: 'maker_key', keyId: key.id });
     } finally {
       sub.disconnect();
@@ -173,29 +220,58 @@ describe('maker organizations and keys', () => {
 
   it('transfer_admin moves the admin role; the old admin is then refused', async () => {
     const next = await person();
-    const signed = await signStatement(people.admin.wallet, { action: 'transfer_admin', member: next.wallet.address, organization: orgId, name: 'Deep Liquidity' });
-    const res = await request(app).put('/api/maker/organization').set(bearer(people.admin.token)).send({ new_admin: next.wallet.address, ...signed }).expect(200);
+    const signed = await signStatement(people.admin.wallet, {
+      action: 'transfer_admin',
+      member: next.wallet.address,
+      organization: orgId,
+      name: 'Deep Liquidity',
+    });
+    const res = await request(app)
+      .put('/api/maker/organization')
+      .set(bearer(people.admin.token))
+      .send({ new_admin: next.wallet.address, ...signed })
+      .expect(200);
     expect(res.body).toEqual({ id: orgId, name: 'Deep Liquidity', admin: next.wallet.address, previous_admin: people.admin.wallet.address });
 
     const old = await request(app).get('/api/maker/keys').set(bearer(people.admin.token)).expect(403);
     expect(old.body.code).toBe('role_forbidden');
     expect((await request(app).get('/api/me').set(bearer(people.admin.token)).expect(200)).body.role).toBe('member');
-    expect((await request(app).get('/api/me').set(bearer(next.token)).expect(200)).body).toMatchObject({ tier: 'maker', role: 'admin', organization_id: orgId });
+    expect((await request(app).get('/api/me').set(bearer(next.token)).expect(200)).body).toMatchObject({
+      tier: 'maker',
+      role: 'admin',
+      organization_id: orgId,
+    });
     await addKey(next, 'new admin bot');
 
     // An owner may transfer admin too, and stays owner.
     const third = newWallet().address;
     const byOwner = await signStatement(people.owner.wallet, { action: 'transfer_admin', member: third, organization: orgId, name: 'Deep Liquidity' });
-    const moved = await request(app).put('/api/maker/organization').set(bearer(people.owner.token)).send({ new_admin: third, ...byOwner }).expect(200);
+    const moved = await request(app)
+      .put('/api/maker/organization')
+      .set(bearer(people.owner.token))
+      .send({ new_admin: third, ...byOwner })
+      .expect(200);
     expect(moved.body.previous_admin).toBe(next.wallet.address);
     expect((await request(app).get('/api/me').set(bearer(people.owner.token)).expect(200)).body.role).toBe('owner');
 
     // Naming the admin it already has is a conflict, not a silent success.
     const again = await signStatement(people.owner.wallet, { action: 'transfer_admin', member: third, organization: orgId, name: 'Deep Liquidity' });
-    const same = await request(app).put('/api/maker/organization').set(bearer(people.owner.token)).send({ new_admin: third, ...again }).expect(409);
+    const same = await request(app)
+      .put('/api/maker/organization')
+      .set(bearer(people.owner.token))
+      .send({ new_admin: third, ...again })
+      .expect(409);
     expect(same.body).toEqual({ error: `${third} is already the admin`, code: 'already_admin', request_id: expect.any(String) });
 
     const wrongName = await signStatement(people.owner.wallet, { action: 'transfer_admin', member: third, organization: orgId, name: 'Other' });
-    expect((await request(app).put('/api/maker/organization').set(bearer(people.owner.token)).send({ new_admin: third, ...wrongName }).expect(403)).body.error).toMatch(/Name does not match/);
+    expect(
+      (
+        await request(app)
+          .put('/api/maker/organization')
+          .set(bearer(people.owner.token))
+          .send({ new_admin: third, ...wrongName })
+          .expect(403)
+      ).body.error,
+    ).toMatch(/Name does not match/);
   });
 });

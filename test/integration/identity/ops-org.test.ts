@@ -33,8 +33,19 @@ describe('operator organization commands', () => {
     expect(JSON.parse(listed.stdout).organizations.map((o: { id: string }) => o.id)).toEqual([org.id]);
 
     const app = buildApp(env).app;
-    const me = await request(app).get('/api/me').set(bearer(await signIn(app, manager))).expect(200);
-    expect(me.body).toEqual({ credential: 'siwe', address: manager.address, tier: 'maker', role: 'manager', organization_id: org.id, organization_name: 'Option Desk', dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null } });
+    const me = await request(app)
+      .get('/api/me')
+      .set(bearer(await signIn(app, manager)))
+      .expect(200);
+    expect(me.body).toEqual({
+      credential: 'siwe',
+      address: manager.address,
+      tier: 'maker',
+      role: 'manager',
+      organization_id: org.id,
+      organization_name: 'Option Desk',
+      dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null },
+    });
 
     const again = await ops(env, 'org:create', '--kind', 'maker', '--name', 'Second', '--owner', manager.address);
     expect(again.code).toBe(65);

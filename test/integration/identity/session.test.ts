@@ -27,7 +27,11 @@ describe('GET /api/me for each kind of bearer', () => {
   }
 
   async function makerKey(bot: PrivateKeyAccount, name: string): Promise<{ id: string; secret: string }> {
-    const res = await request(app).post('/api/maker/keys').set(bearer(makerOwnerToken)).send(await signedKeyAdd(makerOwner, bot, { organization: makerOrg, name })).expect(201);
+    const res = await request(app)
+      .post('/api/maker/keys')
+      .set(bearer(makerOwnerToken))
+      .send(await signedKeyAdd(makerOwner, bot, { organization: makerOrg, name }))
+      .expect(201);
     return res.body;
   }
 
@@ -53,10 +57,21 @@ describe('GET /api/me for each kind of bearer', () => {
 
   it('a SIWE session: freemium for a plain wallet, maker with role and organization for a member', async () => {
     const plain = newWallet();
-    const me = await request(app).get('/api/me').set(bearer(await signIn(app, plain))).expect(200);
+    const me = await request(app)
+      .get('/api/me')
+      .set(bearer(await signIn(app, plain)))
+      .expect(200);
     expect(me.body).toEqual({ credential: 'siwe', address: plain.address, tier: 'freemium' });
     const owner = await request(app).get('/api/me').set(bearer(makerOwnerToken)).expect(200);
-    expect(owner.body).toEqual({ credential: 'siwe', address: makerOwner.address, tier: 'maker', role: 'owner', organization_id: makerOrg, organization_name: 'Deep Liquidity', dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null } });
+    expect(owner.body).toEqual({
+      credential: 'siwe',
+      address: makerOwner.address,
+      tier: 'maker',
+      role: 'owner',
+      organization_id: makerOrg,
+      organization_name: 'Deep Liquidity',
+      dutch_fades: { count: 0, window_seconds: 86400, limit: 3, blocked_until: null },
+    });
   });
 
   it('a maker API key: its bot wallet, tier maker, role member, its organization and key id', async () => {
@@ -84,20 +99,46 @@ describe('GET /api/me for each kind of bearer', () => {
 
   it('a delegate minted with a taker key: the end-user wallet, freemium, the taker organization and key id', async () => {
     const user = newWallet().address;
-    const me = await request(app).get('/api/me').set(bearer(await keyedDelegate(user))).expect(200);
-    expect(me.body).toEqual({ credential: 'delegate', address: user, tier: 'freemium', organization_id: takerOrg, organization_name: 'Integrator', key_id: takerKeyId });
+    const me = await request(app)
+      .get('/api/me')
+      .set(bearer(await keyedDelegate(user)))
+      .expect(200);
+    expect(me.body).toEqual({
+      credential: 'delegate',
+      address: user,
+      tier: 'freemium',
+      organization_id: takerOrg,
+      organization_name: 'Integrator',
+      key_id: takerKeyId,
+    });
   });
 
   it('a delegate minted by the taker admin carries key_id null', async () => {
     const user = newWallet().address;
     const signed = await signStatement(takerOwner, { kind: 'taker', action: 'mint_delegate', member: user, organization: takerOrg, name: 'Integrator' });
-    const token = (await request(app).post('/api/taker/delegate').set(bearer(takerOwnerToken)).send({ address: user, expires_in: 600, ...signed }).expect(200)).body.token;
+    const token = (
+      await request(app)
+        .post('/api/taker/delegate')
+        .set(bearer(takerOwnerToken))
+        .send({ address: user, expires_in: 600, ...signed })
+        .expect(200)
+    ).body.token;
     const me = await request(app).get('/api/me').set(bearer(token)).expect(200);
-    expect(me.body).toEqual({ credential: 'delegate', address: user, tier: 'freemium', organization_id: takerOrg, organization_name: 'Integrator', key_id: null });
+    expect(me.body).toEqual({
+      credential: 'delegate',
+      address: user,
+      tier: 'freemium',
+      organization_id: takerOrg,
+      organization_name: 'Integrator',
+      key_id: null,
+    });
   });
 
   it("a delegate is freemium even for a maker member's wallet: it carries no maker rights", async () => {
-    const me = await request(app).get('/api/me').set(bearer(await keyedDelegate(makerOwner.address))).expect(200);
+    const me = await request(app)
+      .get('/api/me')
+      .set(bearer(await keyedDelegate(makerOwner.address)))
+      .expect(200);
     expect(me.body).toMatchObject({ credential: 'delegate', address: makerOwner.address, tier: 'freemium', organization_id: takerOrg });
   });
 
@@ -106,7 +147,11 @@ describe('GET /api/me for each kind of bearer', () => {
     unauthorized(await request(app).get('/api/me').set(bearer('nonsense')));
     unauthorized(await request(app).get('/api/me').set({ Authorization: 'Basic abc' }));
     unauthorized(await request(app).get('/api/me').set(bearer('eyJhbGciOiJIUzI1NiJ9.eyJ0eXAiOiJzaXdlIn0.AAAA')));
-    unauthorized(await request(app).get('/api/me').set(bearer(`mk_${'0'.repeat(32)}_${'A'.repeat(43)}`)));
+    unauthorized(
+      await request(app)
+        .get('/api/me')
+        .set(bearer(`mk_${'0'.repeat(32)}_${'A'.repeat(43)}`)),
+    );
     // A raw taker key is a backend's credential, not a wallet: it mints delegates and nothing else.
     unauthorized(await request(app).get('/api/me').set(bearer(takerSecret)));
   });
@@ -119,7 +164,9 @@ describe('GET /api/me for each kind of bearer', () => {
     unauthorized(await request(app).get('/api/me').set(bearer(key.secret)));
 
     const other = (await request(app).post('/api/taker/keys').set(bearer(takerOwnerToken)).send({ name: 'doomed' }).expect(201)).body;
-    const delegate = (await request(app).post('/api/taker/delegate').set(bearer(other.secret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body.token;
+    const delegate = (
+      await request(app).post('/api/taker/delegate').set(bearer(other.secret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)
+    ).body.token;
     await request(app).get('/api/me').set(bearer(delegate)).expect(200);
     await request(app).delete(`/api/taker/keys/${other.id}`).set(bearer(takerOwnerToken)).expect(200);
     unauthorized(await request(app).get('/api/me').set(bearer(delegate)));

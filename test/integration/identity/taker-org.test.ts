@@ -28,7 +28,11 @@ describe('taker organizations, keys and delegates', () => {
 
   async function delegateAsAdmin(address: `0x${string}`, expiresIn = 300): Promise<request.Response> {
     const signed = await signStatement(admin, { kind: 'taker', action: 'mint_delegate', member: address, organization: orgId, name: 'Acme Integrations' });
-    return request(app).post('/api/taker/delegate').set(bearer(adminToken)).send({ address, expires_in: expiresIn, ...signed }).expect(200);
+    return request(app)
+      .post('/api/taker/delegate')
+      .set(bearer(adminToken))
+      .send({ address, expires_in: expiresIn, ...signed })
+      .expect(200);
   }
 
   beforeAll(async () => {
@@ -46,7 +50,13 @@ describe('taker organizations, keys and delegates', () => {
 
   it('the taker admin issues, lists and removes keys with its session; the secret is shown once', async () => {
     const key = await issueKey('backend prod');
-    expect(key).toEqual({ id: expect.any(String), name: 'backend prod', created_at: expect.any(String), last_used_at: null, secret: expect.stringMatching(/^tk_/) });
+    expect(key).toEqual({
+      id: expect.any(String),
+      name: 'backend prod',
+      created_at: expect.any(String),
+      last_used_at: null,
+      secret: expect.stringMatching(/^tk_/),
+    });
     const list = await request(app).get('/api/taker/keys').set(bearer(adminToken)).expect(200);
     expect(list.body.keys).toContainEqual({ id: key.id, name: 'backend prod', created_at: key.created_at, last_used_at: null });
     expect(JSON.stringify(list.body)).not.toContain(key.secret);
@@ -95,9 +105,27 @@ describe('taker organizations, keys and delegates', () => {
 
     const unsigned = await request(app).post('/api/taker/delegate').set(bearer(adminToken)).send({ address: user, expires_in: 60 }).expect(400);
     expect(unsigned.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['message', 'signature']);
-    const other = await signStatement(admin, { kind: 'taker', action: 'mint_delegate', member: newWallet().address, organization: orgId, name: 'Acme Integrations' });
-    expect((await request(app).post('/api/taker/delegate').set(bearer(adminToken)).send({ address: user, expires_in: 60, ...other }).expect(403)).body.error).toMatch(/Member does not match/);
-    const memberSigned = await request(app).post('/api/taker/delegate').set(bearer(memberToken)).send({ address: user, expires_in: 60, ...other }).expect(403);
+    const other = await signStatement(admin, {
+      kind: 'taker',
+      action: 'mint_delegate',
+      member: newWallet().address,
+      organization: orgId,
+      name: 'Acme Integrations',
+    });
+    expect(
+      (
+        await request(app)
+          .post('/api/taker/delegate')
+          .set(bearer(adminToken))
+          .send({ address: user, expires_in: 60, ...other })
+          .expect(403)
+      ).body.error,
+    ).toMatch(/Member does not match/);
+    const memberSigned = await request(app)
+      .post('/api/taker/delegate')
+      .set(bearer(memberToken))
+      .send({ address: user, expires_in: 60, ...other })
+      .expect(403);
     expect(memberSigned.body.code).toBe('role_forbidden');
   });
 

@@ -49,7 +49,12 @@ export async function expectSameAsFreshIndexer(h: Harness, opts: { addresses: st
     await fresh.db.query(`UPDATE quotes SET state = 'open', closed_at = NULL, fill_tx_hash = NULL WHERE state = 'filled'`);
     const ix = await runIndexer(fresh);
     try {
-      await waitFor(`fresh indexer at block ${target.block_number}`, () => cursorOf(fresh, chainId), (c) => c !== null && c.block_number >= target.block_number, 60_000);
+      await waitFor(
+        `fresh indexer at block ${target.block_number}`,
+        () => cursorOf(fresh, chainId),
+        (c) => c !== null && c.block_number >= target.block_number,
+        60_000,
+      );
     } finally {
       await ix.stop();
     }

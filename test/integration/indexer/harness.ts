@@ -101,7 +101,11 @@ export async function recordCursorMoves(env: TestEnv): Promise<{ moves(): Promis
 export async function waitForHead(h: Harness, confirmations = 0): Promise<number> {
   // Straight from the node: viem's client caches the block number for its polling interval.
   const head = Number(await h.chain.rpc<string>('eth_blockNumber'));
-  await waitFor(`cursor at ${head}`, () => cursorOf(h.env, h.chain.chainId), (c) => c !== null && c.block_number >= head - confirmations);
+  await waitFor(
+    `cursor at ${head}`,
+    () => cursorOf(h.env, h.chain.chainId),
+    (c) => c !== null && c.block_number >= head - confirmations,
+  );
   return head;
 }
 
@@ -142,9 +146,19 @@ export async function mint(chain: TestChain, pair: Address, to: number, id: bigi
 }
 
 export async function createPair(chain: TestChain, token0: Address, token1: Address, premium: Address): Promise<Address> {
-  const hash = await chain.wallets[0].writeContract({ address: chain.addresses.pairFactory, abi: pairFactoryAbi, functionName: 'createPair', args: [token0, token1, premium] });
+  const hash = await chain.wallets[0].writeContract({
+    address: chain.addresses.pairFactory,
+    abi: pairFactoryAbi,
+    functionName: 'createPair',
+    args: [token0, token1, premium],
+  });
   await chain.publicClient.waitForTransactionReceipt({ hash });
-  return chain.publicClient.readContract({ address: chain.addresses.pairFactory, abi: pairFactoryAbi, functionName: 'getPair', args: [token0, token1, premium] });
+  return chain.publicClient.readContract({
+    address: chain.addresses.pairFactory,
+    abi: pairFactoryAbi,
+    functionName: 'getPair',
+    args: [token0, token1, premium],
+  });
 }
 
 export async function balanceOf(chain: TestChain, pair: Address, holder: Address, id: bigint): Promise<bigint> {
@@ -166,7 +180,15 @@ export async function settleQuote(
   const now = await h.chain.now();
   const expiry = now + 7 * 86_400;
   const legs: Leg[] = [
-    { pair6909Contract: h.chain.addresses.pair, optionType: 0, structure: 0, startExerciseTimestamp: 0, expiryTimestamp: expiry, strikeWad: opts.strike ?? 3100n, amount: opts.amount ?? 5n },
+    {
+      pair6909Contract: h.chain.addresses.pair,
+      optionType: 0,
+      structure: 0,
+      startExerciseTimestamp: 0,
+      expiryTimestamp: expiry,
+      strikeWad: opts.strike ?? 3100n,
+      amount: opts.amount ?? 5n,
+    },
   ];
   const dirs = directions('b_is_buy', [0]);
   const salt = `0x${randomBytes(32).toString('hex')}` as Hex;
@@ -179,7 +201,19 @@ export async function settleQuote(
      VALUES ($1, $2, 'package_only', 'b_is_buy', 'single', $3, $4, $5, $6, $7, $8, $9, $10, now() + interval '5 minutes', $11,
        CASE WHEN $11 = 'open' THEN NULL ELSE now() END)`,
     // `expired`: the expiry job already closed it, as when the indexer lags the chain.
-    [quoteId, h.chain.chainId, taker.address, zeroAddress, salt, hash.toLowerCase(), dirs, h.chain.addresses.pair, expiry, streamHash, opts.expired ? 'expired' : 'open'],
+    [
+      quoteId,
+      h.chain.chainId,
+      taker.address,
+      zeroAddress,
+      salt,
+      hash.toLowerCase(),
+      dirs,
+      h.chain.addresses.pair,
+      expiry,
+      streamHash,
+      opts.expired ? 'expired' : 'open',
+    ],
   );
   const offer: PackageOffer = {
     takerAddressHash: hash,

@@ -43,14 +43,21 @@ async function snapshot(): Promise<Snapshot> {
   return out;
 }
 
-const changedTables = (before: Snapshot, after: Snapshot) => [...after.keys()].filter((t) => JSON.stringify(before.get(t)) !== JSON.stringify(after.get(t))).sort();
+const changedTables = (before: Snapshot, after: Snapshot) =>
+  [...after.keys()].filter((t) => JSON.stringify(before.get(t)) !== JSON.stringify(after.get(t))).sort();
 
 /** Writes one batch, in block `block`, holding one log of each of `kinds` (in that order), as the store does: one transaction. */
 async function writeBatch(kinds: string[], block: number): Promise<void> {
   const blockHash = `0x${block.toString(16).padStart(64, '0')}` as Hex;
   const logs: DecodedLog[] = kinds.map((kind, i) => {
     const e = INDEXED_EVENTS[kind as keyof typeof INDEXED_EVENTS] as IndexedEvent<string, object>;
-    const raw = encodeLog(e.abi, fixedArgs(e.abi), { address: EMITTERS[e.emitter], blockNumber: block, blockHash, logIndex: i, txHash: toHex(randomBytes(32)) });
+    const raw = encodeLog(e.abi, fixedArgs(e.abi), {
+      address: EMITTERS[e.emitter],
+      blockNumber: block,
+      blockHash,
+      logIndex: i,
+      txHash: toHex(randomBytes(32)),
+    });
     return decodeLog(raw, () => e.emitter)!;
   });
   const changes = handleLogs(logs, new Map([[block, 1_700_000_000 + block]]));
@@ -65,7 +72,15 @@ let initial: Snapshot;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  await new RegistryService(env.db).upsertNetwork({ chain_id: CHAIN, name: 'rollback test', rpc_urls: ['http://127.0.0.1:9'], contracts: {}, enabled: false, confirmations: 0, tokens: [] });
+  await new RegistryService(env.db).upsertNetwork({
+    chain_id: CHAIN,
+    name: 'rollback test',
+    rpc_urls: ['http://127.0.0.1:9'],
+    contracts: {},
+    enabled: false,
+    confirmations: 0,
+    tokens: [],
+  });
   // The open quote a settlement in these batches fills (matched by its taker hash), so the quote's fill is rolled back too.
   const takerHash = (fixedArgs(packageExecutedEvent).takerAddressHash as string).toLowerCase();
   await env.db.query(
@@ -82,7 +97,16 @@ beforeAll(async () => {
                          dutch_phase, dutch_request, dutch_request_digest, taker_signature, taker_nonce, compete_ends_at)
      VALUES ($1, $2, 'dutch_only', 'b_is_buy', 'call', $3, $3, $4, $5, '{1}', $6, $7, $8, now() + interval '1 hour',
              'open', '{}', $5, '0x', 1, now())`,
-    [randomUUID(), CHAIN, EMITTERS.factory, toHex(randomBytes(32)), requestDigest, EMITTERS.pair, Math.floor(Date.now() / 1000) + 86_400, toHex(randomBytes(32))],
+    [
+      randomUUID(),
+      CHAIN,
+      EMITTERS.factory,
+      toHex(randomBytes(32)),
+      requestDigest,
+      EMITTERS.pair,
+      Math.floor(Date.now() / 1000) + 86_400,
+      toHex(randomBytes(32)),
+    ],
   );
   // The active exclusive fill a use in these batches marks used (matched by its id hash), holding one open order it fills.
   const fillId = randomUUID();

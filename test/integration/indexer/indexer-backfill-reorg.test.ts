@@ -49,7 +49,11 @@ describe('a reorg during the backfill', () => {
     const ix = await runIndexer(h.env);
     try {
       // Let it write past the fork point, then replace everything above it.
-      const seen = await waitFor('backfill past the fork', () => cursorOf(h.env, 31337), (c) => c !== null && c.block_number > forkAt + 20);
+      const seen = await waitFor(
+        'backfill past the fork',
+        () => cursorOf(h.env, 31337),
+        (c) => c !== null && c.block_number > forkAt + 20,
+      );
       await h.chain.rpc('evm_revert', [snapshot]);
       // Still far from the head it set out for: the reorg landed mid-backfill.
       expect(seen!.block_number).toBeLessThan(oldHead - 20);
@@ -57,7 +61,12 @@ describe('a reorg during the backfill', () => {
       await pairCall(h.chain, 1, pair(), 'transfer', [addr(7), id, 5n]);
       await mineBlocks(h.chain, oldHead - forkAt + 10);
       const head = await h.chain.rpc<{ hash: string; number: string }>('eth_getBlockByNumber', ['latest', false]);
-      await waitFor('the new fork indexed', () => cursorOf(h.env, 31337), (c) => c?.block_hash === head.hash, 60_000);
+      await waitFor(
+        'the new fork indexed',
+        () => cursorOf(h.env, 31337),
+        (c) => c?.block_hash === head.hash,
+        60_000,
+      );
 
       const after = (await request(app).get('/api/indexer/status?chain_id=31337').expect(200)).body.networks[0];
       expect(after.reorgs.count).toBeGreaterThanOrEqual(1);

@@ -45,10 +45,18 @@ describe('indexer faults', () => {
     const ix = await runIndexer(h.env);
     try {
       await waitForHead(h, 1);
-      await waitFor('status 200', async () => request(app).get('/api/indexer/status'), (r) => r.status === 200);
+      await waitFor(
+        'status 200',
+        async () => request(app).get('/api/indexer/status'),
+        (r) => r.status === 200,
+      );
 
       await proxy.stop();
-      const down = await waitFor('status 503', async () => request(app).get('/api/indexer/status'), (r) => r.status === 503);
+      const down = await waitFor(
+        'status 503',
+        async () => request(app).get('/api/indexer/status'),
+        (r) => r.status === 503,
+      );
       // Fixed words and a code; the RPC's own error text stays in the logs.
       expect(down.body).toEqual({
         error: 'indexer unavailable: RPC of chain 31337 does not answer',
@@ -56,7 +64,9 @@ describe('indexer faults', () => {
         details: [{ path: 'networks.31337', message: 'RPC of chain 31337 does not answer' }],
         request_id: expect.any(String),
       });
-      const raw: { last_error: string | null; error_code: string | null }[] = await h.env.db.query(`SELECT last_error, error_code FROM indexer_status WHERE chain_id = 31337`);
+      const raw: { last_error: string | null; error_code: string | null }[] = await h.env.db.query(
+        `SELECT last_error, error_code FROM indexer_status WHERE chain_id = 31337`,
+      );
       expect(raw[0].error_code).toBe('rpc_unavailable');
       expect(raw[0].last_error).toBeTruthy();
       expect(JSON.stringify(down.body)).not.toContain(raw[0].last_error!.slice(0, 40));
@@ -66,7 +76,11 @@ describe('indexer faults', () => {
       await mineBlocks(h.chain, 3);
 
       await proxy.start();
-      const up = await waitFor('status 200 again', async () => request(app).get('/api/indexer/status'), (r) => r.status === 200);
+      const up = await waitFor(
+        'status 200 again',
+        async () => request(app).get('/api/indexer/status'),
+        (r) => r.status === 200,
+      );
       expect(up.body.networks[0].chain_id).toBe(31337);
       const head = await waitForHead(h, 1);
       await expectMirrorsChain(h.chain, h.env, head - 1);
@@ -124,11 +138,14 @@ describe('indexer faults', () => {
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_c, signal) => r(signal)));
     try {
       // Let it write part of the history, then kill it without warning.
-      const midway = await waitFor('backfill under way', () => cursorOf(h.env, 31337), (c) => c !== null && c.block_hash !== null && c.block_number > 20, 60_000).catch(
-        (err: Error) => {
-          throw new Error(`${err.message}; indexer stderr: ${stderr.slice(-2000)}`);
-        },
-      );
+      const midway = await waitFor(
+        'backfill under way',
+        () => cursorOf(h.env, 31337),
+        (c) => c !== null && c.block_hash !== null && c.block_number > 20,
+        60_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; indexer stderr: ${stderr.slice(-2000)}`);
+      });
       child.kill('SIGKILL');
       expect(await exited).toBe('SIGKILL');
       const killedAt = (await cursorOf(h.env, 31337))!.block_number;

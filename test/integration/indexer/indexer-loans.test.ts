@@ -32,12 +32,16 @@ interface LoanRow {
   health_wad: string | null;
 }
 const loanRow = async (loanId: bigint): Promise<LoanRow | undefined> =>
-  ((await h.env.db.query(
-    `SELECT loan_id::text, state, collateral_amount::text, principal_outstanding::text, interest_paid::text, health_wad::text FROM indexer_loans WHERE chain_id = 31337 AND loan_id = $1`,
-    [loanId.toString()],
-  )) as LoanRow[])[0];
+  (
+    (await h.env.db.query(
+      `SELECT loan_id::text, state, collateral_amount::text, principal_outstanding::text, interest_paid::text, health_wad::text FROM indexer_loans WHERE chain_id = 31337 AND loan_id = $1`,
+      [loanId.toString()],
+    )) as LoanRow[]
+  )[0];
 const eventKinds = async (loanId: bigint): Promise<{ kind: string; borrower: string; lender: string }[]> =>
-  h.env.db.query(`SELECT kind, borrower, lender FROM indexer_loan_events WHERE chain_id = 31337 AND loan_id = $1 ORDER BY block_number, log_index`, [loanId.toString()]);
+  h.env.db.query(`SELECT kind, borrower, lender FROM indexer_loan_events WHERE chain_id = 31337 AND loan_id = $1 ORDER BY block_number, log_index`, [
+    loanId.toString(),
+  ]);
 
 const openWethLoan = async (principal: bigint, collateral: bigint) =>
   lend.openLoan(h.chain.wallets[1], h.chain.wallets[2], {
@@ -83,15 +87,22 @@ describe('loan indexing', () => {
       args: [loanId],
     });
     const row = await loanRow(loanId);
-    const expected = healthWad({ collateral_amount: collateral, principal_outstanding: principal, threshold_bps: thresholdBps }, { price_wad: 3000n * WAD, decimals: 18 }, { price_wad: WAD, decimals: 6 });
-    expect(row).toMatchObject({ state: 'active', collateral_amount: collateral.toString(), principal_outstanding: principal.toString(), health_wad: expected!.toString() });
+    const expected = healthWad(
+      { collateral_amount: collateral, principal_outstanding: principal, threshold_bps: thresholdBps },
+      { price_wad: 3000n * WAD, decimals: 18 },
+      { price_wad: WAD, decimals: 6 },
+    );
+    expect(row).toMatchObject({
+      state: 'active',
+      collateral_amount: collateral.toString(),
+      principal_outstanding: principal.toString(),
+      health_wad: expected!.toString(),
+    });
     // Interest first: what the 400 paid beyond principal.
     expect(BigInt(row!.interest_paid) + 1000n * USDC - principal).toBe(400n * USDC);
     const borrower = h.chain.accounts[2].address;
     const lender = h.chain.accounts[1].address;
-    expect(await eventKinds(loanId)).toEqual(
-      ['opened', 'collateral_added', 'repaid', 'collateral_withdrawn'].map((kind) => ({ kind, borrower, lender })),
-    );
+    expect(await eventKinds(loanId)).toEqual(['opened', 'collateral_added', 'repaid', 'collateral_withdrawn'].map((kind) => ({ kind, borrower, lender })));
   });
 
   it('re-values loans on a price update, announces the at-risk crossing on the loan stream, and closes the loan on liquidation', async () => {
@@ -127,7 +138,11 @@ describe('loan indexing', () => {
       () => topicEvents(h.env, topics.exploreLoanStream(streamHash)),
       (es) => es.some((e) => e.payload.event === 'loan' && e.payload.kind === 'liquidated'),
     );
-    expect(live.find((e) => e.payload.kind === 'liquidated')!.payload).toMatchObject({ loan_id: loanId.toString(), actor: h.chain.accounts[4].address, borrower: h.chain.accounts[2].address });
+    expect(live.find((e) => e.payload.kind === 'liquidated')!.payload).toMatchObject({
+      loan_id: loanId.toString(),
+      actor: h.chain.accounts[4].address,
+      borrower: h.chain.accounts[2].address,
+    });
     // seq grows by one per event on the topic.
     expect(live.map((e) => e.seq)).toEqual(live.map((_, i) => i + 1));
     await lend.setPrice(h.chain.wallets[0], h.chain.addresses.weth, 3000n * WAD);

@@ -7,7 +7,20 @@ import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity, topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
 import { ACCOUNTED_TABLES, expectSameAsFreshIndexer, recordWrites } from './fresh-indexer';
-import { cursorOf, mineBlocks, mint, openHarness, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
+import {
+  cursorOf,
+  mineBlocks,
+  mint,
+  openHarness,
+  optionId,
+  pairCall,
+  quoteState,
+  runIndexer,
+  settleQuote,
+  waitFor,
+  waitForHead,
+  type Harness,
+} from './harness';
 import { expectMirrorsChain } from './mirror';
 
 /**
@@ -108,26 +121,53 @@ describe.each([1, 10, 200])('a reorg of %i blocks under a running indexer', (dep
     await pairCall(h.chain, 1, pair(), 'transfer', [addr(6), idA, 4n]);
     await mineBlocks(h.chain, depth + 1);
     const head = await nodeHead();
-    await waitFor('the new chain indexed', () => cursorOf(h.env, 31337), (c) => c?.block_hash === head.hash);
+    await waitFor(
+      'the new chain indexed',
+      () => cursorOf(h.env, 31337),
+      (c) => c?.block_hash === head.hash,
+    );
 
     const status = (await request(app).get('/api/indexer/status').expect(200)).body.networks[0];
-    expect(status).toMatchObject({ healthy: true, problem: null, reorgs: { count: reorgsBefore + 1, last: { depth: expect.any(Number), ancestor_block: expect.any(Number) } } });
+    expect(status).toMatchObject({
+      healthy: true,
+      problem: null,
+      reorgs: { count: reorgsBefore + 1, last: { depth: expect.any(Number), ancestor_block: expect.any(Number) } },
+    });
     expect(status.reorgs.last.ancestor_block).toBeLessThanOrEqual(forkAt);
     expect(status.reorgs.last.depth).toBeGreaterThanOrEqual(depth);
     expect(status.reorgs.deepest).toBeGreaterThanOrEqual(depth);
 
     // The quote its settlement filled is open again; taker and maker hear it, the maker without the taker's identity.
     expect(await quoteState(h, settled.quoteId)).toEqual({ state: 'open', fill_tx_hash: null, closed_at: null });
-    const taker = await waitFor('taker hears the reopening', () => topicEvents(h.env, topics.rfqStream(settled.streamHash)), (e) => e.some((x) => x.payload.reorged === true));
+    const taker = await waitFor(
+      'taker hears the reopening',
+      () => topicEvents(h.env, topics.rfqStream(settled.streamHash)),
+      (e) => e.some((x) => x.payload.reorged === true),
+    );
     expect(taker.map((e) => [e.payload.state, e.payload.reorged ?? false])).toEqual([
       ['filled', false],
       ['open', true],
     ]);
-    const maker = await waitFor('maker hears it', () => topicEvents(h.env, topics.rfqMaker(addr(8))), (e) => e.some((x) => x.payload.quote_id === settled.quoteId && x.payload.reorged === true));
-    assertNoTakerIdentity(maker.map((e) => e.payload), { taker: addr(7) });
+    const maker = await waitFor(
+      'maker hears it',
+      () => topicEvents(h.env, topics.rfqMaker(addr(8))),
+      (e) => e.some((x) => x.payload.quote_id === settled.quoteId && x.payload.reorged === true),
+    );
+    assertNoTakerIdentity(
+      maker.map((e) => e.payload),
+      { taker: addr(7) },
+    );
     // Explore watchers of the pair hear that its events above the ancestor are gone.
-    const explore = await waitFor('explore reorg notice', () => topicEvents(h.env, topics.exploreClobStream(watcher)), (e) => e.some((x) => x.payload.event === 'reorg'));
-    expect(explore.find((x) => x.payload.event === 'reorg')!.payload).toMatchObject({ chain_id: 31337, clob: pair(), ancestor_block: status.reorgs.last.ancestor_block });
+    const explore = await waitFor(
+      'explore reorg notice',
+      () => topicEvents(h.env, topics.exploreClobStream(watcher)),
+      (e) => e.some((x) => x.payload.event === 'reorg'),
+    );
+    expect(explore.find((x) => x.payload.event === 'reorg')!.payload).toMatchObject({
+      chain_id: 31337,
+      clob: pair(),
+      ancestor_block: status.reorgs.last.ancestor_block,
+    });
 
     await expectMirrorsChain(h.chain, h.env, Number(head.number));
     await expectSameAsFreshIndexer(h, { addresses: everyone(), env: ENV });
@@ -140,7 +180,17 @@ describe('the rollback list', () => {
     await writes.drop();
     // Written by this test itself (quotes) or by the indexer: each must be rolled back or be bookkeeping.
     expect(written.filter((t) => !ACCOUNTED_TABLES.has(t))).toEqual([]);
-    for (const t of ['indexer_balances', 'indexer_events', 'indexer_transfers', 'indexer_orders', 'indexer_settlements', 'indexer_pairs', 'quotes', 'indexer_reorg_stats', 'indexer_checkpoints']) {
+    for (const t of [
+      'indexer_balances',
+      'indexer_events',
+      'indexer_transfers',
+      'indexer_orders',
+      'indexer_settlements',
+      'indexer_pairs',
+      'quotes',
+      'indexer_reorg_stats',
+      'indexer_checkpoints',
+    ]) {
       expect(written).toContain(t);
     }
   });

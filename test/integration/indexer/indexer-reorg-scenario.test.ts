@@ -27,7 +27,13 @@ describe('the demo, then evm_revert and evm_mine', () => {
     [chain, env] = await Promise.all([startTestChain(), createTestEnv()]);
     await new RegistryService(env.db).upsertNetwork(chain.network);
     svc = await spawnService(
-      { DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL, REDIS_PREFIX: env.config.REDIS_PREFIX, DEVCHAIN: 'off', INDEXER_POLL_INTERVAL_MS: '100' },
+      {
+        DATABASE_URL: env.config.DATABASE_URL,
+        REDIS_URL: env.config.REDIS_URL,
+        REDIS_PREFIX: env.config.REDIS_PREFIX,
+        DEVCHAIN: 'off',
+        INDEXER_POLL_INTERVAL_MS: '100',
+      },
       { timeoutMs: 90_000 },
     );
   }, 120_000);
@@ -41,7 +47,12 @@ describe('the demo, then evm_revert and evm_mine', () => {
     const api = new RfqClient(svc.url);
     const taker = privateKeyToAccount(TAKER_KEY);
     const portfolio = async () => (await api.call<{ networks: unknown[] }>('GET', `/api/portfolio/${taker.address}?chain_id=31337`)).networks[0];
-    await waitFor('indexer up', () => fetch(`${svc.url}/api/indexer/status`).then((r) => r.status), (s) => s === 200, 30_000);
+    await waitFor(
+      'indexer up',
+      () => fetch(`${svc.url}/api/indexer/status`).then((r) => r.status),
+      (s) => s === 200,
+      30_000,
+    );
     const before = await portfolio();
     const snapshot = await chain.rpc<string>('evm_snapshot');
     const demoStart = Number(await chain.rpc<string>('eth_blockNumber'));
@@ -73,7 +84,11 @@ describe('the demo, then evm_revert and evm_mine', () => {
       const after = await waitFor('the portfolio back to its pre-demo state', portfolio, (p) => JSON.stringify(p) === JSON.stringify(before), 30_000);
       expect(after).toEqual(before);
       const head = await chain.rpc<{ number: string }>('eth_getBlockByNumber', ['latest', false]);
-      await waitFor('the status at the new head', () => api.call<{ networks: { cursor: number }[] }>('GET', '/api/indexer/status'), (s) => s.networks[0].cursor === Number(head.number));
+      await waitFor(
+        'the status at the new head',
+        () => api.call<{ networks: { cursor: number }[] }>('GET', '/api/indexer/status'),
+        (s) => s.networks[0].cursor === Number(head.number),
+      );
     } finally {
       polling = false;
       await poller;

@@ -3,7 +3,21 @@ import { topics } from '../../../shared/events';
 import { topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
 import { ops } from '../../support/ops';
-import { cursorOf, mineBlocks, recordCursorMoves, mint, openHarness, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
+import {
+  cursorOf,
+  mineBlocks,
+  recordCursorMoves,
+  mint,
+  openHarness,
+  optionId,
+  pairCall,
+  quoteState,
+  runIndexer,
+  settleQuote,
+  waitFor,
+  waitForHead,
+  type Harness,
+} from './harness';
 import { expectMirrorsChain } from './mirror';
 
 /**
@@ -62,7 +76,14 @@ describe('indexer reorgs', () => {
 
     await h.chain.rpc('evm_revert', [snapshot]);
     await mineBlocks(h.chain, orphanTip - forkAt + 2);
-    const head = await waitFor('new chain indexed', async () => ({ cursor: await cursorOf(h.env, 31337), head: await h.chain.rpc<{ hash: string; number: string }>('eth_getBlockByNumber', ['latest', false]) }), (v) => v.cursor?.block_hash === v.head.hash);
+    const head = await waitFor(
+      'new chain indexed',
+      async () => ({
+        cursor: await cursorOf(h.env, 31337),
+        head: await h.chain.rpc<{ hash: string; number: string }>('eth_getBlockByNumber', ['latest', false]),
+      }),
+      (v) => v.cursor?.block_hash === v.head.hash,
+    );
 
     // The cursor went back to the fork point before moving on along the new chain.
     const moves = (await cursor.moves()).slice(movesBefore);
@@ -76,7 +97,11 @@ describe('indexer reorgs', () => {
     expect((await portfolio(alice())).holdings).toEqual([expect.objectContaining({ balance: '10' })]);
     expect((await portfolio(h.chain.accounts[3].address)).open_orders).toEqual([expect.objectContaining({ order_id: orderId.toString(), remaining: '6' })]);
     expect(await quoteState(h, settled.quoteId)).toEqual({ state: 'open', fill_tx_hash: null, closed_at: null });
-    const reopened = await waitFor('reorg notice', () => topicEvents(h.env, topics.rfqStream(settled.streamHash)), (e) => e.length === 2);
+    const reopened = await waitFor(
+      'reorg notice',
+      () => topicEvents(h.env, topics.rfqStream(settled.streamHash)),
+      (e) => e.length === 2,
+    );
     expect(reopened.map((e) => [e.event, e.payload.state, e.payload.reorged ?? false])).toEqual([
       ['rfq_result', 'filled', false],
       ['rfq_result', 'open', true],
@@ -101,7 +126,11 @@ describe('indexer reorgs', () => {
     await h.chain.rpc('evm_increaseTime', [3600]);
     await mineBlocks(h.chain, WINDOW + 6);
     const head = await nodeHead();
-    await waitFor('new chain indexed', () => cursorOf(h.env, 31337), (c) => c?.block_hash === head.hash);
+    await waitFor(
+      'new chain indexed',
+      () => cursorOf(h.env, 31337),
+      (c) => c?.block_hash === head.hash,
+    );
 
     expect((await portfolio(bob())).holdings).toEqual([]);
     await expectMirrorsChain(h.chain, h.env, Number(head.number));
@@ -122,22 +151,43 @@ describe('indexer reorgs', () => {
     await h.chain.rpc('evm_increaseTime', [3600]);
     await mineBlocks(h.chain, MAX_DEPTH + 8);
 
-    const res = await waitFor('halted: 503', async () => request(app).get('/api/indexer/status?chain_id=31337'), (r) => r.status === 503);
+    const res = await waitFor(
+      'halted: 503',
+      async () => request(app).get('/api/indexer/status?chain_id=31337'),
+      (r) => r.status === 503,
+    );
     const [{ start_block }]: { start_block: string }[] = await h.env.db.query(`SELECT start_block FROM indexer_cursors WHERE chain_id = 31337`);
     const action = `npm run ops -- indexer:resync --chain 31337 --from-block ${start_block}`;
     const message = `indexer halted for chain 31337: the chain reorganised deeper than INDEXER_REORG_MAX_DEPTH; to resume, run: ${action}`;
-    expect(res.body).toEqual({ error: `indexer unavailable: ${message}`, code: 'indexer_unavailable', details: [{ path: 'networks.31337', message }], request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: `indexer unavailable: ${message}`,
+      code: 'indexer_unavailable',
+      details: [{ path: 'networks.31337', message }],
+      request_id: expect.any(String),
+    });
     // Nothing was written past the halt: the cursor stays on the orphaned tip, the quote stays as it was.
-    const row: { state: string; error_code: string; action: string }[] = await h.env.db.query(`SELECT state, error_code, action FROM indexer_status WHERE chain_id = 31337`);
+    const row: { state: string; error_code: string; action: string }[] = await h.env.db.query(
+      `SELECT state, error_code, action FROM indexer_status WHERE chain_id = 31337`,
+    );
     expect(row).toEqual([{ state: 'stopped', error_code: 'reorg_too_deep', action }]);
     expect((await cursorOf(h.env, 31337))!.block_number).toBe(before);
 
     const run = await ops(h.env, 'indexer:resync', '--chain', '31337', '--from-block', start_block, '--timeout-seconds', '60');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ chain_id: 31337, from_block: Number(start_block), state: 'done', rolled_back_to: Number(start_block) - 1, reopened_quotes: 1 });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      chain_id: 31337,
+      from_block: Number(start_block),
+      state: 'done',
+      rolled_back_to: Number(start_block) - 1,
+      reopened_quotes: 1,
+    });
     const head = await nodeHead();
-    await waitFor('re-indexed from the start', () => cursorOf(h.env, 31337), (c) => c?.block_hash === head.hash);
+    await waitFor(
+      're-indexed from the start',
+      () => cursorOf(h.env, 31337),
+      (c) => c?.block_hash === head.hash,
+    );
     const status = await request(app).get('/api/indexer/status?chain_id=31337').expect(200);
     expect(status.body.networks[0]).toMatchObject({ healthy: true, problem: null, action: null });
     expect(await quoteState(h, settled.quoteId)).toEqual({ state: 'open', fill_tx_hash: null, closed_at: null });

@@ -2,7 +2,20 @@ import { topics } from '../../../shared/events';
 import { topicEvents } from '../../support/events';
 import { ops } from '../../support/ops';
 import { expectSameAsFreshIndexer } from './fresh-indexer';
-import { cursorOf, mint, openHarness, recordCursorMoves, optionId, pairCall, quoteState, runIndexer, settleQuote, waitFor, waitForHead, type Harness } from './harness';
+import {
+  cursorOf,
+  mint,
+  openHarness,
+  recordCursorMoves,
+  optionId,
+  pairCall,
+  quoteState,
+  runIndexer,
+  settleQuote,
+  waitFor,
+  waitForHead,
+  type Harness,
+} from './harness';
 import { expectMirrorsChain } from './mirror';
 
 /**
@@ -75,8 +88,14 @@ describe('npm run ops -- indexer:status', () => {
   });
 
   it('names what is wrong with its arguments', async () => {
-    expect(await ops(h.env, 'indexer:status', '--chain', '999')).toMatchObject({ code: 65, stderr: 'error: network 999 is not in the registry (npm run ops -- network:list)\n' });
-    expect(await ops(h.env, 'indexer:status', '--chain', 'abc')).toMatchObject({ code: 64, stderr: '--chain must be a whole number from 1 to 2147483647, got abc\n' });
+    expect(await ops(h.env, 'indexer:status', '--chain', '999')).toMatchObject({
+      code: 65,
+      stderr: 'error: network 999 is not in the registry (npm run ops -- network:list)\n',
+    });
+    expect(await ops(h.env, 'indexer:status', '--chain', 'abc')).toMatchObject({
+      code: 64,
+      stderr: '--chain must be a whole number from 1 to 2147483647, got abc\n',
+    });
   });
 });
 
@@ -85,7 +104,11 @@ describe('npm run ops -- indexer:resync', () => {
     const cursor = (await cursorOf(h.env, 31337))!.block_number;
     const cases: [string[], number, string][] = [
       [['--chain', '999', '--from-block', '1'], 65, 'error: network 999 is not in the registry (npm run ops -- network:list)\n'],
-      [['--chain', '31337', '--from-block', String(cursor + 1000)], 65, `error: network 31337 is indexed up to block ${cursor}: --from-block ${cursor + 1000} is above it, nothing to roll back\n`],
+      [
+        ['--chain', '31337', '--from-block', String(cursor + 1000)],
+        65,
+        `error: network 31337 is indexed up to block ${cursor}: --from-block ${cursor + 1000} is above it, nothing to roll back\n`,
+      ],
       [['--chain', '31337'], 64, '--from-block is required\n'],
       [['--from-block', '3'], 64, '--chain is required\n'],
       [['--chain', '31337', '--from-block', '-4'], 64, '--from-block must be a whole number from 0 to 9007199254740991, got -4\n'],
@@ -99,7 +122,11 @@ describe('npm run ops -- indexer:resync', () => {
 
   it('rolls back and re-syncs from a block under load, while the indexer runs, re-announcing what it re-derives', async () => {
     const settled = await settleQuote(h, { maker: 5, taker: 6 });
-    await waitFor('quote filled', () => quoteState(h, settled.quoteId), (q) => q.state === 'filled');
+    await waitFor(
+      'quote filled',
+      () => quoteState(h, settled.quoteId),
+      (q) => q.state === 'filled',
+    );
     const settledAt: { block_number: string }[] = await h.env.db.query(`SELECT block_number FROM indexer_settlements WHERE quote_id = $1`, [settled.quoteId]);
     const fromBlock = Number(settledAt[0].block_number) - 1;
     const cursor = await recordCursorMoves(h.env);
@@ -113,17 +140,31 @@ describe('npm run ops -- indexer:resync', () => {
       expect(sent).toBeGreaterThan(0);
     }
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(run.stdout)).toMatchObject({ from_block: fromBlock, state: 'done', rolled_back_to: fromBlock - 1, reopened_quotes: 1, outcome: expect.stringContaining(`re-syncing from block ${fromBlock}`) });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      from_block: fromBlock,
+      state: 'done',
+      rolled_back_to: fromBlock - 1,
+      reopened_quotes: 1,
+      outcome: expect.stringContaining(`re-syncing from block ${fromBlock}`),
+    });
 
     const head = await nodeHead();
-    await waitFor('caught up after the load', () => cursorOf(h.env, 31337), (c) => c?.block_hash === head.hash);
+    await waitFor(
+      'caught up after the load',
+      () => cursorOf(h.env, 31337),
+      (c) => c?.block_hash === head.hash,
+    );
     // The cursor went back to the block before --from-block, then forward again.
     const moves = await cursor.moves();
     expect(moves).toContain(fromBlock - 1);
     expect(moves[moves.length - 1]).toBe(Number(head.number));
     // The settlement is still on chain: the quote was reopened by the rollback and filled again, and the taker heard both.
     expect((await quoteState(h, settled.quoteId)).state).toBe('filled');
-    const seen = await waitFor('filled again', () => topicEvents(h.env, topics.rfqStream(settled.streamHash)), (e) => e.length >= 3);
+    const seen = await waitFor(
+      'filled again',
+      () => topicEvents(h.env, topics.rfqStream(settled.streamHash)),
+      (e) => e.length >= 3,
+    );
     expect(seen.map((e) => [e.payload.state, e.payload.reorged ?? false])).toEqual([
       ['filled', false],
       ['open', true],
@@ -142,10 +183,19 @@ describe('npm run ops -- indexer:resync', () => {
     expect(request).toMatchObject({ chain_id: 31337, from_block: 5, state: 'pending', done_at: null });
     const timedOut = await ops(h.env, 'indexer:resync', '--chain', '31337', '--from-block', '7', '--timeout-seconds', '1');
     expect(timedOut.code).toBe(65);
-    expect(timedOut.stderr).toMatch(/^error: no indexer served resync request \d+ of chain 31337 within 1 s; it stays pending and runs as soon as the indexer of that network is up/);
+    expect(timedOut.stderr).toMatch(
+      /^error: no indexer served resync request \d+ of chain 31337 within 1 s; it stays pending and runs as soon as the indexer of that network is up/,
+    );
 
     ix = await runIndexer(h.env);
-    const done = await waitFor('requests served', async () => (await h.env.db.query(`SELECT id::int AS id, state, rolled_back_to::int AS rolled_back_to FROM indexer_resync_requests WHERE id >= $1 ORDER BY id`, [request.id])) as { state: string; rolled_back_to: number }[], (rows) => rows.every((r) => r.state === 'done'));
+    const done = await waitFor(
+      'requests served',
+      async () =>
+        (await h.env.db.query(`SELECT id::int AS id, state, rolled_back_to::int AS rolled_back_to FROM indexer_resync_requests WHERE id >= $1 ORDER BY id`, [
+          request.id,
+        ])) as { state: string; rolled_back_to: number }[],
+      (rows) => rows.every((r) => r.state === 'done'),
+    );
     // One rollback served both: to the block before the lower of the two.
     expect(done.map((r) => r.rolled_back_to)).toEqual([4, 4]);
     const head = await waitForHead(h);

@@ -33,7 +33,13 @@ const unreachable = { code: 'rpc_unavailable', message: 'RPC of chain 1337 does 
 
 describe('indexer status and cores per network', () => {
   it('marks only the unreachable network unhealthy, with fixed words and a code', async () => {
-    const body = (await waitFor('both reported', async () => request(app).get('/api/indexer/status'), (r) => r.status === 200 && r.body.networks.length === 2 && r.body.networks.every((n: { state: string }) => n.state !== 'unknown'))).body;
+    const body = (
+      await waitFor(
+        'both reported',
+        async () => request(app).get('/api/indexer/status'),
+        (r) => r.status === 200 && r.body.networks.length === 2 && r.body.networks.every((n: { state: string }) => n.state !== 'unknown'),
+      )
+    ).body;
     const [dev, broken] = [31337, 1337].map((id) => body.networks.find((n: { chain_id: number }) => n.chain_id === id));
     expect(dev).toMatchObject({ healthy: true, problem: null, state: expect.stringMatching(/^(backfill|realtime)$/) });
     expect(broken).toMatchObject({ healthy: false, problem: unreachable, action: null, cursor: null, cursors: [] });
@@ -44,7 +50,12 @@ describe('indexer status and cores per network', () => {
 
     await request(app).get('/api/indexer/status?chain_id=31337').expect(200);
     const asked = await request(app).get('/api/indexer/status?chain_id=1337').expect(503);
-    expect(asked.body).toEqual({ error: `indexer unavailable: ${unreachable.message}`, code: 'indexer_unavailable', details: [{ path: 'networks.1337', message: unreachable.message }], request_id: expect.any(String) });
+    expect(asked.body).toEqual({
+      error: `indexer unavailable: ${unreachable.message}`,
+      code: 'indexer_unavailable',
+      details: [{ path: 'networks.1337', message: unreachable.message }],
+      request_id: expect.any(String),
+    });
     expect(asked.headers['retry-after']).toBe('5');
   });
 
@@ -53,7 +64,15 @@ describe('indexer status and cores per network', () => {
     const dev = res.body.networks.find((n: { chain_id: number }) => n.chain_id === 31337);
     expect(dev.healthy).toBe(true);
     expect(dev.cores).toEqual([
-      { address: h.chain.addresses.pair, token0: h.chain.addresses.weth, token1: h.chain.addresses.usdc, premium_token: h.chain.addresses.usdc, created_block: expect.any(Number), discovered: true, registered: true },
+      {
+        address: h.chain.addresses.pair,
+        token0: h.chain.addresses.weth,
+        token1: h.chain.addresses.usdc,
+        premium_token: h.chain.addresses.usdc,
+        created_block: expect.any(Number),
+        discovered: true,
+        registered: true,
+      },
       { address: EXTRA_PAIR, token0: null, token1: null, premium_token: null, created_block: null, discovered: false, registered: true },
     ]);
     expect(res.body.networks.find((n: { chain_id: number }) => n.chain_id === 1337)).toEqual({ chain_id: 1337, healthy: false, cores: [] });
@@ -68,7 +87,12 @@ describe('indexer status and cores per network', () => {
   it('answers 503 naming every network once all of them are down', async () => {
     // Staleness is 6 s (a busy machine can delay a 100 ms heartbeat by more than a second).
     await ix.stop();
-    const res = await waitFor('every network silent', async () => request(app).get('/api/indexer/status'), (r) => r.status === 503, 25_000);
+    const res = await waitFor(
+      'every network silent',
+      async () => request(app).get('/api/indexer/status'),
+      (r) => r.status === 503,
+      25_000,
+    );
     expect(res.body.code).toBe('indexer_unavailable');
     expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['networks.1337', 'networks.31337']);
     expect(res.body.details.find((d: { path: string }) => d.path === 'networks.31337').message).toMatch(/^indexer has not reported for chain 31337 for \d+ s$/);

@@ -41,7 +41,12 @@ const portfolio = async (address: string) => (await request(app).get(`/api/portf
 
 beforeAll(async () => {
   // A reorg window of 5 blocks, apart from the 2 confirmations: the window no longer follows them.
-  h = await openHarness({ INDEXER_INITIAL_BLOCK_RANGE: '2', INDEXER_MAX_BLOCK_RANGE: '8', INDEXER_STATUS_STALE_MS: '6000', INDEXER_REORG_WINDOW_BY_CHAIN: '31337:5' });
+  h = await openHarness({
+    INDEXER_INITIAL_BLOCK_RANGE: '2',
+    INDEXER_MAX_BLOCK_RANGE: '8',
+    INDEXER_STATUS_STALE_MS: '6000',
+    INDEXER_REORG_WINDOW_BY_CHAIN: '31337:5',
+  });
   app = buildApp(h.env).app;
   idA = await optionId(h.chain, 3000n);
   // History before the indexer starts: a mint, a transfer, an open order, and 40 empty blocks.
@@ -64,9 +69,14 @@ describe('indexer sync', () => {
     await expectMirrorsChain(h.chain, h.env, head - 2);
     // 50 blocks at an initial span of 2 and at most 8: the backfill took many ranges.
     const rpcMetric = await h.env.metrics.registry.getSingleMetric('indexer_rpc_seconds')!.get();
-    const getLogsCalls = rpcMetric.values.find((v) => (v as { metricName?: string }).metricName === 'indexer_rpc_seconds_count' && v.labels.method === 'eth_getLogs')?.value ?? 0;
+    const getLogsCalls =
+      rpcMetric.values.find((v) => (v as { metricName?: string }).metricName === 'indexer_rpc_seconds_count' && v.labels.method === 'eth_getLogs')?.value ?? 0;
     expect(getLogsCalls).toBeGreaterThanOrEqual(7);
-    const status = await waitFor('realtime status', async () => (await request(app).get('/api/indexer/status')).body, (b) => b.networks?.[0]?.backfill === false);
+    const status = await waitFor(
+      'realtime status',
+      async () => (await request(app).get('/api/indexer/status')).body,
+      (b) => b.networks?.[0]?.backfill === false,
+    );
     const cursor = await cursorOf(h.env, 31337);
     expect(status).toEqual({
       networks: [
@@ -96,7 +106,12 @@ describe('indexer sync', () => {
               updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
             },
           ],
-          blocks_kept: { window_from: expect.any(Number), window_to: expect.any(Number), window_blocks: expect.any(Number), oldest_checkpoint: expect.any(Number) },
+          blocks_kept: {
+            window_from: expect.any(Number),
+            window_to: expect.any(Number),
+            window_blocks: expect.any(Number),
+            oldest_checkpoint: expect.any(Number),
+          },
           reorgs: { count: 0, deepest: 0, last: null },
         },
       ],
@@ -125,7 +140,9 @@ describe('indexer sync', () => {
     for (let i = 1; i < window.length; i++) expect(window[i].parent_hash).toBe(window[i - 1].hash);
     expect(Number(window[window.length - 1].number)).toBe((await cursorOf(h.env, 31337))!.block_number);
     // Hashes older than the window are kept as checkpoints, each the node's own.
-    const checkpoints: { number: string; hash: string }[] = await h.env.db.query(`SELECT number, hash FROM indexer_checkpoints WHERE chain_id = 31337 ORDER BY number`);
+    const checkpoints: { number: string; hash: string }[] = await h.env.db.query(
+      `SELECT number, hash FROM indexer_checkpoints WHERE chain_id = 31337 ORDER BY number`,
+    );
     expect(checkpoints.length).toBeGreaterThan(0);
     expect(Number(checkpoints[checkpoints.length - 1].number)).toBeLessThan(Number(window[0].number));
     for (const c of checkpoints) {
@@ -139,12 +156,21 @@ describe('indexer sync', () => {
     await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('clob', 31337, pair(), watcher, Date.now() + 60_000, -1);
     const { hash } = await pairCall(h.chain, 2, pair(), 'placeOrder', [idA, true, 4n, 1n]);
     await pairCall(h.chain, 1, pair(), 'transfer', [bob(), idA, 1n]);
-    const seen = await waitFor('explore events', () => topicEvents(h.env, topics.exploreClobStream(watcher)), (e) => e.length >= 2);
+    const seen = await waitFor(
+      'explore events',
+      () => topicEvents(h.env, topics.exploreClobStream(watcher)),
+      (e) => e.length >= 2,
+    );
     expect(seen.map((e) => [e.event, e.payload.event ?? null])).toEqual([
       ['explore_clob_event', 'OrderPlaced'],
       ['explore_clob_transfer', null],
     ]);
-    expect(seen[0].payload).toMatchObject({ chain_id: 31337, clob: pair(), tx_hash: hash.toLowerCase(), args: expect.objectContaining({ price: '4', amount: '1', isBuy: true }) });
+    expect(seen[0].payload).toMatchObject({
+      chain_id: 31337,
+      clob: pair(),
+      tx_hash: hash.toLowerCase(),
+      args: expect.objectContaining({ price: '4', amount: '1', isBuy: true }),
+    });
     expect(seen[1].payload).toMatchObject({ chain_id: 31337, clob: pair(), sender: alice(), receiver: bob(), option_id: idA.toString(), amount: '1' });
   });
 
@@ -154,9 +180,25 @@ describe('indexer sync', () => {
     const id = await optionId(h.chain, 60_000n, 1);
     await mint(h.chain, created, 3, id, 4n);
     await mineBlocks(h.chain, 2);
-    const cores = await waitFor('new core', async () => (await request(app).get('/api/indexer/cores')).body, (b) => b.networks?.[0]?.cores?.length === 2);
-    expect(cores.networks[0].cores[1]).toEqual({ address: created, token0: wbtc, token1: usdc, premium_token: usdc, created_block: expect.any(Number), discovered: true, registered: false });
-    const c = await waitFor('carol holds the new series', () => portfolio(carol()), (p) => p.holdings.length === 2);
+    const cores = await waitFor(
+      'new core',
+      async () => (await request(app).get('/api/indexer/cores')).body,
+      (b) => b.networks?.[0]?.cores?.length === 2,
+    );
+    expect(cores.networks[0].cores[1]).toEqual({
+      address: created,
+      token0: wbtc,
+      token1: usdc,
+      premium_token: usdc,
+      created_block: expect.any(Number),
+      discovered: true,
+      registered: false,
+    });
+    const c = await waitFor(
+      'carol holds the new series',
+      () => portfolio(carol()),
+      (p) => p.holdings.length === 2,
+    );
     expect(c.holdings).toEqual(
       expect.arrayContaining([expect.objectContaining({ clob: created, option_type: 'put', balance: '4', token0: wbtc, token1: usdc, premium_token: usdc })]),
     );
@@ -192,9 +234,17 @@ describe('indexer sync', () => {
     const { quoteId, streamHash, tx, expiry } = await settleQuote(h, { maker: 6, taker: 7 });
     await mineBlocks(h.chain, 2);
 
-    const quote = await waitFor('quote filled', () => quoteState(h, quoteId), (q) => q.state === 'filled');
+    const quote = await waitFor(
+      'quote filled',
+      () => quoteState(h, quoteId),
+      (q) => q.state === 'filled',
+    );
     expect(quote).toEqual({ state: 'filled', fill_tx_hash: tx.toLowerCase(), closed_at: expect.any(Date) });
-    const seen = await waitFor('rfq_result', () => topicEvents(h.env, topics.rfqStream(streamHash)), (e) => e.length > 0);
+    const seen = await waitFor(
+      'rfq_result',
+      () => topicEvents(h.env, topics.rfqStream(streamHash)),
+      (e) => e.length > 0,
+    );
     expect(seen).toEqual([
       {
         seq: 1,
@@ -205,7 +255,10 @@ describe('indexer sync', () => {
     const maker_seen = await topicEvents(h.env, topics.rfqMaker(maker.address));
     expect(maker_seen.map((e) => [e.event, e.payload.quote_id, e.payload.state])).toEqual([['rfq_result', quoteId, 'filled']]);
     // The maker learns the outcome, never the taker nor the fill transaction (its sender is the taker).
-    assertNoTakerIdentity(maker_seen.map((e) => e.payload), { taker: taker.address });
+    assertNoTakerIdentity(
+      maker_seen.map((e) => e.payload),
+      { taker: taker.address },
+    );
     const ids: { quote_id: string }[] = await h.env.db.query(`SELECT quote_id FROM indexer_settlements WHERE tx_hash = $1`, [tx.toLowerCase()]);
     expect(ids).toEqual([{ quote_id: quoteId }]);
     // The settlement minted the long leg to the taker (direction 1): it shows in the taker's portfolio.
@@ -217,9 +270,17 @@ describe('indexer sync', () => {
   it('a settlement seen after the expiry job closed the quote still marks it filled: the chain is the record', async () => {
     const { quoteId, streamHash, tx } = await settleQuote(h, { maker: 8, taker: 9, expired: true });
     await mineBlocks(h.chain, 2);
-    const quote = await waitFor('quote filled', () => quoteState(h, quoteId), (q) => q.state === 'filled');
+    const quote = await waitFor(
+      'quote filled',
+      () => quoteState(h, quoteId),
+      (q) => q.state === 'filled',
+    );
     expect(quote.fill_tx_hash).toBe(tx.toLowerCase());
-    const seen = await waitFor('rfq_result', () => topicEvents(h.env, topics.rfqStream(streamHash)), (e) => e.length > 0);
+    const seen = await waitFor(
+      'rfq_result',
+      () => topicEvents(h.env, topics.rfqStream(streamHash)),
+      (e) => e.length > 0,
+    );
     expect(seen.map((e) => [e.event, e.payload.state])).toEqual([['rfq_result', 'filled']]);
   });
 
@@ -238,8 +299,17 @@ describe('indexer sync', () => {
 
   it('turns the status 503 when the indexer stops reporting', async () => {
     await ix.stop();
-    const res = await waitFor('stale status', async () => request(app).get('/api/indexer/status'), (r) => r.status === 503, 25_000);
-    expect(res.body).toMatchObject({ code: 'indexer_unavailable', error: expect.stringContaining('indexer has not reported for chain 31337'), details: [{ path: 'networks.31337' }] });
+    const res = await waitFor(
+      'stale status',
+      async () => request(app).get('/api/indexer/status'),
+      (r) => r.status === 503,
+      25_000,
+    );
+    expect(res.body).toMatchObject({
+      code: 'indexer_unavailable',
+      error: expect.stringContaining('indexer has not reported for chain 31337'),
+      details: [{ path: 'networks.31337' }],
+    });
     expect(res.headers['retry-after']).toBe('5');
     await request(app).get('/api/indexer/cores').expect(503);
   }, 40_000);

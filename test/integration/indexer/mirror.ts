@@ -35,7 +35,9 @@ export async function expectMirrorsChain(
     [chain.chainId],
   );
   for (const b of balances) {
-    expect(`${b.holder}/${b.option_id}: ${b.balance}`).toBe(`${b.holder}/${b.option_id}: ${await balanceOf(chain, getAddress(b.pair), b.holder, BigInt(b.option_id))}`);
+    expect(`${b.holder}/${b.option_id}: ${b.balance}`).toBe(
+      `${b.holder}/${b.option_id}: ${await balanceOf(chain, getAddress(b.pair), b.holder, BigInt(b.option_id))}`,
+    );
   }
   return { logs: expected.length };
 }

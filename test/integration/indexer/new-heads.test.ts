@@ -20,7 +20,7 @@ afterAll(() => h?.close());
 
 const nodeHead = async () => Number(await h.chain.rpc<string>('eth_blockNumber'));
 
-it('indexes each new block as the node announces it on the hardhat node\'s ws endpoint', async () => {
+it("indexes each new block as the node announces it on the hardhat node's ws endpoint", async () => {
   const ws = h.chain.rpcUrl.replace(/^http/, 'ws');
   await h.register({ confirmations: 0, rpc_urls: [h.chain.rpcUrl, ws] });
   ix = await runIndexer(h.env);
@@ -28,16 +28,26 @@ it('indexes each new block as the node announces it on the hardhat node\'s ws en
   for (let i = 0; i < 3; i++) {
     await mineBlocks(h.chain, 1);
     const head = await nodeHead();
-    await waitFor(`block ${head} indexed without a poll`, () => cursorOf(h.env, 31337), (c) => c?.block_number === head, 20_000);
+    await waitFor(
+      `block ${head} indexed without a poll`,
+      () => cursorOf(h.env, 31337),
+      (c) => c?.block_number === head,
+      20_000,
+    );
   }
 });
 
-it('a ws URL alone serves the calls over the same endpoint\'s HTTP', async () => {
+it("a ws URL alone serves the calls over the same endpoint's HTTP", async () => {
   await h.register({ confirmations: 0, rpc_urls: [h.chain.rpcUrl.replace(/^http/, 'ws')] });
   ix = await runIndexer(h.env);
   await mineBlocks(h.chain, 1);
   const head = await nodeHead();
-  await waitFor(`block ${head} indexed`, () => cursorOf(h.env, 31337), (c) => c?.block_number === head, 20_000);
+  await waitFor(
+    `block ${head} indexed`,
+    () => cursorOf(h.env, 31337),
+    (c) => c?.block_number === head,
+    20_000,
+  );
 });
 
 it('falls back to polling when the ws endpoint is down', async () => {
@@ -45,5 +55,10 @@ it('falls back to polling when the ws endpoint is down', async () => {
   ix = await runIndexer(h.env, { config: { INDEXER_POLL_INTERVAL_MS: 50 } });
   await mineBlocks(h.chain, 2);
   const head = await nodeHead();
-  await waitFor(`block ${head} indexed by polling`, () => cursorOf(h.env, 31337), (c) => c?.block_number === head, 20_000);
+  await waitFor(
+    `block ${head} indexed by polling`,
+    () => cursorOf(h.env, 31337),
+    (c) => c?.block_number === head,
+    20_000,
+  );
 });

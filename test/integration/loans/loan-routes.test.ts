@@ -44,9 +44,30 @@ beforeAll(async () => {
   await lend.setPrice(owner, wbtc, 60_000n * WAD);
   await lend.setPrice(owner, c, WAD);
   const month = (await h.chain.now()) + 30 * 86_400;
-  loans.topped = await lend.openLoan(lender, alice, { collateralToken: weth, collateralAmount: parseEther('1'), debtToken: c, principal: usdc('1800'), rateBps: 600, maturity: month });
-  loans.risky = await lend.openLoan(lender, bob, { collateralToken: weth, collateralAmount: parseEther('1'), debtToken: c, principal: usdc('2000'), rateBps: 800, maturity: month });
-  loans.repaid = await lend.openLoan(lender, bob, { collateralToken: wbtc, collateralAmount: parseUnits('0.1', 8), debtToken: c, principal: usdc('3000'), rateBps: 450, maturity: month });
+  loans.topped = await lend.openLoan(lender, alice, {
+    collateralToken: weth,
+    collateralAmount: parseEther('1'),
+    debtToken: c,
+    principal: usdc('1800'),
+    rateBps: 600,
+    maturity: month,
+  });
+  loans.risky = await lend.openLoan(lender, bob, {
+    collateralToken: weth,
+    collateralAmount: parseEther('1'),
+    debtToken: c,
+    principal: usdc('2000'),
+    rateBps: 800,
+    maturity: month,
+  });
+  loans.repaid = await lend.openLoan(lender, bob, {
+    collateralToken: wbtc,
+    collateralAmount: parseUnits('0.1', 8),
+    debtToken: c,
+    principal: usdc('3000'),
+    rateBps: 450,
+    maturity: month,
+  });
   await lend.addCollateral(alice, weth, loans.topped, parseEther('0.5'));
   await lend.repay(alice, c, loans.topped, usdc('600'));
   await lend.repayAll(bob, c, loans.repaid);
@@ -57,7 +78,12 @@ beforeAll(async () => {
   await mineBlocks(h.chain, 3);
   await waitForHead(h);
   replica = await startReplica(h.env, { withApi: true });
-  host = new WorkerHost(buildWorkerContext(h.env, async () => []), JOBS, HANDLERS, { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 2 });
+  host = new WorkerHost(
+    buildWorkerContext(h.env, async () => []),
+    JOBS,
+    HANDLERS,
+    { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 2 },
+  );
   host.start();
   session = await signIn(replica.app, newWallet());
 }, 90_000);
@@ -76,7 +102,11 @@ describe('GET /api/explore/loans/summary', () => {
     const n = body.networks[0];
     expect(n.totals).toMatchObject({ active_loans: 2, at_risk_loans: 1, liquidatable_loans: 0, priced: true, at_risk_below: '1.1' });
     const weth = n.tokens.find((t: { symbol: string }) => t.symbol === 'WETH');
-    expect(weth).toMatchObject({ price_usd: '2600', as_collateral: { active_loans: 2, amount: parseEther('2.5').toString(), value_usd: '6500' }, as_debt: { active_loans: 0 } });
+    expect(weth).toMatchObject({
+      price_usd: '2600',
+      as_collateral: { active_loans: 2, amount: parseEther('2.5').toString(), value_usd: '6500' },
+      as_debt: { active_loans: 0 },
+    });
     const usd = n.tokens.find((t: { symbol: string }) => t.symbol === 'USDC');
     expect(usd.as_debt).toMatchObject({ active_loans: 2, average_rate_bps: 700 });
     // The repaid loan is out of every total.
@@ -127,14 +157,26 @@ describe('GET /api/explore/loans/recent', () => {
       [`31337-${loans.risky}`, 'active'],
       [`31337-${loans.topped}`, 'active'],
     ]);
-    expect(body.items[0]).toMatchObject({ health_factor: null, closed_at: expect.any(String), collateral: { amount: '0', token: { symbol: 'WBTC', decimals: 8 } } });
+    expect(body.items[0]).toMatchObject({
+      health_factor: null,
+      closed_at: expect.any(String),
+      collateral: { amount: '0', token: { symbol: 'WBTC', decimals: 8 } },
+    });
   });
 });
 
 describe('GET /api/explore/loans/activity', () => {
   it('lists every loan event newest first, filtered by borrower, type, token and time', async () => {
     const all = await get('/api/explore/loans/activity?chain_id=31337').expect(200);
-    expect(all.body.items.map((e: { kind: string }) => e.kind)).toEqual(['collateral_withdrawn', 'repaid', 'repaid', 'collateral_added', 'opened', 'opened', 'opened']);
+    expect(all.body.items.map((e: { kind: string }) => e.kind)).toEqual([
+      'collateral_withdrawn',
+      'repaid',
+      'repaid',
+      'collateral_added',
+      'opened',
+      'opened',
+      'opened',
+    ]);
     const alice = h.chain.accounts[6].address;
     const mine = await get(`/api/explore/loans/activity?chain_id=31337&borrower=${alice.toLowerCase()}`).expect(200);
     expect(mine.body.items.map((e: { kind: string }) => e.kind)).toEqual(['repaid', 'collateral_added', 'opened']);
@@ -197,7 +239,9 @@ describe('GET /api/margin/loans, /:id and /:id/collateral', () => {
 
   it('lists its collateral movements, newest first', async () => {
     const { body } = await get(`/api/margin/loans/31337-${loans.repaid}/collateral`).expect(200);
-    expect(body.items.map((e: { kind: string; collateral_delta: string; collateral_after: string }) => [e.kind, e.collateral_delta, e.collateral_after])).toEqual([
+    expect(
+      body.items.map((e: { kind: string; collateral_delta: string; collateral_after: string }) => [e.kind, e.collateral_delta, e.collateral_after]),
+    ).toEqual([
       ['collateral_withdrawn', (-parseUnits('0.1', 8)).toString(), '0'],
       ['opened', parseUnits('0.1', 8).toString(), parseUnits('0.1', 8).toString()],
     ]);
@@ -221,7 +265,10 @@ describe('POST /api/explore/loans/stream and explore_loan_stream', () => {
       const joined = await join(socket, minted.body.topic);
       expect(joined.reply.status).toBe('ok');
       await waitFor(() => joined.events.length >= 1, 10_000, 'the snapshot');
-      expect(joined.events[0]).toMatchObject({ event: 'explore_loan_snapshot', payload: { seq: 1, chain_id: 31337, reason: 'join', block: { number: expect.any(Number) } } });
+      expect(joined.events[0]).toMatchObject({
+        event: 'explore_loan_snapshot',
+        payload: { seq: 1, chain_id: 31337, reason: 'join', block: { number: expect.any(Number) } },
+      });
       const snap = joined.events[0].payload as unknown as { at_risk: { id: string }[]; summary: { totals: { active_loans: number } } };
       expect(snap.at_risk.map((l) => l.id)).toEqual([`31337-${loans.risky}`]);
       expect(snap.summary.totals.active_loans).toBe(2);

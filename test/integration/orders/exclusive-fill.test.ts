@@ -142,7 +142,12 @@ describe('exclusive fills: POST /api/exclusive-fill', () => {
   it('503 when the chain has no mothership to sign for', async () => {
     await new RegistryService(env.db).upsertNetwork(networkFile(31338, { contracts: { opshuns_core: networkFile().contracts.opshuns_core } }));
     await indexFixturePair(env.db, 31338);
-    const o = (await request(app).post('/api/orders').send(orderBody(owner.address, { chainId: 31338 })).expect(201)).body;
+    const o = (
+      await request(app)
+        .post('/api/orders')
+        .send(orderBody(owner.address, { chainId: 31338 }))
+        .expect(201)
+    ).body;
     await indexPlacement(env.db, o);
     const res = await take(makerToken, [o.id]).expect(503);
     expect(res.body).toMatchObject({ code: 'network_unavailable', error: 'chain 31338 has no mothership configured' });
@@ -150,7 +155,14 @@ describe('exclusive fills: POST /api/exclusive-fill', () => {
 
   it('needs maker rights: 401 without a bearer, 403 for a wallet outside maker organizations', async () => {
     const order = await newOrder();
-    expect((await request(app).post('/api/exclusive-fill').send({ order_ids: [order.id], reward_destination: maker.address }).expect(401)).body.code).toBe('maker_rights_required');
+    expect(
+      (
+        await request(app)
+          .post('/api/exclusive-fill')
+          .send({ order_ids: [order.id], reward_destination: maker.address })
+          .expect(401)
+      ).body.code,
+    ).toBe('maker_rights_required');
     expect((await take(ownerToken, [order.id]).expect(403)).body.code).toBe('maker_rights_required');
   });
 

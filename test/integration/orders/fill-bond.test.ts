@@ -31,7 +31,17 @@ describe('the fill bond check', () => {
     await env.db.query(
       `INSERT INTO indexer_bond_events (chain_id, block_number, block_hash, block_timestamp, log_index, tx_hash, vault, maker, token, kind, amount, balance, withdrawable_at)
        VALUES (31337, $1, $2, 0, 0, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [n, `0x${n.toString(16).padStart(64, '0')}`, randomAddress(), maker, FIXTURE_USDC, kind, amount.toString(), balance.toString(), kind === 'request' ? 7200 : null],
+      [
+        n,
+        `0x${n.toString(16).padStart(64, '0')}`,
+        randomAddress(),
+        maker,
+        FIXTURE_USDC,
+        kind,
+        amount.toString(),
+        balance.toString(),
+        kind === 'request' ? 7200 : null,
+      ],
     );
   }
   const check = (maker: `0x${string}`) => new FillBondCheck({ db: env.db, registry }).check(31337, maker, [FIXTURE_USDC], SYMBOLS);
@@ -74,7 +84,11 @@ describe('the fill bond check', () => {
     const maker = newWallet().address;
     await bondEvent(maker, 'deposit', 5000n, 5000n);
     await registry.setSetting('bond_requirements', { WETH: { premium_bond_amount: '1', fill_bond_amount: '1' } });
-    await expect(check(maker)).rejects.toMatchObject({ status: 403, code: 'bond_requirement_missing', message: expect.stringContaining(`USDC (${getAddress(FIXTURE_USDC)})`) });
+    await expect(check(maker)).rejects.toMatchObject({
+      status: 403,
+      code: 'bond_requirement_missing',
+      message: expect.stringContaining(`USDC (${getAddress(FIXTURE_USDC)})`),
+    });
     await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
     await expect(check(newWallet().address)).resolves.toEqual({ USDC: { token: getAddress(FIXTURE_USDC), fill_bond_amount: '0', maker_bond: '0' } });
   });

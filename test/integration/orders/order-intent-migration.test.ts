@@ -36,7 +36,7 @@ describe('migration 1764007200000: orders unique by intent hash', () => {
 
   const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
-  it('records share a nonce while up; down keeps the placed, else the owner\'s, else the oldest, and restores the nonce key; up again', async () => {
+  it("records share a nonce while up; down keeps the placed, else the owner's, else the oldest, and restores the nonce key; up again", async () => {
     const q = env.db.createQueryRunner();
     try {
       // Nonce 1: a squatter's record first, then the owner's placed one.

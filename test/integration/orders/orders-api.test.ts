@@ -48,7 +48,9 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
 
   it('accepts integers as JSON numbers where the spec shows integers, and answers them as strings', async () => {
     const body = orderBody(owner.address);
-    const res = await create({ ...body, data: { ...body.data, rewardLimits: { fillerRewardMaxPerMintedUnit: 500, fillerRewardMinPerMintedUnit: 5 } } }).expect(201);
+    const res = await create({ ...body, data: { ...body.data, rewardLimits: { fillerRewardMaxPerMintedUnit: 500, fillerRewardMinPerMintedUnit: 5 } } }).expect(
+      201,
+    );
     expect(res.body.data.rewardLimits).toEqual({ fillerRewardMaxPerMintedUnit: '500', fillerRewardMinPerMintedUnit: '5' });
   });
 
@@ -61,7 +63,10 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
   it('with a bearer, destination.from must be its wallet', async () => {
     await create(orderBody(owner.address), ownerToken).expect(201);
     const res = await create(orderBody(owner.address), otherToken).expect(403);
-    expect(res.body).toMatchObject({ code: 'order_owner_mismatch', error: `destination.from ${owner.address} is not the authenticated wallet ${other.address}` });
+    expect(res.body).toMatchObject({
+      code: 'order_owner_mismatch',
+      error: `destination.from ${owner.address} is not the authenticated wallet ${other.address}`,
+    });
   });
 
   it('refuses an invalid bearer rather than recording without one', async () => {
@@ -79,7 +84,7 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     expect(second.body.intent_hash).not.toBe(first.body.intent_hash);
   });
 
-  it('the very same intent recorded again answers the first record (200); the owner\'s own session confirms it', async () => {
+  it("the very same intent recorded again answers the first record (200); the owner's own session confirms it", async () => {
     const body = orderBody(owner.address);
     const first = await create(body).expect(201);
     expect(first.body).toMatchObject({ placement: 'unconfirmed', confirmed: false });
@@ -121,35 +126,155 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     ['amount missing', (b) => ({ ...b, amount: undefined }), 'amount', 'is required'],
     ['unknown top-level field', (b) => ({ ...b, extra: 1 }), 'extra', 'is not a field of an order'],
     ['destination.from not an address', (b) => ({ ...b, destination: { ...b.destination, from: '0x12' } }), 'destination.from', 'address'],
-    ['destination.to another contract', (b) => ({ ...b, destination: { ...b.destination, to: randomAddress() } }), 'destination.to', "must be the order's CLOB"],
-    ['destination.nonce.prefix negative', (b) => ({ ...b, destination: { ...b.destination, nonce: { prefix: -1, nonce: '1' } } }), 'destination.nonce.prefix', 'integer from 0'],
-    ['destination.nonce.nonce not decimal', (b) => ({ ...b, destination: { ...b.destination, nonce: { prefix: 1, nonce: '0x1' } } }), 'destination.nonce.nonce', 'decimal integer'],
+    [
+      'destination.to another contract',
+      (b) => ({ ...b, destination: { ...b.destination, to: randomAddress() } }),
+      'destination.to',
+      "must be the order's CLOB",
+    ],
+    [
+      'destination.nonce.prefix negative',
+      (b) => ({ ...b, destination: { ...b.destination, nonce: { prefix: -1, nonce: '1' } } }),
+      'destination.nonce.prefix',
+      'integer from 0',
+    ],
+    [
+      'destination.nonce.nonce not decimal',
+      (b) => ({ ...b, destination: { ...b.destination, nonce: { prefix: 1, nonce: '0x1' } } }),
+      'destination.nonce.nonce',
+      'decimal integer',
+    ],
     ['unknown destination field', (b) => ({ ...b, destination: { ...b.destination, via: 1 } }), 'destination.via', 'is not a field of destination'],
-    ['options6909Contract a token', (b) => ({ ...b, data: { ...b.data, options6909Contract: FIXTURE_USDC } }), 'data.options6909Contract', 'is the USDC token, not a pair'],
-    ['options6909Contract unknown', (b) => ({ ...b, data: { ...b.data, options6909Contract: randomAddress() } }), 'data.options6909Contract', 'is not a known pair'],
-    ['reward min above max', (b) => ({ ...b, data: { ...b.data, rewardLimits: { fillerRewardMaxPerMintedUnit: '5', fillerRewardMinPerMintedUnit: '6' } } }), 'data.rewardLimits.fillerRewardMinPerMintedUnit', 'must not exceed'],
-    ['reward max negative', (b) => ({ ...b, data: { ...b.data, rewardLimits: { fillerRewardMaxPerMintedUnit: '-5', fillerRewardMinPerMintedUnit: '0' } } }), 'data.rewardLimits.fillerRewardMaxPerMintedUnit', 'without sign'],
+    [
+      'options6909Contract a token',
+      (b) => ({ ...b, data: { ...b.data, options6909Contract: FIXTURE_USDC } }),
+      'data.options6909Contract',
+      'is the USDC token, not a pair',
+    ],
+    [
+      'options6909Contract unknown',
+      (b) => ({ ...b, data: { ...b.data, options6909Contract: randomAddress() } }),
+      'data.options6909Contract',
+      'is not a known pair',
+    ],
+    [
+      'reward min above max',
+      (b) => ({ ...b, data: { ...b.data, rewardLimits: { fillerRewardMaxPerMintedUnit: '5', fillerRewardMinPerMintedUnit: '6' } } }),
+      'data.rewardLimits.fillerRewardMinPerMintedUnit',
+      'must not exceed',
+    ],
+    [
+      'reward max negative',
+      (b) => ({ ...b, data: { ...b.data, rewardLimits: { fillerRewardMaxPerMintedUnit: '-5', fillerRewardMinPerMintedUnit: '0' } } }),
+      'data.rewardLimits.fillerRewardMaxPerMintedUnit',
+      'without sign',
+    ],
     ['optionType 2', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, optionType: 2 } } }), 'data.pairKey.optionType', '0 (call) or 1 (put)'],
-    ['series expired', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: now - 10 } } }), 'data.pairKey.expiryTimestamp', 'must be in the future'],
-    ['expiry past uint40', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: 2 ** 41 } } }), 'data.pairKey.expiryTimestamp', 'unix seconds'],
-    ['exercise start neither American nor European', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, startExecutionTimeStamp: now + 5 } } }), 'data.pairKey.startExecutionTimeStamp', 'American'],
-    ['premium decay rate above bound', (b) => ({ ...b, data: { ...b.data, decayPremium: { ...b.data.decayPremium, decayRateBpsPerSecond: 10_001 } } }), 'data.decayPremium.decayRateBpsPerSecond', '0 to 10000'],
-    ['premiumStart not an integer', (b) => ({ ...b, data: { ...b.data, decayPremium: { ...b.data.decayPremium, premiumStart: '1.5' } } }), 'data.decayPremium.premiumStart', 'decimal integer'],
-    ['strike decay rate negative', (b) => ({ ...b, data: { ...b.data, decayStrike: { ...b.data.decayStrike, decayRateBpsPerSecond: -1 } } }), 'data.decayStrike.decayRateBpsPerSecond', '0 to 10000'],
-    ['strikeStart past uint144', (b) => ({ ...b, data: { ...b.data, decayStrike: { ...b.data.decayStrike, strikeStart: (1n << 144n).toString() } } }), 'data.decayStrike.strikeStart', 'uint144'],
-    ['strikeEnd zero', (b) => ({ ...b, data: { ...b.data, decayStrike: { ...b.data.decayStrike, strikeEnd: '0' } } }), 'data.decayStrike.strikeEnd', 'between 1 and'],
-    ['startMinFill above amount', (b) => ({ ...b, data: { ...b.data, decayMinFill: { ...b.data.decayMinFill, startMinFill: '2000000000000000000' } } }), 'data.decayMinFill.startMinFill', 'must not exceed amount'],
-    ['minFill decay rate missing', (b) => ({ ...b, data: { ...b.data, decayMinFill: { startMinFill: '1' } } }), 'data.decayMinFill.decayRatePerSecond', 'is required'],
+    [
+      'series expired',
+      (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: now - 10 } } }),
+      'data.pairKey.expiryTimestamp',
+      'must be in the future',
+    ],
+    [
+      'expiry past uint40',
+      (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: 2 ** 41 } } }),
+      'data.pairKey.expiryTimestamp',
+      'unix seconds',
+    ],
+    [
+      'exercise start neither American nor European',
+      (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, startExecutionTimeStamp: now + 5 } } }),
+      'data.pairKey.startExecutionTimeStamp',
+      'American',
+    ],
+    [
+      'premium decay rate above bound',
+      (b) => ({ ...b, data: { ...b.data, decayPremium: { ...b.data.decayPremium, decayRateBpsPerSecond: 10_001 } } }),
+      'data.decayPremium.decayRateBpsPerSecond',
+      '0 to 10000',
+    ],
+    [
+      'premiumStart not an integer',
+      (b) => ({ ...b, data: { ...b.data, decayPremium: { ...b.data.decayPremium, premiumStart: '1.5' } } }),
+      'data.decayPremium.premiumStart',
+      'decimal integer',
+    ],
+    [
+      'strike decay rate negative',
+      (b) => ({ ...b, data: { ...b.data, decayStrike: { ...b.data.decayStrike, decayRateBpsPerSecond: -1 } } }),
+      'data.decayStrike.decayRateBpsPerSecond',
+      '0 to 10000',
+    ],
+    [
+      'strikeStart past uint144',
+      (b) => ({ ...b, data: { ...b.data, decayStrike: { ...b.data.decayStrike, strikeStart: (1n << 144n).toString() } } }),
+      'data.decayStrike.strikeStart',
+      'uint144',
+    ],
+    [
+      'strikeEnd zero',
+      (b) => ({ ...b, data: { ...b.data, decayStrike: { ...b.data.decayStrike, strikeEnd: '0' } } }),
+      'data.decayStrike.strikeEnd',
+      'between 1 and',
+    ],
+    [
+      'startMinFill above amount',
+      (b) => ({ ...b, data: { ...b.data, decayMinFill: { ...b.data.decayMinFill, startMinFill: '2000000000000000000' } } }),
+      'data.decayMinFill.startMinFill',
+      'must not exceed amount',
+    ],
+    [
+      'minFill decay rate missing',
+      (b) => ({ ...b, data: { ...b.data, decayMinFill: { startMinFill: '1' } } }),
+      'data.decayMinFill.decayRatePerSecond',
+      'is required',
+    ],
     ['buyOrSell 2', (b) => ({ ...b, data: { ...b.data, buyOrSell: 2 } }), 'data.buyOrSell', '0 (buy) or 1 (sell)'],
-    ['intentStartTime not before intentExpiry', (b) => ({ ...b, data: { ...b.data, intentStartTime: b.data.intentExpiry } }), 'data.intentStartTime', 'must be before intentExpiry'],
-    ['intentExpiry past', (b) => ({ ...b, data: { ...b.data, intentStartTime: now - 100, intentExpiry: now - 1 } }), 'data.intentExpiry', 'must be in the future'],
-    ['intentExpiry after the option expires', (b) => ({ ...b, data: { ...b.data, intentExpiry: b.data.pairKey.expiryTimestamp + 1 } }), 'data.intentExpiry', "must not be after the option's expiry"],
+    [
+      'intentStartTime not before intentExpiry',
+      (b) => ({ ...b, data: { ...b.data, intentStartTime: b.data.intentExpiry } }),
+      'data.intentStartTime',
+      'must be before intentExpiry',
+    ],
+    [
+      'intentExpiry past',
+      (b) => ({ ...b, data: { ...b.data, intentStartTime: now - 100, intentExpiry: now - 1 } }),
+      'data.intentExpiry',
+      'must be in the future',
+    ],
+    [
+      'intentExpiry after the option expires',
+      (b) => ({ ...b, data: { ...b.data, intentExpiry: b.data.pairKey.expiryTimestamp + 1 } }),
+      'data.intentExpiry',
+      "must not be after the option's expiry",
+    ],
     ['orderOnExpiry 3', (b) => ({ ...b, data: { ...b.data, orderOnExpiry: 3 } }), 'data.orderOnExpiry', '0 (leave the book'],
     ['unknown data field', (b) => ({ ...b, data: { ...b.data, extra: true } }), 'data.extra', 'is not a field of data'],
-    ['intentExpiry past the horizon', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: now + 3 * YEAR }, intentExpiry: now + 2 * YEAR } }), 'data.intentExpiry', 'ORDER_MAX_HORIZON_SECONDS'],
-    ['intentStartTime past the horizon', (b) => ({ ...b, data: { ...b.data, intentStartTime: now + 2 * YEAR } }), 'data.intentStartTime', 'ORDER_MAX_HORIZON_SECONDS'],
-    ['option expiry past the horizon', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: now + 2 * YEAR } } }), 'data.pairKey.expiryTimestamp', 'ORDER_MAX_HORIZON_SECONDS'],
-    ['European exercise start past the horizon', (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, startExecutionTimeStamp: now + 2 * YEAR, expiryTimestamp: now + 2 * YEAR } } }), 'data.pairKey.startExecutionTimeStamp', 'ORDER_MAX_HORIZON_SECONDS'],
+    [
+      'intentExpiry past the horizon',
+      (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: now + 3 * YEAR }, intentExpiry: now + 2 * YEAR } }),
+      'data.intentExpiry',
+      'ORDER_MAX_HORIZON_SECONDS',
+    ],
+    [
+      'intentStartTime past the horizon',
+      (b) => ({ ...b, data: { ...b.data, intentStartTime: now + 2 * YEAR } }),
+      'data.intentStartTime',
+      'ORDER_MAX_HORIZON_SECONDS',
+    ],
+    [
+      'option expiry past the horizon',
+      (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, expiryTimestamp: now + 2 * YEAR } } }),
+      'data.pairKey.expiryTimestamp',
+      'ORDER_MAX_HORIZON_SECONDS',
+    ],
+    [
+      'European exercise start past the horizon',
+      (b) => ({ ...b, data: { ...b.data, pairKey: { ...b.data.pairKey, startExecutionTimeStamp: now + 2 * YEAR, expiryTimestamp: now + 2 * YEAR } } }),
+      'data.pairKey.startExecutionTimeStamp',
+      'ORDER_MAX_HORIZON_SECONDS',
+    ],
     ['data not an object', (b) => ({ ...b, data: [] }), 'data', 'must be a JSON object'],
   ];
 
@@ -183,7 +308,7 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
       await create(orderBody(lister.address)).expect(201);
     });
 
-    it('pages an owner\'s orders newest first with an opaque cursor, each order once', async () => {
+    it("pages an owner's orders newest first with an opaque cursor, each order once", async () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
@@ -232,7 +357,10 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     it('someone else may not cancel (403), nobody without a wallet (401), an unknown order is 404', async () => {
       const id = (await create(orderBody(owner.address)).expect(201)).body.id;
       const res = await request(app).post(`/api/orders/${id}/cancel`).set(bearer(otherToken)).expect(403);
-      expect(res.body).toMatchObject({ code: 'not_order_owner', error: `order ${id} belongs to ${owner.address}, not to the authenticated wallet ${other.address}` });
+      expect(res.body).toMatchObject({
+        code: 'not_order_owner',
+        error: `order ${id} belongs to ${owner.address}, not to the authenticated wallet ${other.address}`,
+      });
       expect((await request(app).post(`/api/orders/${id}/cancel`).expect(401)).body.code).toBe('wallet_session_required');
       await request(app).post('/api/orders/6b1d9f0e-0000-4000-8000-000000000000/cancel').set(bearer(ownerToken)).expect(404);
       expect((await request(app).get(`/api/orders/${id}`).expect(200)).body.state).toBe('open');

@@ -59,10 +59,19 @@ async function deposit(from: number, amount: bigint): Promise<void> {
 
 /** Records an order for the owner and places it on chain; returns the API order and its intent. */
 async function placedOrder(): Promise<{ order: { id: string; intent_hash: string }; intent: OrderIntent }> {
-  const order = (await request(app).post('/api/orders').send(orderBody(owner(), { pair: pair(), now: await h.chain.now() })).expect(201)).body;
+  const order = (
+    await request(app)
+      .post('/api/orders')
+      .send(orderBody(owner(), { pair: pair(), now: await h.chain.now() }))
+      .expect(201)
+  ).body;
   const intent = intentFromJson(order);
   await send(OWNER, pair(), optionPairAbi, 'placeIntent', [intent]);
-  await waitFor('intent indexed', async () => (await request(app).get(`/api/orders/${order.id}`).expect(200)).body.on_chain, (c) => c !== null);
+  await waitFor(
+    'intent indexed',
+    async () => (await request(app).get(`/api/orders/${order.id}`).expect(200)).body.on_chain,
+    (c) => c !== null,
+  );
   return { order, intent };
 }
 
@@ -79,12 +88,21 @@ beforeAll(async () => {
   await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: maker(), role: 'member' });
   makerToken = await signIn(app, h.chain.accounts[MAKER] as unknown as PrivateKeyAccount);
   ix = await runIndexer(h.env);
-  host = new WorkerHost(buildWorkerContext(h.env, async () => []), JOBS, HANDLERS, { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 4 });
+  host = new WorkerHost(
+    buildWorkerContext(h.env, async () => []),
+    JOBS,
+    HANDLERS,
+    { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 4 },
+  );
   host.start();
   // The sweeper tells makers the states the indexer set (a fill used on chain).
   await scheduleOrderJobs(h.env.queue, h.env.config);
   await deposit(MAKER, FILL_BOND);
-  await waitFor('bond indexed', () => bondOf(maker()), (b) => b === FILL_BOND.toString());
+  await waitFor(
+    'bond indexed',
+    () => bondOf(maker()),
+    (b) => b === FILL_BOND.toString(),
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -95,12 +113,21 @@ afterAll(async () => {
 
 describe('orders on chain', () => {
   it('only the owner can place its intent, once per nonce', async () => {
-    const order = (await request(app).post('/api/orders').send(orderBody(owner(), { pair: pair(), now: await h.chain.now() })).expect(201)).body;
+    const order = (
+      await request(app)
+        .post('/api/orders')
+        .send(orderBody(owner(), { pair: pair(), now: await h.chain.now() }))
+        .expect(201)
+    ).body;
     const intent = intentFromJson(order);
     expect(await revertName(simulate(MAKER, 'placeIntent', [intent]))).toBe('NotIntentOwner');
     await send(OWNER, pair(), optionPairAbi, 'placeIntent', [intent]);
     expect(await revertName(simulate(OWNER, 'placeIntent', [intent]))).toBe('IntentNonceUsed');
-    const onChain = await waitFor('intent indexed', async () => (await orderState(order.id)).on_chain, (c) => c !== null);
+    const onChain = await waitFor(
+      'intent indexed',
+      async () => (await orderState(order.id)).on_chain,
+      (c) => c !== null,
+    );
     expect(onChain).toMatchObject({ state: 'open', remaining: order.amount });
     // The portfolio snapshot lists the placed order among the owner's open orders.
     const snap = (await request(app).get(`/api/portfolio/${owner()}`).expect(200)).body.networks[0];
@@ -110,12 +137,20 @@ describe('orders on chain', () => {
   it('a maker fills with the API-signed exclusive fill; the indexer marks it used and the order filled; the maker hears both', async () => {
     const { order, intent } = await placedOrder();
     const reward = h.chain.accounts[7].address;
-    const fill = (await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [order.id], reward_destination: reward }).expect(201)).body;
+    const fill = (
+      await request(app)
+        .post('/api/exclusive-fill')
+        .set(bearer(makerToken))
+        .send({ order_ids: [order.id], reward_destination: reward })
+        .expect(201)
+    ).body;
     const msg: ExclusiveFill = fill.signed_message;
 
     // What the pair refuses: another caller, other intents, a reward outside the limits, a key it does not know.
     expect(await revertName(simulate(6, 'fillExclusive', [msg, fill.signature, [intent], REWARD]))).toBe('NotFillMaker');
-    expect(await revertName(simulate(MAKER, 'fillExclusive', [msg, fill.signature, [{ ...intent, amount: intent.amount + 1n }], REWARD]))).toBe('IntentDataMismatch');
+    expect(await revertName(simulate(MAKER, 'fillExclusive', [msg, fill.signature, [{ ...intent, amount: intent.amount + 1n }], REWARD]))).toBe(
+      'IntentDataMismatch',
+    );
     expect(await revertName(simulate(MAKER, 'fillExclusive', [msg, fill.signature, [intent], 1n]))).toBe('RewardOutOfLimits');
     const stranger = privateKeyToAccount(generatePrivateKey());
     const forged = await stranger.signTypedData(exclusiveFillTypedData(h.chain.chainId, h.chain.addresses.mothership, msg));
@@ -123,10 +158,17 @@ describe('orders on chain', () => {
 
     const tx = await send(MAKER, pair(), optionPairAbi, 'fillExclusive', [msg, fill.signature, [intent], REWARD]);
     expect(await revertName(simulate(MAKER, 'fillExclusive', [msg, fill.signature, [intent], REWARD]))).toBe('FillAlreadyUsed');
-    const filled = await waitFor('order filled', () => orderState(order.id), (o) => o.state === 'filled');
+    const filled = await waitFor(
+      'order filled',
+      () => orderState(order.id),
+      (o) => o.state === 'filled',
+    );
     expect(filled).toMatchObject({ fill_tx_hash: tx.toLowerCase(), on_chain: expect.objectContaining({ state: 'filled', remaining: '0' }) });
     expect(await fillRow(fill.exclusive_fill_id)).toEqual({ state: 'used', used_tx_hash: tx.toLowerCase() });
-    const heard = await eventually(() => topicEvents(h.env, topics.rfqMaker(maker())), (e) => e.some((x) => x.event === 'exclusive_fill_used'));
+    const heard = await eventually(
+      () => topicEvents(h.env, topics.rfqMaker(maker())),
+      (e) => e.some((x) => x.event === 'exclusive_fill_used'),
+    );
     const mine = heard.filter((e) => e.payload.exclusive_fill_id === fill.exclusive_fill_id);
     expect(mine.map((e) => e.event)).toEqual(['exclusive_fill_issued', 'exclusive_fill_used']);
     expect(mine[1].payload).toMatchObject({ state: 'used', used_tx_hash: tx.toLowerCase(), order_ids: [order.id] });
@@ -134,22 +176,40 @@ describe('orders on chain', () => {
 
   it('a reorg that removes the fill reopens the order and reactivates the fill; one that removes a deposit restores the bond', async () => {
     const { order, intent } = await placedOrder();
-    const fill = (await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [order.id], reward_destination: maker() }).expect(201)).body;
+    const fill = (
+      await request(app)
+        .post('/api/exclusive-fill')
+        .set(bearer(makerToken))
+        .send({ order_ids: [order.id], reward_destination: maker() })
+        .expect(201)
+    ).body;
     const forkAt = await waitForHead(h);
     const snapshot = await h.chain.rpc<string>('evm_snapshot');
     await send(MAKER, pair(), optionPairAbi, 'fillExclusive', [fill.signed_message, fill.signature, [intent], REWARD]);
     await deposit(MAKER, 5n);
-    await waitFor('fill and deposit indexed', async () => ({ o: (await orderState(order.id)).state, b: await bondOf(maker()) }), (v) => v.o === 'filled' && v.b === (FILL_BOND + 5n).toString());
+    await waitFor(
+      'fill and deposit indexed',
+      async () => ({ o: (await orderState(order.id)).state, b: await bondOf(maker()) }),
+      (v) => v.o === 'filled' && v.b === (FILL_BOND + 5n).toString(),
+    );
     const tip = await waitForHead(h);
 
     await h.chain.rpc('evm_revert', [snapshot]);
     await mineBlocks(h.chain, tip - forkAt + 2);
-    const reopened = await waitFor('reorg undone', () => orderState(order.id), (o) => o.state === 'open');
+    const reopened = await waitFor(
+      'reorg undone',
+      () => orderState(order.id),
+      (o) => o.state === 'open',
+    );
     expect(reopened).toMatchObject({ fill_tx_hash: null, closed_at: null, on_chain: expect.objectContaining({ state: 'open' }) });
     expect(await fillRow(fill.exclusive_fill_id)).toEqual({ state: 'active', used_tx_hash: null });
     expect(await bondOf(maker())).toBe(FILL_BOND.toString());
     // The fill still holds the order: another maker cannot take it while it lasts.
-    const again = await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [order.id], reward_destination: maker() }).expect(409);
+    const again = await request(app)
+      .post('/api/exclusive-fill')
+      .set(bearer(makerToken))
+      .send({ order_ids: [order.id], reward_destination: maker() })
+      .expect(409);
     expect(again.body.code).toBe('order_under_exclusive_fill');
   });
 
@@ -157,9 +217,17 @@ describe('orders on chain', () => {
     const { order } = await placedOrder();
     const { pair_order_id } = (await orderState(order.id)).on_chain;
     await send(OWNER, pair(), optionPairAbi, 'cancelOrder', [BigInt(pair_order_id)]);
-    const cancelled = await waitFor('cancel indexed', () => orderState(order.id), (o) => o.state === 'cancelled');
+    const cancelled = await waitFor(
+      'cancel indexed',
+      () => orderState(order.id),
+      (o) => o.state === 'cancelled',
+    );
     expect(cancelled.on_chain.state).toBe('cancelled');
-    const res = await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [order.id], reward_destination: maker() }).expect(409);
+    const res = await request(app)
+      .post('/api/exclusive-fill')
+      .set(bearer(makerToken))
+      .send({ order_ids: [order.id], reward_destination: maker() })
+      .expect(409);
     expect(res.body.code).toBe('order_not_open');
   });
 });

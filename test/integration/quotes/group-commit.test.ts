@@ -89,7 +89,13 @@ describe('group commit of quote creates', () => {
   it('concurrent POST /api/quote each answer 201 with their own stored quote', async () => {
     const { app } = buildApp(env);
     const takers = Array.from({ length: 30 }, () => randomAddress());
-    const res = await Promise.all(takers.map((t, i) => request(app).post('/api/quote').send(quoteBody(t, STRATEGY_ROWS[i % STRATEGY_ROWS.length].legs))));
+    const res = await Promise.all(
+      takers.map((t, i) =>
+        request(app)
+          .post('/api/quote')
+          .send(quoteBody(t, STRATEGY_ROWS[i % STRATEGY_ROWS.length].legs)),
+      ),
+    );
     expect(res.map((r) => r.status)).toEqual(takers.map(() => 201));
     const ids = new Set(res.map((r) => r.body.quote.id as string));
     expect(ids.size).toBe(30);

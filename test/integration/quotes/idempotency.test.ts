@@ -34,7 +34,9 @@ describe('Idempotency-Key scoped to the caller', () => {
     const secret = (await request(app).post('/api/taker/keys').set(bearer(adminToken)).send({ name: 'backend' }).expect(201)).body.secret;
     delegates = [];
     for (let i = 0; i < 2; i++) {
-      delegates.push((await request(app).post('/api/taker/delegate').set(bearer(secret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body.token);
+      delegates.push(
+        (await request(app).post('/api/taker/delegate').set(bearer(secret)).send({ address: newWallet().address, expires_in: 600 }).expect(200)).body.token,
+      );
     }
   });
   afterAll(() => env.close());

@@ -33,7 +33,10 @@ describe('maker package offers: POST /api/quote/:id', () => {
     signedOffer(quote, signer, { mothership: MOTHERSHIP, premiumToken: FIXTURE_USDC, ...opts });
 
   async function newQuote(extra: Record<string, unknown> = {}) {
-    const res = await request(app).post('/api/quote').send(quoteBody(taker, STRATEGY_ROWS[7].legs, { referrer, ...extra })).expect(201);
+    const res = await request(app)
+      .post('/api/quote')
+      .send(quoteBody(taker, STRATEGY_ROWS[7].legs, { referrer, ...extra }))
+      .expect(201);
     return res.body as { quote: QuoteLike & { taker_salt: string }; stream_token: string };
   }
 
@@ -48,13 +51,22 @@ describe('maker package offers: POST /api/quote/:id', () => {
     makerToken = await signIn(app, maker);
     freemiumToken = await signIn(app, freemium);
     const ownerToken = await signIn(app, owner);
-    const key = await request(app).post('/api/maker/keys').set(bearer(ownerToken)).send(await signedKeyAdd(owner, bot, { organization: org.id, name: 'pricer' })).expect(201);
+    const key = await request(app)
+      .post('/api/maker/keys')
+      .set(bearer(ownerToken))
+      .send(await signedKeyAdd(owner, bot, { organization: org.id, name: 'pricer' }))
+      .expect(201);
     botSecret = key.body.secret;
-    host = new WorkerHost(buildWorkerContext(env, async () => []), JOBS, HANDLERS, {
-      redisUrl: env.config.REDIS_URL,
-      prefix: bullPrefix(env.config.REDIS_PREFIX),
-      concurrency: 4,
-    });
+    host = new WorkerHost(
+      buildWorkerContext(env, async () => []),
+      JOBS,
+      HANDLERS,
+      {
+        redisUrl: env.config.REDIS_URL,
+        prefix: bullPrefix(env.config.REDIS_PREFIX),
+        concurrency: 4,
+      },
+    );
     host.start();
   });
   afterAll(async () => {
@@ -78,14 +90,24 @@ describe('maker package offers: POST /api/quote/:id', () => {
       (e) => e.filter((x) => x.event === 'rfq_offer').length === 2,
     );
     expect(stream.filter((e) => e.event === 'rfq_offer').map((e) => e.payload.package_premium)).toEqual(['900', '700']);
-    const mine = await eventually(() => topicEvents(env, topics.rfqMaker(maker.address)), (e) => e.length >= 2);
+    const mine = await eventually(
+      () => topicEvents(env, topics.rfqMaker(maker.address)),
+      (e) => e.length >= 2,
+    );
     expect(mine.every((e) => e.event === 'rfq_offer' && e.payload.maker === maker.address)).toBe(true);
-    assertNoTakerIdentity(mine.map((e) => e.payload), { taker, referrer, salt: q.quote.taker_salt });
+    assertNoTakerIdentity(
+      mine.map((e) => e.payload),
+      { taker, referrer, salt: q.quote.taker_salt },
+    );
   });
 
   it('a maker API key offers as its bot wallet', async () => {
     const q = await newQuote();
-    const res = await request(app).post(`/api/quote/${q.quote.id}`).set(bearer(botSecret)).send(await sign(q.quote, bot)).expect(201);
+    const res = await request(app)
+      .post(`/api/quote/${q.quote.id}`)
+      .set(bearer(botSecret))
+      .send(await sign(q.quote, bot))
+      .expect(201);
     expect(res.body.offer.maker).toBe(bot.address);
   });
 
@@ -179,7 +201,11 @@ describe('maker package offers: POST /api/quote/:id', () => {
     const q = await newQuote();
     const body = await sign(q.quote);
     await request(app).post('/api/quote/6b1f5bf2-86a4-4b5e-9f43-3f0e0f4e0c11').set(bearer(makerToken)).send(body).expect(404);
-    const dutch = await request(app).post(`/api/quote/${q.quote.id}/offer`).set(bearer(makerToken)).send({ buy_override_bps: 10, sell_override_bps: 10 }).expect(409);
+    const dutch = await request(app)
+      .post(`/api/quote/${q.quote.id}/offer`)
+      .set(bearer(makerToken))
+      .send({ buy_override_bps: 10, sell_override_bps: 10 })
+      .expect(409);
     expect(dutch.body.code).toBe('not_dutch');
   });
 });

@@ -20,7 +20,10 @@ describe('POST /api/quote (standard RFQ)', () => {
   describe.each(STRATEGY_ROWS)('$name', (row) => {
     it.each(['b_is_buy', 'a_is_buy'] as const)('%s: directions, strategy and taker hash per the spec', async (polarity) => {
       const referrer = randomAddress();
-      const res = await request(app).post('/api/quote').send(quoteBody(taker, row.legs, { polarity, referrer })).expect(201);
+      const res = await request(app)
+        .post('/api/quote')
+        .send(quoteBody(taker, row.legs, { polarity, referrer }))
+        .expect(201);
       const expected = polarity === 'b_is_buy' ? row.buy : row.buy.map((d) => 1 - d);
       const { quote, stream_token, topic } = res.body;
       expect(quote.directions).toEqual(expected);
@@ -61,7 +64,10 @@ describe('POST /api/quote (standard RFQ)', () => {
     const { body } = await request(app).post('/api/quote').send(quoteBody(taker, STRATEGY_ROWS[0].legs)).expect(201);
     const missing = await request(app).get(`/api/quote/${body.quote.id}`).expect(401);
     expect(missing.body.code).toBe('stream_token_required');
-    const wrong = await request(app).get(`/api/quote/${body.quote.id}`).query({ stream_token: 'x'.repeat(43) }).expect(401);
+    const wrong = await request(app)
+      .get(`/api/quote/${body.quote.id}`)
+      .query({ stream_token: 'x'.repeat(43) })
+      .expect(401);
     expect(wrong.body.error).toBe('invalid stream token for this quote');
     const other = await request(app).post('/api/quote').send(quoteBody(taker, STRATEGY_ROWS[0].legs)).expect(201);
     await request(app).get(`/api/quote/${body.quote.id}`).query({ stream_token: other.body.stream_token }).expect(401);
@@ -70,7 +76,10 @@ describe('POST /api/quote (standard RFQ)', () => {
   });
 
   describe('validation', () => {
-    const send = (body: unknown) => request(app).post('/api/quote').send(body as object);
+    const send = (body: unknown) =>
+      request(app)
+        .post('/api/quote')
+        .send(body as object);
     const paths = (res: request.Response) => (res.body.details ?? []).map((d: { path: string }) => d.path).sort();
 
     it('names every bad field at once and stores nothing', async () => {
@@ -82,7 +91,9 @@ describe('POST /api/quote (standard RFQ)', () => {
         referrer: 'nobody',
         expires_in: 0,
         offer_formats: 'fancy',
-        intents: [{ pair6909_contract: 'x', option_type: 'straddle', structure: 'c', start_exercise_timestamp: 5, expiry_timestamp: 1, strike_wad: '-1', amount: '0' }],
+        intents: [
+          { pair6909_contract: 'x', option_type: 'straddle', structure: 'c', start_exercise_timestamp: 5, expiry_timestamp: 1, strike_wad: '-1', amount: '0' },
+        ],
         colour: 'blue',
       }).expect(400);
       expect(res.body.code).toBe('validation_failed');
@@ -223,9 +234,7 @@ describe('POST /api/quote (standard RFQ)', () => {
 
     it('concurrent creates with one key make one quote', async () => {
       const body = quoteBody(taker, STRATEGY_ROWS[3].legs);
-      const results = await Promise.all(
-        Array.from({ length: 6 }, () => request(app).post('/api/quote').set('Idempotency-Key', 'race-1').send(body)),
-      );
+      const results = await Promise.all(Array.from({ length: 6 }, () => request(app).post('/api/quote').set('Idempotency-Key', 'race-1').send(body)));
       const ids = new Set(results.map((r) => r.body.quote?.id));
       expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
       expect(ids.size).toBe(1);

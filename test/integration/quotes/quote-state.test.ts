@@ -104,7 +104,13 @@ describe('quote state transitions (Postgres)', () => {
     expect(await fillSettledQuotes(env.db, 1, refs)).toEqual([]);
     const filled = await fillSettledQuotes(env.db, 31337, refs);
     expect(filled.map((f) => f.quote_id).sort()).toEqual([open.id, expired.id].sort());
-    for (const f of filled) expect(f).toEqual({ quote_id: f.quote_id, taker_address_hash: expect.any(String), stream_token_hash: expect.any(String), filled_at_ms: expect.stringMatching(/^\d+$/) });
+    for (const f of filled)
+      expect(f).toEqual({
+        quote_id: f.quote_id,
+        taker_address_hash: expect.any(String),
+        stream_token_hash: expect.any(String),
+        filled_at_ms: expect.stringMatching(/^\d+$/),
+      });
     expect((await repo().findQuote(open.id))?.fill_tx_hash).toBe(tx);
     expect(await stateOf(cancelled.id)).toBe('cancelled');
     expect(await fillSettledQuotes(env.db, 31337, refs)).toEqual([]);
@@ -115,11 +121,20 @@ describe('quote state transitions (Postgres)', () => {
     const live = await openQuote();
     const lapsed = await openQuote();
     const never = await openQuote();
-    await fillSettledQuotes(env.db, 31337, [live, lapsed].map((q) => ({ taker_address_hash: q.taker_address_hash, tx_hash: txHash() })));
+    await fillSettledQuotes(
+      env.db,
+      31337,
+      [live, lapsed].map((q) => ({ taker_address_hash: q.taker_address_hash, tx_hash: txHash() })),
+    );
     await env.db.query(`UPDATE quotes SET expires_at = now() - interval '1 second' WHERE id = $1`, [lapsed.id]);
 
     const reopened = await reopenFilledQuotes(env.db, [live.id, lapsed.id, never.id]);
-    expect(reopened.map((r) => [r.quote_id, r.state]).sort()).toEqual([[live.id, 'open'], [lapsed.id, 'expired']].sort());
+    expect(reopened.map((r) => [r.quote_id, r.state]).sort()).toEqual(
+      [
+        [live.id, 'open'],
+        [lapsed.id, 'expired'],
+      ].sort(),
+    );
     const [l, x] = await Promise.all([repo().findQuote(live.id), repo().findQuote(lapsed.id)]);
     expect([l?.state, l?.closed_at, l?.fill_tx_hash]).toEqual(['open', null, null]);
     expect([x?.state, x?.fill_tx_hash]).toEqual(['expired', null]);

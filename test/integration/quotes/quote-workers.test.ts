@@ -20,13 +20,18 @@ describe('quote workers', () => {
   const premiumMaker = randomAddress();
 
   function startReplica(handlers = HANDLERS): WorkerHost {
-    const host = new WorkerHost(buildWorkerContext(env, async () => [premiumMaker]), JOBS, handlers, {
-      redisUrl: env.config.REDIS_URL,
-      prefix: bullPrefix(env.config.REDIS_PREFIX),
-      concurrency: 8,
-      lockDurationMs: 1000,
-      stalledIntervalMs: 500,
-    });
+    const host = new WorkerHost(
+      buildWorkerContext(env, async () => [premiumMaker]),
+      JOBS,
+      handlers,
+      {
+        redisUrl: env.config.REDIS_URL,
+        prefix: bullPrefix(env.config.REDIS_PREFIX),
+        concurrency: 8,
+        lockDurationMs: 1000,
+        stalledIntervalMs: 500,
+      },
+    );
     host.start();
     hosts.push(host);
     return host;
@@ -46,8 +51,14 @@ describe('quote workers', () => {
     startReplica();
     const taker = randomAddress();
     const referrer = randomAddress();
-    const { body } = await request(app).post('/api/quote').send(quoteBody(taker, STRATEGY_ROWS[7].legs, { referrer })).expect(201);
-    const feed = await eventually(() => topicEvents(env, topics.quotesRequests(31337)), (e) => e.some((x) => x.payload.quote_id === body.quote.id));
+    const { body } = await request(app)
+      .post('/api/quote')
+      .send(quoteBody(taker, STRATEGY_ROWS[7].legs, { referrer }))
+      .expect(201);
+    const feed = await eventually(
+      () => topicEvents(env, topics.quotesRequests(31337)),
+      (e) => e.some((x) => x.payload.quote_id === body.quote.id),
+    );
     const mine = feed.filter((e) => e.payload.quote_id === body.quote.id);
     expect(mine).toHaveLength(1);
     expect(mine[0].event).toBe('rfq_request');
@@ -61,14 +72,23 @@ describe('quote workers', () => {
     });
     expect(mine[0].payload.legs).toHaveLength(3);
 
-    const makerTopic = await eventually(() => topicEvents(env, topics.rfqMaker(premiumMaker)), (e) => e.length > 0);
+    const makerTopic = await eventually(
+      () => topicEvents(env, topics.rfqMaker(premiumMaker)),
+      (e) => e.length > 0,
+    );
     expect(makerTopic.map((e) => e.payload.quote_id)).toContain(body.quote.id);
 
-    const taker_ = await eventually(() => topicEvents(env, topics.rfqStream(hashStreamToken(body.stream_token))), (e) => e.length > 0);
+    const taker_ = await eventually(
+      () => topicEvents(env, topics.rfqStream(hashStreamToken(body.stream_token))),
+      (e) => e.length > 0,
+    );
     expect(taker_[0].event).toBe('rfq_request');
     expect(taker_[0].payload).toMatchObject({ id: body.quote.id, taker_address: taker, referrer, taker_salt: body.quote.taker_salt });
 
-    assertNoTakerIdentity([...feed, ...makerTopic].map((e) => e.payload), { taker, referrer, salt: body.quote.taker_salt });
+    assertNoTakerIdentity(
+      [...feed, ...makerTopic].map((e) => e.payload),
+      { taker, referrer, salt: body.quote.taker_salt },
+    );
     const row = await new QuoteRepository(env.db).findQuote(body.quote.id);
     expect(row?.state).toBe('open');
   });
@@ -76,9 +96,15 @@ describe('quote workers', () => {
   it('expires a quote once at the end of its window with two worker replicas', async () => {
     startReplica();
     startReplica();
-    const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 1 })).expect(201);
+    const { body } = await request(app)
+      .post('/api/quote')
+      .send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 1 }))
+      .expect(201);
     const stream = topics.rfqStream(hashStreamToken(body.stream_token));
-    const events = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.event === 'rfq_result'));
+    const events = await eventually(
+      () => topicEvents(env, stream),
+      (e) => e.some((x) => x.event === 'rfq_result'),
+    );
     const results = events.filter((e) => e.event === 'rfq_result');
     expect(results).toHaveLength(1);
     expect(results[0].payload).toMatchObject({ quote_id: body.quote.id, state: 'expired' });
@@ -88,9 +114,17 @@ describe('quote workers', () => {
     // Nothing more arrives later: once the one expiry job is finished, a sentinel published
     // after it marks the end of anything it could have sent.
     const job = await env.queue.queue('quotes').getJob(quoteExpireJob.jobId({ quote_id: body.quote.id }));
-    expect(await eventually(() => job!.getState(), (s) => s === 'completed')).toBe('completed');
+    expect(
+      await eventually(
+        () => job!.getState(),
+        (s) => s === 'completed',
+      ),
+    ).toBe('completed');
     await new EventPublisher({ redis: env.redis, config: env.config }).publish(stream, 'rfq_offer', { quote_id: 'sentinel' });
-    const all = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.payload.quote_id === 'sentinel'));
+    const all = await eventually(
+      () => topicEvents(env, stream),
+      (e) => e.some((x) => x.payload.quote_id === 'sentinel'),
+    );
     expect(all.filter((e) => e.event === 'rfq_result')).toHaveLength(1);
   });
 
@@ -107,18 +141,28 @@ describe('quote workers', () => {
         : h,
     );
     const a = startReplica(dying);
-    const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 1 })).expect(201);
+    const { body } = await request(app)
+      .post('/api/quote')
+      .send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 1 }))
+      .expect(201);
     await inJob;
     await a.close(true);
     startReplica();
     const stream = topics.rfqStream(hashStreamToken(body.stream_token));
-    const events = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.event === 'rfq_result'), 15000);
+    const events = await eventually(
+      () => topicEvents(env, stream),
+      (e) => e.some((x) => x.event === 'rfq_result'),
+      15000,
+    );
     expect(events.filter((e) => e.event === 'rfq_result')).toHaveLength(1);
     expect((await new QuoteRepository(env.db).findQuote(body.quote.id))?.state).toBe('expired');
   }, 30000);
 
   it('the sweeper expires a quote whose jobs were lost, tells its taker once, keeps it off the feed past its window, and forgets old idempotency keys', async () => {
-    const { body } = await request(app).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[5].legs, { expires_in: 1 })).expect(201);
+    const { body } = await request(app)
+      .post('/api/quote')
+      .send(quoteBody(randomAddress(), STRATEGY_ROWS[5].legs, { expires_in: 1 }))
+      .expect(201);
     await env.queue.queue('quotes').obliterate({ force: true });
     await env.db.query(
       `INSERT INTO idempotency_keys (scope, lookup_hash, request_mac, status, sealed_response, created_at) VALUES ('quote.create', 'old-key', 'h', 201, 'x', now() - interval '25 hours')`,
@@ -128,7 +172,10 @@ describe('quote workers', () => {
     startReplica();
     await env.queue.enqueue(JOBS['quotes.sweep'], {});
     const stream = topics.rfqStream(hashStreamToken(body.stream_token));
-    const events = await eventually(() => topicEvents(env, stream), (e) => e.some((x) => x.event === 'rfq_result'));
+    const events = await eventually(
+      () => topicEvents(env, stream),
+      (e) => e.some((x) => x.event === 'rfq_result'),
+    );
     expect(events.map((e) => e.event)).toEqual(['rfq_result']);
     // The purge is the sweep's last step: it may finish just after the result is published.
     const left = await eventually(

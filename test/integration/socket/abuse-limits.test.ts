@@ -8,7 +8,21 @@ import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-t
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
-import { disconnect, issueMakerKey, join, metricValue, phoenixSocket, publisher, RawClient, refusal, sleep, startReplica, waitFor, type Joined, type Replica } from './socket-harness';
+import {
+  disconnect,
+  issueMakerKey,
+  join,
+  metricValue,
+  phoenixSocket,
+  publisher,
+  RawClient,
+  refusal,
+  sleep,
+  startReplica,
+  waitFor,
+  type Joined,
+  type Replica,
+} from './socket-harness';
 import { request } from '../../support/http';
 
 /** A connection that is still served: a heartbeat is answered. */
@@ -109,7 +123,9 @@ describe('socket tier: abuse limits', () => {
         const answer = await new Promise<string>((resolve, reject) => {
           let text = '';
           const tcp = net.connect(capped.port, '127.0.0.1', () =>
-            tcp.write(`GET /socket/websocket?vsn=2.0.0 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`),
+            tcp.write(
+              `GET /socket/websocket?vsn=2.0.0 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+            ),
           );
           tcp.on('data', (d) => (text += String(d)));
           tcp.on('close', () => resolve(text.split('\r\n')[0]));

@@ -108,7 +108,7 @@ describe('the event log, stream tokens and registrations on Redis', () => {
   describe('how long a topic keeps its seq and history', () => {
     const grace = () => env.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000;
 
-    it('a token topic lives as long as its token plus a grace, not the shared topics\' seven days', async () => {
+    it("a token topic lives as long as its token plus a grace, not the shared topics' seven days", async () => {
       const token = await new StreamTokens(env.redis, env.config.REDIS_PREFIX).mint('rfq', 120);
       const topic = topics.rfqStream(hashStreamToken(token));
       await pub.publish(topic, 'rfq_request', { quote_id: 'q', chain_id: 1 });

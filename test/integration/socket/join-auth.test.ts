@@ -80,7 +80,9 @@ describe('socket tier: who may join what', () => {
     it('registers any signed-in wallet for freemium; premium needs maker rights', async () => {
       const res = await api().post('/api/pubsub/freemium').set(bearer(outsider.token)).send({ chain_id: 31337 }).expect(200);
       expect(res.body).toMatchObject({ status: 'registered', tier: 'freemium', rfq_maker_stream_topic: `rfq_maker:${outsider.wallet.address}` });
-      expect((await api().post('/api/pubsub/premium').set(bearer(outsider.token)).send({ chain_id: 31337 }).expect(403)).body.code).toBe('maker_rights_required');
+      expect((await api().post('/api/pubsub/premium').set(bearer(outsider.token)).send({ chain_id: 31337 }).expect(403)).body.code).toBe(
+        'maker_rights_required',
+      );
       await api().post('/api/pubsub/freemium').send({ chain_id: 31337 }).expect(401);
       await api().post('/api/pubsub/premium').send({ chain_id: 31337 }).expect(401);
     });
@@ -176,7 +178,11 @@ describe('socket tier: who may join what', () => {
       const takerOwner = await person();
       await ctx.services.identity.orgs.create({ kind: 'taker', name: 'Delegating Takers', owner: takerOwner.wallet.address });
       const tk = await api().post('/api/taker/keys').set(bearer(takerOwner.token)).send({ name: 'minter' }).expect(201);
-      const delegate = await api().post('/api/taker/delegate').set(bearer(tk.body.secret)).send({ address: victim.wallet.address, expires_in: 600 }).expect(200);
+      const delegate = await api()
+        .post('/api/taker/delegate')
+        .set(bearer(tk.body.secret))
+        .send({ address: victim.wallet.address, expires_in: 600 })
+        .expect(200);
       const viaDelegate = await api().post('/api/pubsub/freemium').set(bearer(delegate.body.token)).send({ chain_id: 31337 }).expect(200);
       expect(viaDelegate.body).not.toHaveProperty('rfq_maker_stream_topic');
       expect(await refusal(s, rfqMakerTopic(victim.wallet.address), { token: delegate.body.token })).toMatch(/^only that maker may join/);

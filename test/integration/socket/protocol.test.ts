@@ -90,7 +90,13 @@ describe('socket tier: the Phoenix channels protocol', () => {
 
     const r = await raw();
     r.send(['1', '2', 'rfq_stream:AAAAAAAAAAAAAAAAAAAAAAAA', 'anything', {}]);
-    expect(await r.next((m) => m[1] === '2')).toEqual([null, '2', 'rfq_stream:AAAAAAAAAAAAAAAAAAAAAAAA', 'phx_reply', { status: 'error', response: { reason: 'unmatched topic' } }]);
+    expect(await r.next((m) => m[1] === '2')).toEqual([
+      null,
+      '2',
+      'rfq_stream:AAAAAAAAAAAAAAAAAAAAAAAA',
+      'phx_reply',
+      { status: 'error', response: { reason: 'unmatched topic' } },
+    ]);
   });
 
   it('refuses a join beyond the per-connection channel cap', async () => {
@@ -109,7 +115,12 @@ describe('socket tier: the Phoenix channels protocol', () => {
     const { topic, ref } = await stream();
     const r = await raw('vsn=1.0.0');
     r.send({ topic, event: 'phx_join', payload: {}, ref: '1' });
-    expect(await r.next((m) => m.ref === '1')).toEqual({ topic, event: 'phx_reply', payload: { status: 'ok', response: { seq: 0, recovered: true } }, ref: '1' });
+    expect(await r.next((m) => m.ref === '1')).toEqual({
+      topic,
+      event: 'phx_reply',
+      payload: { status: 'ok', response: { seq: 0, recovered: true } },
+      ref: '1',
+    });
     await publisher(env).publish(ref, 'rfq_offer', { quote_id: 'q' });
     expect(await r.next((m) => m.event === 'rfq_offer')).toEqual({ topic, event: 'rfq_offer', payload: { seq: 1, quote_id: 'q' }, ref: null });
 
@@ -165,7 +176,13 @@ describe('socket tier: the Phoenix channels protocol', () => {
     const r = await raw();
     const parts = ['1', '5', topic, 'phx_join'].map((p) => Buffer.from(p));
     r.send(Buffer.concat([Buffer.from([0, ...parts.map((p) => p.length)]), ...parts, Buffer.from([1, 2, 3])]));
-    expect(await r.next((m) => Array.isArray(m) && m[1] === '5')).toEqual(['1', '5', topic, 'phx_reply', { status: 'error', response: { reason: 'binary payloads are not supported' } }]);
+    expect(await r.next((m) => Array.isArray(m) && m[1] === '5')).toEqual([
+      '1',
+      '5',
+      topic,
+      'phx_reply',
+      { status: 'error', response: { reason: 'binary payloads are not supported' } },
+    ]);
     r.send(Buffer.from([0, 200, 1, 1, 1, 65]));
     r.send(Buffer.from([7]));
     r.send([null, '6', 'phoenix', 'heartbeat', {}]);

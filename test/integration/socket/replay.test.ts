@@ -118,7 +118,7 @@ describe('socket tier: ordered, replayable delivery', () => {
     const pub = publisher(env);
     let published = 0;
     const publishing = (async () => {
-      for (; published < total; ) {
+      for (; published < total;) {
         await pub.publish(ref, 'rfq_offer', { quote_id: 'q' });
         published++;
         // a steady stream rather than a burst, so the joins below land in the middle of it

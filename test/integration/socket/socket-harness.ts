@@ -110,7 +110,8 @@ export function join(socket: Socket, topic: string, params: object | (() => obje
   ch.onMessage = (event, payload) => {
     if (event === 'phx_close' || event === 'phx_error') {
       // the client also triggers phx_error itself when the transport drops; only record the server's
-      if (payload && typeof payload === 'object' && (payload as { source?: string }).source !== 'transport') ends.push({ event, payload: payload as Record<string, unknown> });
+      if (payload && typeof payload === 'object' && (payload as { source?: string }).source !== 'transport')
+        ends.push({ event, payload: payload as Record<string, unknown> });
     } else if (!event.startsWith('phx_') && !event.startsWith('chan_reply_')) {
       events.push({ event, payload: payload as Received['payload'] });
     }
@@ -118,7 +119,11 @@ export function join(socket: Socket, topic: string, params: object | (() => obje
   };
   return new Promise((resolve) => {
     const done = (status: string) => (response: Record<string, unknown>) => resolve({ channel, events, ends, reply: { status, response } });
-    channel.join().receive('ok', done('ok')).receive('error', done('error')).receive('timeout', () => done('timeout')({}));
+    channel
+      .join()
+      .receive('ok', done('ok'))
+      .receive('error', done('error'))
+      .receive('timeout', () => done('timeout')({}));
   });
 }
 
@@ -196,7 +201,11 @@ export async function issueMakerKey(
   name: string,
 ): Promise<{ id: string; secret: string; bot: `0x${string}` }> {
   const bot = newWallet();
-  const res = await request(app).post('/api/maker/keys').set(bearer(owner.token)).send(await signedKeyAdd(owner.wallet, bot, { organization: orgId, name })).expect(201);
+  const res = await request(app)
+    .post('/api/maker/keys')
+    .set(bearer(owner.token))
+    .send(await signedKeyAdd(owner.wallet, bot, { organization: orgId, name }))
+    .expect(201);
   return { id: res.body.id, secret: res.body.secret, bot: bot.address };
 }
 

@@ -54,11 +54,16 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
     makerToken = await signIn(app, maker);
     await indexBond(env.db, maker.address, FIXTURE_USDC, 1n);
     for (let i = 0; i < 2; i++) {
-      const host = new WorkerHost(buildWorkerContext({ ...env, logger: logs.logger }, async () => []), JOBS, HANDLERS, {
-        redisUrl: env.config.REDIS_URL,
-        prefix: bullPrefix(env.config.REDIS_PREFIX),
-        concurrency: 4,
-      });
+      const host = new WorkerHost(
+        buildWorkerContext({ ...env, logger: logs.logger }, async () => []),
+        JOBS,
+        HANDLERS,
+        {
+          redisUrl: env.config.REDIS_URL,
+          prefix: bullPrefix(env.config.REDIS_PREFIX),
+          concurrency: 4,
+        },
+      );
       host.start();
       replicas.push(host);
     }
@@ -72,7 +77,11 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
 
   it('an order expires at intentExpiry, once, and can then be neither filled nor cancelled', async () => {
     const { id } = await order(app, Math.floor(Date.now() / 1000) + 2);
-    const row = await eventually(() => orderRow(id), (r) => r.state === 'expired', 15_000);
+    const row = await eventually(
+      () => orderRow(id),
+      (r) => r.state === 'expired',
+      15_000,
+    );
     expect(row.state).toBe('expired');
     // The row is visible as soon as it commits; the worker that committed it logs a moment later.
     const expiredLines = async () => logs.lines().filter((l) => l.msg === 'order expired' && l.order_id === id);
@@ -80,15 +89,29 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
     // Applying the transition again changes nothing.
     expect(await expireOrder(env.db, id)).toBe(false);
     expect(await orderRow(id)).toEqual(row);
-    const fill = await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [id], reward_destination: maker.address }).expect(409);
+    const fill = await request(app)
+      .post('/api/exclusive-fill')
+      .set(bearer(makerToken))
+      .send({ order_ids: [id], reward_destination: maker.address })
+      .expect(409);
     expect(fill.body).toMatchObject({ code: 'order_not_open', error: `order ${id} is expired; only open orders can be filled` });
   });
 
   it('a fill expires at expire_time: its orders are released and its maker hears issued then expired, once each', async () => {
     const a = await order(app);
-    const fill = (await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [a.id], reward_destination: maker.address }).expect(201)).body;
+    const fill = (
+      await request(app)
+        .post('/api/exclusive-fill')
+        .set(bearer(makerToken))
+        .send({ order_ids: [a.id], reward_destination: maker.address })
+        .expect(201)
+    ).body;
     expect((await orderRow(a.id)).exclusive_fill_id).toBe(fill.exclusive_fill_id);
-    await eventually(() => fillState(fill.exclusive_fill_id), (s) => s === 'expired', 15_000);
+    await eventually(
+      () => fillState(fill.exclusive_fill_id),
+      (s) => s === 'expired',
+      15_000,
+    );
     expect(await orderRow(a.id)).toMatchObject({ state: 'open', exclusive_fill_id: null });
     expect(await expireExclusiveFill(env.db, fill.exclusive_fill_id)).toBe(false);
     const heard = await eventually(
@@ -101,20 +124,41 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
       ['exclusive_fill_expired', 'expired'],
     ]);
     // Released: another fill may take it now.
-    await request(app).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [a.id], reward_destination: maker.address }).expect(201);
+    await request(app)
+      .post('/api/exclusive-fill')
+      .set(bearer(makerToken))
+      .send({ order_ids: [a.id], reward_destination: maker.address })
+      .expect(201);
   });
 
   it('when the jobs were lost, the sweeper expires the order and the fill and tells the maker', async () => {
     const o = await order(lostJobsApp, Math.floor(Date.now() / 1000) + 4);
-    const fill = (await request(lostJobsApp).post('/api/exclusive-fill').set(bearer(makerToken)).send({ order_ids: [o.id], reward_destination: maker.address }).expect(201)).body;
-    await eventually(() => fillState(fill.exclusive_fill_id), (s) => s === 'expired', 15_000);
-    await eventually(() => orderRow(o.id), (r) => r.state === 'expired', 15_000);
+    const fill = (
+      await request(lostJobsApp)
+        .post('/api/exclusive-fill')
+        .set(bearer(makerToken))
+        .send({ order_ids: [o.id], reward_destination: maker.address })
+        .expect(201)
+    ).body;
+    await eventually(
+      () => fillState(fill.exclusive_fill_id),
+      (s) => s === 'expired',
+      15_000,
+    );
+    await eventually(
+      () => orderRow(o.id),
+      (r) => r.state === 'expired',
+      15_000,
+    );
     expect((await orderRow(o.id)).state).toBe('expired');
     const heard = await eventually(
       () => topicEvents(env, topics.rfqMaker(maker.address)),
       (e) => e.filter((x) => x.payload.exclusive_fill_id === fill.exclusive_fill_id).length === 2,
       15_000,
     );
-    expect(heard.filter((e) => e.payload.exclusive_fill_id === fill.exclusive_fill_id).map((e) => e.event)).toEqual(['exclusive_fill_issued', 'exclusive_fill_expired']);
+    expect(heard.filter((e) => e.payload.exclusive_fill_id === fill.exclusive_fill_id).map((e) => e.event)).toEqual([
+      'exclusive_fill_issued',
+      'exclusive_fill_expired',
+    ]);
   });
 });

@@ -35,7 +35,10 @@ describe('quote expiry and the sweeper', () => {
 
   /** A quote through the API whose jobs are lost, as after a Redis flush: they went to a queue nobody consumes. */
   async function quoteWithLostJobs(expiresIn: number): Promise<{ id: string; stream_token: string; expires_at: string }> {
-    const { body } = await request(lostJobsApp).post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: expiresIn })).expect(201);
+    const { body } = await request(lostJobsApp)
+      .post('/api/quote')
+      .send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: expiresIn }))
+      .expect(201);
     return { id: body.quote.id, stream_token: body.stream_token, expires_at: body.quote.expires_at };
   }
 
@@ -49,11 +52,16 @@ describe('quote expiry and the sweeper', () => {
     await events.waitUntilReady();
   });
   beforeEach(() => {
-    host = new WorkerHost(buildWorkerContext({ ...env, logger: logs.logger }, async () => []), JOBS, HANDLERS, {
-      redisUrl: env.config.REDIS_URL,
-      prefix: bullPrefix(env.config.REDIS_PREFIX),
-      concurrency: 4,
-    });
+    host = new WorkerHost(
+      buildWorkerContext({ ...env, logger: logs.logger }, async () => []),
+      JOBS,
+      HANDLERS,
+      {
+        redisUrl: env.config.REDIS_URL,
+        prefix: bullPrefix(env.config.REDIS_PREFIX),
+        concurrency: 4,
+      },
+    );
     host.start();
   });
   afterEach(() => host.close());

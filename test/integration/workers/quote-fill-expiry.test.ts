@@ -28,11 +28,16 @@ describe('a fill followed by the expiry job', () => {
     conn = createBullConnection(h.env.config.REDIS_URL);
     events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(h.env.config.REDIS_PREFIX) });
     await events.waitUntilReady();
-    host = new WorkerHost(buildWorkerContext(h.env, async () => []), JOBS, HANDLERS, {
-      redisUrl: h.env.config.REDIS_URL,
-      prefix: bullPrefix(h.env.config.REDIS_PREFIX),
-      concurrency: 2,
-    });
+    host = new WorkerHost(
+      buildWorkerContext(h.env, async () => []),
+      JOBS,
+      HANDLERS,
+      {
+        redisUrl: h.env.config.REDIS_URL,
+        prefix: bullPrefix(h.env.config.REDIS_PREFIX),
+        concurrency: 2,
+      },
+    );
     host.start();
   }, 60_000);
 
@@ -47,9 +52,17 @@ describe('a fill followed by the expiry job', () => {
   it('the taker stream carries exactly one rfq_result', async () => {
     const { quoteId, streamHash } = await settleQuote(h, { maker: 3, taker: 4 });
     await mineBlocks(h.chain, 1);
-    await waitFor('quote filled', () => quoteState(h, quoteId), (q) => q.state === 'filled');
+    await waitFor(
+      'quote filled',
+      () => quoteState(h, quoteId),
+      (q) => q.state === 'filled',
+    );
     const stream = topics.rfqStream(streamHash);
-    await waitFor('the fill result', () => topicEvents(h.env, stream), (e) => e.some((x) => x.event === 'rfq_result'));
+    await waitFor(
+      'the fill result',
+      () => topicEvents(h.env, stream),
+      (e) => e.some((x) => x.event === 'rfq_result'),
+    );
 
     // The window ends: the expiry job, delayed until now, runs.
     await h.env.db.query(`UPDATE quotes SET expires_at = now() - interval '1 second' WHERE id = $1`, [quoteId]);
@@ -60,7 +73,10 @@ describe('a fill followed by the expiry job', () => {
 
     // Sentinel: published after the job finished, so once it is in the history, so is anything the job sent.
     await new EventPublisher({ redis: h.env.redis, config: h.env.config }).publish(stream, 'rfq_offer', { quote_id: 'sentinel' });
-    const seen = await eventually(() => topicEvents(h.env, stream), (e) => e.some((x) => x.payload.quote_id === 'sentinel'));
+    const seen = await eventually(
+      () => topicEvents(h.env, stream),
+      (e) => e.some((x) => x.payload.quote_id === 'sentinel'),
+    );
     expect(seen.filter((e) => e.event === 'rfq_result').map((e) => e.payload.state)).toEqual(['filled']);
     expect((await quoteState(h, quoteId)).state).toBe('filled');
   }, 60_000);

@@ -51,11 +51,16 @@ describe('quote retention job', () => {
     conn = createBullConnection(env.config.REDIS_URL);
     events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX) });
     await events.waitUntilReady();
-    host = new WorkerHost(buildWorkerContext({ ...env, logger: logs.logger }, async () => []), JOBS, HANDLERS, {
-      redisUrl: env.config.REDIS_URL,
-      prefix: bullPrefix(env.config.REDIS_PREFIX),
-      concurrency: 2,
-    });
+    host = new WorkerHost(
+      buildWorkerContext({ ...env, logger: logs.logger }, async () => []),
+      JOBS,
+      HANDLERS,
+      {
+        redisUrl: env.config.REDIS_URL,
+        prefix: bullPrefix(env.config.REDIS_PREFIX),
+        concurrency: 2,
+      },
+    );
     host.start();
   });
   afterAll(async () => {

@@ -55,8 +55,12 @@ describe('worker host and job registry', () => {
   it('every job a domain defines is catalogued, and jobs are defined only in *.jobs.ts modules', () => {
     const shared = path.resolve(__dirname, '../../../shared');
     const files = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
-    const defining = files(shared).filter((f) => !f.includes(`${path.sep}platform${path.sep}queue${path.sep}`) && /\bdefineJob\(/.test(readFileSync(f, 'utf8')));
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+      );
+    const defining = files(shared).filter(
+      (f) => !f.includes(`${path.sep}platform${path.sep}queue${path.sep}`) && /\bdefineJob\(/.test(readFileSync(f, 'utf8')),
+    );
     expect(defining.filter((f) => !f.endsWith('.jobs.ts')).map((f) => path.relative(shared, f))).toEqual([]);
     const catalogued = new Set(Object.values(JOBS));
     for (const file of defining) {

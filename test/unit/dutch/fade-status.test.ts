@@ -22,6 +22,11 @@ describe('the Dutch fade rule', () => {
   it('the latest trip decides; a fade decided by a chain clock ahead of ours counts at once', () => {
     const times = [at(1000), at(1010), at(1020), at(1030)];
     expect(fadeStatusOf(times, policy, at(1025))).toEqual({ count: 4, window_seconds: 100, limit: 3, blocked_until: iso(1080) });
-    expect(fadeStatusOf([at(1000)], { limit: 1, windowSeconds: 100, cooldownSeconds: 10 }, at(999))).toEqual({ count: 1, window_seconds: 100, limit: 1, blocked_until: iso(1010) });
+    expect(fadeStatusOf([at(1000)], { limit: 1, windowSeconds: 100, cooldownSeconds: 10 }, at(999))).toEqual({
+      count: 1,
+      window_seconds: 100,
+      limit: 1,
+      blocked_until: iso(1010),
+    });
   });
 });

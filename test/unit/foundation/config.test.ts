@@ -47,12 +47,15 @@ describe('config', () => {
       throw new Error(`accepted ${JSON.stringify(env)}`);
     };
 
-    it.each(['0.0.0.0', '::', '10.1.2.3', '192.168.0.7', 'api.example.com', '[::]'])('HOST=%s without JWT_SECRET is a config error naming JWT_SECRET', (host) => {
-      const err = refused({ HOST: host });
-      expect(err).toBeInstanceOf(ConfigError);
-      expect(err.problems).toEqual([{ key: 'JWT_SECRET', message: expect.stringContaining(`HOST ${host} is not a loopback address`) }]);
-      expect(err.message).toContain('JWT_SECRET:');
-    });
+    it.each(['0.0.0.0', '::', '10.1.2.3', '192.168.0.7', 'api.example.com', '[::]'])(
+      'HOST=%s without JWT_SECRET is a config error naming JWT_SECRET',
+      (host) => {
+        const err = refused({ HOST: host });
+        expect(err).toBeInstanceOf(ConfigError);
+        expect(err.problems).toEqual([{ key: 'JWT_SECRET', message: expect.stringContaining(`HOST ${host} is not a loopback address`) }]);
+        expect(err.message).toContain('JWT_SECRET:');
+      },
+    );
 
     it.each(['127.0.0.1', '127.0.0.53', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1'])('HOST=%s may use the development secret', (host) => {
       expect(loadConfig({ HOST: host }).HOST).toBe(host);

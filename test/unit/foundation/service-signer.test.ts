@@ -25,9 +25,11 @@ describe('SERVICE_SIGNER_KEY', () => {
     expect(serviceSigner(config, [remote]).address).toBe(privateKeyToAccount(KEY).address);
   });
 
-  it('falls back to the public development key only for this machine\'s own devchain (loopback RPC, DEVCHAIN on)', () => {
+  it("falls back to the public development key only for this machine's own devchain (loopback RPC, DEVCHAIN on)", () => {
     expect(serviceSigner(loadConfig({}), devchain).address).toBe(DEVELOPMENT_SERVICE_SIGNER.address);
-    expect(serviceSigner(loadConfig({}), [{ chain_id: 31337, rpc_urls: ['http://localhost:8545', 'ws://[::1]:8546'] }]).address).toBe(DEVELOPMENT_SERVICE_SIGNER.address);
+    expect(serviceSigner(loadConfig({}), [{ chain_id: 31337, rpc_urls: ['http://localhost:8545', 'ws://[::1]:8546'] }]).address).toBe(
+      DEVELOPMENT_SERVICE_SIGNER.address,
+    );
     expect(serviceSigner(loadConfig({}), []).address).toBe(DEVELOPMENT_SERVICE_SIGNER.address);
     // The bind address no longer decides: a public HOST on the devchain may use it, a loopback HOST on a remote chain may not.
     expect(serviceSigner(loadConfig({ HOST: '0.0.0.0', JWT_SECRET: 'x'.repeat(32) }), devchain).address).toBe(DEVELOPMENT_SERVICE_SIGNER.address);
@@ -41,14 +43,24 @@ describe('SERVICE_SIGNER_KEY', () => {
   });
 
   it('is required when any registered network is reached on a non-loopback RPC URL', () => {
-    for (const n of [remote, { chain_id: 1, rpc_urls: ['https://rpc.example'] }, { chain_id: 31337, rpc_urls: ['http://127.0.0.1:8545', 'http://192.168.1.5:8545'] }, { chain_id: 5, rpc_urls: [] }]) {
+    for (const n of [
+      remote,
+      { chain_id: 1, rpc_urls: ['https://rpc.example'] },
+      { chain_id: 31337, rpc_urls: ['http://127.0.0.1:8545', 'http://192.168.1.5:8545'] },
+      { chain_id: 5, rpc_urls: [] },
+    ]) {
       const problems = problemsOf(() => serviceSigner(loadConfig({}), [...devchain, n]));
-      expect(problems).toEqual([{ key: 'SERVICE_SIGNER_KEY', message: expect.stringMatching(new RegExp(`^required: network ${n.chain_id} \\(.*\\) is not this machine's devchain`)) }]);
+      expect(problems).toEqual([
+        { key: 'SERVICE_SIGNER_KEY', message: expect.stringMatching(new RegExp(`^required: network ${n.chain_id} \\(.*\\) is not this machine's devchain`)) },
+      ]);
     }
   });
 
   it('is required when DEVCHAIN=off, even on a loopback chain', () => {
-    expect(problemsOf(() => serviceSigner(loadConfig({ DEVCHAIN: 'off' }), devchain))[0]).toMatchObject({ key: 'SERVICE_SIGNER_KEY', message: expect.stringMatching(/^required when DEVCHAIN=off/) });
+    expect(problemsOf(() => serviceSigner(loadConfig({ DEVCHAIN: 'off' }), devchain))[0]).toMatchObject({
+      key: 'SERVICE_SIGNER_KEY',
+      message: expect.stringMatching(/^required when DEVCHAIN=off/),
+    });
   });
 
   it('reads only the URLs: a malformed one is not loopback', () => {

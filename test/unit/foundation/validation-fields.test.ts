@@ -35,7 +35,15 @@ describe('validation field schemas', () => {
 
   it('an array is measured before its items are read: an oversized one is one detail', () => {
     const s = sizedArray(z.number({ message: 'must be a number' }), 1, 3);
-    expect(details(() => parseOrThrow(s, Array.from({ length: 10_000 }, () => 'x'), 'list'))).toEqual(['list: must have between 1 and 3 items']);
+    expect(
+      details(() =>
+        parseOrThrow(
+          s,
+          Array.from({ length: 10_000 }, () => 'x'),
+          'list',
+        ),
+      ),
+    ).toEqual(['list: must have between 1 and 3 items']);
     expect(details(() => parseOrThrow(s, [], 'list'))).toEqual(['list: must have between 1 and 3 items']);
     expect(details(() => parseOrThrow(s, 'x', 'list'))).toEqual(['list: must be an array']);
     expect(details(() => parseOrThrow(s, [1, 'x'], 'list'))).toEqual(['list[1]: must be a number']);
@@ -44,7 +52,10 @@ describe('validation field schemas', () => {
 
   /** `lo` and `hi` each read on their own; the rule between them judges only what was read. */
   const range = z
-    .looseObject({ lo: required(z.number({ message: 'must be a number' })), hi: required(z.number({ message: 'must be a number' })) }, { message: 'must be an object' })
+    .looseObject(
+      { lo: required(z.number({ message: 'must be a number' })), hi: required(z.number({ message: 'must be a number' })) },
+      { message: 'must be an object' },
+    )
     .superRefine((v, ctx) => {
       unknownKeys(ctx, v, new Set(['lo', 'hi']), 'is not a field');
       if (parsedAt(ctx, ['lo']) && parsedAt(ctx, ['hi']) && v.lo > v.hi) ruleIssue(ctx, ['hi'], 'must not be below lo');

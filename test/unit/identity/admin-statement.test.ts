@@ -17,7 +17,15 @@ function problem(text: string): string {
 
 describe('admin statement format', () => {
   it('is exactly the spec lines: title, blank line, six labelled lines', () => {
-    const text = formatAdminStatement({ kind: 'maker', action: 'add_member', admin, member, organization: org, name: 'bot one', issuedAt: '2026-01-02T03:04:05.678Z' });
+    const text = formatAdminStatement({
+      kind: 'maker',
+      action: 'add_member',
+      admin,
+      member,
+      organization: org,
+      name: 'bot one',
+      issuedAt: '2026-01-02T03:04:05.678Z',
+    });
     expect(text).toBe(
       [
         'Service maker admin action',
@@ -33,12 +41,28 @@ describe('admin statement format', () => {
   });
 
   it('taker statements carry their own title', () => {
-    const text = formatAdminStatement({ kind: 'taker', action: 'mint_delegate', admin, member, organization: org, name: 'Acme', issuedAt: '2026-01-02T03:04:05Z' });
+    const text = formatAdminStatement({
+      kind: 'taker',
+      action: 'mint_delegate',
+      admin,
+      member,
+      organization: org,
+      name: 'Acme',
+      issuedAt: '2026-01-02T03:04:05Z',
+    });
     expect(text.split('\n')[0]).toBe('Service taker admin action');
   });
 
   it('parses back to its fields with checksummed addresses; one trailing newline is tolerated', () => {
-    const text = formatAdminStatement({ kind: 'maker', action: 'remove_member', admin: admin.toLowerCase() as `0x${string}`, member, organization: org, name: '', issuedAt: '2026-01-02T03:04:05+02:00' });
+    const text = formatAdminStatement({
+      kind: 'maker',
+      action: 'remove_member',
+      admin: admin.toLowerCase() as `0x${string}`,
+      member,
+      organization: org,
+      name: '',
+      issuedAt: '2026-01-02T03:04:05+02:00',
+    });
     expect(parseAdminStatement(`${text}\n`)).toEqual({
       title: 'Service maker admin action',
       action: 'remove_member',

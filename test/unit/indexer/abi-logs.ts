@@ -21,7 +21,10 @@ export interface LogPlace {
 export function encodeLog(event: AbiEvent, args: Record<string, unknown>, at: LogPlace): RpcLog {
   const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
   const dataInputs = event.inputs.filter((i) => !i.indexed);
-  const data = encodeAbiParameters(dataInputs, dataInputs.map((i) => args[i.name!]));
+  const data = encodeAbiParameters(
+    dataInputs,
+    dataInputs.map((i) => args[i.name!]),
+  );
   return {
     address: at.address,
     topics,

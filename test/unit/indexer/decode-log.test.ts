@@ -21,7 +21,9 @@ function expectSameAsViem(event: AbiEvent, emitterRole: EmitterRole, args: Recor
   expect(kind).toBe(event.name);
   expect(meta).toEqual({ address: getAddress(EMITTER), blockNumber: 16, blockHash: `0x${'ab'.repeat(32)}`, logIndex: 3, txHash: `0x${'cd'.repeat(32)}` });
   const norm = (v: unknown) => (typeof v === 'string' && v.length === 66 ? v.toLowerCase() : Array.isArray(v) ? v.map(Number) : v);
-  expect(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, norm(v)]))).toEqual(Object.fromEntries(Object.entries(viem).map(([k, v]) => [k, norm(v)])));
+  expect(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, norm(v)]))).toEqual(
+    Object.fromEntries(Object.entries(viem).map(([k, v]) => [k, norm(v)])),
+  );
 }
 
 describe('decodeLog', () => {

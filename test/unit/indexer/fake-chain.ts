@@ -11,7 +11,12 @@ export function makeBlocks(fork: string, from: number, to: number, parent?: Ligh
   const out: LightBlock[] = [];
   let prev = parent;
   for (let n = from; n <= to; n++) {
-    const b: LightBlock = { number: n, hash: hashOf(fork, n), parentHash: prev ? prev.hash : hashOf('genesis-parent', n - 1), timestamp: 1_700_000_000 + n * 12 };
+    const b: LightBlock = {
+      number: n,
+      hash: hashOf(fork, n),
+      parentHash: prev ? prev.hash : hashOf('genesis-parent', n - 1),
+      timestamp: 1_700_000_000 + n * 12,
+    };
     out.push(b);
     prev = b;
   }

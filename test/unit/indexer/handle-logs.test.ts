@@ -9,7 +9,13 @@ const BOB = '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB' as Hex;
 const ZERO = '0x0000000000000000000000000000000000000000' as Hex;
 
 let logIndex = 0;
-const meta = (block: number): LogMeta => ({ address: PAIR, blockNumber: block, blockHash: `0x${String(block).padStart(64, '0')}` as Hex, logIndex: logIndex++, txHash: `0x${'ab'.repeat(32)}` as Hex });
+const meta = (block: number): LogMeta => ({
+  address: PAIR,
+  blockNumber: block,
+  blockHash: `0x${String(block).padStart(64, '0')}` as Hex,
+  logIndex: logIndex++,
+  txHash: `0x${'ab'.repeat(32)}` as Hex,
+});
 const ts = new Map([1, 2, 3, 4].map((n) => [n, 1000 + n]));
 
 describe('handleLogs', () => {
@@ -38,7 +44,9 @@ describe('handleLogs', () => {
       { kind: 'OrderCancelled', meta: meta(3), orderId: 8n, owner: BOB, remaining: 2n },
     ];
     const c = handleLogs(logs, ts);
-    expect(c.indexer_orders.placed).toEqual([expect.objectContaining({ order_id: '1', amount: '10', remaining: '6', state: 'open', placed_block: 1, last_block: 2 })]);
+    expect(c.indexer_orders.placed).toEqual([
+      expect.objectContaining({ order_id: '1', amount: '10', remaining: '6', state: 'open', placed_block: 1, last_block: 2 }),
+    ]);
     expect(c.indexer_orders.updates).toEqual([
       expect.objectContaining({ order_id: '9', remaining: '0', state: 'filled', last_block: 2 }),
       expect.objectContaining({ order_id: '8', remaining: '0', state: 'cancelled', last_block: 3 }),
@@ -65,7 +73,9 @@ describe('handleLogs', () => {
     ];
     const c = handleLogs(logs, ts);
     expect(c.indexer_pairs).toEqual([expect.objectContaining({ address: BOB, factory: PAIR, created_block: 1 })]);
-    expect(c.indexer_settlements).toEqual([expect.objectContaining({ package_premium: '1000000000000000000000000000000', directions: [1, 0], block_timestamp: 1004 })]);
+    expect(c.indexer_settlements).toEqual([
+      expect.objectContaining({ package_premium: '1000000000000000000000000000000', directions: [1, 0], block_timestamp: 1004 }),
+    ]);
     expect(JSON.parse(JSON.stringify(c.indexer_events[1].args))).toMatchObject({ packagePremium: '1000000000000000000000000000000', directions: [1, 0] });
   });
 

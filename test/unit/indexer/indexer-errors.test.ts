@@ -29,7 +29,9 @@ const concrete = exported.filter((c) => !RAW.has(c) && !isBase(c));
 
 describe('indexer errors', () => {
   it('finds the error classes of every folder of the indexer', () => {
-    expect(concrete.map((c) => c.name)).toEqual(expect.arrayContaining(['ReorgTooDeepError', 'RangeTooLargeError', 'RpcUnavailableError', 'ChainInvariantError']));
+    expect(concrete.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['ReorgTooDeepError', 'RangeTooLargeError', 'RpcUnavailableError', 'ChainInvariantError']),
+    );
   });
 
   it.each(concrete.map((c) => [c.name, c] as const))('%s is either retryable or fatal, and carries a status code', (_name, C) => {
@@ -50,7 +52,10 @@ describe('indexer errors', () => {
   it('marks the RPC down only for failures on every URL', () => {
     const rpcDown = concrete.filter((c) => c.prototype instanceof RpcFailureError).map((c) => c.name);
     expect(rpcDown.sort()).toEqual(['RpcRequestRejectedError', 'RpcUnavailableError']);
-    expect(new RpcUnavailableError('eth_chainId', 2, 'refused')).toMatchObject({ code: 'rpc_unavailable', message: 'eth_chainId failed after 2 attempts on every RPC URL: refused' });
+    expect(new RpcUnavailableError('eth_chainId', 2, 'refused')).toMatchObject({
+      code: 'rpc_unavailable',
+      message: 'eth_chainId failed after 2 attempts on every RPC URL: refused',
+    });
     expect(new RpcRequestRejectedError('eth_call', -32602, 'bad').message).toBe('eth_call rejected by the node (code -32602): bad');
   });
 

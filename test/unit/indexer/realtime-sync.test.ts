@@ -13,7 +13,15 @@ const logger = createLogger({ level: 'silent' });
  * A window of the `window` blocks ending at `local` on chain `a` (0..length-1), and checkpoints
  * (older stored hashes) at the given heights below it.
  */
-function setup(opts: { window: number; local: number; batch?: number; checkpoints?: number[]; maxDepth?: number; startBlock?: number | null; length?: number }) {
+function setup(opts: {
+  window: number;
+  local: number;
+  batch?: number;
+  checkpoints?: number[];
+  maxDepth?: number;
+  startBlock?: number | null;
+  length?: number;
+}) {
   const node = new FakeNode();
   const main = makeBlocks('a', 0, (opts.length ?? 41) - 1);
   node.setChain(main);
@@ -26,7 +34,11 @@ function setup(opts: { window: number; local: number; batch?: number; checkpoint
     window: opts.window,
     maxDepth: opts.maxDepth ?? 1000,
     startBlock: opts.startBlock === undefined ? null : opts.startBlock,
-    checkpointsBelow: async (below, limit) => checkpoints.filter((c) => c.number < below).sort((a, b) => b.number - a.number).slice(0, limit),
+    checkpointsBelow: async (below, limit) =>
+      checkpoints
+        .filter((c) => c.number < below)
+        .sort((a, b) => b.number - a.number)
+        .slice(0, limit),
     batchBlocks: opts.batch ?? 100,
     sizer: createRangeSizer({ initial: 100, max: 1000, targetLogs: 1000 }),
     maxAddresses: 10,

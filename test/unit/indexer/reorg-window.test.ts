@@ -25,6 +25,8 @@ describe('the reorg window of a network', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).problems).toEqual([{ key: 'INDEXER_REORG_WINDOW_BY_CHAIN', message: expect.stringContaining(`"${value}" is not chain_id:blocks`) }]);
+    expect((err as ConfigError).problems).toEqual([
+      { key: 'INDEXER_REORG_WINDOW_BY_CHAIN', message: expect.stringContaining(`"${value}" is not chain_id:blocks`) },
+    ]);
   });
 });

@@ -31,7 +31,12 @@ const reply = (res: http.ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 };
-const block = (n: number) => ({ number: `0x${n.toString(16)}`, hash: `0x${n.toString(16).padStart(64, '0')}`, parentHash: `0x${'0'.repeat(64)}`, timestamp: '0x10' });
+const block = (n: number) => ({
+  number: `0x${n.toString(16)}`,
+  hash: `0x${n.toString(16).padStart(64, '0')}`,
+  parentHash: `0x${'0'.repeat(64)}`,
+  timestamp: '0x10',
+});
 
 const logger = createLogger({ level: 'silent' });
 const rpcFor = (urls: string[], extra: Partial<Parameters<typeof createRpc>[0]> = {}) =>
@@ -84,7 +89,9 @@ describe('rpc', () => {
   });
 
   it('does not retry a request the node rejects as malformed', async () => {
-    const ep = await endpoint((b, res) => reply(res, 200, { jsonrpc: '2.0', id: (b as { id: number }).id, error: { code: -32602, message: 'invalid argument' } }));
+    const ep = await endpoint((b, res) =>
+      reply(res, 200, { jsonrpc: '2.0', id: (b as { id: number }).id, error: { code: -32602, message: 'invalid argument' } }),
+    );
     open.push(ep);
     const rpc = rpcFor([ep.url]);
     await expect(rpc.blockByNumber(1)).rejects.toBeInstanceOf(RpcRequestRejectedError);
@@ -93,7 +100,11 @@ describe('rpc', () => {
 
   it('turns a refused eth_getLogs span into RangeTooLargeError with the provider hint', async () => {
     const ep = await endpoint((b, res) =>
-      reply(res, 200, { jsonrpc: '2.0', id: (b as { id: number }).id, error: { code: -32005, message: 'query returned more than 10000 results. Try with this block range [0x0, 0x1f3].' } }),
+      reply(res, 200, {
+        jsonrpc: '2.0',
+        id: (b as { id: number }).id,
+        error: { code: -32005, message: 'query returned more than 10000 results. Try with this block range [0x0, 0x1f3].' },
+      }),
     );
     open.push(ep);
     const rpc = rpcFor([ep.url]);

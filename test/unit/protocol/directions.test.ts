@@ -32,9 +32,7 @@ describe('parsePolarity / parseDirections', () => {
     expect(parsePolarity('b_is_buy')).toBe('b_is_buy');
     expect(parsePolarity('a_is_buy')).toBe('a_is_buy');
     expect(() => parsePolarity('buy')).toThrow(ValidationError);
-    expect(onlyProblem(() => parsePolarity(undefined))).toBe(
-      'polarity: must be "b_is_buy" (buy / long the strategy) or "a_is_buy" (sell / short it)',
-    );
+    expect(onlyProblem(() => parsePolarity(undefined))).toBe('polarity: must be "b_is_buy" (buy / long the strategy) or "a_is_buy" (sell / short it)');
   });
 
   it('reads directions as 0/1 or buy/sell', () => {

@@ -30,8 +30,14 @@ describe('DutchAwardSigner', () => {
     );
   });
 
-  it('keeps one domain per chain and mothership: a second chain does not reuse the first one\'s', async () => {
-    const a: DutchAward = { requestDigest: `0x${'ab'.repeat(32)}`, filler: '0x0000000000000000000000000000000000000000', improvementBps: 0n, notBefore: 1, exclusiveEnd: 1 };
+  it("keeps one domain per chain and mothership: a second chain does not reuse the first one's", async () => {
+    const a: DutchAward = {
+      requestDigest: `0x${'ab'.repeat(32)}`,
+      filler: '0x0000000000000000000000000000000000000000',
+      improvementBps: 0n,
+      notBefore: 1,
+      exclusiveEnd: 1,
+    };
     const mothership: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
     const first = signer.digest(1, mothership, a);
     expect(signer.digest(2, mothership, a)).not.toBe(first);

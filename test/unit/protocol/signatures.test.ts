@@ -65,8 +65,8 @@ describe('typed-data signatures', () => {
   });
 });
 
-describe('canonical signatures (the contracts\' _recover rule)', () => {
-  it('a signer\'s own signature is canonical, and its malleated twin recovers the same key but is refused', async () => {
+describe("canonical signatures (the contracts' _recover rule)", () => {
+  it("a signer's own signature is canonical, and its malleated twin recovers the same key but is refused", async () => {
     const taker = privateKeyToAccount(generatePrivateKey());
     const signature = await taker.signTypedData(dutchFillTypedData(ex.CHAIN_ID, ex.MOTHERSHIP, ex.DUTCH));
     expect(signatureProblem(signature)).toBeNull();

@@ -54,7 +54,12 @@ describe('strategy recipes (spec table), both polarities', () => {
   it('names do not depend on listing order; directions follow it', () => {
     const legs = [call(3200, 0), put(3000, 1), put(2800, 0), call(3000, 1)];
     expect(recognizeStrategy(legs)).toBe('iron_butterfly');
-    expect(directions('b_is_buy', legs.map((l) => l.structure))).toEqual([1, 0, 1, 0]);
+    expect(
+      directions(
+        'b_is_buy',
+        legs.map((l) => l.structure),
+      ),
+    ).toEqual([1, 0, 1, 0]);
     expect(recognizeStrategy([put(3000, 0), call(3000, 0)])).toBe('straddle');
     expect(recognizeStrategy([call(3500, 1), call(3000, 0)])).toBe('capped_call');
   });

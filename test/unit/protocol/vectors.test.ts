@@ -36,9 +36,7 @@ describe('protocol known-answer vectors (docs/PROTOCOL.md)', () => {
   });
 
   it('takerAddressHash(taker, salt, [1,0], zero referrer)', () => {
-    expect(takerAddressHash(ex.TAKER, ex.SALT, [1, 0], zeroAddress)).toBe(
-      '0x1103ec1898c95793a468e133c599a7e180cd86b4986d390102904f97d38606a0',
-    );
+    expect(takerAddressHash(ex.TAKER, ex.SALT, [1, 0], zeroAddress)).toBe('0x1103ec1898c95793a468e133c599a7e180cd86b4986d390102904f97d38606a0');
     // The referrer defaults to the zero address, and the taker may be given in any case.
     expect(takerAddressHash(ex.TAKER.toLowerCase() as `0x${string}`, ex.SALT, [1, 0])).toBe(ex.TAKER_HASH);
     expect(takerAddressHash(ex.TAKER, ex.SALT, [1, 0], ex.MAKER)).not.toBe(ex.TAKER_HASH);

@@ -79,23 +79,28 @@ describe('join bucket (one number per connection)', () => {
   it('lets through exactly what a token bucket would, at any rate and spacing', () => {
     fc.assert(
       // rates whose interval is whole milliseconds, so the reference's float refill is exact enough to compare
-      fc.property(fc.integer({ min: 1, max: 20 }), fc.constantFrom(1, 7.5, 10, 12, 60, 120, 600, 1000, 6000), fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 60 }), (burst, perMinute, gaps) => {
-        let tokens = burst;
-        let at = 0;
-        let full = 0;
-        let now = 0;
-        for (const gap of gaps) {
-          now += gap;
-          tokens = Math.min(burst, tokens + ((now - at) * perMinute) / 60_000);
-          at = now;
-          // the reference bucket, with a tolerance for its floating-point refill
-          const reference = tokens >= 1 - 1e-9;
-          if (reference) tokens -= 1;
-          const next = takeJoin(full, now, { burst, perMinute });
-          expect(next !== null).toBe(reference);
-          if (next !== null) full = next;
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.constantFrom(1, 7.5, 10, 12, 60, 120, 600, 1000, 6000),
+        fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 60 }),
+        (burst, perMinute, gaps) => {
+          let tokens = burst;
+          let at = 0;
+          let full = 0;
+          let now = 0;
+          for (const gap of gaps) {
+            now += gap;
+            tokens = Math.min(burst, tokens + ((now - at) * perMinute) / 60_000);
+            at = now;
+            // the reference bucket, with a tolerance for its floating-point refill
+            const reference = tokens >= 1 - 1e-9;
+            if (reference) tokens -= 1;
+            const next = takeJoin(full, now, { burst, perMinute });
+            expect(next !== null).toBe(reference);
+            if (next !== null) full = next;
+          }
+        },
+      ),
     );
   });
 });

@@ -24,7 +24,8 @@ class HeldResolver implements BearerResolver {
 }
 
 describe('CredentialCache', () => {
-  const make = (inner: BearerResolver, ttlMs = 60_000, maxEntries = 100) => new CredentialCache(inner, { ttlMs, maxEntries, metrics: new SocketMetrics(new Metrics(false)) });
+  const make = (inner: BearerResolver, ttlMs = 60_000, maxEntries = 100) =>
+    new CredentialCache(inner, { ttlMs, maxEntries, metrics: new SocketMetrics(new Metrics(false)) });
 
   it('shares one lookup between concurrent joins and reuses it within the window', async () => {
     const inner = new HeldResolver();

@@ -4,7 +4,7 @@ import { SubscriberSet } from '../../../socket/subscriber-set';
 
 const ch = (topic: string) => ({ topic });
 
-describe('ChannelSlots (a connection\'s channels, one in a field, more in a Map)', () => {
+describe("ChannelSlots (a connection's channels, one in a field, more in a Map)", () => {
   it('finds, replaces and removes channels by topic, one or many', () => {
     const slots = new ChannelSlots<{ topic: string }>();
     const a = ch('a');
@@ -48,7 +48,7 @@ describe('ChannelSlots (a connection\'s channels, one in a field, more in a Map)
   });
 });
 
-describe('SubscriberSet (a topic\'s channels, one in a field, more in a Set)', () => {
+describe("SubscriberSet (a topic's channels, one in a field, more in a Set)", () => {
   it('behaves as a Set under any sequence of adds and deletes', () => {
     const items = [{ n: 1 }, { n: 2 }, { n: 3 }];
     fc.assert(

@@ -40,7 +40,19 @@ describe('phoenix codec', () => {
   });
 
   it('reports malformed text frames instead of throwing', () => {
-    const bad = ['', '{', 'null', '42', '[]', '["1","2","t"]', '[1.5,"2","t","e",{}]', '["1","2","","e",{}]', '["1","2",5,"e",{}]', `["1","2","${'x'.repeat(256)}","e",{}]`, '["1",{"a":1},"t","e",{}]'];
+    const bad = [
+      '',
+      '{',
+      'null',
+      '42',
+      '[]',
+      '["1","2","t"]',
+      '[1.5,"2","t","e",{}]',
+      '["1","2","","e",{}]',
+      '["1","2",5,"e",{}]',
+      `["1","2","${'x'.repeat(256)}","e",{}]`,
+      '["1",{"a":1},"t","e",{}]',
+    ];
     for (const raw of bad) expect(decodeText(2, raw).ok).toBe(false);
     expect(decodeText(1, '["1","2","t","e",{}]')).toEqual({ ok: false, reason: 'invalid_frame' });
     expect(decodeText(1, '{"topic":"t","event":"e"}')).toEqual({ ok: false, reason: 'invalid_frame' });

@@ -121,7 +121,16 @@ describe('the topic table: every kind declared once, completely', () => {
 
   it('holds publishers to the table at compile time and at run time', async () => {
     // refused before Redis is touched, so no connection is needed
-    const pub = new EventPublisher({ redis: null as never, config: { REDIS_PREFIX: 't:', SOCKET_HISTORY_MAX_EVENTS: 1, SOCKET_HISTORY_MAX_AGE_SECONDS: 1, SOCKET_SEQ_TTL_SECONDS: 1, SOCKET_TOKEN_TOPIC_GRACE_SECONDS: 1 } });
+    const pub = new EventPublisher({
+      redis: null as never,
+      config: {
+        REDIS_PREFIX: 't:',
+        SOCKET_HISTORY_MAX_EVENTS: 1,
+        SOCKET_HISTORY_MAX_AGE_SECONDS: 1,
+        SOCKET_SEQ_TTL_SECONDS: 1,
+        SOCKET_TOKEN_TOPIC_GRACE_SECONDS: 1,
+      },
+    });
     // @ts-expect-error rfq_offer is not an event of quotes:<chain>:requests
     await expect(pub.publish(topics.quotesRequests(1), 'rfq_offer', { quote_id: 'q' })).rejects.toThrow(/does not belong on a quotes_requests topic/);
     // @ts-expect-error seq is the event log's, never the publisher's
@@ -140,7 +149,10 @@ describe('docs/SOCKETS.md', () => {
   function rendered(): string {
     const rows = TOPIC_KINDS.map((kind) => {
       const s = spec(kind);
-      const events = Object.keys(s.events).map((e) => `\`${e}\``).join(', ') || '(none yet)';
+      const events =
+        Object.keys(s.events)
+          .map((e) => `\`${e}\``)
+          .join(', ') || '(none yet)';
       const from = s.replayFromStart ? 'its first event' : 'live';
       const opened = s.streamKind ? `stream token \`${s.streamKind}\`` : 'credential';
       if (s.status === 'planned') return `| \`${s.name.template}\` | planned | refused: coming soon (\`${s.authorize.name}\`) | - | ${events} |`;

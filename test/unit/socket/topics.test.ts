@@ -17,7 +17,20 @@ describe('topic names', () => {
   });
 
   it('refuses what is not a topic of ours', () => {
-    for (const t of ['', 'phoenix', 'quotes:0:requests', 'quotes:01:requests', 'quotes:1:request', 'quotes:99999999999999999:requests', 'rfq_maker:0x123', 'rfq_maker:0xZZ08400098527886E0F7030069857D2E4169EE7', 'rfq_stream:short', `rfq_stream:${token}!`, `other:${token}`, `rfq_stream:${'a'.repeat(300)}`]) {
+    for (const t of [
+      '',
+      'phoenix',
+      'quotes:0:requests',
+      'quotes:01:requests',
+      'quotes:1:request',
+      'quotes:99999999999999999:requests',
+      'rfq_maker:0x123',
+      'rfq_maker:0xZZ08400098527886E0F7030069857D2E4169EE7',
+      'rfq_stream:short',
+      `rfq_stream:${token}!`,
+      `other:${token}`,
+      `rfq_stream:${'a'.repeat(300)}`,
+    ]) {
       expect(parseTopic(t)).toBeNull();
     }
   });
