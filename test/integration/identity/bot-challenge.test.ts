@@ -8,8 +8,9 @@ import { probeApp } from './probe-app';
 import { request } from '../../support/http';
 
 /** The challenge's Redis keys under this deployment's prefix. */
+/** The challenge keys under the test's prefix, sorted: Redis lists keys in no fixed order. */
 async function challengeKeys(env: TestEnv): Promise<string[]> {
-  return (await env.redis.keys(`${env.config.REDIS_PREFIX}*`)).filter((k) => k.includes('challenge'));
+  return (await env.redis.keys(`${env.config.REDIS_PREFIX}*`)).filter((k) => k.includes('challenge')).sort();
 }
 
 describe('bot challenge: single-use tokens and the advertised settings', () => {
