@@ -16,3 +16,4 @@ export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types'
 export { hashStreamToken } from '../platform/stream-tokens';
 export { QuoteNotifier, publishQuoteResult } from './quote-notifier';
 export type { InterestedMakers } from './quote-notifier';
+export * from './quote.wire';

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { QUOTE_COLUMNS } from './quote.repository';
 import type { QuoteRow, QuoteState } from './quote.types';
+import type { DutchPhase } from './quote.wire';
 
 /**
  * The one owner of a quote's state: every write of `quotes.state` is in this file, and a test
@@ -51,8 +52,8 @@ export interface ReopenedQuoteRow {
   taker_address_hash: `0x${string}`;
 }
 
-/** The Dutch phases of an open Dutch quote. */
-export type DutchPhase = 'competing' | 'exclusive' | 'open';
+/** The Dutch phases of an open Dutch quote: the list DUTCH_PHASES in quote.wire.ts. */
+export type { DutchPhase };
 
 /** What the auctioneer decided at the end of a competition. */
 export interface DutchAwardDecision {
