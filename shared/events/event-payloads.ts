@@ -3,6 +3,7 @@ import type { EventPayload } from '../platform/events';
 // The quote domain's payloads have their one home in its wire modules (which import nothing of the domains').
 import { dutchAwardEventWire, dutchFadeEventWire, rfqOfferTakerWire, rfqRequestMakerWire, rfqRequestTakerWire } from '../dutch/dutch.wire';
 import { rfqOfferMakerWire, rfqResultMakerWire, rfqResultTakerWire } from '../quotes/quote.wire';
+import { EXCLUSIVE_FILL_STATES, exclusiveFillEventWire } from '../orders/order.wire';
 
 /**
  * The payloads topics carry (the spec's Events table shows names, not fields). The quote
@@ -30,7 +31,12 @@ export const rfqResultPayload = rfqResultMakerWire;
 export const rfqResultTakerPayload = rfqResultTakerWire;
 
 /** A maker's own exclusive fill changed state (issued, used on chain, expired): rfq_maker:<maker> only. */
-export const exclusiveFillPayload = z.looseObject({ exclusive_fill_id: z.string(), chain_id: z.number().int(), state: z.enum(['active', 'used', 'expired']) });
+export const exclusiveFillPayload = z.looseObject({
+  ...exclusiveFillEventWire.partial().shape,
+  exclusive_fill_id: z.string(),
+  chain_id: z.number().int(),
+  state: z.enum(EXCLUSIVE_FILL_STATES),
+});
 /** A Dutch award to its winner alone: the fillable payload, whose signed `award` names the winner's `filler`. */
 export const dutchAwardPayload = dutchAwardEventWire;
 /** A Dutch award whose winner let the exclusive window pass without filling (decided by the indexer from the chain), with the maker's fade status. */

@@ -1,3 +1,4 @@
+import { EXCLUSIVE_FILL_STATES, ON_CHAIN_ORDER_STATES, ORDER_STATES } from '../../../shared/orders/order.wire';
 import { DUTCH_PHASES, QUOTE_STATES } from '../../../shared/quotes/quote.wire';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
@@ -15,6 +16,9 @@ const CHECKED_COLUMNS: [string, string, readonly string[]][] = [
   ['quotes', 'dutch_phase', DUTCH_PHASES],
   // The last phase whose payloads went out: any phase after the competition.
   ['quotes', 'dutch_published_phase', DUTCH_PHASES.filter((p) => p !== 'competing')],
+  ['orders', 'state', ORDER_STATES],
+  ['exclusive_fills', 'state', EXCLUSIVE_FILL_STATES],
+  ['indexer_orders', 'state', ON_CHAIN_ORDER_STATES],
 ];
 
 describe('state and phase CHECK constraints', () => {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../shared/dutch/dutch.wire';
 import { TOPIC_TABLE } from '../../../shared/events/topic-table';
+import { exclusiveFillEventWire } from '../../../shared/orders/order.wire';
 import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from '../../../shared/quotes/quote-views';
 import {
   makerQuoteWire,
@@ -30,6 +31,9 @@ const FORMS: [topic: keyof typeof TOPIC_TABLE, event: string, forms: AnyObject[]
   ['rfq_maker', 'rfq_result', [makerResultWire, reopenedResultWire]],
   ['rfq_stream', 'rfq_result', [takerResultWire, reopenedResultWire]],
   ['rfq_maker', 'dutch_award', [winnerAwardWire]],
+  ['rfq_maker', 'exclusive_fill_issued', [exclusiveFillEventWire]],
+  ['rfq_maker', 'exclusive_fill_used', [exclusiveFillEventWire]],
+  ['rfq_maker', 'exclusive_fill_expired', [exclusiveFillEventWire]],
 ];
 
 const documented = (topic: keyof typeof TOPIC_TABLE, event: string) => (TOPIC_TABLE[topic].events as Record<string, AnyObject>)[event];
