@@ -96,25 +96,8 @@ export class Reply<B = unknown> {
   ) {}
 }
 
-/**
- * A schema's shape with literals widened to their base types: the services' view types say
- * `string` where a schema names the values, so the compiler checks field names and shapes and
- * the API tests check the values.
- */
-type Widen<T> = T extends string
-  ? string
-  : T extends number
-    ? number
-    : T extends boolean
-      ? boolean
-      : T extends readonly (infer U)[]
-        ? Widen<U>[]
-        : T extends object
-          ? { [K in keyof T]: Widen<T[K]> }
-          : T;
-
 type SuccessBody<Res extends SuccessResponses> = {
-  [K in keyof Res]: Res[K] extends { schema: infer S extends z.ZodType } ? Widen<z.input<S>> : never;
+  [K in keyof Res]: Res[K] extends { schema: infer S extends z.ZodType } ? z.input<S> : never;
 }[keyof Res];
 
 export type RouteHandler<C extends RouteContract> =

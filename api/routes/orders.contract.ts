@@ -3,7 +3,8 @@ import { chainIdQuery } from '../../shared/platform/validation';
 import { MAX_DECAY_BPS_PER_SECOND } from '../../shared/orders';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../contract/error-cases';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../contract/wire-formats';
+import { wireChainId, wireUnixSeconds } from '../contract/wire-formats';
+import { exclusiveFillWire, ORDER_STATES, orderWire } from '../../shared/orders/order.wire';
 
 /*
  * CLOB orders and exclusive fills (docs/ORDERS.md). The order body is parsed by shared/orders
@@ -54,84 +55,6 @@ export const orderCreateBody = z
   .strictObject({ chain_id: wireChainId, amount: uintIn('uint256, at least 1'), destination: destinationIn, data: dataIn })
   .meta({ description: "The spec's order table; its on-chain form is the OrderIntent struct (docs/PROTOCOL.md)." });
 
-const destinationView = z.strictObject({
-  from: wireAddress,
-  to: wireAddress,
-  nonce: z.strictObject({ prefix: z.number().int().min(0), nonce: wireDecimal }),
-});
-
-const dataView = z.strictObject({
-  options6909Contract: wireAddress,
-  rewardLimits: z.strictObject({ fillerRewardMaxPerMintedUnit: wireDecimal, fillerRewardMinPerMintedUnit: wireDecimal }),
-  pairKey: z.strictObject({ optionType: z.number().int(), startExecutionTimeStamp: wireUnixSeconds, expiryTimestamp: wireUnixSeconds }),
-  decayPremium: z.strictObject({ premiumStart: wireDecimal, premiumEnd: wireDecimal, decayRateBpsPerSecond: z.number().int() }),
-  decayStrike: z.strictObject({ strikeStart: wireDecimal, strikeEnd: wireDecimal, decayRateBpsPerSecond: z.number().int() }),
-  decayMinFill: z.strictObject({ startMinFill: wireDecimal, decayRatePerSecond: wireDecimal }),
-  buyOrSell: z.number().int(),
-  intentStartTime: wireUnixSeconds,
-  intentExpiry: wireUnixSeconds,
-  orderOnExpiry: z.number().int(),
-});
-
-export const orderView = z.strictObject({
-  id: z.uuid(),
-  chain_id: wireChainId,
-  owner_address: wireAddress,
-  state: z.enum(['open', 'filled', 'cancelled', 'expired']),
-  intent_hash: wireBytes32.meta({ description: "EIP-712 hashStruct of the OrderIntent: the pair's OrderIntentPlaced carries the same hash." }),
-  destination: destinationView,
-  data: dataView,
-  amount: wireDecimal,
-  expires_at: wireTime.meta({ description: "When the order expires: intentExpiry, or the option's expiry when orderOnExpiry is 1." }),
-  created_at: wireTime,
-  closed_at: wireTime.nullable(),
-  fill_tx_hash: wireBytes32.nullable(),
-  on_chain: z
-    .strictObject({
-      pair_order_id: wireDecimal,
-      remaining: wireDecimal,
-      state: z.enum(['open', 'filled', 'cancelled']),
-      placed_tx_hash: wireBytes32,
-    })
-    .nullable()
-    .meta({ description: 'The book order, once the indexer saw the owner place the intent (placeIntent); null before.' }),
-  placement: z.enum(['placed', 'recorded_by_owner', 'unconfirmed']).meta({
-    description:
-      'placed: the owner put this intent in the book on chain (the real order for its nonce). recorded_by_owner: recorded with the ' +
-      "owner's own credential (SIWE session or maker key), not placed yet. unconfirmed: recorded by someone else (no bearer, or a " +
-      'delegate); it binds nobody, is visible by id only and never listed.',
-  }),
-  confirmed: z.boolean().meta({ description: 'placement is not unconfirmed: the order appears in GET /api/orders lists.' }),
-});
-
-const bondRequirements = z
-  .record(z.string(), z.strictObject({ token: wireAddress, fill_bond_amount: wireDecimal, maker_bond: wireDecimal }))
-  .meta({ description: "Per premium-token symbol: the fill bond minimum and the maker's indexed bond." });
-
-const exclusiveFillView = z.strictObject({
-  exclusive_fill_id: z.uuid(),
-  state: z.enum(['active', 'used', 'expired']),
-  chain_id: wireChainId,
-  clob: wireAddress,
-  maker: wireAddress,
-  order_ids: z.array(z.uuid()),
-  exclusive_fill: z.strictObject({ expire_time: wireTime, reward_destination: wireAddress, intent_data_hash: wireBytes32 }),
-  signature: wireHex.meta({
-    description: 'The service signer\'s EIP-712 signature over signed_message (domain "ExclusiveFill", version "1", the mothership).',
-  }),
-  signed_message: z
-    .strictObject({
-      exclusiveFillId: wireBytes32,
-      maker: wireAddress,
-      orderIds: z.array(wireBytes32),
-      rewardDestination: wireAddress,
-      intentDataHash: wireBytes32,
-      expireTime: wireUnixSeconds,
-    })
-    .meta({ description: "The ExclusiveFill struct as signed: pass it with the signature to the pair's fillExclusive." }),
-  fill_bond_requirements: bondRequirements,
-});
-
 const ORDER_ID = '0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b';
 const ORDER_NOT_FOUND = errorCase(404, 'order_not_found', `order ${ORDER_ID} not found`);
 const PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
@@ -173,10 +96,10 @@ export const ordersContracts = {
     cache: 'no-store',
     request: { body: orderCreateBody, bodyCheck: 'service', examples: { call: { summary: 'Buy a call at a decaying premium', value: ORDER_EXAMPLE } } },
     responses: {
-      201: { description: 'The recorded order (state open).', schema: orderView },
+      201: { description: 'The recorded order (state open).', schema: orderWire },
       200: {
         description: 'The very same intent (same intent hash) was recorded before: that record, now marked recorded_by_owner when the owner sent it.',
-        schema: orderView,
+        schema: orderWire,
       },
     },
     errors: [
@@ -192,7 +115,7 @@ export const ordersContracts = {
     auth: { action: 'read_public' },
     cache: 'no-store',
     request: { params: idParams },
-    responses: { 200: { description: 'The order.', schema: orderView } },
+    responses: { 200: { description: 'The order.', schema: orderWire } },
     errors: [ORDER_NOT_FOUND],
   }),
   listOrders: defineRoute({
@@ -205,7 +128,7 @@ export const ordersContracts = {
     request: {
       query: z.object({
         owner: addressIn.optional().meta({ description: "Only this owner's orders: those it placed on chain or recorded with its own credential." }),
-        state: z.enum(['open', 'filled', 'cancelled', 'expired']).optional(),
+        state: z.enum(ORDER_STATES).optional(),
         chain_id: chainIdQuery.shape.chain_id.meta({ description: 'Only this chain (a chain id up to 2^31-1, as every chain id column).' }),
         cursor: z.string().max(200).optional().meta({ description: "The previous page's next_cursor." }),
         limit: z
@@ -217,7 +140,7 @@ export const ordersContracts = {
           .meta({ description: '1 to 500, default 50.' }),
       }),
     },
-    responses: { 200: { description: 'One page.', schema: z.strictObject({ items: z.array(orderView), next_cursor: z.string().nullable() }) } },
+    responses: { 200: { description: 'One page.', schema: z.strictObject({ items: z.array(orderWire), next_cursor: z.string().nullable() }) } },
     errors: [VALIDATION_FAILED],
   }),
   cancelOrder: defineRoute({
@@ -233,7 +156,7 @@ export const ordersContracts = {
     auth: { action: 'cancel_order' },
     cache: 'no-store',
     request: { params: idParams },
-    responses: { 200: { description: 'The cancelled order.', schema: orderView } },
+    responses: { 200: { description: 'The cancelled order.', schema: orderWire } },
     errors: [
       ORDER_NOT_FOUND,
       errorCase(403, 'not_order_owner', `order ${ORDER_ID} belongs to ${OWNER}, not to the authenticated wallet 0x90F79bf6EB2c4f870365E785982E1f101E93b906`),
@@ -260,7 +183,7 @@ export const ordersContracts = {
       }),
       bodyCheck: 'service',
     },
-    responses: { 201: { description: "The active exclusive fill and the service's signature.", schema: exclusiveFillView } },
+    responses: { 201: { description: "The active exclusive fill and the service's signature.", schema: exclusiveFillWire } },
     errors: [
       VALIDATION_FAILED,
       ORDER_NOT_FOUND,

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { zeroAddress } from 'viem';
-import { MAX_BID_BPS } from '../../shared/dutch';
+import { makerBidWire, MAX_BID_BPS, quoteBodyWire, takerBidWire } from '../../shared/dutch/dutch.wire';
 import { evmAddress } from '../../shared/platform/validation';
 import { dutchQuoteRequestDocument, offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../contract/error-cases';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../contract/wire-formats';
+import { offerWire } from '../../shared/quotes/quote.wire';
 
 /** POST /api/quote/:id/offer: a Dutch both-side bid, checked by the contract. */
 export const dutchBidBody = z.strictObject({
@@ -29,135 +29,6 @@ export const dutchBidBody = z.strictObject({
         'The address that will call executeDutchFill if this bid wins (default: your own wallet). The signed award names it, and only it gets the winning price during the exclusive window. ' +
         'With a fill authority on the request (required_authority), it must be a filler that authority allows (else 403 filler_not_allowed).',
     }),
-});
-
-const dutchRequestView = z
-  .strictObject({
-    intents: z.array(
-      z.strictObject({
-        pair6909_contract: wireAddress,
-        option_type: z.union([z.literal(0), z.literal(1)]),
-        structure: z.union([z.literal(0), z.literal(1)]),
-        start_exercise_timestamp: wireUnixSeconds,
-        expiry_timestamp: wireUnixSeconds,
-        strike_wad: wireDecimal,
-        amount: wireDecimal,
-      }),
-    ),
-    tokens: z.array(z.strictObject({ token0: wireAddress, token1: wireAddress, premium_token: wireAddress })),
-    dutch_premium: z.strictObject({
-      token: wireAddress,
-      maker_pays_taker: z.boolean(),
-      start_premium: wireDecimal,
-      end_premium: wireDecimal,
-      decay_rate: wireDecimal,
-      auction_start: wireUnixSeconds,
-    }),
-    auction_end: wireUnixSeconds,
-    maker_address_hash: wireBytes32,
-    taker_nonce: wireDecimal,
-    required_authority: wireAddress,
-    required_dutch_authority: wireAddress,
-    referrer: wireAddress,
-  })
-  .meta({ description: 'The signed DutchFillRequest, snake_case (docs/DUTCH.md).' });
-
-const dutchAwardView = z
-  .strictObject({
-    request_digest: wireBytes32,
-    filler: wireAddress.meta({
-      description:
-        "The winning bid's filler: the only caller that gets the winning price during the exclusive window (others pay the override); the zero address when no bid won.",
-    }),
-    improvement_bps: wireDecimal,
-    not_before: wireUnixSeconds,
-    exclusive_end: wireUnixSeconds,
-    signer: wireAddress,
-    signature: wireHex,
-  })
-  .meta({ description: "The auctioneer's signed DutchAward, public from the end of the competition (docs/PROTOCOL.md)." });
-
-const legView = z.strictObject({
-  pair6909_contract: wireAddress,
-  option_type: z.union([z.literal(0), z.literal(1)]).meta({ description: '0 call, 1 put.' }),
-  structure: z.union([z.literal(0), z.literal(1)]),
-  direction: z.union([z.literal(0), z.literal(1)]).meta({ description: "The taker's side: 0 Buy, 1 Sell." }),
-  strike_wad: wireDecimal,
-  amount: wireDecimal,
-  start_exercise_timestamp: wireUnixSeconds,
-  expiry_timestamp: wireUnixSeconds,
-});
-
-/** The taker's own quote, as POST /api/quote and the poll answer it; makers never see taker_address, referrer or taker_salt. */
-const takerQuoteView = z.strictObject({
-  id: z.uuid(),
-  quote_id: z.uuid(),
-  chain_id: wireChainId,
-  offer_format: z.enum(['package_only', 'dutch_only']),
-  strategy: z.string(),
-  polarity: z.enum(['b_is_buy', 'a_is_buy']),
-  directions: z.array(z.union([z.literal(0), z.literal(1)])),
-  taker_address_hash: wireBytes32,
-  legs: z.array(legView),
-  expires_at: wireTime,
-  created_at: wireTime,
-  state: z.enum(['open', 'expired', 'filled', 'cancelled']),
-  taker_address: wireAddress,
-  referrer: wireAddress,
-  taker_salt: wireBytes32,
-  closed_at: wireTime.nullable(),
-  fill_tx_hash: wireBytes32.nullable(),
-  // Dutch quotes only (offer_format dutch_only):
-  dutch_phase: z
-    .enum(['competing', 'exclusive', 'open', 'expired', 'filled', 'cancelled'])
-    .optional()
-    .meta({ description: 'Dutch quotes: the live phase while open, else the closing state (docs/DUTCH.md).' }),
-  compete_ends_at: wireTime.optional().meta({ description: 'Dutch: end of the competition (bids close).' }),
-  exclusive_ends_at: wireTime.optional().meta({ description: "Dutch: end of the winner's exclusive window (planned until the award)." }),
-  dutch_request: dutchRequestView.optional(),
-  taker_signature: wireHex.optional(),
-  request_digest: wireBytes32.optional().meta({ description: 'Dutch: EIP-712 digest of the signed request; the DutchFilled event carries it.' }),
-  award: dutchAwardView.nullable().optional(),
-  winner: wireAddress.nullable().optional().meta({ description: 'Dutch: the maker whose bid won, once awarded.' }),
-});
-
-/** A Dutch bid as the taker sees it: the improvement on the taker's own side. */
-const takerBidView = z.strictObject({
-  quote_id: z.uuid(),
-  bid_id: z.uuid(),
-  maker: wireAddress,
-  side: z.enum(['buy', 'sell']),
-  override_bps: z.number().int().min(0).max(MAX_BID_BPS),
-  version: z.number().int().min(1),
-  bid_at: wireTime,
-});
-
-/** A Dutch bid as its maker stored it. */
-const makerBidView = z.strictObject({
-  bid_id: z.uuid(),
-  quote_id: z.uuid(),
-  maker: wireAddress,
-  filler: wireAddress.meta({ description: 'The address the award names if this bid wins: the one that gets the winning price on chain.' }),
-  buy_override_bps: z.number().int().min(0).max(MAX_BID_BPS),
-  sell_override_bps: z.number().int().min(0).max(MAX_BID_BPS),
-  version: z.number().int().min(1).meta({ description: 'Grows by one each time this maker replaces its bid.' }),
-  replaced: z.boolean(),
-  bid_at: wireTime,
-});
-
-const offerView = z.strictObject({
-  offer_id: z.uuid(),
-  quote_id: z.uuid(),
-  chain_id: wireChainId,
-  maker: wireAddress,
-  offer_type: z.literal('package'),
-  package_premium: wireDecimal,
-  maker_pays_taker: z.boolean(),
-  premium_token: wireAddress,
-  nonce: wireDecimal,
-  deadline: wireUnixSeconds,
-  signature: wireHex,
-  created_at: wireTime,
 });
 
 const QUOTE_NOT_FOUND = errorCase(404, 'quote_not_found', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b not found');
@@ -234,7 +105,7 @@ export const quoteContracts = {
       201: {
         description: 'The quote, its private stream token and the topic to join. Header Idempotent-Replayed: true on a replay.',
         schema: z.strictObject({
-          quote: takerQuoteView,
+          quote: quoteBodyWire,
           stream_token: z.string().meta({ description: 'Private: polls the quote and joins its stream.' }),
           topic: z.string().meta({ description: '`rfq_stream:<stream_token>`' }),
         }),
@@ -263,7 +134,7 @@ export const quoteContracts = {
     responses: {
       200: {
         description: "The quote and its offers; a Dutch quote also lists its bids (the taker's side of each), best first.",
-        schema: z.strictObject({ quote: takerQuoteView, offers: z.array(offerView), bids: z.array(takerBidView).optional() }),
+        schema: z.strictObject({ quote: quoteBodyWire, offers: z.array(offerWire), bids: z.array(takerBidWire).optional() }),
       },
     },
     errors: [QUOTE_NOT_FOUND],
@@ -282,7 +153,7 @@ export const quoteContracts = {
       bodyCheck: 'service',
       examples: { butterfly: { summary: 'A package offer on the butterfly example', value: PACKAGE_OFFER_EXAMPLE } },
     },
-    responses: { 201: { description: 'The stored offer; the taker hears it on rfq_stream.', schema: z.strictObject({ offer: offerView }) } },
+    responses: { 201: { description: 'The stored offer; the taker hears it on rfq_stream.', schema: z.strictObject({ offer: offerWire }) } },
     errors: [
       VALIDATION_FAILED,
       QUOTE_NOT_FOUND,
@@ -324,7 +195,7 @@ export const quoteContracts = {
         },
       },
     },
-    responses: { 201: { description: 'The stored bid; the taker hears its side on rfq_stream.', schema: z.strictObject({ bid: makerBidView }) } },
+    responses: { 201: { description: 'The stored bid; the taker hears its side on rfq_stream.', schema: z.strictObject({ bid: makerBidWire }) } },
     errors: [
       VALIDATION_FAILED,
       QUOTE_NOT_FOUND,

@@ -7,7 +7,13 @@ import type { publicContracts } from '../../api/routes/public.contract';
 import type { pubsubContracts } from '../../api/routes/pubsub.contract';
 import type { quoteContracts } from '../../api/routes/quote.contract';
 import type { takerContracts } from '../../api/routes/taker.contract';
-import type { rfqOfferPayload, rfqRequestPayload, rfqResultPayload } from '../../shared/events/event-payloads';
+import type {
+  rfqOfferTakerPayload,
+  rfqRequestPayload,
+  rfqRequestTakerPayload,
+  rfqResultPayload,
+  rfqResultTakerPayload,
+} from '../../shared/events/event-payloads';
 import type { makerResultView, MakerQuoteView, OfferView, takerResultView, TakerQuoteView } from '../../shared/quotes/quote-views';
 
 /*
@@ -66,16 +72,16 @@ export type Delegate = OkBody<(typeof takerContracts)['mintDelegate']>;
 /** Every pushed event carries the topic's `seq` (docs/SOCKETS.md, "Ordering and replay"). */
 export type Sequenced<T> = T & { seq: number };
 /*
- * The topic table's payload schemas name only each event's subject (they are loose); the full
- * shapes are the views the quote services publish (shared/quotes/quote-views.ts), so the
- * event types are those views, checked against the schemas here.
+ * The topic table's payload schemas (shared/quotes/quote.wire.ts, shared/dutch/dutch.wire.ts)
+ * are loose unions of every form an event takes; the event types are the exact views the quote
+ * services publish (typed from the same wire schemas), checked against the topic's schema here.
  */
 type Publishes<View, Schema extends z.ZodType> = View extends z.output<Schema> ? Sequenced<View> : never;
 
 /** rfq_request on the maker feed and a maker's own topic: never the taker's identity. */
 export type MakerRfqRequest = Publishes<MakerQuoteView, typeof rfqRequestPayload>;
 /** rfq_request on the taker's own stream: the full quote. */
-export type TakerRfqRequest = Publishes<TakerQuoteView, typeof rfqRequestPayload>;
-export type RfqOfferEvent = Publishes<OfferView, typeof rfqOfferPayload>;
+export type TakerRfqRequest = Publishes<TakerQuoteView, typeof rfqRequestTakerPayload>;
+export type RfqOfferEvent = Publishes<OfferView, typeof rfqOfferTakerPayload>;
 export type MakerRfqResult = Publishes<ReturnType<typeof makerResultView>, typeof rfqResultPayload>;
-export type TakerRfqResult = Publishes<ReturnType<typeof takerResultView>, typeof rfqResultPayload>;
+export type TakerRfqResult = Publishes<ReturnType<typeof takerResultView>, typeof rfqResultTakerPayload>;

@@ -5,7 +5,7 @@ import { clobFeed, ExploreStreamHub, type FeedItem } from '../../shared/explore'
 import { EventPublisher, topics, type JsonValue } from '../../shared/events';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
-import { publishQuoteResult, QuoteRepository } from '../../shared/quotes';
+import { publishQuoteResult, QuoteRepository, type ReopenedResultView } from '../../shared/quotes';
 import { fadeStatus, type NewFade } from '../../shared/dutch';
 import type { Redis } from '../../shared/platform/redis';
 import { INDEXED_EVENTS, isEventKind } from '../events/registry';
@@ -85,7 +85,7 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
       const repo = new QuoteRepository(deps.db);
       for (const q of quotes) {
         // Nothing here names the taker: the same payload may go to makers.
-        const payload = { quote_id: q.quote_id, chain_id: chainId, state: q.state, reorged: true, rolled_back_to: point.number };
+        const payload: ReopenedResultView = { quote_id: q.quote_id, chain_id: chainId, state: q.state, reorged: true, rolled_back_to: point.number };
         const once = { idempotencyKey: `reorg:${q.quote_id}:${point.key}` };
         await guard('rfq_result', async () => {
           const makers = new Set([...(await repo.offeringMakers(q.quote_id)), getAddress(q.maker)]);

@@ -4,7 +4,15 @@ import { topics, type EventPublisher } from '../events';
 import type { Logger } from '../platform/logging';
 import type { JobQueue } from '../platform/queue';
 import { DutchAwardSigner } from '../protocol';
-import { awardDutchQuotes, openDutchQuotes, QuoteRepository, type DutchAwardDecision, type InterestedMakers, type PairDirectory } from '../quotes';
+import {
+  awardDutchQuotes,
+  openDutchQuotes,
+  publishRfqRequest,
+  QuoteRepository,
+  type DutchAwardDecision,
+  type InterestedMakers,
+  type PairDirectory,
+} from '../quotes';
 import { DutchRepository } from './dutch.repository';
 import { dutchOpenJob } from './dutch.jobs';
 import type { DutchQuote } from './dutch.types';
@@ -79,14 +87,9 @@ export class DutchAuctioneer {
     const s = await this.load(id);
     if (!s) return;
     if (s.q.state === 'open' && s.d.dutch_phase === 'competing') {
-      const forMakers = competingView(s.q, s.legs, s.d);
-      const once = { idempotencyKey: `rfq_request.${id}.competing` };
       const makers = await this.deps.interestedMakers(s.q.chain_id);
-      await Promise.all([
-        this.deps.events.publish(topics.rfqStream(s.q.stream_token_hash), 'rfq_request', { ...takerDutchView(s.q, s.legs, { ...s.d }) }, once),
-        this.deps.events.publish(topics.quotesRequests(s.q.chain_id), 'rfq_request', { ...forMakers }, once),
-        ...makers.map((m) => this.deps.events.publish(topics.rfqMaker(m), 'rfq_request', { ...forMakers }, once)),
-      ]);
+      const views = { taker: takerDutchView(s.q, s.legs, s.d), makers: competingView(s.q, s.legs, s.d) };
+      await publishRfqRequest(this.deps.events, s.q, views, makers, `rfq_request.${id}.competing`);
     }
     await this.quotes.markAnnounced('quotes', id);
   }
@@ -299,12 +302,9 @@ export class DutchAuctioneer {
 
   /** The fillable payload to the feed, interested makers and the taker; in `exclusive`, `dutch_award` to the winner alone. */
   private async publishFillable({ q, d, legs }: DutchQuote, phase: 'exclusive' | 'open', makers: readonly `0x${string}`[]): Promise<void> {
-    const once = { idempotencyKey: `rfq_request.${q.id}.${phase}` };
-    const view = { ...fillableView(q, legs, d), dutch_phase: phase };
+    const views = { taker: { ...takerDutchView(q, legs, d), dutch_phase: phase }, makers: { ...fillableView(q, legs, d), dutch_phase: phase } };
     await Promise.all([
-      this.deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_request', { ...takerDutchView(q, legs, d), dutch_phase: phase }, once),
-      this.deps.events.publish(topics.quotesRequests(q.chain_id), 'rfq_request', view, once),
-      ...makers.map((m) => this.deps.events.publish(topics.rfqMaker(m), 'rfq_request', view, once)),
+      publishRfqRequest(this.deps.events, q, views, makers, `rfq_request.${q.id}.${phase}`),
       ...(phase === 'exclusive' && d.winner
         ? [this.deps.events.publish(topics.rfqMaker(d.winner), 'dutch_award', { ...winnerAwardView(q, legs, d) }, { idempotencyKey: `dutch_award.${q.id}` })]
         : []),

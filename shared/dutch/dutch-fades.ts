@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../platform/errors';
+import { QUOTE_STATE_SQL as QS } from '../quotes/quote.wire';
 
 type Queryable = Pick<EntityManager, 'query'> | Pick<DataSource, 'query'>;
 
@@ -123,7 +124,7 @@ export async function decideExclusiveWindows(
     `WITH due AS (
        SELECT q.id, q.winner, q.award, q.exclusive_ends_at, q.dutch_request_digest,
               ceil(extract(epoch FROM q.exclusive_ends_at))::bigint AS end_s,
-              (q.state IN ('cancelled','expired') AND q.closed_at <= q.exclusive_ends_at) AS closed_early
+              (q.state IN (${QS.cancelled},${QS.expired}) AND q.closed_at <= q.exclusive_ends_at) AS closed_early
          FROM quotes q
         WHERE q.chain_id = $1::integer AND q.winner IS NOT NULL AND q.exclusive_ends_at IS NOT NULL
           AND q.exclusive_ends_at < to_timestamp($3::bigint) AND q.exclusive_ends_at > to_timestamp($3::bigint - $4::bigint)

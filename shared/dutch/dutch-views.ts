@@ -1,5 +1,18 @@
+import type { z } from 'zod';
 import { legView, takerQuoteView, type QuoteLegRow, type QuoteRow } from '../quotes';
+import type { VisibleDutchPhase } from '../quotes/quote.wire';
 import type { DutchBidRow, DutchColumns } from './dutch.types';
+import {
+  MAX_BID_BPS,
+  type competingWire,
+  type dutchAwardWire,
+  type dutchRequestWire,
+  type fillableWire,
+  type makerBidWire,
+  type takerBidWire,
+  type takerDutchQuoteWire,
+  type winnerAwardWire,
+} from './dutch.wire';
 
 /**
  * Every payload about a Dutch quote is shaped here, from explicit field lists. While a quote
@@ -7,11 +20,18 @@ import type { DutchBidRow, DutchColumns } from './dutch.types';
  * directions, polarity, taker hash, maker_address_hash, premium curve (its slope gives away who
  * pays) or signed request; two auctions of one package, bought and sold, look the same. From
  * the award on, the fillable payload (the signed request a filler submits) is public; the taker's
- * address and the raw referrer are never fields of any maker payload (docs/DUTCH.md).
+ * address and the raw referrer are never fields of any maker payload (docs/DUTCH.md). The
+ * types are the wire schemas' (dutch.wire.ts).
  */
 
-/** Highest improvement a bid may offer on either side, in basis points. */
-export const MAX_BID_BPS = 5_000;
+export type CompetingView = z.output<typeof competingWire>;
+export type FillableView = z.output<typeof fillableWire>;
+export type WinnerAwardView = z.output<typeof winnerAwardWire>;
+export type TakerDutchView = z.output<typeof takerDutchQuoteWire>;
+export type TakerBidView = z.output<typeof takerBidWire>;
+export type MakerBidView = z.output<typeof makerBidWire>;
+type DutchRequestView = z.output<typeof dutchRequestWire>;
+type DutchAwardView = z.output<typeof dutchAwardWire>;
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
@@ -29,12 +49,12 @@ export function exclusiveEndsAt(q: Pick<QuoteRow, 'expires_at'>, d: Pick<DutchCo
 }
 
 /** The phase clients see: the live phase while open, else the quote's closing state. */
-export const visiblePhase = (q: QuoteRow, d: DutchColumns): string => (q.state === 'open' ? d.dutch_phase : q.state);
+export const visiblePhase = (q: QuoteRow, d: DutchColumns): VisibleDutchPhase => (q.state === 'open' ? d.dutch_phase : q.state);
 
 const premiumToken = (d: DutchColumns) => String((d.dutch_request.dutch_premium as { token: string }).token);
 
 /** What the maker feed carries while competing. */
-export function competingView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns) {
+export function competingView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns): CompetingView {
   return {
     quote_id: q.id,
     chain_id: q.chain_id,
@@ -46,7 +66,7 @@ export function competingView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns)
     compete_ends_at: iso(d.compete_ends_at),
     expires_at: iso(q.expires_at),
     created_at: iso(q.created_at),
-    bid: { buy_override_bps: { min: 0, max: MAX_BID_BPS }, sell_override_bps: { min: 0, max: MAX_BID_BPS } },
+    bid: { buy_override_bps: { min: 0, max: MAX_BID_BPS }, sell_override_bps: { min: 0, max: MAX_BID_BPS } } as const,
   };
 }
 
@@ -55,12 +75,16 @@ export function competingView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns)
  * filler address, which is no secret: the mothership gives the winner's price only to that
  * caller during the exclusive window, so a copy of the award is worth nothing to anyone else.
  */
-export function publicAward(d: DutchColumns): DutchColumns['award'] {
-  return d.award;
+export function publicAward(d: DutchColumns): DutchAwardView | null {
+  // The column holds the award the auctioneer signed (dutch-award-decision.ts), in this form.
+  return d.award as DutchAwardView | null;
 }
 
+/** The signed request, stored by the Dutch service from the parsed request in this form. */
+const signedRequest = (d: DutchColumns) => d.dutch_request as DutchRequestView;
+
 /** What the maker feed carries from the award on: everything a filler submits on chain. */
-export function fillableView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns) {
+export function fillableView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns): FillableView {
   return {
     quote_id: q.id,
     chain_id: q.chain_id,
@@ -68,11 +92,11 @@ export function fillableView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns) 
     dutch_phase: visiblePhase(q, d),
     strategy: q.strategy,
     polarity: q.polarity,
-    directions: q.directions.map(Number),
+    directions: q.directions.map((v) => Number(v) as 0 | 1),
     legs: legs.map((l) => legView(q, l)),
     premium_token: premiumToken(d),
     taker_address_hash: q.taker_address_hash,
-    dutch_request: d.dutch_request,
+    dutch_request: signedRequest(d),
     taker_signature: d.taker_signature,
     request_digest: d.dutch_request_digest,
     award: publicAward(d),
@@ -84,18 +108,19 @@ export function fillableView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns) 
 }
 
 /** The winner's own notice (`dutch_award` on its `rfq_maker` topic): the fillable payload, whose award names its filler. */
-export function winnerAwardView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns) {
-  return { ...fillableView(q, legs, d), award: { ...d.award, filler: String(d.award?.filler) } };
+export function winnerAwardView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns): WinnerAwardView {
+  const award = publicAward(d);
+  return { ...fillableView(q, legs, d), award: { ...(award as DutchAwardView), filler: String(award?.filler) } };
 }
 
 /** The taker's own Dutch quote: the standard taker view plus phase, deadlines, request and award. */
-export function takerDutchView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns) {
+export function takerDutchView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns): TakerDutchView {
   return {
     ...takerQuoteView(q, legs),
     dutch_phase: visiblePhase(q, d),
     compete_ends_at: iso(d.compete_ends_at),
     exclusive_ends_at: iso(exclusiveEndsAt(q, d)),
-    dutch_request: d.dutch_request,
+    dutch_request: signedRequest(d),
     taker_signature: d.taker_signature,
     request_digest: d.dutch_request_digest,
     award: publicAward(d),
@@ -107,7 +132,7 @@ export function takerDutchView(q: QuoteRow, legs: QuoteLegRow[], d: DutchColumns
 export const takerSide = (q: QuoteRow): 'buy' | 'sell' => (q.polarity === 'b_is_buy' ? 'buy' : 'sell');
 
 /** A bid as the taker hears it: the side that applies to the taker only. */
-export function takerBidView(q: QuoteRow, b: DutchBidRow) {
+export function takerBidView(q: QuoteRow, b: DutchBidRow): TakerBidView {
   const side = takerSide(q);
   return {
     quote_id: q.id,
@@ -121,7 +146,7 @@ export function takerBidView(q: QuoteRow, b: DutchBidRow) {
 }
 
 /** A bid as its maker stored it. */
-export function makerBidView(b: DutchBidRow & { replaced?: boolean }) {
+export function makerBidView(b: DutchBidRow & { replaced?: boolean }): MakerBidView {
   return {
     bid_id: b.id,
     quote_id: b.quote_id,

@@ -3,6 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { DutchPhase, QuoteLegRow, QuoteRow } from '../quotes';
 import { LEG_COLUMNS, QUOTE_COLUMNS } from '../quotes/quote.repository';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
+import { DUTCH_PHASE_SQL as DP, QUOTE_STATE_SQL as QS } from '../quotes/quote.wire';
 
 type Queryable = Pick<EntityManager, 'query'>;
 
@@ -67,7 +68,7 @@ export class DutchRepository {
          INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
            directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at,
            dutch_phase, dutch_request, dutch_request_digest, taker_signature, taker_nonce, compete_ends_at, exclusive_ms)
-         VALUES ($1,$2,'dutch_only',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,'competing',$14,$15,$16,$17,$18,$19) RETURNING created_at
+         VALUES ($1,$2,'dutch_only',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,${DP.competing},$14,$15,$16,$17,$18,$19) RETURNING created_at
        ), l AS (
          INSERT INTO quote_legs (quote_id, idx, option_type, structure, direction, strike_wad, amount, start_exercise_timestamp, expiry_timestamp)
          SELECT $1, * FROM unnest($20::smallint[], $21::smallint[], $22::smallint[], $23::smallint[], $24::numeric[], $25::numeric[], $26::bigint[], $27::bigint[])
@@ -165,7 +166,7 @@ export class DutchRepository {
   async lockCompetitions(m: Queryable, id: string | null, now: Date, limit: number): Promise<DutchQuote[]> {
     const rows: (QuoteRow & DutchColumns)[] = await m.query(
       `SELECT ${DUTCH_QUOTE_COLUMNS} FROM quotes
-        WHERE state = 'open' AND offer_format = 'dutch_only' AND dutch_phase = 'competing' AND (id = $1 OR compete_ends_at <= $2)
+        WHERE state = ${QS.open} AND offer_format = 'dutch_only' AND dutch_phase = ${DP.competing} AND (id = $1 OR compete_ends_at <= $2)
         ORDER BY id = $1 DESC, compete_ends_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
       [id, now, limit + 1],
     );
@@ -176,8 +177,8 @@ export class DutchRepository {
   async nextDeadline(after: Date): Promise<Date | null> {
     const [row]: { at: Date | null }[] = await this.ds.query(
       `SELECT least(
-         (SELECT compete_ends_at FROM quotes WHERE state = 'open' AND dutch_phase = 'competing' AND compete_ends_at > $1 ORDER BY compete_ends_at LIMIT 1),
-         (SELECT exclusive_ends_at FROM quotes WHERE state = 'open' AND dutch_phase = 'exclusive' AND exclusive_ends_at > $1 ORDER BY exclusive_ends_at LIMIT 1)) AS at`,
+         (SELECT compete_ends_at FROM quotes WHERE state = ${QS.open} AND dutch_phase = ${DP.competing} AND compete_ends_at > $1 ORDER BY compete_ends_at LIMIT 1),
+         (SELECT exclusive_ends_at FROM quotes WHERE state = ${QS.open} AND dutch_phase = ${DP.exclusive} AND exclusive_ends_at > $1 ORDER BY exclusive_ends_at LIMIT 1)) AS at`,
       [after],
     );
     return row?.at ? new Date(row.at) : null;
@@ -230,7 +231,7 @@ export class DutchRepository {
    */
   async markPublished(ids: readonly string[], phase: Exclude<DutchPhase, 'competing'>): Promise<void> {
     if (ids.length === 0) return;
-    await this.ds.query(`UPDATE quotes SET dutch_published_phase = $2 WHERE id = ANY($1::uuid[]) AND (dutch_published_phase IS NULL OR $2 = 'open')`, [
+    await this.ds.query(`UPDATE quotes SET dutch_published_phase = $2 WHERE id = ANY($1::uuid[]) AND (dutch_published_phase IS NULL OR $2 = ${DP.open})`, [
       ids,
       phase,
     ]);
@@ -249,7 +250,7 @@ export class DutchRepository {
     graceSeconds: number,
     limit: number,
   ): Promise<{ unannounced: string[]; award: string[]; open: string[]; bids: { id: string; version: number }[] }> {
-    const live = `state = 'open' AND offer_format = 'dutch_only'`;
+    const live = `state = ${QS.open} AND offer_format = 'dutch_only'`;
     const late = `< now() - make_interval(secs => $1)`;
     const [unannounced, award, open, bids] = await Promise.all([
       this.ds.query<{ id: string }[]>(
@@ -258,13 +259,13 @@ export class DutchRepository {
       ),
       // Overdue, or decided by a batch whose publish never happened (its worker died in between).
       this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = 'competing' AND compete_ends_at ${late})
-           OR (dutch_phase <> 'competing' AND dutch_published_phase IS NULL AND awarded_at ${late})) ORDER BY compete_ends_at LIMIT $2`,
+        `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = ${DP.competing} AND compete_ends_at ${late})
+           OR (dutch_phase <> ${DP.competing} AND dutch_published_phase IS NULL AND awarded_at ${late})) ORDER BY compete_ends_at LIMIT $2`,
         [graceSeconds, limit],
       ),
       this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = 'exclusive' AND exclusive_ends_at ${late})
-           OR (dutch_phase = 'open' AND winner IS NOT NULL AND dutch_published_phase IS DISTINCT FROM 'open' AND opened_at ${late})) ORDER BY exclusive_ends_at LIMIT $2`,
+        `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = ${DP.exclusive} AND exclusive_ends_at ${late})
+           OR (dutch_phase = ${DP.open} AND winner IS NOT NULL AND dutch_published_phase IS DISTINCT FROM ${DP.open} AND opened_at ${late})) ORDER BY exclusive_ends_at LIMIT $2`,
         [graceSeconds, limit],
       ),
       this.ds.query<{ id: string; version: number }[]>(

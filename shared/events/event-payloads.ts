@@ -1,35 +1,46 @@
 import { z } from 'zod';
 import type { EventPayload } from '../platform/events';
+// The quote domain's payloads have their one home in its wire modules (which import nothing of the domains').
+import { dutchAwardEventWire, dutchFadeEventWire, rfqOfferTakerWire, rfqRequestMakerWire, rfqRequestTakerWire } from '../dutch/dutch.wire';
+import { rfqOfferMakerWire, rfqResultMakerWire, rfqResultTakerWire } from '../quotes/quote.wire';
+import { EXCLUSIVE_FILL_STATES, exclusiveFillEventWire } from '../orders/order.wire';
 
 /**
- * The payloads topics carry (the spec's Events table shows names, not fields). Each schema
- * names only what identifies the event's subject; the services that publish an event own the
- * rest of its shape and may add fields (docs/QUOTES.md), so every schema is loose. The topic
+ * The payloads topics carry (the spec's Events table shows names, not fields). The quote
+ * domain's payloads are declared in full in shared/quotes/quote.wire.ts and
+ * shared/dutch/dutch.wire.ts (the views are typed from the same schemas); the others name what
+ * identifies the event's subject. Every schema is loose: a client must accept added fields. The topic
  * table ties events to topics; the schemas type the publishers and describe the payloads to
  * documentation. Every payload reaches clients as `{seq, ...payload}`: `seq` is the socket
  * tier's, never the publisher's.
  */
 
-/** A new options RFQ (filler feed, maker feed, or the taker's own stream); never the raw taker address. */
-export const rfqRequestPayload = z.looseObject({ quote_id: z.string(), chain_id: z.number().int() });
+/** A new options RFQ on the maker feed or a maker's topic: never the taker's address, referrer or salt. */
+export const rfqRequestPayload = rfqRequestMakerWire;
+/** A new options RFQ on the taker's own stream: the whole quote. */
+export const rfqRequestTakerPayload = rfqRequestTakerWire;
 
-/** An offer on a quote (taker stream; a maker's own offers on its maker topic). */
-export const rfqOfferPayload = z.looseObject({ quote_id: z.string() });
+/** A maker's own offer, on its maker topic. */
+export const rfqOfferPayload = rfqOfferMakerWire;
+/** An offer on the taker's quote, or on a Dutch quote a bid's side for the taker. */
+export const rfqOfferTakerPayload = rfqOfferTakerWire;
 
-/** A quote's outcome: filled, expired, cancelled, reopened by a reorg, or a Dutch award. */
-export const rfqResultPayload = z.looseObject({ quote_id: z.string() });
+/** A quote's outcome as a maker that offered learns it: filled, expired, cancelled, or reopened by a reorg. */
+export const rfqResultPayload = rfqResultMakerWire;
+/** A quote's outcome as the taker learns it (with the settling transaction). */
+export const rfqResultTakerPayload = rfqResultTakerWire;
 
 /** A maker's own exclusive fill changed state (issued, used on chain, expired): rfq_maker:<maker> only. */
-export const exclusiveFillPayload = z.looseObject({ exclusive_fill_id: z.string(), chain_id: z.number().int(), state: z.enum(['active', 'used', 'expired']) });
-/** A Dutch award to its winner alone: the fillable payload, whose signed `award` names the winner's `filler`. */
-export const dutchAwardPayload = z.looseObject({ quote_id: z.string(), chain_id: z.number().int(), award: z.looseObject({ filler: z.string() }) });
-/** A Dutch award whose winner let the exclusive window pass without filling (decided by the indexer from the chain), with the maker's fade status. */
-export const dutchFadePayload = z.looseObject({
-  quote_id: z.string(),
+export const exclusiveFillPayload = z.looseObject({
+  ...exclusiveFillEventWire.partial().shape,
+  exclusive_fill_id: z.string(),
   chain_id: z.number().int(),
-  exclusive_ends_at: z.string(),
-  dutch_fades: z.looseObject({ count: z.number().int(), window_seconds: z.number().int(), limit: z.number().int(), blocked_until: z.string().nullable() }),
+  state: z.enum(EXCLUSIVE_FILL_STATES),
 });
+/** A Dutch award to its winner alone: the fillable payload, whose signed `award` names the winner's `filler`. */
+export const dutchAwardPayload = dutchAwardEventWire;
+/** A Dutch award whose winner let the exclusive window pass without filling (decided by the indexer from the chain), with the maker's fade status. */
+export const dutchFadePayload = dutchFadeEventWire;
 
 /** A snapshot, event or transfer of one CLOB pair, to the explore streams watching it. */
 export const exploreClobPayload = z.looseObject({ chain_id: z.number().int(), clob: z.string() });
@@ -56,6 +67,7 @@ export const exploreLoanPayload = z.looseObject({ chain_id: z.number().int() });
 export type PayloadOf<S> = (S extends z.ZodType ? z.input<S> : never) & EventPayload;
 
 export type RfqRequestEvent = PayloadOf<typeof rfqRequestPayload>;
+export type RfqRequestTakerEvent = PayloadOf<typeof rfqRequestTakerPayload>;
 export type RfqOfferEvent = PayloadOf<typeof rfqOfferPayload>;
 export type RfqResultEvent = PayloadOf<typeof rfqResultPayload>;
 export type ExclusiveFillEvent = PayloadOf<typeof exclusiveFillPayload>;

@@ -27,8 +27,11 @@ export type { TopicKind, LiveTopicKind, PlannedTopicKind, TokenTopicKind, Parsed
 export type { StreamTokenVerifier, BearerResolver, RegistrationLookup, JoinLookups, JoinCredentials, JoinGrant, JoinAttempt, Authorize } from './topic-join';
 export {
   rfqRequestPayload,
+  rfqRequestTakerPayload,
   rfqOfferPayload,
+  rfqOfferTakerPayload,
   rfqResultPayload,
+  rfqResultTakerPayload,
   dutchAwardPayload,
   exploreClobPayload,
   exploreClobSnapshotPayload,
@@ -36,7 +39,16 @@ export {
   exploreClobTransferPayload,
   exploreLoanPayload,
 } from './event-payloads';
-export type { PayloadOf, RfqRequestEvent, RfqOfferEvent, RfqResultEvent, DutchAwardEvent, ExploreClobEvent, ExploreLoanEvent } from './event-payloads';
+export type {
+  PayloadOf,
+  RfqRequestEvent,
+  RfqRequestTakerEvent,
+  RfqOfferEvent,
+  RfqResultEvent,
+  DutchAwardEvent,
+  ExploreClobEvent,
+  ExploreLoanEvent,
+} from './event-payloads';
 export { EventPublisher } from './event-publisher';
 // What publishers name when they publish; the machinery itself lives in shared/platform/events.
 export type { TopicKey, TopicRef, JsonValue, EventPayload, PublishOptions, PublishResult } from '../platform/events';

@@ -9,8 +9,11 @@ import {
   exploreClobTransferPayload,
   exploreLoanPayload,
   rfqOfferPayload,
+  rfqOfferTakerPayload,
   rfqRequestPayload,
+  rfqRequestTakerPayload,
   rfqResultPayload,
+  rfqResultTakerPayload,
 } from './event-payloads';
 import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly, type Authorize } from './topic-join';
 import { addressNamed, chainNamed, tokenNamed, type AddressParam, type ChainParam, type TokenParam, type TopicName } from './topic-names';
@@ -75,7 +78,7 @@ export const TOPIC_TABLE = {
     authorize: holdsStreamToken,
     replayFromStart: true,
     streamKind: 'rfq',
-    events: { rfq_request: rfqRequestPayload, rfq_offer: rfqOfferPayload, rfq_result: rfqResultPayload },
+    events: { rfq_request: rfqRequestTakerPayload, rfq_offer: rfqOfferTakerPayload, rfq_result: rfqResultTakerPayload },
   },
   explore_clob_stream: {
     status: 'live',

@@ -21,3 +21,14 @@ export { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, order
 export { publishFillState, FILL_EVENTS } from './order-notifier';
 export * from './order-views';
 export type { ExclusiveFillRow, ExclusiveFillState, OnChainOrder, OrderRow, OrderState } from './order.types';
+export {
+  exclusiveFillEventWire,
+  exclusiveFillWire,
+  FILL_STATE_SQL,
+  ON_CHAIN_ORDER_STATES,
+  ON_CHAIN_STATE_SQL,
+  ORDER_PLACEMENTS,
+  ORDER_STATE_SQL,
+  orderWire,
+} from './order.wire';
+export type { OnChainOrderState, OrderPlacement } from './order.wire';

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { ExclusiveFillState, OrderState } from './order.types';
+import type { OrderState } from './order.types';
+import { EXCLUSIVE_FILL_STATES, FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS, ORDER_STATES } from './order.wire';
 
 /**
  * The one owner of the states of orders and exclusive fills: every write of `orders.state`,
@@ -37,7 +38,7 @@ export const ON_CHAIN_JOIN = `LEFT JOIN indexer_order_intents i ON i.chain_id = 
  * is the record, over the clock's expiry and the API cancel). Derived on read from the indexer's rows, a reorg that removes
  * the book order's fill or cancel undoes it with nothing to revert here.
  */
-export const EFFECTIVE_STATE = `CASE WHEN o.state <> 'filled' AND io.state IN ('filled', 'cancelled') THEN io.state ELSE o.state END`;
+export const EFFECTIVE_STATE = `CASE WHEN o.state <> ${OS.filled} AND io.state IN (${CS.filled}, ${CS.cancelled}) THEN io.state ELSE o.state END`;
 
 async function updated<T>(m: Queryable, sql: string, params: unknown[]): Promise<T[]> {
   const res: [T[], number] = await m.query(sql, params);
@@ -69,7 +70,7 @@ export async function lockOrders(m: Queryable, ids: readonly string[]): Promise<
   await m.query(`SELECT id FROM orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
   return m.query(
     `SELECT o.id, o.chain_id, o.pair, o.premium_token, ${EFFECTIVE_STATE} AS state, o.expires_at, o.intent_hash,
-            CASE WHEN f.state = 'active' AND f.expire_time > now() THEN f.id END AS held_by
+            CASE WHEN f.state = ${FS.active} AND f.expire_time > now() THEN f.id END AS held_by
        FROM orders o
        ${ON_CHAIN_JOIN}
        LEFT JOIN exclusive_fills f ON f.id = o.exclusive_fill_id
@@ -81,16 +82,16 @@ export async function lockOrders(m: Queryable, ids: readonly string[]): Promise<
 
 /** Puts locked orders under fill `fillId` (the caller checked each is open and free). */
 export async function holdOrders(m: Queryable, fillId: string, ids: readonly string[]): Promise<void> {
-  await m.query(`UPDATE orders SET exclusive_fill_id = $1 WHERE id = ANY($2::uuid[]) AND state = 'open'`, [fillId, ids]);
+  await m.query(`UPDATE orders SET exclusive_fill_id = $1 WHERE id = ANY($2::uuid[]) AND state = ${OS.open}`, [fillId, ids]);
 }
 
 /** open -> cancelled by its owner, unless an active exclusive fill holds it. Returns whether this call changed it. */
 export async function cancelOrder(m: Queryable, id: string): Promise<boolean> {
   const rows = await updated<{ id: string }>(
     m,
-    `UPDATE orders o SET state = 'cancelled', closed_at = now()
-      WHERE o.id = $1 AND o.state = 'open'
-        AND NOT EXISTS (SELECT 1 FROM exclusive_fills f WHERE f.id = o.exclusive_fill_id AND f.state = 'active' AND f.expire_time > now())
+    `UPDATE orders o SET state = ${OS.cancelled}, closed_at = now()
+      WHERE o.id = $1 AND o.state = ${OS.open}
+        AND NOT EXISTS (SELECT 1 FROM exclusive_fills f WHERE f.id = o.exclusive_fill_id AND f.state = ${FS.active} AND f.expire_time > now())
       RETURNING o.id`,
     [id],
   );
@@ -101,7 +102,7 @@ export async function cancelOrder(m: Queryable, id: string): Promise<boolean> {
 export async function expireOrder(m: Queryable, id: string): Promise<boolean> {
   const rows = await updated<{ id: string }>(
     m,
-    `UPDATE orders SET state = 'expired', closed_at = now() WHERE id = $1 AND state = 'open' AND expires_at <= now() RETURNING id`,
+    `UPDATE orders SET state = ${OS.expired}, closed_at = now() WHERE id = $1 AND state = ${OS.open} AND expires_at <= now() RETURNING id`,
     [id],
   );
   return rows.length > 0;
@@ -112,9 +113,9 @@ export async function expireExclusiveFill(m: Queryable, id: string): Promise<boo
   // A SELECT at the top: the driver answers plain rows (no affected count).
   const rows: { id: string }[] = await m.query(
     `WITH f AS (
-       UPDATE exclusive_fills SET state = 'expired', closed_at = now() WHERE id = $1 AND state = 'active' AND expire_time <= now() RETURNING id
+       UPDATE exclusive_fills SET state = ${FS.expired}, closed_at = now() WHERE id = $1 AND state = ${FS.active} AND expire_time <= now() RETURNING id
      ), released AS (
-       UPDATE orders SET exclusive_fill_id = NULL WHERE exclusive_fill_id IN (SELECT id FROM f) AND state = 'open'
+       UPDATE orders SET exclusive_fill_id = NULL WHERE exclusive_fill_id IN (SELECT id FROM f) AND state = ${OS.open}
      )
      SELECT id FROM f`,
     [id],
@@ -140,12 +141,12 @@ export async function markFillsUsed(m: Queryable, chainId: number, uses: readonl
     `WITH u AS (
        SELECT * FROM unnest($2::text[], $3::text[], $4::bigint[]) AS u(id_hash, tx_hash, block_number)
      ), f AS (
-       UPDATE exclusive_fills f SET state = 'used', closed_at = now(), used_block = u.block_number, used_tx_hash = u.tx_hash
-         FROM u WHERE f.chain_id = $1 AND f.id_hash = u.id_hash AND f.state IN ('active', 'expired')
+       UPDATE exclusive_fills f SET state = ${FS.used}, closed_at = now(), used_block = u.block_number, used_tx_hash = u.tx_hash
+         FROM u WHERE f.chain_id = $1 AND f.id_hash = u.id_hash AND f.state IN (${FS.active}, ${FS.expired})
        RETURNING f.id, f.order_ids, u.tx_hash, u.block_number
      )
-     UPDATE orders o SET state = 'filled', closed_at = now(), closed_block = f.block_number, fill_tx_hash = f.tx_hash, exclusive_fill_id = f.id
-       FROM f WHERE o.id = ANY(f.order_ids) AND o.state IN ('open', 'expired')`,
+     UPDATE orders o SET state = ${OS.filled}, closed_at = now(), closed_block = f.block_number, fill_tx_hash = f.tx_hash, exclusive_fill_id = f.id
+       FROM f WHERE o.id = ANY(f.order_ids) AND o.state IN (${OS.open}, ${OS.expired})`,
     [chainId, uses.map((u) => u.exclusive_fill_id_hash), uses.map((u) => u.tx_hash), uses.map((u) => u.block_number)],
   );
 }
@@ -157,7 +158,7 @@ export async function markFillsUsed(m: Queryable, chainId: number, uses: readonl
  */
 export async function revertUsedFills(m: Queryable, chainId: number, at: number): Promise<void> {
   await m.query(
-    `UPDATE exclusive_fills SET state = CASE WHEN expire_time > now() THEN 'active' ELSE 'expired' END,
+    `UPDATE exclusive_fills SET state = CASE WHEN expire_time > now() THEN ${FS.active} ELSE ${FS.expired} END,
             closed_at = CASE WHEN expire_time > now() THEN NULL ELSE now() END, used_block = NULL, used_tx_hash = NULL
       WHERE chain_id = $1 AND used_block > $2`,
     [chainId, at],
@@ -167,15 +168,14 @@ export async function revertUsedFills(m: Queryable, chainId: number, at: number)
 /** The orders half of the undo (runs after the fills'): orders closed above `at` are open again, or expired. */
 export async function reopenChainClosedOrders(m: Queryable, chainId: number, at: number): Promise<void> {
   await m.query(
-    `UPDATE orders o SET state = CASE WHEN o.expires_at > now() THEN 'open' ELSE 'expired' END,
+    `UPDATE orders o SET state = CASE WHEN o.expires_at > now() THEN ${OS.open} ELSE ${OS.expired} END,
             closed_at = CASE WHEN o.expires_at > now() THEN NULL ELSE now() END, closed_block = NULL, fill_tx_hash = NULL,
-            exclusive_fill_id = CASE WHEN f.state = 'active' THEN o.exclusive_fill_id END
+            exclusive_fill_id = CASE WHEN f.state = ${FS.active} THEN o.exclusive_fill_id END
        FROM orders o2 LEFT JOIN exclusive_fills f ON f.id = o2.exclusive_fill_id
       WHERE o.id = o2.id AND o.chain_id = $1 AND o.closed_block > $2`,
     [chainId, at],
   );
 }
 
-/** The states a caller may filter a list by. */
-export const ORDER_STATES: readonly OrderState[] = ['open', 'filled', 'cancelled', 'expired'];
-export const EXCLUSIVE_FILL_STATES: readonly ExclusiveFillState[] = ['active', 'used', 'expired'];
+/** The states a caller may filter a list by: the lists of order.wire.ts. */
+export { EXCLUSIVE_FILL_STATES, ORDER_STATES };

@@ -1,6 +1,12 @@
 import { apiIdToBytes32 } from '../protocol';
 import type { ExclusiveFillRow, OnChainOrder, OrderPlacement, OrderRow } from './order.types';
 import type { FillBondRequirements } from '../bonds';
+import type { z } from 'zod';
+import type { exclusiveFillEventWire, exclusiveFillWire, orderWire } from './order.wire';
+
+export type OrderView = z.output<typeof orderWire>;
+export type ExclusiveFillView = z.output<typeof exclusiveFillWire>;
+export type ExclusiveFillEventView = z.output<typeof exclusiveFillEventWire>;
 
 /** Placed on chain beats everything; else who recorded it decides (docs/ORDERS.md, "Who may record an order"). */
 export function placementOf(o: Pick<OrderRow, 'recorded_by_owner'>, onChain: OnChainOrder | null): OrderPlacement {
@@ -12,7 +18,7 @@ export function placementOf(o: Pick<OrderRow, 'recorded_by_owner'>, onChain: OnC
  * What clients see of orders and exclusive fills. An order is public once placed on chain,
  * so its view is the same for everyone; an exclusive fill is seen by its maker only.
  */
-export function orderView(o: OrderRow, onChain: OnChainOrder | null) {
+export function orderView(o: OrderRow, onChain: OnChainOrder | null): OrderView {
   const placement = placementOf(o, onChain);
   return {
     id: o.id,
@@ -33,10 +39,8 @@ export function orderView(o: OrderRow, onChain: OnChainOrder | null) {
   };
 }
 
-export type OrderView = ReturnType<typeof orderView>;
-
 /** The maker's exclusive fill: what it signs over and how to submit it (docs/ORDERS.md). */
-export function exclusiveFillView(f: ExclusiveFillRow, requirements: FillBondRequirements) {
+export function exclusiveFillView(f: ExclusiveFillRow, requirements: FillBondRequirements): ExclusiveFillView {
   const expireTime = Math.floor(new Date(f.expire_time).getTime() / 1000);
   return {
     exclusive_fill_id: f.id,
@@ -62,10 +66,8 @@ export function exclusiveFillView(f: ExclusiveFillRow, requirements: FillBondReq
 /** Per premium-token symbol: its address, the minimum bond, and the maker's indexed bond. */
 export type { FillBondRequirements } from '../bonds';
 
-export type ExclusiveFillView = ReturnType<typeof exclusiveFillView>;
-
 /** What the maker hears on rfq_maker:<address> when its fill changes state. */
-export function exclusiveFillEvent(f: ExclusiveFillRow) {
+export function exclusiveFillEvent(f: ExclusiveFillRow): ExclusiveFillEventView {
   return {
     exclusive_fill_id: f.id,
     chain_id: f.chain_id,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../platform/queue/job-catalog';
+import { EXCLUSIVE_FILL_STATES } from './order.wire';
 
 const uuid = z.uuid();
 
@@ -30,7 +31,7 @@ export const exclusiveFillExpireJob = defineJob({
 export const exclusiveFillAnnounceJob = defineJob({
   name: 'exclusive_fill.announce',
   queue: ORDERS_QUEUE,
-  schema: z.object({ exclusive_fill_id: uuid, state: z.enum(['active', 'used', 'expired']) }),
+  schema: z.object({ exclusive_fill_id: uuid, state: z.enum(EXCLUSIVE_FILL_STATES) }),
   jobId: (p) => `exclusive-fill-announce.${p.exclusive_fill_id}.${p.state}`,
   attempts: 8,
   backoffMs: 100,

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { EFFECTIVE_STATE, ON_CHAIN_JOIN } from './order-state';
 import type { ExclusiveFillRow, OnChainOrder, OrderRow, OrderState } from './order.types';
+import { FILL_STATE_SQL as FS, ORDER_STATE_SQL as OS } from './order.wire';
 
 type Queryable = Pick<EntityManager, 'query'>;
 
@@ -216,11 +217,11 @@ export class OrderRepository {
   async overdue(graceSeconds: number, limit: number): Promise<{ orders: string[]; fills: string[]; unpublished: string[] }> {
     const [orders, fills, unpublished] = await Promise.all([
       this.ds.query<{ id: string }[]>(
-        `SELECT id FROM orders WHERE state = 'open' AND expires_at <= now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`,
+        `SELECT id FROM orders WHERE state = ${OS.open} AND expires_at <= now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`,
         [graceSeconds, limit],
       ),
       this.ds.query<{ id: string }[]>(
-        `SELECT id FROM exclusive_fills WHERE state = 'active' AND expire_time <= now() - make_interval(secs => $1) ORDER BY expire_time LIMIT $2`,
+        `SELECT id FROM exclusive_fills WHERE state = ${FS.active} AND expire_time <= now() - make_interval(secs => $1) ORDER BY expire_time LIMIT $2`,
         [graceSeconds, limit],
       ),
       this.ds.query<{ id: string }[]>(

@@ -1,10 +1,9 @@
 import type { OrderJson } from './order-request';
 
-/** Order `state` (docs/ORDERS.md): open -> filled | cancelled | expired. */
-export type OrderState = 'open' | 'filled' | 'cancelled' | 'expired';
+import type { ExclusiveFillState, OnChainOrderState, OrderPlacement, OrderState } from './order.wire';
 
-/** Exclusive fill `state`: active -> used | expired. */
-export type ExclusiveFillState = 'active' | 'used' | 'expired';
+/** Order and exclusive fill states, and placements: the lists of order.wire.ts. */
+export type { ExclusiveFillState, OrderPlacement, OrderState };
 
 export interface OrderRow {
   id: string;
@@ -33,13 +32,12 @@ export interface OrderRow {
  * chain), `recorded_by_owner` (recorded with the owner's own credential, not yet placed), or
  * `unconfirmed` (recorded by anyone else: visible by id only, never in owner lists).
  */
-export type OrderPlacement = 'placed' | 'recorded_by_owner' | 'unconfirmed';
 
 /** Where the order is on chain, once the indexer saw its owner place it. */
 export interface OnChainOrder {
   pair_order_id: string;
   remaining: string;
-  state: 'open' | 'filled' | 'cancelled';
+  state: OnChainOrderState;
   placed_tx_hash: string;
 }
 

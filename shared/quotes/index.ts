@@ -14,5 +14,6 @@ export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob,
 export * from './quote-views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';
 export { hashStreamToken } from '../platform/stream-tokens';
-export { QuoteNotifier, publishQuoteResult } from './quote-notifier';
+export { QuoteNotifier, publishQuoteResult, publishRfqRequest } from './quote-notifier';
 export type { InterestedMakers } from './quote-notifier';
+export * from './quote.wire';

@@ -1,8 +1,9 @@
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
-import { topics, type EventPublisher } from '../events';
+import { topics, type EventPublisher, type RfqRequestEvent, type RfqRequestTakerEvent } from '../events';
 import type { Logger } from '../platform/logging';
 import { QuoteRepository } from './quote.repository';
+import type { QuoteRow } from './quote.types';
 import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from './quote-views';
 
 /**
@@ -38,13 +39,7 @@ export class QuoteNotifier {
     if (q.state === 'open' && new Date(q.expires_at).getTime() > Date.now() - LATE_ANNOUNCE_MS) {
       // Both at once: each is a round trip on the way to the makers.
       const [legs, makers] = await Promise.all([this.repo.legs(quoteId), this.deps.interestedMakers(q.chain_id)]);
-      const forMakers = makerQuoteView(q, legs);
-      const once = { idempotencyKey: `rfq_request.${q.id}` };
-      await Promise.all([
-        this.deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_request', { ...takerQuoteView(q, legs) }, once),
-        this.deps.events.publish(topics.quotesRequests(q.chain_id), 'rfq_request', { ...forMakers }, once),
-        ...makers.map((m) => this.deps.events.publish(topics.rfqMaker(m), 'rfq_request', { ...forMakers }, once)),
-      ]);
+      await publishRfqRequest(this.deps.events, q, { taker: takerQuoteView(q, legs), makers: makerQuoteView(q, legs) }, makers, `rfq_request.${q.id}`);
     }
     await this.repo.markAnnounced('quotes', quoteId);
   }
@@ -68,6 +63,27 @@ export class QuoteNotifier {
   publishResult(quoteId: string): Promise<boolean> {
     return publishQuoteResult(this.deps, quoteId);
   }
+}
+
+/**
+ * The one `rfq_request` fan-out, for a standard quote's announce and a Dutch quote's competing
+ * and fillable announces: the taker's view to its own stream, the makers' view (never the
+ * taker's address) to the chain's feed and to each interested maker, all at once and under one
+ * idempotency key, so a retried job or a sweeper racing it sends each once.
+ */
+export async function publishRfqRequest(
+  events: EventPublisher,
+  q: Pick<QuoteRow, 'chain_id' | 'stream_token_hash'>,
+  views: { taker: RfqRequestTakerEvent; makers: RfqRequestEvent },
+  makers: readonly `0x${string}`[],
+  idempotencyKey: string,
+): Promise<void> {
+  const once = { idempotencyKey };
+  await Promise.all([
+    events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_request', { ...views.taker }, once),
+    events.publish(topics.quotesRequests(q.chain_id), 'rfq_request', { ...views.makers }, once),
+    ...makers.map((m) => events.publish(topics.rfqMaker(m), 'rfq_request', { ...views.makers }, once)),
+  ]);
 }
 
 /**

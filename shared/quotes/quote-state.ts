@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { QUOTE_COLUMNS } from './quote.repository';
 import type { QuoteRow, QuoteState } from './quote.types';
+import { DUTCH_PHASE_SQL as DP, QUOTE_STATE_SQL as QS, type DutchPhase } from './quote.wire';
 
 /**
  * The one owner of a quote's state: every write of `quotes.state` is in this file, and a test
@@ -51,8 +52,8 @@ export interface ReopenedQuoteRow {
   taker_address_hash: `0x${string}`;
 }
 
-/** The Dutch phases of an open Dutch quote. */
-export type DutchPhase = 'competing' | 'exclusive' | 'open';
+/** The Dutch phases of an open Dutch quote: the list DUTCH_PHASES in quote.wire.ts. */
+export type { DutchPhase };
 
 /** What the auctioneer decided at the end of a competition. */
 export interface DutchAwardDecision {
@@ -80,7 +81,7 @@ async function updated<T>(m: Queryable, sql: string, params: unknown[]): Promise
  * open (already closed, or unknown), so a retried job does not act twice.
  */
 export async function closeQuote(m: Queryable, id: string, to: ClosingState): Promise<QuoteRow | null> {
-  const rows = await updated<QuoteRow>(m, `UPDATE quotes SET state = $2, closed_at = now() WHERE id = $1 AND state = 'open' RETURNING ${QUOTE_COLUMNS}`, [
+  const rows = await updated<QuoteRow>(m, `UPDATE quotes SET state = $2, closed_at = now() WHERE id = $1 AND state = ${QS.open} RETURNING ${QUOTE_COLUMNS}`, [
     id,
     to,
   ]);
@@ -109,12 +110,12 @@ export async function awardDutchQuotes(
   return updated<{ id: string; dutch_phase: DutchPhase }>(
     m,
     `UPDATE quotes q SET dutch_phase = d.phase, winner = d.winner, exclusive_ends_at = d.ends_at, award = d.award::jsonb,
-            awarded_at = clock_timestamp(), opened_at = CASE WHEN d.phase = 'open' THEN clock_timestamp() END
+            awarded_at = clock_timestamp(), opened_at = CASE WHEN d.phase = ${DP.open} THEN clock_timestamp() END
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) AS d(id, phase, winner, ends_at, award)
-      WHERE q.id = d.id AND q.state = 'open' AND q.dutch_phase = 'competing' RETURNING q.id, q.dutch_phase`,
+      WHERE q.id = d.id AND q.state = ${QS.open} AND q.dutch_phase = ${DP.competing} RETURNING q.id, q.dutch_phase`,
     [
       decisions.map((d) => d.id),
-      decisions.map((d) => (d.winner ? 'exclusive' : 'open')),
+      decisions.map((d): DutchPhase => (d.winner ? 'exclusive' : 'open')),
       decisions.map((d) => d.winner),
       decisions.map((d) => d.exclusive_ends_at),
       decisions.map((d) => JSON.stringify(d.award)),
@@ -137,10 +138,10 @@ export async function openDutchQuotes(m: Queryable, id: string | null, now: Date
     m,
     // The pick is materialized: a LIMIT subquery inside IN may be rescanned and pick more rows.
     `WITH picked AS MATERIALIZED (
-       SELECT id FROM quotes WHERE state = 'open' AND dutch_phase = 'exclusive' AND (id = $1 OR exclusive_ends_at <= $2)
+       SELECT id FROM quotes WHERE state = ${QS.open} AND dutch_phase = ${DP.exclusive} AND (id = $1 OR exclusive_ends_at <= $2)
         ORDER BY id = $1 DESC, exclusive_ends_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-     UPDATE quotes q SET dutch_phase = 'open', opened_at = clock_timestamp() FROM picked
-      WHERE q.id = picked.id AND q.state = 'open' AND q.dutch_phase = 'exclusive' RETURNING q.id`,
+     UPDATE quotes q SET dutch_phase = ${DP.open}, opened_at = clock_timestamp() FROM picked
+      WHERE q.id = picked.id AND q.state = ${QS.open} AND q.dutch_phase = ${DP.exclusive} RETURNING q.id`,
     [id, now, limit + 1],
   );
   return rows.map((r) => r.id);
@@ -156,9 +157,9 @@ export async function fillSettledQuotes(m: Queryable, chainId: number, settlemen
   if (settlements.length === 0) return [];
   return updated<FilledQuoteRow>(
     m,
-    `UPDATE quotes q SET state = 'filled', closed_at = now(), fill_tx_hash = s.tx_hash
+    `UPDATE quotes q SET state = ${QS.filled}, closed_at = now(), fill_tx_hash = s.tx_hash
        FROM unnest($2::text[], $3::text[]) AS s(taker_address_hash, tx_hash)
-      WHERE q.chain_id = $1 AND q.taker_address_hash = s.taker_address_hash AND q.state IN ('open', 'expired')
+      WHERE q.chain_id = $1 AND q.taker_address_hash = s.taker_address_hash AND q.state IN (${QS.open}, ${QS.expired})
       RETURNING q.id AS quote_id, q.taker_address_hash, q.stream_token_hash, (extract(epoch FROM q.closed_at) * 1000)::bigint::text AS filled_at_ms`,
     [chainId, settlements.map((s) => s.taker_address_hash), settlements.map((s) => s.tx_hash)],
   ).then(async (standard) => [...standard, ...(await fillDutchQuotes(m, chainId, settlements))]);
@@ -172,9 +173,9 @@ export async function fillSettledQuotes(m: Queryable, chainId: number, settlemen
 function fillDutchQuotes(m: Queryable, chainId: number, settlements: readonly SettlementRef[]): Promise<FilledQuoteRow[]> {
   return updated<FilledQuoteRow>(
     m,
-    `UPDATE quotes q SET state = 'filled', closed_at = now(), fill_tx_hash = s.tx_hash
+    `UPDATE quotes q SET state = ${QS.filled}, closed_at = now(), fill_tx_hash = s.tx_hash
        FROM unnest($2::text[], $3::text[]) AS s(digest, tx_hash)
-      WHERE q.chain_id = $1 AND q.offer_format = 'dutch_only' AND q.dutch_request_digest = s.digest AND q.state IN ('open', 'expired')
+      WHERE q.chain_id = $1 AND q.offer_format = 'dutch_only' AND q.dutch_request_digest = s.digest AND q.state IN (${QS.open}, ${QS.expired})
       RETURNING q.id AS quote_id, q.dutch_request_digest AS taker_address_hash, q.stream_token_hash, (extract(epoch FROM q.closed_at) * 1000)::bigint::text AS filled_at_ms`,
     [chainId, settlements.map((s) => s.taker_address_hash), settlements.map((s) => s.tx_hash)],
   );
@@ -190,12 +191,12 @@ export async function reopenFilledQuotes(m: Queryable, quoteIds: readonly string
   return updated<ReopenedQuoteRow>(
     m,
     `UPDATE quotes q
-        SET state = CASE WHEN q.expires_at > now() THEN 'open' ELSE 'expired' END,
+        SET state = CASE WHEN q.expires_at > now() THEN ${QS.open} ELSE ${QS.expired} END,
             closed_at = CASE WHEN q.expires_at > now() THEN NULL ELSE now() END,
             fill_tx_hash = NULL,
             dutch_phase = CASE WHEN q.dutch_phase IS NULL THEN NULL
-                               WHEN q.exclusive_ends_at > now() THEN 'exclusive' ELSE 'open' END
-      WHERE q.id = ANY($1::uuid[]) AND q.state = 'filled'
+                               WHEN q.exclusive_ends_at > now() THEN ${DP.exclusive} ELSE ${DP.open} END
+      WHERE q.id = ANY($1::uuid[]) AND q.state = ${QS.filled}
       RETURNING q.id AS quote_id, q.state, q.stream_token_hash, q.taker_address_hash`,
     [quoteIds],
   );

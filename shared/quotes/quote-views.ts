@@ -1,69 +1,33 @@
+import type { z } from 'zod';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
+import type { legWire, makerQuoteWire, makerResultWire, offerWire, reopenedResultWire, takerQuoteWire, takerResultWire } from './quote.wire';
 
 /**
  * Every payload about a quote is shaped here, from explicit field lists, so what a maker can
  * see is decided in one place. A maker never gets the taker's address, the raw referrer, the
  * taker salt (with it a maker could test candidate wallets against taker_address_hash) or the
- * settling transaction's hash (its sender is the taker).
+ * settling transaction's hash (its sender is the taker). The types are the wire schemas' (quote.wire.ts).
  */
 
-export type LegView = {
-  pair6909_contract: string;
-  option_type: number;
-  structure: number;
-  direction: number;
-  strike_wad: string;
-  amount: string;
-  start_exercise_timestamp: number;
-  expiry_timestamp: number;
-};
-
-export type MakerQuoteView = {
-  quote_id: string;
-  chain_id: number;
-  offer_format: string;
-  strategy: string;
-  polarity: string;
-  directions: number[];
-  taker_address_hash: string;
-  legs: LegView[];
-  expires_at: string;
-  created_at: string;
-};
-
-export type TakerQuoteView = MakerQuoteView & {
-  id: string;
-  state: string;
-  taker_address: string;
-  referrer: string;
-  taker_salt: string;
-  closed_at: string | null;
-  fill_tx_hash: string | null;
-};
-
-export type OfferView = {
-  offer_id: string;
-  quote_id: string;
-  chain_id: number;
-  maker: string;
-  offer_type: 'package';
-  package_premium: string;
-  maker_pays_taker: boolean;
-  premium_token: string;
-  nonce: string;
-  deadline: number;
-  signature: string;
-  created_at: string;
-};
+export type LegView = z.output<typeof legWire>;
+export type MakerQuoteView = z.output<typeof makerQuoteWire>;
+export type TakerQuoteView = z.output<typeof takerQuoteWire>;
+export type OfferView = z.output<typeof offerWire>;
+export type MakerResultView = z.output<typeof makerResultWire>;
+export type TakerResultView = z.output<typeof takerResultWire>;
+/** A fill rolled back by a reorg, as the indexer tells the taker and the makers. */
+export type ReopenedResultView = z.output<typeof reopenedResultWire>;
 
 const iso = (d: Date | string) => new Date(d).toISOString();
+/** A 0/1 column (the table's CHECK keeps it so), as the number the wire schema names. */
+const bit = (v: unknown) => Number(v) as 0 | 1;
 
 export function legView(q: QuoteRow, l: QuoteLegRow): LegView {
   return {
     pair6909_contract: q.pair_contract,
-    option_type: Number(l.option_type),
-    structure: Number(l.structure),
-    direction: Number(l.direction),
+    option_type: bit(l.option_type),
+    structure: bit(l.structure),
+    direction: bit(l.direction),
     strike_wad: String(l.strike_wad),
     amount: String(l.amount),
     start_exercise_timestamp: Number(l.start_exercise_timestamp),
@@ -79,7 +43,7 @@ export function makerQuoteView(q: QuoteRow, legs: QuoteLegRow[]): MakerQuoteView
     offer_format: q.offer_format,
     strategy: q.strategy,
     polarity: q.polarity,
-    directions: q.directions.map(Number),
+    directions: q.directions.map(bit),
     taker_address_hash: q.taker_address_hash,
     legs: legs.map((l) => legView(q, l)),
     expires_at: iso(q.expires_at),
@@ -119,11 +83,11 @@ export function offerView(o: OfferRow): OfferView {
 }
 
 /** The outcome as a maker that offered learns it. */
-export function makerResultView(q: QuoteRow): { quote_id: string; chain_id: number; state: string; closed_at: string | null } {
+export function makerResultView(q: QuoteRow): MakerResultView {
   return { quote_id: q.id, chain_id: q.chain_id, state: q.state, closed_at: q.closed_at ? iso(q.closed_at) : null };
 }
 
 /** The outcome as the taker learns it. */
-export function takerResultView(q: QuoteRow) {
+export function takerResultView(q: QuoteRow): TakerResultView {
   return { ...makerResultView(q), fill_tx_hash: q.fill_tx_hash };
 }

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
+import { QUOTE_STATE_SQL as QS } from './quote.wire';
 
 type Queryable = Pick<EntityManager, 'query'>;
 
@@ -170,7 +171,7 @@ export class QuoteRepository {
 
   /** The result of the quote's latest close has been published. */
   async markResultPublished(id: string): Promise<void> {
-    await this.ds.query(`UPDATE quotes SET result_published_at = now() WHERE id = $1 AND state <> 'open'`, [id]);
+    await this.ds.query(`UPDATE quotes SET result_published_at = now() WHERE id = $1 AND state <> ${QS.open}`, [id]);
   }
 
   /**
@@ -188,11 +189,11 @@ export class QuoteRepository {
         [graceSeconds, limit],
       ),
       this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE state = 'open' AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`,
+        `SELECT id FROM quotes WHERE state = ${QS.open} AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`,
         [graceSeconds, limit],
       ),
       this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE state <> 'open' AND (result_published_at IS NULL OR result_published_at < closed_at)
+        `SELECT id FROM quotes WHERE state <> ${QS.open} AND (result_published_at IS NULL OR result_published_at < closed_at)
            AND closed_at < now() - make_interval(secs => $1) ORDER BY closed_at LIMIT $2`,
         [graceSeconds, limit],
       ),
@@ -208,7 +209,7 @@ export class QuoteRepository {
   async purgeClosed(olderThanDays: number, limit: number): Promise<number> {
     const [, count]: [unknown, number] = await this.ds.query(
       `DELETE FROM quotes WHERE id IN (
-         SELECT id FROM quotes WHERE state <> 'open' AND closed_at < now() - make_interval(days => $1)
+         SELECT id FROM quotes WHERE state <> ${QS.open} AND closed_at < now() - make_interval(days => $1)
          ORDER BY closed_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [olderThanDays, limit],
     );

@@ -1,6 +1,8 @@
-/** Quote states (DESIGN.md): open -> expired | filled | cancelled. */
-export type QuoteState = 'open' | 'expired' | 'filled' | 'cancelled';
-export type Polarity = 'b_is_buy' | 'a_is_buy';
+import type { OFFER_FORMATS, POLARITIES, QuoteState } from './quote.wire';
+
+/** Quote states: the list QUOTE_STATES in quote.wire.ts (open -> expired | filled | cancelled). */
+export type { QuoteState };
+export type Polarity = (typeof POLARITIES)[number];
 
 export interface QuoteLegRow {
   idx: number;
@@ -17,7 +19,7 @@ export interface QuoteRow {
   id: string;
   chain_id: number;
   state: QuoteState;
-  offer_format: 'package_only' | 'dutch_only';
+  offer_format: (typeof OFFER_FORMATS)[number];
   polarity: Polarity;
   strategy: string;
   taker_address: `0x${string}`;

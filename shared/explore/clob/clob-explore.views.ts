@@ -39,7 +39,7 @@ export function seriesFields(optionId: string): SeriesFields {
   }
 }
 
-const side = (isBuy: boolean | null) => (isBuy === null ? null : isBuy ? 'buy' : 'sell');
+const side = (isBuy: boolean | null): 'buy' | 'sell' | null => (isBuy === null ? null : isBuy ? 'buy' : 'sell');
 
 /** One line of activity: an order placed, filled or cancelled, or an ERC-6909 transfer. */
 export function activityView(r: ActivityRecord) {

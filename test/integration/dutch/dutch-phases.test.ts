@@ -1,4 +1,7 @@
 import { zeroAddress } from 'viem';
+import type { z } from 'zod';
+import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../shared/dutch/dutch.wire';
+import { makerResultWire, takerResultWire } from '../../../shared/quotes/quote.wire';
 import { bullPrefix } from '../../../shared/platform/redis';
 import { EventPublisher, topics } from '../../../shared/events';
 import { awardDutchQuote, hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared/quotes';
@@ -248,6 +251,33 @@ describe('Dutch phases', () => {
     expect(late.body.code).toMatch(/^(competition_over|quote_expired)$/);
     const row = await new DutchRepository(env.db).find(id);
     expect(row?.dutch_phase).toBe('open');
+  }, 40000);
+
+  it('every payload of an auction parses with the strict wire schema of its form (dutch.wire.ts, quote.wire.ts)', async () => {
+    startReplica();
+    const now = Math.floor(Date.now() / 1000);
+    const q = await create({ request: { auction_end: now + 6 }, body: { compete_ms: 1500, exclusive_ms: 1500 } });
+    const id = q.body.quote.id;
+    await bid(id, tokenA, 25, 1).expect(201);
+    const taker = await settled(q.stream, (e) => e.some((x) => x.event === 'rfq_result'), 20000);
+    const winner = of(await topicEvents(env, topics.rfqMaker(makerA.address)), id);
+    const pub = of(await feed(), id);
+    const forms: [string, SeenEvent[], z.ZodType][] = [
+      ['taker rfq_request', taker.filter((e) => e.event === 'rfq_request'), takerDutchQuoteWire],
+      ['taker rfq_offer', taker.filter((e) => e.event === 'rfq_offer'), takerBidWire],
+      ['taker rfq_result', taker.filter((e) => e.event === 'rfq_result'), takerResultWire],
+      ['feed competing', pub.filter((e) => e.payload.dutch_phase === 'competing'), competingWire],
+      ['feed fillable', pub.filter((e) => e.payload.dutch_phase !== 'competing'), fillableWire],
+      ['winner dutch_award', winner.filter((e) => e.event === 'dutch_award'), winnerAwardWire],
+      ['winner rfq_result', winner.filter((e) => e.event === 'rfq_result'), makerResultWire],
+    ];
+    for (const [what, events, schema] of forms) {
+      expect([what, events.length > 0]).toEqual([what, true]);
+      for (const { payload } of events) {
+        const { seq: _seq, ...sent } = payload;
+        expect([what, schema.safeParse(sent).error?.issues ?? []]).toEqual([what, []]);
+      }
+    }
   }, 40000);
 
   it('a bid may name its filler: the award names that address; a malformed or zero filler is refused naming the field, and nothing is stored', async () => {

@@ -1,0 +1,221 @@
+import { z } from 'zod';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
+import { legWire, OFFER_FORMATS, offerWire, POLARITIES, takerQuoteWire, VISIBLE_DUTCH_PHASES } from '../quotes/quote.wire';
+
+/**
+ * The wire form of what only a Dutch quote sends (docs/DUTCH.md): the signed request and award,
+ * bids, and the competing / fillable / award / fade payloads. The phases themselves are data in
+ * shared/quotes/quote.wire.ts (the quotes table's column). Views (dutch-views.ts) are typed
+ * from these schemas; the route contracts and the topic table document them.
+ */
+
+/** Highest improvement a bid may offer on either side, in basis points. */
+export const MAX_BID_BPS = 5_000;
+
+const bit = z.union([z.literal(0), z.literal(1)]);
+const bps = () => z.number().int().min(0).max(MAX_BID_BPS);
+
+/** The signed DutchFillRequest as the quote stores and shows it. */
+export const dutchRequestWire = z
+  .strictObject({
+    intents: z.array(
+      z.strictObject({
+        pair6909_contract: wireAddress,
+        option_type: bit,
+        structure: bit,
+        start_exercise_timestamp: wireUnixSeconds,
+        expiry_timestamp: wireUnixSeconds,
+        strike_wad: wireDecimal,
+        amount: wireDecimal,
+      }),
+    ),
+    tokens: z.array(z.strictObject({ token0: wireAddress, token1: wireAddress, premium_token: wireAddress })),
+    dutch_premium: z.strictObject({
+      token: wireAddress,
+      maker_pays_taker: z.boolean(),
+      start_premium: wireDecimal,
+      end_premium: wireDecimal,
+      decay_rate: wireDecimal,
+      auction_start: wireUnixSeconds,
+    }),
+    auction_end: wireUnixSeconds,
+    maker_address_hash: wireBytes32,
+    taker_nonce: wireDecimal,
+    required_authority: wireAddress,
+    required_dutch_authority: wireAddress,
+    referrer: wireAddress,
+  })
+  .meta({ description: 'The signed DutchFillRequest, snake_case (docs/DUTCH.md).' });
+
+/** The auctioneer's signed award, public from the end of the competition. */
+export const dutchAwardWire = z
+  .strictObject({
+    request_digest: wireBytes32,
+    filler: wireAddress.meta({
+      description:
+        "The winning bid's filler: the only caller that gets the winning price during the exclusive window (others pay the override); the zero address when no bid won.",
+    }),
+    improvement_bps: wireDecimal,
+    not_before: wireUnixSeconds,
+    exclusive_end: wireUnixSeconds,
+    signer: wireAddress,
+    signature: wireHex,
+  })
+  .meta({ description: "The auctioneer's signed DutchAward, public from the end of the competition (docs/PROTOCOL.md)." });
+
+const dutchPhaseWire = z.enum(VISIBLE_DUTCH_PHASES);
+const dutchPhaseText = 'Dutch quotes: the live phase while open, else the closing state (docs/DUTCH.md).';
+const competeEndsText = 'Dutch: end of the competition (bids close).';
+const exclusiveEndsText = "Dutch: end of the winner's exclusive window (planned until the award).";
+const digestText = 'Dutch: EIP-712 digest of the signed request; the DutchFilled event carries it.';
+const winnerText = 'Dutch: the maker whose bid won, once awarded.';
+
+/** The taker's own Dutch quote (the taker stream's `rfq_request`): the standard taker quote plus phase, deadlines, request and award. */
+export const takerDutchQuoteWire = z.strictObject({
+  ...takerQuoteWire.shape,
+  dutch_phase: dutchPhaseWire.meta({ description: dutchPhaseText }),
+  compete_ends_at: wireTime.meta({ description: competeEndsText }),
+  exclusive_ends_at: wireTime.meta({ description: exclusiveEndsText }),
+  dutch_request: dutchRequestWire,
+  taker_signature: wireHex,
+  request_digest: wireBytes32.meta({ description: digestText }),
+  award: dutchAwardWire.nullable(),
+  winner: wireAddress.nullable().meta({ description: winnerText }),
+});
+
+/** The quote in the REST answers (create, poll): a standard quote, or a Dutch one with the Dutch fields present. */
+export const quoteBodyWire = z.strictObject({
+  ...takerQuoteWire.shape,
+  // Dutch quotes only (offer_format dutch_only):
+  dutch_phase: dutchPhaseWire.optional().meta({ description: dutchPhaseText }),
+  compete_ends_at: wireTime.optional().meta({ description: competeEndsText }),
+  exclusive_ends_at: wireTime.optional().meta({ description: exclusiveEndsText }),
+  dutch_request: dutchRequestWire.optional(),
+  taker_signature: wireHex.optional(),
+  request_digest: wireBytes32.optional().meta({ description: digestText }),
+  award: dutchAwardWire.nullable().optional(),
+  winner: wireAddress.nullable().optional().meta({ description: winnerText }),
+});
+
+/** A Dutch bid as the taker sees it (poll, and `rfq_offer` on the taker stream): the improvement on the taker's own side. */
+export const takerBidWire = z.strictObject({
+  quote_id: z.uuid(),
+  bid_id: z.uuid(),
+  maker: wireAddress,
+  side: z.enum(['buy', 'sell']),
+  override_bps: bps(),
+  version: z.number().int().min(1),
+  bid_at: wireTime,
+});
+
+/** A Dutch bid as its maker stored it (the answer of POST /api/quote/:id/offer). */
+export const makerBidWire = z.strictObject({
+  bid_id: z.uuid(),
+  quote_id: z.uuid(),
+  maker: wireAddress,
+  filler: wireAddress.meta({ description: 'The address the award names if this bid wins: the one that gets the winning price on chain.' }),
+  buy_override_bps: bps(),
+  sell_override_bps: bps(),
+  version: z.number().int().min(1).meta({ description: 'Grows by one each time this maker replaces its bid.' }),
+  replaced: z.boolean(),
+  bid_at: wireTime,
+});
+
+/** A leg while the auction competes: the package's shape, no direction. */
+export const competingLegWire = legWire.omit({ direction: true });
+
+/** The maker feed's `rfq_request` while a Dutch quote competes: nothing that depends on the taker's side. */
+export const competingWire = z.strictObject({
+  quote_id: z.uuid(),
+  chain_id: wireChainId,
+  offer_format: z.enum(OFFER_FORMATS),
+  dutch_phase: z.literal('competing'),
+  strategy: z.string(),
+  legs: z.array(competingLegWire),
+  premium_token: wireAddress,
+  compete_ends_at: wireTime,
+  expires_at: wireTime,
+  created_at: wireTime,
+  bid: z.strictObject({
+    buy_override_bps: z.strictObject({ min: z.literal(0), max: z.literal(MAX_BID_BPS) }),
+    sell_override_bps: z.strictObject({ min: z.literal(0), max: z.literal(MAX_BID_BPS) }),
+  }),
+});
+
+/** The maker feed's `rfq_request` from the award on: everything a filler submits on chain. */
+export const fillableWire = z.strictObject({
+  quote_id: z.uuid(),
+  chain_id: wireChainId,
+  offer_format: z.enum(OFFER_FORMATS),
+  dutch_phase: dutchPhaseWire,
+  strategy: z.string(),
+  polarity: z.enum(POLARITIES),
+  directions: z.array(bit),
+  legs: z.array(legWire),
+  premium_token: wireAddress,
+  taker_address_hash: wireBytes32,
+  dutch_request: dutchRequestWire,
+  taker_signature: wireHex,
+  request_digest: wireBytes32,
+  award: dutchAwardWire.nullable(),
+  compete_ends_at: wireTime,
+  exclusive_ends_at: wireTime,
+  expires_at: wireTime,
+  created_at: wireTime,
+});
+
+/** `dutch_award` to the winner alone: the fillable payload, whose award names its filler. */
+export const winnerAwardWire = fillableWire.extend({ award: dutchAwardWire });
+
+/**
+ * `rfq_request` on the maker feed and a maker's topic, as the topic table documents it: one
+ * object with every field any of its forms carries (makerQuoteWire for a standard quote;
+ * competingWire, then fillableWire, for a Dutch one): never the taker's address, referrer or
+ * salt. `quote_id` and `chain_id` are always there.
+ */
+export const rfqRequestMakerWire = z.looseObject({
+  ...fillableWire.partial().shape,
+  quote_id: z.string(),
+  chain_id: z.number().int(),
+  dutch_phase: dutchPhaseWire.optional().meta({ description: 'Dutch quotes only: `competing` first, then the phase the award opened.' }),
+  directions: fillableWire.shape.directions.optional().meta({ description: 'Absent while a Dutch quote competes (it would give the side away).' }),
+  taker_address_hash: wireBytes32.optional().meta({ description: 'Absent while a Dutch quote competes.' }),
+  legs: z
+    .array(legWire.partial({ direction: true }))
+    .optional()
+    .meta({ description: "Each leg; a Dutch quote that competes leaves out each leg's direction." }),
+  bid: competingWire.shape.bid.optional().meta({ description: 'Dutch, while competing: the bounds of a bid, in basis points.' }),
+});
+
+/**
+ * `rfq_request` on the taker's own stream: the taker's quote (takerQuoteWire), with the Dutch
+ * fields on a Dutch quote (takerDutchQuoteWire). `quote_id` and `chain_id` are always there.
+ */
+export const rfqRequestTakerWire = z.looseObject({
+  ...takerDutchQuoteWire.partial().shape,
+  quote_id: z.string(),
+  chain_id: z.number().int(),
+});
+
+/** `rfq_offer` on the taker's stream: a package offer (offerWire), or on a Dutch quote a bid's side for the taker (takerBidWire). */
+export const rfqOfferTakerWire = z.looseObject({
+  ...offerWire.partial().shape,
+  ...takerBidWire.partial().shape,
+  quote_id: z.string(),
+});
+
+/** `dutch_award` as the topic table documents it: the winner's fillable payload. */
+export const dutchAwardEventWire = z.looseObject({
+  ...winnerAwardWire.partial().shape,
+  quote_id: z.string(),
+  chain_id: z.number().int(),
+  award: z.looseObject({ ...dutchAwardWire.partial().shape, filler: z.string() }),
+});
+
+/** `dutch_fade` (rfq_maker of the winner): an award whose winner let the exclusive window pass without filling, with the maker's fade status. */
+export const dutchFadeEventWire = z.looseObject({
+  quote_id: z.string(),
+  chain_id: z.number().int(),
+  exclusive_ends_at: z.string(),
+  dutch_fades: z.looseObject({ count: z.number().int(), window_seconds: z.number().int(), limit: z.number().int(), blocked_until: z.string().nullable() }),
+});
