@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * How values look on the wire in answers (DESIGN.md): addresses checksummed, hashes lower-case
+ * How values look on the wire in answers (docs/API.md, "Conventions of every answer"): addresses checksummed, hashes lower-case
  * hex, big integers as decimal strings, times as ISO 8601 UTC. Response schemas are built from
  * these so the OpenAPI document shows each format once, the same way everywhere.
  */
