@@ -1,4 +1,4 @@
-/** Quote states (DESIGN.md): open -> expired | filled | cancelled. */
+/** Quote states (docs/QUOTES.md, "States"): open -> expired | filled | cancelled. */
 export type QuoteState = 'open' | 'expired' | 'filled' | 'cancelled';
 export type Polarity = 'b_is_buy' | 'a_is_buy';
 
