@@ -13,7 +13,7 @@ export interface ErrorCase {
   example: string;
 }
 
-/** DESIGN.md's error body: what to show, what to branch on, the bad fields, the request id. */
+/** The error body (docs/API.md, "Conventions of every answer"): what to show, what to branch on, the bad fields, the request id. */
 export const errorBodySchema = z
   .strictObject({
     error: z.string().min(1).meta({ description: 'What went wrong, for a human; verbatim from the spec where it names the text.' }),

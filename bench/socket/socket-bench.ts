@@ -11,7 +11,7 @@ import { hashStreamToken, StreamTokens } from '../../shared/platform/stream-toke
 import { HeartbeatPacer, joinAll } from './phoenix-clients';
 
 /**
- * Socket tier benchmark (DESIGN.md: 100,000 idle joined connections on one replica at <= 6 KB
+ * Socket tier benchmark (target in docs/PERFORMANCE.md, "Socket tier": 100,000 idle joined connections on one replica at <= 6 KB
  * RSS each, heartbeats under half a core; one publish to 1,000 subscribers of a shared topic).
  *
  * The server is bench/socket/socket-server-child.ts in a child process (RSS measured alone,

@@ -1,7 +1,7 @@
 import type { ErrorBody } from './api-types';
 
 /**
- * A non-2xx answer of the API, carrying DESIGN.md's error body: branch on `code` (stable,
+ * A non-2xx answer of the API, carrying its error body (docs/API.md, "Conventions of every answer"): branch on `code` (stable,
  * snake_case), show `error`, point at the bad fields with `details`, quote `requestId` to support.
  */
 export class ApiError extends Error {

@@ -30,7 +30,7 @@ export type OkBody<C> = { [K in keyof Responses<C>]: SchemaOut<Responses<C>[K]> 
 /** What a route contract accepts as its body (the input side: strings or numbers where both parse). */
 export type RequestBody<C> = C extends { request: { body: infer B extends z.ZodType } } ? z.input<B> : never;
 
-/** DESIGN.md's error body: {error, code, details?, request_id}. */
+/** The error body (docs/API.md, "Conventions of every answer"): {error, code, details?, request_id}. */
 export type ErrorBody = z.output<typeof errorBodySchema>;
 
 export type LoginNonce = OkBody<(typeof identityContracts)['getLoginNonce']>;

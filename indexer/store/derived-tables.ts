@@ -62,6 +62,25 @@ interface DerivedTableBase<N extends string> {
   /** What its rows are, for the reader of this list (the events feeding it name it in the registry). */
   holds: string;
   rollback: Rollback;
+  /** Where it must sit in the list relative to other tables, when anywhere will not do. */
+  order?: TableOrder;
+}
+
+/**
+ * The ordering constraints of one entry, as data: the list runs rollbacks (and a batch's writes)
+ * in its order, and `rollbackOrderProblems` (checked by test/unit/indexer/derived-tables-order.test.ts,
+ * and against the schema's foreign keys by test/integration/indexer/derived-tables-order.test.ts)
+ * fails when the list breaks one. Names are other entries' tables.
+ */
+export interface TableOrder {
+  /** Tables whose rollback must run after this one's: this rollback reads their rows above the point, which theirs deletes. */
+  rollsBackBefore?: readonly string[];
+  /** Tables whose rollback must run before this one's: this rollback reads what theirs leaves. */
+  rollsBackAfter?: readonly string[];
+  /** Tables whose write must run before this one's in a batch: this write reads what theirs wrote. */
+  writesAfter?: readonly string[];
+  /** Why, for the reader. */
+  why: string;
 }
 
 /**
@@ -91,11 +110,11 @@ const byHeight =
 
 /**
  * Every table the indexer writes that holds chain-derived data, in the order their rollback
- * must run: effects that are recomputed from raw rows (balances from transfers, quotes from
- * settlements, explore notices from events) run while those rows still exist; orders are
- * recomputed from the events that survive, so after them. A batch's writes run in the same
- * order (tables have no foreign keys between them). Indexed events name the tables their rows
- * go to (indexer/events/registry.ts); a test fails when one is missing here.
+ * must run; a batch's writes run in the same order. Each entry's `order` says which other
+ * tables it must come before or after, and a test fails when the list breaks one of those, or
+ * a foreign key of the schema (a referencing table rolls back before the table it references).
+ * Indexed events name the tables their rows go to (indexer/events/registry.ts); a test fails
+ * when one is missing here.
  */
 export const DERIVED_TABLES = [
   projected({
@@ -104,14 +123,24 @@ export const DERIVED_TABLES = [
     collect: netBalances,
     write: writeBalances,
     rollback: revertBalances,
+    order: { rollsBackBefore: ['indexer_transfers'], why: 'balances are reverted by the orphaned transfers, read before they are deleted' },
   }),
-  effect({ table: 'quotes', holds: 'state filled and fill_tx_hash, written by the settlements', rollback: reopenQuotes }),
+  effect({
+    table: 'quotes',
+    holds: 'state filled and fill_tx_hash, written by the settlements',
+    rollback: reopenQuotes,
+    order: { rollsBackBefore: ['indexer_settlements'], why: 'the quotes to reopen are those the orphaned settlements filled' },
+  }),
   projected({
     table: 'indexer_events',
     holds: 'every log read except transfers, as read',
     collect: inChainOrder<EventRow>(),
     write: writeEvents,
     rollback: collectPairsThenDelete,
+    order: {
+      rollsBackBefore: ['indexer_pairs', 'indexer_transfers'],
+      why: 'the explore notices name the pairs of the orphaned events and transfers, read while both are there',
+    },
   }),
   projected({
     table: 'indexer_transfers',
@@ -143,14 +172,16 @@ export const DERIVED_TABLES = [
     collect: finalOrderStates,
     write: writeOrders,
     rollback: rollbackOrders,
+    order: { rollsBackAfter: ['indexer_events'], why: 'orders touched above the point are recomputed from the events that survive' },
   }),
-  // Explore's CLOB read models: their rollbacks read the activity rows above the point, so the activity goes last.
+  // Explore's CLOB read models.
   projected({
     table: 'indexer_clob_series',
     holds: 'series each pair listed or minted, with open interest',
     collect: seriesChanges,
     write: writeSeries,
     rollback: rollbackSeries,
+    order: { rollsBackBefore: ['indexer_clob_activity'], why: 'its rollback subtracts what the orphaned activity rows added' },
   }),
   projected({
     table: 'indexer_clob_daily',
@@ -158,14 +189,21 @@ export const DERIVED_TABLES = [
     collect: dailyRollups,
     write: writeDaily,
     rollback: rollbackDaily,
+    order: { rollsBackBefore: ['indexer_clob_activity'], why: 'its rollback subtracts what the orphaned activity rows added' },
   }),
-  effect({ table: 'indexer_clob_traders', holds: 'fills per pair, UTC day and trader, written with indexer_clob_daily', rollback: rollbackTraders }),
+  effect({
+    table: 'indexer_clob_traders',
+    holds: 'fills per pair, UTC day and trader, written with indexer_clob_daily',
+    rollback: rollbackTraders,
+    order: { rollsBackBefore: ['indexer_clob_activity'], why: 'its rollback subtracts what the orphaned activity rows added' },
+  }),
   projected({
     table: 'indexer_clob_activity',
-    holds: 'orders placed, filled, cancelled and transfers per pair, with series and side (after the orders: fills read them)',
+    holds: 'orders placed, filled, cancelled and transfers per pair, with series and side',
     collect: inChainOrder<ActivityRow>(),
     write: writeActivity,
     rollback: byHeight('indexer_clob_activity', 'block_number'),
+    order: { writesAfter: ['indexer_orders'], why: "fills and cancels take their order's series and side from the order book" },
   }),
   projected({
     table: 'indexer_prices',
@@ -178,10 +216,14 @@ export const DERIVED_TABLES = [
     table: 'indexer_loans',
     holds: 'loans in their latest state, with the health factor the latest prices give them',
     collect: finalLoanStates,
-    // After the prices: health reads the latest of them.
     write: (m, chainId, batch, effects) => writeLoans(m, chainId, batch, effects.loans),
-    // After the prices' rollback (health reads the survivors), before the events' (state is rebuilt from them).
     rollback: rollbackLoans,
+    order: {
+      writesAfter: ['indexer_prices'],
+      rollsBackAfter: ['indexer_prices'],
+      rollsBackBefore: ['indexer_loan_events'],
+      why: "health reads the latest prices (the surviving ones in a rollback, whose tokens the prices' rollback notes); a rolled-back loan's state is rebuilt from its events",
+    },
   }),
   projected({
     table: 'indexer_loan_events',
@@ -189,10 +231,15 @@ export const DERIVED_TABLES = [
     collect: loanEventsWithParties,
     write: writeLoanEvents,
     rollback: byHeight('indexer_loan_events', 'block_number'),
+    order: { writesAfter: ['indexer_loans'], why: 'the parties of a loan opened in an earlier batch are read from the loans' },
   }),
-  // Fills first: whether a reopened order stays held depends on its fill's state.
   effect({ table: 'exclusive_fills', holds: 'state used and used_tx_hash, written by the fill uses', rollback: revertUsedFills }),
-  effect({ table: 'orders', holds: 'state filled, written by the fill uses', rollback: reopenChainClosedOrders }),
+  effect({
+    table: 'orders',
+    holds: 'state filled, written by the fill uses',
+    rollback: reopenChainClosedOrders,
+    order: { rollsBackAfter: ['exclusive_fills'], why: "whether a reopened order stays held depends on its fill's state, reverted first" },
+  }),
   projected({
     table: 'indexer_exclusive_fill_uses',
     holds: 'exclusive fills used on chain; each marks its fill used and its orders filled',
@@ -255,6 +302,54 @@ export async function writeDerived(m: Queryable, chainId: number, changes: Chang
   const effects: WriteEffects = { filled: [], loans: { repricedTokens: new Set(), crossings: [], lastBlock: null } };
   for (const t of PROJECTED) await (t.write as (m: Queryable, c: number, b: unknown, e: WriteEffects) => Promise<void>)(m, chainId, changes[t.table], effects);
   return effects;
+}
+
+/** A foreign key of the schema: table `from` references table `to`. */
+export interface ForeignKey {
+  from: string;
+  to: string;
+  name: string;
+}
+
+/**
+ * What is wrong with the order of a list of derived tables: a table listed twice, a constraint
+ * naming a table not in the list (or, for writes, one without a write), every entry's `order`
+ * it breaks, and every foreign key between two of its tables whose referencing table does not
+ * roll back first (the referenced rows could not be deleted under it). Empty when sound.
+ */
+export function rollbackOrderProblems(
+  tables: readonly { table: string; order?: TableOrder; write?: unknown }[],
+  foreignKeys: readonly ForeignKey[] = [],
+): string[] {
+  const problems: string[] = [];
+  const index = new Map<string, number>();
+  tables.forEach((t, i) => {
+    if (index.has(t.table)) problems.push(`${t.table} is listed twice`);
+    else index.set(t.table, i);
+  });
+  const writes = new Set(tables.filter((t) => t.write !== undefined).map((t) => t.table));
+  const check = (self: string, i: number, other: string, rule: keyof Omit<TableOrder, 'why'>) => {
+    const j = index.get(other);
+    if (j === undefined || other === self)
+      return void problems.push(`${self}: ${rule} names ${other === self ? 'itself' : `${other}, which is not in the list`}`);
+    if (rule === 'writesAfter' && !(writes.has(self) && writes.has(other)))
+      return void problems.push(`${self}: ${rule} names ${other}, but only tables with a write are ordered by it`);
+    const mustBeFirst = rule === 'rollsBackBefore';
+    if (mustBeFirst ? i > j : i < j) problems.push(`${self} must come ${mustBeFirst ? 'before' : 'after'} ${other} (${rule})`);
+  };
+  tables.forEach((t, i) => {
+    if (index.get(t.table) !== i) return; // a second listing: reported above
+    for (const other of t.order?.rollsBackBefore ?? []) check(t.table, i, other, 'rollsBackBefore');
+    for (const other of t.order?.rollsBackAfter ?? []) check(t.table, i, other, 'rollsBackAfter');
+    for (const other of t.order?.writesAfter ?? []) check(t.table, i, other, 'writesAfter');
+  });
+  for (const fk of foreignKeys) {
+    const from = index.get(fk.from);
+    const to = index.get(fk.to);
+    if (from === undefined || to === undefined || fk.from === fk.to) continue;
+    if (from > to) problems.push(`${fk.from} must come before ${fk.to} (foreign key ${fk.name}: it references ${fk.to})`);
+  }
+  return problems;
 }
 
 /**

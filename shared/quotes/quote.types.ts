@@ -1,6 +1,6 @@
 import type { OFFER_FORMATS, POLARITIES, QuoteState } from './quote.wire';
 
-/** Quote states: the list QUOTE_STATES in quote.wire.ts (open -> expired | filled | cancelled). */
+/** Quote states (docs/QUOTES.md, "States"): the list QUOTE_STATES in quote.wire.ts (open -> expired | filled | cancelled). */
 export type { QuoteState };
 export type Polarity = (typeof POLARITIES)[number];
 

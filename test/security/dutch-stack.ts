@@ -4,17 +4,13 @@ import { dutchFillArgs, type AwardJson, type DutchRequestJson } from '../../clie
 import { dutchFilledEvent, mothershipAbi } from '../../shared/chain/abis';
 import { localWalletClient } from '../../shared/chain/clients';
 import { topics } from '../../shared/events';
-import { bullPrefix } from '../../shared/platform/redis';
 import { hashStreamToken } from '../../shared/quotes';
-import { JOBS } from '../../workers/job-catalog';
-import { HANDLERS } from '../../workers/job-handlers';
-import { buildWorkerContext } from '../../workers/worker-context';
-import { WorkerHost } from '../../workers/worker-host';
 import { openHarness, quoteState, runIndexer, waitFor, type Harness } from '../integration/indexer/harness';
 import { chainDutchBody } from '../support/dutch';
 import { eventually, topicEvents, type SeenEvent } from '../support/events';
 import { buildApp, request } from '../support/http';
 import { newWallet, signIn } from '../support/wallets';
+import { startWorkers } from '../support/workers';
 
 /** A maker of the stack's maker organization: its wallet (funded for gas), its session, its wallet client. */
 export interface StackMaker {
@@ -41,17 +37,7 @@ export async function openDutchStack() {
   await h.register({ confirmations: 0 });
   const ix = await runIndexer(h.env);
   const { app, ctx } = buildApp(h.env);
-  const host = new WorkerHost(
-    buildWorkerContext(h.env, async () => []),
-    JOBS,
-    HANDLERS,
-    {
-      redisUrl: h.env.config.REDIS_URL,
-      prefix: bullPrefix(h.env.config.REDIS_PREFIX),
-      concurrency: 4,
-    },
-  );
-  host.start();
+  const workers = startWorkers(h.env);
   // Bids need the premium token's fill bond and the check fails closed: these attacks are about
   // awards and authorities, so the operator asks no bond (test/security/bonds.attack.test.ts does).
   await ctx.services.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
@@ -164,7 +150,7 @@ export async function openDutchStack() {
     blockTime,
     filledQuote,
     async close() {
-      await host.close();
+      await workers.close();
       await ix.stop();
       await h.close();
     },

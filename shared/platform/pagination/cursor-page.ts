@@ -8,7 +8,7 @@ import { intRange, intQuerySchema } from '../validation';
  * it. A page is one index range scan from that key whatever the depth, unlike OFFSET.
  */
 
-/** DESIGN.md: default 50 items, at most 500. */
+/** docs/API.md, "Conventions of every answer": default 50 items, at most 500. */
 export const PAGE_LIMIT_DEFAULT = 50;
 export const PAGE_LIMIT_MAX = 500;
 

@@ -12,7 +12,7 @@ import { startTestChain, type TestChain } from '../../support/chain';
 import * as arb from './arbitraries';
 
 /**
- * DESIGN.md's binding rule: the TypeScript hash of every structure equals the contract's, byte
+ * The binding rule of docs/PROTOCOL.md ("byte for byte"): the TypeScript hash of every structure equals the contract's, byte
  * for byte. 200+ random inputs per hash, compared against the Solidity mothership on a real
  * Hardhat node; the eth_calls of one hash go out as JSON-RPC batches.
  */

@@ -1,17 +1,13 @@
 import { type Hex } from 'viem';
 import { mothershipAbi } from '../../../shared/chain/abis';
 import { topics } from '../../../shared/events';
-import { bullPrefix } from '../../../shared/platform/redis';
 import { DutchRepository } from '../../../shared/dutch';
 import { closeQuote, hashStreamToken } from '../../../shared/quotes';
 import { parseDutchRequest } from '../../../shared/protocol';
-import { JOBS } from '../../../workers/job-catalog';
-import { HANDLERS } from '../../../workers/job-handlers';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { chainDutchBody, storedAward } from '../../support/dutch';
 import { topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
+import { startWorkers, type Workers } from '../../support/workers';
 import { mineBlocks, openHarness, quoteState, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
 
 /**
@@ -22,7 +18,7 @@ import { mineBlocks, openHarness, quoteState, runIndexer, waitFor, waitForHead, 
 describe('Dutch fills on chain', () => {
   let h: Harness;
   let ix: Awaited<ReturnType<typeof runIndexer>>;
-  let host: WorkerHost;
+  let workers: Workers;
   let app: ReturnType<typeof buildApp>['app'];
 
   beforeAll(async () => {
@@ -30,20 +26,10 @@ describe('Dutch fills on chain', () => {
     await h.register({ confirmations: 0 });
     ix = await runIndexer(h.env);
     app = buildApp(h.env).app;
-    host = new WorkerHost(
-      buildWorkerContext(h.env, async () => []),
-      JOBS,
-      HANDLERS,
-      {
-        redisUrl: h.env.config.REDIS_URL,
-        prefix: bullPrefix(h.env.config.REDIS_PREFIX),
-        concurrency: 4,
-      },
-    );
-    host.start();
+    workers = startWorkers(h.env);
   }, 60_000);
   afterAll(async () => {
-    await host?.close();
+    await workers?.close();
     await ix?.stop();
     await h?.close();
   });

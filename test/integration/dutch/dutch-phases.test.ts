@@ -2,18 +2,15 @@ import { zeroAddress } from 'viem';
 import type { z } from 'zod';
 import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../shared/dutch/dutch.wire';
 import { makerResultWire, takerResultWire } from '../../../shared/quotes/quote.wire';
-import { bullPrefix } from '../../../shared/platform/redis';
 import { EventPublisher, topics } from '../../../shared/events';
 import { awardDutchQuote, hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared/quotes';
 import { DutchAuctioneer, dutchAwardJob, DutchRepository } from '../../../shared/dutch';
 import { directionsHash, recoverDutchAwardSigner } from '../../../shared/protocol';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { RegistryService } from '../../../shared/registry';
-import { JOBS } from '../../../workers/job-catalog';
 import { HANDLERS } from '../../../workers/job-handlers';
 import { handles } from '../../../workers/job-registry';
 import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { dutchBody, FIXTURE_MOTHERSHIP, storedAward, recordFixturePair } from '../../support/dutch';
 import { assertNoTakerIdentity, eventually, topicEvents, type SeenEvent } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
@@ -22,6 +19,7 @@ import { signedOffer } from '../../support/offers';
 import { FIXTURE_USDC } from '../../support/quotes';
 import { bearer, newWallet, signIn } from '../../support/wallets';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { workerReplicas } from '../../support/workers';
 
 /**
  * Dutch phases end to end through real jobs: competing (bids, nothing about the side on the
@@ -31,7 +29,6 @@ import { createTestEnv, type TestEnv } from '../../support/test-env';
 describe('Dutch phases', () => {
   let env: TestEnv;
   let app: ReturnType<typeof buildApp>['app'];
-  const hosts: WorkerHost[] = [];
   const makerA = newWallet();
   const makerB = newWallet();
   const freemium = newWallet();
@@ -40,23 +37,9 @@ describe('Dutch phases', () => {
   let tokenB: string;
   let freemiumToken: string;
 
-  function startReplica(handlers = HANDLERS): WorkerHost {
-    const host = new WorkerHost(
-      buildWorkerContext(env, async () => [watcher]),
-      JOBS,
-      handlers,
-      {
-        redisUrl: env.config.REDIS_URL,
-        prefix: bullPrefix(env.config.REDIS_PREFIX),
-        concurrency: 8,
-        lockDurationMs: 1000,
-        stalledIntervalMs: 500,
-      },
-    );
-    host.start();
-    hosts.push(host);
-    return host;
-  }
+  // A replica's lock lapses within a second of its death: another takes its job over.
+  const replicas = workerReplicas(() => env, { concurrency: 8, interestedMakers: [watcher], lockDurationMs: 1000, stalledIntervalMs: 500 });
+  const startReplica = (handlers = HANDLERS) => replicas.start({ handlers });
 
   beforeAll(async () => {
     env = await createTestEnv();
@@ -74,7 +57,7 @@ describe('Dutch phases', () => {
     freemiumToken = await signIn(app, freemium);
   });
   afterEach(async () => {
-    await Promise.all(hosts.splice(0).map((h) => h.close(true)));
+    await replicas.closeAll();
   });
   afterAll(() => env.close());
 

@@ -1,13 +1,9 @@
 import type { Express } from 'express';
 import { optionPairAbi } from '../../../shared/chain/abis';
-import { bullPrefix } from '../../../shared/platform/redis';
-import { HANDLERS } from '../../../workers/job-handlers';
-import { JOBS } from '../../../workers/job-catalog';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { exploreCredentials } from '../../support/explore';
 import { buildApp, request } from '../../support/http';
 import { bearer } from '../../support/wallets';
+import { startWorkers, type Workers } from '../../support/workers';
 import { cursorOf, mineBlocks, openHarness, optionId, pairCall, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
 import { disconnect, join, phoenixSocket, startReplica, type Joined, type Replica } from '../socket/socket-harness';
 
@@ -254,22 +250,16 @@ describe('reads', () => {
 
 describe('live stream explore_clob_stream:<token>', () => {
   let replica: Replica;
-  let host: WorkerHost;
+  let workers: Workers;
   const sockets: ReturnType<typeof phoenixSocket>[] = [];
 
   beforeAll(async () => {
     replica = await startReplica(h.env, { withApi: true });
-    host = new WorkerHost(
-      buildWorkerContext(h.env, async () => []),
-      JOBS,
-      HANDLERS,
-      { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 4 },
-    );
-    host.start();
+    workers = startWorkers(h.env);
   });
   afterAll(async () => {
     await Promise.all(sockets.map((s) => disconnect(s)));
-    await host?.close(true);
+    await workers?.close(true);
     await replica?.close();
   });
 

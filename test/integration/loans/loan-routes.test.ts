@@ -1,11 +1,7 @@
 import { parseEther, parseUnits } from 'viem';
 import { lendingActions, type LendingActions } from '../../../dev/lending';
-import { JOBS } from '../../../workers/job-catalog';
-import { HANDLERS } from '../../../workers/job-handlers';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
-import { bullPrefix } from '../../../shared/platform/redis';
 import { request } from '../../support/http';
+import { startWorkers, type Workers } from '../../support/workers';
 import { bearer, newWallet, signIn } from '../../support/wallets';
 import { mineBlocks, openHarness, runIndexer, waitForHead, type Harness } from '../indexer/harness';
 import { join, phoenixSocket, startReplica, waitFor, type Replica } from '../socket/socket-harness';
@@ -18,7 +14,7 @@ import { join, phoenixSocket, startReplica, waitFor, type Replica } from '../soc
 let h: Harness;
 let ix: Awaited<ReturnType<typeof runIndexer>>;
 let replica: Replica;
-let host: WorkerHost;
+let workers: Workers;
 let lend: LendingActions;
 let session: string;
 const ORIGIN = 'http://localhost:3000';
@@ -78,18 +74,12 @@ beforeAll(async () => {
   await mineBlocks(h.chain, 3);
   await waitForHead(h);
   replica = await startReplica(h.env, { withApi: true });
-  host = new WorkerHost(
-    buildWorkerContext(h.env, async () => []),
-    JOBS,
-    HANDLERS,
-    { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 2 },
-  );
-  host.start();
+  workers = startWorkers(h.env, { concurrency: 2 });
   session = await signIn(replica.app, newWallet());
 }, 90_000);
 
 afterAll(async () => {
-  await host?.close();
+  await workers?.close();
   await replica?.close();
   await ix?.stop();
   await h?.close();

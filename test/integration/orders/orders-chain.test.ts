@@ -4,11 +4,6 @@ import { bondVaultAbi, mockErc20Abi, optionPairAbi } from '../../../shared/chain
 import { topics } from '../../../shared/events';
 import { intentFromJson } from '../../../shared/orders';
 import { exclusiveFillTypedData, type ExclusiveFill, type OrderIntent } from '../../../shared/protocol';
-import { bullPrefix } from '../../../shared/platform/redis';
-import { JOBS } from '../../../workers/job-catalog';
-import { HANDLERS } from '../../../workers/job-handlers';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { scheduleOrderJobs } from '../../../workers';
 import { revertName } from '../chain/reverts';
 import { mineBlocks, openHarness, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
@@ -16,6 +11,7 @@ import { eventually, topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
 import { orderBody } from '../../support/orders';
 import { bearer, signIn } from '../../support/wallets';
+import { startWorkers, type Workers } from '../../support/workers';
 
 /**
  * The whole order flow on a real Hardhat node with the indexer and workers running: the owner
@@ -27,7 +23,7 @@ const FILL_BOND = 1_000_000n;
 const REWARD = 100n;
 let h: Harness;
 let ix: Awaited<ReturnType<typeof runIndexer>>;
-let host: WorkerHost;
+let workers: Workers;
 let app: ReturnType<typeof buildApp>['app'];
 let makerToken: string;
 const OWNER = 3;
@@ -88,13 +84,7 @@ beforeAll(async () => {
   await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: maker(), role: 'member' });
   makerToken = await signIn(app, h.chain.accounts[MAKER] as unknown as PrivateKeyAccount);
   ix = await runIndexer(h.env);
-  host = new WorkerHost(
-    buildWorkerContext(h.env, async () => []),
-    JOBS,
-    HANDLERS,
-    { redisUrl: h.env.config.REDIS_URL, prefix: bullPrefix(h.env.config.REDIS_PREFIX), concurrency: 4 },
-  );
-  host.start();
+  workers = startWorkers(h.env);
   // The sweeper tells makers the states the indexer set (a fill used on chain).
   await scheduleOrderJobs(h.env.queue, h.env.config);
   await deposit(MAKER, FILL_BOND);
@@ -106,7 +96,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await host?.close(true);
+  await workers?.close(true);
   await ix?.stop();
   await h?.close();
 });

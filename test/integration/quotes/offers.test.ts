@@ -1,12 +1,7 @@
-import { bullPrefix } from '../../../shared/platform/redis';
 import type { Express } from 'express';
 import { topics } from '../../../shared/events';
-import { JOBS } from '../../../workers/job-catalog';
 import { closeQuote, hashStreamToken } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
-import { HANDLERS } from '../../../workers/job-handlers';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -14,13 +9,14 @@ import { signedOffer, type QuoteLike } from '../../support/offers';
 import { FIXTURE_USDC, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signedKeyAdd, signIn } from '../../support/wallets';
+import { startWorkers, type Workers } from '../../support/workers';
 
 const MOTHERSHIP = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
 describe('maker package offers: POST /api/quote/:id', () => {
   let env: TestEnv;
   let app: Express;
-  let host: WorkerHost;
+  let workers: Workers;
   const maker = newWallet();
   const bot = newWallet();
   const freemium = newWallet();
@@ -57,20 +53,10 @@ describe('maker package offers: POST /api/quote/:id', () => {
       .send(await signedKeyAdd(owner, bot, { organization: org.id, name: 'pricer' }))
       .expect(201);
     botSecret = key.body.secret;
-    host = new WorkerHost(
-      buildWorkerContext(env, async () => []),
-      JOBS,
-      HANDLERS,
-      {
-        redisUrl: env.config.REDIS_URL,
-        prefix: bullPrefix(env.config.REDIS_PREFIX),
-        concurrency: 4,
-      },
-    );
-    host.start();
+    workers = startWorkers(env);
   });
   afterAll(async () => {
-    await host.close(true);
+    await workers.close(true);
     await env.close();
   });
 

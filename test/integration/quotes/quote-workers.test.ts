@@ -1,41 +1,23 @@
-import { bullPrefix } from '../../../shared/platform/redis';
 import { EventPublisher, topics } from '../../../shared/events';
 import { JOBS } from '../../../workers/job-catalog';
 import { closeQuote, hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
 import { RegistryService } from '../../../shared/registry';
 import { handles } from '../../../workers/job-registry';
 import { HANDLERS } from '../../../workers/job-handlers';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { workerReplicas } from '../../support/workers';
 
 describe('quote workers', () => {
   let env: TestEnv;
   let app: ReturnType<typeof buildApp>['app'];
-  const hosts: WorkerHost[] = [];
   const premiumMaker = randomAddress();
-
-  function startReplica(handlers = HANDLERS): WorkerHost {
-    const host = new WorkerHost(
-      buildWorkerContext(env, async () => [premiumMaker]),
-      JOBS,
-      handlers,
-      {
-        redisUrl: env.config.REDIS_URL,
-        prefix: bullPrefix(env.config.REDIS_PREFIX),
-        concurrency: 8,
-        lockDurationMs: 1000,
-        stalledIntervalMs: 500,
-      },
-    );
-    host.start();
-    hosts.push(host);
-    return host;
-  }
+  // A replica's lock lapses within a second of its death: another takes its job over.
+  const replicas = workerReplicas(() => env, { concurrency: 8, interestedMakers: [premiumMaker], lockDurationMs: 1000, stalledIntervalMs: 500 });
+  const startReplica = (handlers = HANDLERS) => replicas.start({ handlers });
 
   beforeAll(async () => {
     env = await createTestEnv();
@@ -43,7 +25,7 @@ describe('quote workers', () => {
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
   });
   afterEach(async () => {
-    await Promise.all(hosts.splice(0).map((h) => h.close(true)));
+    await replicas.closeAll();
   });
   afterAll(() => env.close());
 

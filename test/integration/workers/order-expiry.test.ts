@@ -7,10 +7,6 @@ import { JobQueue } from '../../../shared/platform/queue';
 import { bullPrefix } from '../../../shared/platform/redis';
 import { RegistryService } from '../../../shared/registry';
 import { scheduleOrderJobs } from '../../../workers';
-import { JOBS } from '../../../workers/job-catalog';
-import { HANDLERS } from '../../../workers/job-handlers';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -18,6 +14,7 @@ import { indexBond, indexFixturePair, indexPlacement, orderBody } from '../../su
 import { FIXTURE_USDC } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
+import { workerReplicas } from '../../support/workers';
 import { captureLogs } from './log-capture';
 
 /** Orders expire at their time and exclusive fills at expire_time, once each, with two worker replicas running. */
@@ -27,8 +24,8 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
   let ctx: ApiContext;
   let lostJobsApp: Express;
   let lostQueue: JobQueue;
-  const replicas: WorkerHost[] = [];
   const logs = captureLogs();
+  const replicas = workerReplicas(() => env, { logger: logs.logger });
   const maker = newWallet();
   let makerToken: string;
 
@@ -53,24 +50,11 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
     await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: maker.address, role: 'member' });
     makerToken = await signIn(app, maker);
     await indexBond(env.db, maker.address, FIXTURE_USDC, 1n);
-    for (let i = 0; i < 2; i++) {
-      const host = new WorkerHost(
-        buildWorkerContext({ ...env, logger: logs.logger }, async () => []),
-        JOBS,
-        HANDLERS,
-        {
-          redisUrl: env.config.REDIS_URL,
-          prefix: bullPrefix(env.config.REDIS_PREFIX),
-          concurrency: 4,
-        },
-      );
-      host.start();
-      replicas.push(host);
-    }
+    for (let i = 0; i < 2; i++) replicas.start();
     await scheduleOrderJobs(env.queue, env.config);
   });
   afterAll(async () => {
-    await Promise.all(replicas.map((r) => r.close(true)));
+    await replicas.closeAll(true);
     await lostQueue.close();
     await env.close();
   });

@@ -5,19 +5,17 @@ import { zeroAddress } from 'viem';
 import { createApp } from '../../../api/app';
 import { topics } from '../../../shared/events';
 import { JobQueue } from '../../../shared/platform/queue';
-import { JOBS } from '../../../workers/job-catalog';
 import { hashStreamToken, quoteExpireJob, quotesSweepJob, QUOTES_QUEUE, QuoteRepository } from '../../../shared/quotes';
 import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
 import { RegistryService } from '../../../shared/registry';
-import { HANDLERS } from '../../../workers/job-handlers';
 import { expireQuote } from '../../../workers/quotes/quote-expiry';
 import { RetryLater } from '../../../workers/retry-later';
 import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { FIXTURE_PAIR, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { startWorkers, type Workers } from '../../support/workers';
 import { jobFinished } from './job-events';
 import { captureLogs } from './log-capture';
 import { request } from '../../support/http';
@@ -27,7 +25,7 @@ describe('quote expiry and the sweeper', () => {
   let env: TestEnv;
   let lostJobsApp: Express;
   let lostQueue: JobQueue;
-  let host: WorkerHost;
+  let workers: Workers;
   let conn: Redis;
   let events: QueueEvents;
   const logs = captureLogs();
@@ -52,19 +50,9 @@ describe('quote expiry and the sweeper', () => {
     await events.waitUntilReady();
   });
   beforeEach(() => {
-    host = new WorkerHost(
-      buildWorkerContext({ ...env, logger: logs.logger }, async () => []),
-      JOBS,
-      HANDLERS,
-      {
-        redisUrl: env.config.REDIS_URL,
-        prefix: bullPrefix(env.config.REDIS_PREFIX),
-        concurrency: 4,
-      },
-    );
-    host.start();
+    workers = startWorkers(env, { logger: logs.logger });
   });
-  afterEach(() => host.close());
+  afterEach(() => workers.close());
   afterAll(async () => {
     await lostQueue.close();
     await events.close();

@@ -1,12 +1,9 @@
 import { QueueEvents } from 'bullmq';
 import { EventPublisher, topics } from '../../../shared/events';
-import { JOBS } from '../../../workers/job-catalog';
 import { quoteExpireJob, QUOTES_QUEUE } from '../../../shared/quotes';
 import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
-import { HANDLERS } from '../../../workers/job-handlers';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { eventually, topicEvents } from '../../support/events';
+import { startWorkers, type Workers } from '../../support/workers';
 import { jobFinished } from './job-events';
 import { mineBlocks, openHarness, quoteState, runIndexer, settleQuote, waitFor, type Harness } from '../indexer/harness';
 
@@ -17,7 +14,7 @@ import { mineBlocks, openHarness, quoteState, runIndexer, settleQuote, waitFor, 
 describe('a fill followed by the expiry job', () => {
   let h: Harness;
   let ix: Awaited<ReturnType<typeof runIndexer>>;
-  let host: WorkerHost;
+  let workers: Workers;
   let conn: Redis;
   let events: QueueEvents;
 
@@ -28,21 +25,11 @@ describe('a fill followed by the expiry job', () => {
     conn = createBullConnection(h.env.config.REDIS_URL);
     events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(h.env.config.REDIS_PREFIX) });
     await events.waitUntilReady();
-    host = new WorkerHost(
-      buildWorkerContext(h.env, async () => []),
-      JOBS,
-      HANDLERS,
-      {
-        redisUrl: h.env.config.REDIS_URL,
-        prefix: bullPrefix(h.env.config.REDIS_PREFIX),
-        concurrency: 2,
-      },
-    );
-    host.start();
+    workers = startWorkers(h.env, { concurrency: 2 });
   }, 60_000);
 
   afterAll(async () => {
-    await host?.close();
+    await workers?.close();
     await events?.close();
     if (conn) await closeRedis(conn);
     await ix?.stop();

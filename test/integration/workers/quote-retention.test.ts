@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
-import { JOBS } from '../../../workers/job-catalog';
 import { quotesRetentionJob, QUOTES_QUEUE } from '../../../shared/quotes';
 import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
 import { RegistryService } from '../../../shared/registry';
 import { scheduleQuoteJobs } from '../../../workers';
-import { HANDLERS } from '../../../workers/job-handlers';
-import { buildWorkerContext } from '../../../workers/worker-context';
-import { WorkerHost } from '../../../workers/worker-host';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { startWorkers, type Workers } from '../../support/workers';
 import { jobFinished } from './job-events';
 import { captureLogs } from './log-capture';
 
@@ -22,7 +19,7 @@ import { captureLogs } from './log-capture';
  */
 describe('quote retention job', () => {
   let env: TestEnv;
-  let host: WorkerHost;
+  let workers: Workers;
   let conn: Redis;
   let events: QueueEvents;
   const logs = captureLogs();
@@ -51,20 +48,10 @@ describe('quote retention job', () => {
     conn = createBullConnection(env.config.REDIS_URL);
     events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX) });
     await events.waitUntilReady();
-    host = new WorkerHost(
-      buildWorkerContext({ ...env, logger: logs.logger }, async () => []),
-      JOBS,
-      HANDLERS,
-      {
-        redisUrl: env.config.REDIS_URL,
-        prefix: bullPrefix(env.config.REDIS_PREFIX),
-        concurrency: 2,
-      },
-    );
-    host.start();
+    workers = startWorkers(env, { concurrency: 2, logger: logs.logger });
   });
   afterAll(async () => {
-    await host.close();
+    await workers.close();
     await events.close();
     await closeRedis(conn);
     await env.close();

@@ -10,6 +10,7 @@ import { checkRegistry, handles } from '../../../workers/job-registry';
 import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { startWorkers } from '../../support/workers';
 
 const echo = defineJob({
   name: 'test.echo',
@@ -75,21 +76,18 @@ describe('worker host and job registry', () => {
     const seen: number[] = [];
     let flaky = 0;
     const catalog: Record<string, JobSpec> = { [echo.name]: echo };
-    const host = new WorkerHost(
-      buildWorkerContext(env, async () => []),
+    const conn = createBullConnection(env.config.REDIS_URL);
+    const events = new QueueEvents('test', { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX) });
+    await events.waitUntilReady();
+    const workers = startWorkers(env, {
       catalog,
-      [
+      handlers: [
         handles(echo, async (p) => {
           if (p.n === 7 && flaky++ < 2) throw new Error('transient');
           seen.push(p.n);
         }),
       ],
-      { redisUrl: env.config.REDIS_URL, prefix: bullPrefix(env.config.REDIS_PREFIX), concurrency: 4 },
-    );
-    const conn = createBullConnection(env.config.REDIS_URL);
-    const events = new QueueEvents('test', { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX) });
-    await events.waitUntilReady();
-    host.start();
+    });
     try {
       const finished = new Promise<void>((resolve) => {
         let n = 0;
@@ -109,7 +107,7 @@ describe('worker host and job registry', () => {
       const job = await env.queue.queue('test').getJob('bad');
       expect(job?.attemptsMade).toBe(1);
     } finally {
-      await host.close();
+      await workers.close();
       await events.close();
       await closeRedis(conn);
     }
