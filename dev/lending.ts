@@ -29,6 +29,18 @@ export function lendingActions(publicClient: PublicClient<Transport, Chain>, add
     return receipt;
   };
 
+  /**
+   * A market call on an existing loan, with room in its gas limit: what it costs depends on the
+   * block's time (interest is written only when time has passed since the last accrual), and the
+   * devchain keeps wall-clock time, so the block that runs the call can be a second later than
+   * the one its gas was estimated on.
+   */
+  const loanCall = async (wallet: Wallet, functionName: 'repay' | 'liquidate' | 'addCollateral' | 'withdrawCollateral', args: readonly bigint[]) => {
+    const call = { ...market, functionName, args, account: wallet.account } as never;
+    const gas = await publicClient.estimateContractGas(call);
+    return mined(await wallet.writeContract({ ...(call as object), gas: gas + gas / 2n } as never));
+  };
+
   /** Faucets `wallet` until it holds `amount` of `token`, and lets the market pull that much. */
   const fundAndApprove = async (wallet: Wallet, token: Address, amount: bigint) => {
     const t = { address: token, abi: mockErc20Abi } as const;
@@ -63,16 +75,16 @@ export function lendingActions(publicClient: PublicClient<Transport, Chain>, add
 
     async addCollateral(from: Wallet, token: Address, loanId: bigint, amount: bigint): Promise<void> {
       await fundAndApprove(from, token, amount);
-      await mined(await from.writeContract({ ...market, functionName: 'addCollateral', args: [loanId, amount] }));
+      await loanCall(from, 'addCollateral', [loanId, amount]);
     },
 
     async withdrawCollateral(borrower: Wallet, loanId: bigint, amount: bigint): Promise<void> {
-      await mined(await borrower.writeContract({ ...market, functionName: 'withdrawCollateral', args: [loanId, amount] }));
+      await loanCall(borrower, 'withdrawCollateral', [loanId, amount]);
     },
 
     async repay(payer: Wallet, debtToken: Address, loanId: bigint, amount: bigint): Promise<void> {
       await fundAndApprove(payer, debtToken, amount);
-      await mined(await payer.writeContract({ ...market, functionName: 'repay', args: [loanId, amount] }));
+      await loanCall(payer, 'repay', [loanId, amount]);
     },
 
     /** Repays the whole debt (principal and interest as of the next block, with a margin for the block's time). */
@@ -81,7 +93,7 @@ export function lendingActions(publicClient: PublicClient<Transport, Chain>, add
       // Interest accrues per second: allow a minute of it; the market pulls only what is owed.
       const margin = (principal * BigInt(rateBps) * 60n) / (10_000n * 365n * 86_400n) + 1n;
       await fundAndApprove(payer, debtToken, principal + interestOwed + margin);
-      await mined(await payer.writeContract({ ...market, functionName: 'repay', args: [loanId, principal + interestOwed + margin] }));
+      await loanCall(payer, 'repay', [loanId, principal + interestOwed + margin]);
     },
 
     /** Pays an unhealthy or overdue loan's debt and takes its collateral. */
@@ -89,7 +101,7 @@ export function lendingActions(publicClient: PublicClient<Transport, Chain>, add
       const [, , , , , principal, interestOwed, rateBps] = await publicClient.readContract({ ...market, functionName: 'loans', args: [loanId] });
       const margin = (principal * BigInt(rateBps) * 60n) / (10_000n * 365n * 86_400n) + 1n;
       await fundAndApprove(liquidator, debtToken, principal + interestOwed + margin);
-      await mined(await liquidator.writeContract({ ...market, functionName: 'liquidate', args: [loanId] }));
+      await loanCall(liquidator, 'liquidate', [loanId]);
     },
 
     async healthFactor(loanId: bigint): Promise<bigint> {
