@@ -29,9 +29,13 @@ export function subscribeNewHeads(url: string, logger: Logger, opts: { backoffMs
   let subscribed = false;
   let closed = false;
   let failures = 0;
+  // A head announced while nobody waits (the tailer is busy with the previous one) is kept, so
+  // the next wait returns at once instead of sleeping through it until the poll interval.
+  let missed = false;
   const wakeAll = () => {
     const w = waiters;
     waiters = [];
+    if (w.length === 0) missed = true;
     for (const f of w) f();
   };
 
@@ -74,6 +78,10 @@ export function subscribeNewHeads(url: string, logger: Logger, opts: { backoffMs
 
   return {
     wait(ms, signal) {
+      if (missed) {
+        missed = false;
+        return Promise.resolve();
+      }
       if (signal?.aborted || ms <= 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const done = () => {
