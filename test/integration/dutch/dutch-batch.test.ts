@@ -4,7 +4,7 @@ import { DutchAuctioneer, DutchRepository } from '../../../shared/dutch';
 import { decideAward } from '../../../shared/dutch/dutch-award-decision';
 import { topics } from '../../../shared/events';
 import { DutchAwardSigner, recoverDutchAwardSigner } from '../../../shared/protocol';
-import { awardDutchQuotes, hashStreamToken, PairDirectory } from '../../../shared/quotes';
+import { awardDutchQuotes, closeQuote, hashStreamToken, PairDirectory } from '../../../shared/quotes';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { RegistryService } from '../../../shared/registry';
 import { buildWorkerContext } from '../../../workers/worker-context';
@@ -51,9 +51,14 @@ describe('Dutch awards in batches', () => {
     bids: [number, number, number][];
   }
 
-  /** Competitions already over, written as the create path writes them, with their bids. */
+  /**
+   * Competitions already over, with their bids: written as the create path writes them (a
+   * competition still running), bid on, and only then ended, all at one instant `endedAgoMs`
+   * ago. The end follows the bids, so no machine is slow enough to end a competition before its
+   * bids are in, and nothing waits for a clock.
+   */
   async function competitionsOver(auctions: Auction[], opts: { digest?: (a: Auction) => string; endedAgoMs?: number } = {}): Promise<void> {
-    const endsAt = new Date(Date.now() - (opts.endedAgoMs ?? 0) + 150);
+    const running = new Date(Date.now() + 3_600_000);
     const repo = new DutchRepository(env.db);
     const nowS = Math.floor(Date.now() / 1000);
     for (const [i, a] of auctions.entries()) {
@@ -78,7 +83,7 @@ describe('Dutch awards in batches', () => {
           taker_signature: `0x${'33'.repeat(65)}`,
           dutch_request_digest: opts.digest?.(a) ?? `0x${a.id.replace(/-/g, '').padEnd(64, '0')}`,
           taker_nonce: String(Date.now() * 1000 + i),
-          compete_ends_at: endsAt,
+          compete_ends_at: running,
           exclusive_ms: 30_000,
         },
         [0, 1].map((idx) => ({
@@ -94,7 +99,11 @@ describe('Dutch awards in batches', () => {
       );
       for (const [m, buy, sell] of a.bids) await env.db.transaction((tx) => repo.upsertBid(tx, a.id, makers[m], buy, sell));
     }
-    await new Promise((r) => setTimeout(r, Math.max(0, endsAt.getTime() - Date.now() + 50)));
+    const ended = await env.db.query(
+      `WITH e AS (UPDATE quotes SET compete_ends_at = $2 WHERE id = ANY($1::uuid[]) RETURNING id) SELECT count(*)::int AS n FROM e`,
+      [auctions.map((a) => a.id), new Date(Date.now() - (opts.endedAgoMs ?? 0))],
+    );
+    expect(ended[0].n).toBe(auctions.length);
   }
 
   /** Each auction with a different winner pattern: a clear best, a tie (the earlier wins), the other side's better bid, none. */
@@ -219,6 +228,8 @@ describe('Dutch awards in batches', () => {
     const left = await repo.progress(bad.id);
     expect(left).toMatchObject({ state: 'open', dutch_phase: 'competing', dutch_published_phase: null });
     expect(phasesOn(await topicEvents(env, topics.quotesRequests(31337)), bad.id)).toEqual([]);
+    // Its expiry ends it, so the next tests' runs find only their own auctions undecidable.
+    expect(await closeQuote(env.db, bad.id, 'expired')).not.toBeNull();
   });
 
   it('a batch whose worker died between its commit and its publish: the sweeper publishes it, once', async () => {
@@ -249,18 +260,22 @@ describe('Dutch awards in batches', () => {
   });
 
   it('the Dutch clock awards at the deadline with no job running (past an auction it cannot award), and stops when closed', async () => {
-    const auctions = auctionsOf(8);
+    const auctions = auctionsOf(9);
+    const bad = auctions[4];
+    const good = auctions.filter((x) => x !== bad);
     const clock = new DutchClock({ db: env.db, logger: env.logger, dutch: auctioneer() });
     clock.start();
     try {
-      await competitionsOver(auctions);
+      // The unawardable one ends at the same instant as the rest: a pass that meets it has the others to award too.
+      await competitionsOver(auctions, { digest: (x) => (x.id === bad.id ? '0x1234' : `0x${x.id.replace(/-/g, '').padEnd(64, '0')}`) });
       const repo = new DutchRepository(env.db);
       const all = await eventually(
-        () => Promise.all(auctions.map((a) => repo.progress(a.id))),
+        () => Promise.all(good.map((a) => repo.progress(a.id))),
         (ps) => ps.every((p) => p?.dutch_published_phase !== null && p?.dutch_published_phase !== undefined),
       );
-      expect(all.map((p) => p?.dutch_published_phase)).toEqual(auctions.map((a) => (expectedWinner(a) ? 'exclusive' : 'open')));
-      await expectAwardedOnce(auctions);
+      expect(all.map((p) => p?.dutch_published_phase)).toEqual(good.map((a) => (expectedWinner(a) ? 'exclusive' : 'open')));
+      await expectAwardedOnce(good);
+      expect(await repo.progress(bad.id)).toMatchObject({ state: 'open', dutch_phase: 'competing', dutch_published_phase: null });
     } finally {
       await clock.close();
     }
