@@ -26,8 +26,10 @@ import { workerReplicas } from '../../support/workers';
  * feed), the award (best bid for the taker's side, ties to the earlier), exclusive, open and
  * expiry; each transition once with two replicas and after a replica dies mid-advance.
  * An auction that is bid on competes for long and is ended by the test once its bids are heard
- * (endNow), so a slow machine cannot close it under its own bids; the auctions without bids
- * end by their own delayed jobs.
+ * (endNow), so a slow machine cannot close it under its own bids. So do the auctions whose
+ * phases are compared, once their competing announce is heard: an award that beat the announce
+ * job would leave nothing to announce. (That a competition ends by its delayed job alone is
+ * shown by dutch-fill.test.ts, whose unbid auctions wait for it.)
  */
 describe('Dutch phases', () => {
   let env: TestEnv;
@@ -88,12 +90,19 @@ describe('Dutch phases', () => {
     return all.filter((e) => e.payload.quote_id !== sentinel);
   }
   type Created = Awaited<ReturnType<typeof create>>;
+  /** Waits until the taker heard the competing announce (its own job, which an award that came first would make moot). */
+  const competingHeard = (q: Created) =>
+    eventually(
+      () => topicEvents(env, q.stream),
+      (e) => e.some((x) => x.payload.dutch_phase === 'competing'),
+    );
   /**
    * Runs an auction created with a long competition (LONG_COMPETE_MS) past its bids: waits until
-   * the taker heard every bid (`bids` rfq_offer events), ends the competition, and once the quote
+   * the taker heard the competing announce and every bid (`bids` rfq_offer events), ends the competition, and once the quote
    * is open to every filler ends the quote too. Each step follows an event, not a duration.
    */
   async function runPastBids(q: Created, bids: number) {
+    await competingHeard(q);
     await eventually(
       () => topicEvents(env, q.stream),
       (e) => e.filter((x) => x.event === 'rfq_offer').length >= bids,
@@ -115,8 +124,8 @@ describe('Dutch phases', () => {
       { type: 'call' as const, structure: 0 as const, strike: 3500n },
     ];
     const expiry = Math.floor(Date.now() / 1000) + 86_400;
-    const bought = await create({ legs, expiry, polarity: 'b_is_buy', body: { compete_ms: 60_000 } });
-    const sold = await create({ legs, expiry, polarity: 'a_is_buy', body: { compete_ms: 60_000 } });
+    const bought = await create({ legs, expiry, polarity: 'b_is_buy', body: { compete_ms: LONG_COMPETE_MS } });
+    const sold = await create({ legs, expiry, polarity: 'a_is_buy', body: { compete_ms: LONG_COMPETE_MS } });
     const events = await eventually(feed, (e) => of(e, bought.body.quote.id).length > 0 && of(e, sold.body.quote.id).length > 0);
     const [b] = of(events, bought.body.quote.id);
     const [s] = of(events, sold.body.quote.id);
@@ -158,7 +167,7 @@ describe('Dutch phases', () => {
 
   it('bids: maker rights, a documented range, a later bid replaces the earlier, the taker hears its side', async () => {
     startReplica();
-    const q = await create({ polarity: 'a_is_buy', body: { compete_ms: 60_000 } });
+    const q = await create({ polarity: 'a_is_buy', body: { compete_ms: LONG_COMPETE_MS } });
     const id = q.body.quote.id;
     await request(app).post(`/api/quote/${id}/offer`).send({ buy_override_bps: 1, sell_override_bps: 1 }).expect(401);
     await bid(id, freemiumToken, 1, 1).expect(403);
@@ -199,7 +208,7 @@ describe('Dutch phases', () => {
       .expect(201);
     const notDutch = await bid(std.body.quote.id, tokenA, 1, 1).expect(409);
     expect(notDutch.body.code).toBe('not_dutch');
-    const q = await create({ body: { compete_ms: 60_000 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS } });
     const offer = await signedOffer({ ...q.body.quote, id: q.body.quote.id } as never, makerA, { mothership: FIXTURE_MOTHERSHIP, premiumToken: FIXTURE_USDC });
     const refused = await request(app).post(`/api/quote/${q.body.quote.id}`).set(bearer(tokenA)).send(offer).expect(409);
     expect(refused.body.code).toBe('dutch_quote');
@@ -324,7 +333,9 @@ describe('Dutch phases', () => {
 
   it("no bid: straight to open at the competition's end, with an award that names no winner", async () => {
     startReplica();
-    const q = await create({ body: { compete_ms: 300, exclusive_ms: 5000 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS, exclusive_ms: 5000 } });
+    await competingHeard(q);
+    await endNow(env, q.body.quote.id, 'competition');
     const events = await eventually(
       () => topicEvents(env, q.stream),
       (e) => e.some((x) => x.payload.dutch_phase === 'open'),
@@ -390,7 +401,9 @@ describe('Dutch phases', () => {
         : h,
     );
     const a = startReplica(dying);
-    const q = await create({ body: { compete_ms: 200 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS } });
+    await competingHeard(q);
+    await endNow(env, q.body.quote.id, 'competition');
     await inJob;
     await a.close(true);
     startReplica();
