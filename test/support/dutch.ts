@@ -1,6 +1,9 @@
 import { zeroAddress, type Address, type Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
+import { dutchAwardJob } from '../../shared/dutch';
+import type { JobQueue } from '../../shared/platform/queue';
 import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type DutchAward, type Polarity } from '../../shared/protocol';
+import { DUTCH_PHASE_SQL, QUOTE_STATE_SQL, QUOTES_QUEUE, quoteExpireJob } from '../../shared/quotes';
 import type { TestChain } from './chain';
 import { FIXTURE_PAIR, FIXTURE_USDC, intents } from './quotes';
 
@@ -117,4 +120,35 @@ export async function recordFixturePair(db: { query(sql: string, params?: unknow
      VALUES ($1, $2, $3, $4, $5, $5, 1, $6, 0, $6) ON CONFLICT DO NOTHING`,
     [chainId, FIXTURE_PAIR, zeroAddress, FIXTURE_WETH, FIXTURE_USDC, `0x${'00'.repeat(32)}`],
   );
+}
+
+/** A competition long enough that no machine is slow enough to end it under a test's bids; the test ends it with `endNow`. */
+export const LONG_COMPETE_MS = 300_000;
+
+/**
+ * Ends a Dutch quote's competition (`'competition'`) or the quote itself (`'quote'`) now, after
+ * the test saw what it needed (its bids confirmed, the quote open): the deadline column becomes
+ * the database's now and the job the create scheduled for it (dutch.award or quote.expire) runs
+ * at once instead of at its delay. The shipped handler then decides exactly as at a real deadline.
+ * A test that bids creates its quote with a long window (`LONG_COMPETE_MS`, a far expiry) and
+ * calls this, so the window is derived from the bids, not from how fast the machine placed them.
+ * Throws when there is nothing to end (the quote no longer open, or no longer competing).
+ */
+export async function endNow(
+  env: { db: { query(sql: string, params?: unknown[]): Promise<unknown> }; queue: JobQueue },
+  quoteId: string,
+  what: 'competition' | 'quote',
+): Promise<void> {
+  const competition = what === 'competition';
+  const rows = (await env.db.query(
+    `WITH ended AS (UPDATE quotes SET ${competition ? 'compete_ends_at' : 'expires_at'} = now()
+       WHERE id = $1 AND state = ${QUOTE_STATE_SQL.open} ${competition ? `AND dutch_phase = ${DUTCH_PHASE_SQL.competing}` : ''} RETURNING id)
+     SELECT id FROM ended`,
+    [quoteId],
+  )) as { id: string }[];
+  if (rows.length !== 1) throw new Error(`endNow: quote ${quoteId} has no ${what} to end (${competition ? 'not open and competing' : 'not open'})`);
+  const jobId = (competition ? dutchAwardJob : quoteExpireJob).jobId({ quote_id: quoteId });
+  const job = await env.queue.queue(QUOTES_QUEUE).getJob(jobId);
+  if (!job) throw new Error(`endNow: the ${jobId} job the create scheduled is gone`);
+  if (await job.isDelayed()) await job.promote();
 }

@@ -13,7 +13,7 @@ export interface GateRow {
 }
 
 /**
- * The gate's rows for routes of `action` (geoblock: DESIGN's region rule). `solved(action)`
+ * The gate's rows for routes of `action` (geoblock: the region rule of docs/AUTH.md). `solved(action)`
  * returns a challenge token the verifier accepts once for that action; `origin` is the one
  * allowlisted Origin. The same credential must get the same answer on every route of the action.
  */

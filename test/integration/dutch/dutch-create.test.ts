@@ -4,6 +4,7 @@ import { RegistryService } from '../../../shared/registry';
 import { dutchBody, FIXTURE_MOTHERSHIP, recordFixturePair } from '../../support/dutch';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
+import { FIXTURE_PAIR } from '../../support/quotes';
 import { newWallet } from '../../support/wallets';
 import { freePort } from '../../support/chain';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -66,10 +67,10 @@ describe('Dutch create', () => {
     const now = Math.floor(Date.now() / 1000);
     const res = await request(app)
       .post('/api/quote')
-      .send(await dutchBody(newWallet(), { request: { auction_end: now + 5 }, body: { compete_ms: 60_000 } }))
+      .send(await dutchBody(newWallet(), { request: { auction_end: now + 60 }, body: { compete_ms: 600_000 } }))
       .expect(201);
     expect(Date.parse(res.body.quote.compete_ends_at)).toBeLessThanOrEqual(Date.parse(res.body.quote.expires_at));
-    expect(Date.parse(res.body.quote.expires_at)).toBe((now + 5) * 1000);
+    expect(Date.parse(res.body.quote.expires_at)).toBe((now + 60) * 1000);
   });
 
   it('refuses a signature that does not recover to taker_address', async () => {
@@ -115,6 +116,27 @@ describe('Dutch create', () => {
     const body = await dutchBody(newWallet(), { chainId: 31338, request: { required_authority: randomAddress() } });
     const res = await request(app).post('/api/quote').send(body).expect(503);
     expect(res.body.code).toBe('rpc_unavailable');
+    expect(await count()).toBe(before);
+  });
+
+  it('a chain without a mothership, or a pair whose tokens cannot be read, is 503 network_unavailable, nothing stored', async () => {
+    // A registered network whose registry names the pair but no mothership.
+    await new RegistryService(env.db).upsertNetwork(networkFile(31339, { contracts: { opshuns_core: networkFile().contracts.opshuns_core } }));
+    // A network with the pair in its registry but not indexed, and an RPC that does not answer.
+    const deadRpc = `http://127.0.0.1:${await freePort()}`;
+    await new RegistryService(env.db).upsertNetwork(networkFile(31340, { rpc_urls: [deadRpc] }));
+    const before = await count();
+    const noMothership = await request(app)
+      .post('/api/quote')
+      .send(await dutchBody(newWallet(), { chainId: 31339 }))
+      .expect(503);
+    expect(noMothership.body).toEqual({ error: 'chain 31339 has no mothership configured', code: 'network_unavailable', request_id: expect.any(String) });
+    const unreadable = await request(app)
+      .post('/api/quote')
+      .send(await dutchBody(newWallet(), { chainId: 31340 }))
+      .expect(503);
+    expect(unreadable.body).toMatchObject({ code: 'network_unavailable' });
+    expect(unreadable.body.error).toMatch(new RegExp(`^cannot read the tokens of pair ${FIXTURE_PAIR} on chain 31340: `));
     expect(await count()).toBe(before);
   });
 

@@ -4,7 +4,7 @@ import { topics } from '../../../shared/events';
 import { DutchRepository } from '../../../shared/dutch';
 import { closeQuote, hashStreamToken } from '../../../shared/quotes';
 import { parseDutchRequest } from '../../../shared/protocol';
-import { chainDutchBody, storedAward } from '../../support/dutch';
+import { chainDutchBody, endNow, LONG_COMPETE_MS, storedAward } from '../../support/dutch';
 import { topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
 import { startWorkers, type Workers } from '../../support/workers';
@@ -37,12 +37,19 @@ describe('Dutch fills on chain', () => {
   const taker = () => h.chain.accounts[2];
   const maker = () => h.chain.accounts[3];
 
-  /** A Dutch quote over the chain's pair; `bid` puts the maker's bid in before the award. */
-  async function auction(o: { bid?: boolean; compete_ms?: number } = {}) {
-    const body = await chainDutchBody(h.chain, taker(), { body: { compete_ms: o.compete_ms ?? 400, exclusive_ms: 30_000 } });
+  /**
+   * A Dutch quote over the chain's pair, awarded. With `bid` the maker's bid goes in during a long
+   * competition that the test then ends (endNow), so the award cannot come before the bid;
+   * without, the competition is short and ends by its own job.
+   */
+  async function auction(o: { bid?: boolean } = {}) {
+    const body = await chainDutchBody(h.chain, taker(), { body: { compete_ms: o.bid ? LONG_COMPETE_MS : 400, exclusive_ms: 30_000 } });
     const res = await request(app).post('/api/quote').send(body).expect(201);
     const id: string = res.body.quote.id;
-    if (o.bid) await new DutchRepository(h.env.db).upsertBid(h.env.db, id, maker().address, 40, 10);
+    if (o.bid) {
+      await new DutchRepository(h.env.db).upsertBid(h.env.db, id, maker().address, 40, 10);
+      await endNow(h.env, id, 'competition');
+    }
     const d = await waitFor(
       'award',
       () => new DutchRepository(h.env.db).find(id),

@@ -11,7 +11,7 @@ import { RegistryService } from '../../../shared/registry';
 import { HANDLERS } from '../../../workers/job-handlers';
 import { handles } from '../../../workers/job-registry';
 import { buildWorkerContext } from '../../../workers/worker-context';
-import { dutchBody, FIXTURE_MOTHERSHIP, storedAward, recordFixturePair } from '../../support/dutch';
+import { dutchBody, endNow, FIXTURE_MOTHERSHIP, LONG_COMPETE_MS, storedAward, recordFixturePair } from '../../support/dutch';
 import { assertNoTakerIdentity, eventually, topicEvents, type SeenEvent } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -25,6 +25,11 @@ import { workerReplicas } from '../../support/workers';
  * Dutch phases end to end through real jobs: competing (bids, nothing about the side on the
  * feed), the award (best bid for the taker's side, ties to the earlier), exclusive, open and
  * expiry; each transition once with two replicas and after a replica dies mid-advance.
+ * An auction that is bid on competes for long and is ended by the test once its bids are heard
+ * (endNow), so a slow machine cannot close it under its own bids. So do the auctions whose
+ * phases are compared, once their competing announce is heard: an award that beat the announce
+ * job would leave nothing to announce. (That a competition ends by its delayed job alone is
+ * shown by dutch-fill.test.ts, whose unbid auctions wait for it.)
  */
 describe('Dutch phases', () => {
   let env: TestEnv;
@@ -84,6 +89,31 @@ describe('Dutch phases', () => {
     );
     return all.filter((e) => e.payload.quote_id !== sentinel);
   }
+  type Created = Awaited<ReturnType<typeof create>>;
+  /** Waits until the taker heard the competing announce (its own job, which an award that came first would make moot). */
+  const competingHeard = (q: Created) =>
+    eventually(
+      () => topicEvents(env, q.stream),
+      (e) => e.some((x) => x.payload.dutch_phase === 'competing'),
+    );
+  /**
+   * Runs an auction created with a long competition (LONG_COMPETE_MS) past its bids: waits until
+   * the taker heard the competing announce and every bid (`bids` rfq_offer events), ends the competition, and once the quote
+   * is open to every filler ends the quote too. Each step follows an event, not a duration.
+   */
+  async function runPastBids(q: Created, bids: number) {
+    await competingHeard(q);
+    await eventually(
+      () => topicEvents(env, q.stream),
+      (e) => e.filter((x) => x.event === 'rfq_offer').length >= bids,
+    );
+    await endNow(env, q.body.quote.id, 'competition');
+    await eventually(
+      () => topicEvents(env, q.stream),
+      (e) => e.some((x) => x.payload.dutch_phase === 'open'),
+    );
+    await endNow(env, q.body.quote.id, 'quote');
+  }
 
   it('the competing payload carries nothing from which the directions can be computed', async () => {
     startReplica();
@@ -94,8 +124,8 @@ describe('Dutch phases', () => {
       { type: 'call' as const, structure: 0 as const, strike: 3500n },
     ];
     const expiry = Math.floor(Date.now() / 1000) + 86_400;
-    const bought = await create({ legs, expiry, polarity: 'b_is_buy', body: { compete_ms: 60_000 } });
-    const sold = await create({ legs, expiry, polarity: 'a_is_buy', body: { compete_ms: 60_000 } });
+    const bought = await create({ legs, expiry, polarity: 'b_is_buy', body: { compete_ms: LONG_COMPETE_MS } });
+    const sold = await create({ legs, expiry, polarity: 'a_is_buy', body: { compete_ms: LONG_COMPETE_MS } });
     const events = await eventually(feed, (e) => of(e, bought.body.quote.id).length > 0 && of(e, sold.body.quote.id).length > 0);
     const [b] = of(events, bought.body.quote.id);
     const [s] = of(events, sold.body.quote.id);
@@ -137,7 +167,7 @@ describe('Dutch phases', () => {
 
   it('bids: maker rights, a documented range, a later bid replaces the earlier, the taker hears its side', async () => {
     startReplica();
-    const q = await create({ polarity: 'a_is_buy', body: { compete_ms: 60_000 } });
+    const q = await create({ polarity: 'a_is_buy', body: { compete_ms: LONG_COMPETE_MS } });
     const id = q.body.quote.id;
     await request(app).post(`/api/quote/${id}/offer`).send({ buy_override_bps: 1, sell_override_bps: 1 }).expect(401);
     await bid(id, freemiumToken, 1, 1).expect(403);
@@ -178,7 +208,7 @@ describe('Dutch phases', () => {
       .expect(201);
     const notDutch = await bid(std.body.quote.id, tokenA, 1, 1).expect(409);
     expect(notDutch.body.code).toBe('not_dutch');
-    const q = await create({ body: { compete_ms: 60_000 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS } });
     const offer = await signedOffer({ ...q.body.quote, id: q.body.quote.id } as never, makerA, { mothership: FIXTURE_MOTHERSHIP, premiumToken: FIXTURE_USDC });
     const refused = await request(app).post(`/api/quote/${q.body.quote.id}`).set(bearer(tokenA)).send(offer).expect(409);
     expect(refused.body.code).toBe('dutch_quote');
@@ -186,12 +216,12 @@ describe('Dutch phases', () => {
 
   it("awards the best bid for the taker's side (ties: the earlier), names its filler in the award, tells the winner alone, then opens and expires", async () => {
     startReplica();
-    const now = Math.floor(Date.now() / 1000);
-    const q = await create({ request: { auction_end: now + 6 }, body: { compete_ms: 1500, exclusive_ms: 1500 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS, exclusive_ms: 1500 } });
     const id = q.body.quote.id;
     // The taker buys: A's buy side (25) ties B's (25) but came first; B's better sell side does not count.
     await bid(id, tokenA, 25, 1).expect(201);
     await bid(id, tokenB, 25, 900).expect(201);
+    await runPastBids(q, 2);
     const events = await settled(q.stream, (e) => e.some((x) => x.event === 'rfq_result'), 20000);
     const phases = events.filter((e) => e.event === 'rfq_request').map((e) => e.payload.dutch_phase);
     expect(phases).toEqual(['competing', 'exclusive', 'open']);
@@ -231,17 +261,17 @@ describe('Dutch phases', () => {
     expect(pub[1].payload).toMatchObject({ directions: [1, 0], taker_signature: q.body.quote.taker_signature, request_digest: q.body.quote.request_digest });
 
     const late = await bid(id, tokenB, 1, 1).expect(409);
-    expect(late.body.code).toMatch(/^(competition_over|quote_expired)$/);
+    expect(late.body).toEqual({ error: `quote ${id} is expired; bids are closed`, code: 'quote_expired', request_id: expect.any(String) });
     const row = await new DutchRepository(env.db).find(id);
     expect(row?.dutch_phase).toBe('open');
   }, 40000);
 
   it('every payload of an auction parses with the strict wire schema of its form (dutch.wire.ts, quote.wire.ts)', async () => {
     startReplica();
-    const now = Math.floor(Date.now() / 1000);
-    const q = await create({ request: { auction_end: now + 6 }, body: { compete_ms: 1500, exclusive_ms: 1500 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS, exclusive_ms: 1500 } });
     const id = q.body.quote.id;
     await bid(id, tokenA, 25, 1).expect(201);
+    await runPastBids(q, 1);
     const taker = await settled(q.stream, (e) => e.some((x) => x.event === 'rfq_result'), 20000);
     const winner = of(await topicEvents(env, topics.rfqMaker(makerA.address)), id);
     const pub = of(await feed(), id);
@@ -265,7 +295,7 @@ describe('Dutch phases', () => {
 
   it('a bid may name its filler: the award names that address; a malformed or zero filler is refused naming the field, and nothing is stored', async () => {
     startReplica();
-    const q = await create({ body: { compete_ms: 800, exclusive_ms: 5000 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS, exclusive_ms: 5000 } });
     const id = q.body.quote.id;
     for (const filler of ['0x1234', zeroAddress, 42]) {
       const refused = await request(app)
@@ -283,6 +313,7 @@ describe('Dutch phases', () => {
       .send({ buy_override_bps: 5, sell_override_bps: 5, filler: desk.toLowerCase() })
       .expect(201);
     expect([ok.body.bid.maker, ok.body.bid.filler]).toEqual([makerA.address, desk]);
+    await endNow(env, id, 'competition');
     const d = await eventually(
       () => new DutchRepository(env.db).find(id),
       (r) => r?.award !== null && r?.award !== undefined,
@@ -302,7 +333,9 @@ describe('Dutch phases', () => {
 
   it("no bid: straight to open at the competition's end, with an award that names no winner", async () => {
     startReplica();
-    const q = await create({ body: { compete_ms: 300, exclusive_ms: 5000 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS, exclusive_ms: 5000 } });
+    await competingHeard(q);
+    await endNow(env, q.body.quote.id, 'competition');
     const events = await eventually(
       () => topicEvents(env, q.stream),
       (e) => e.some((x) => x.payload.dutch_phase === 'open'),
@@ -368,7 +401,9 @@ describe('Dutch phases', () => {
         : h,
     );
     const a = startReplica(dying);
-    const q = await create({ body: { compete_ms: 200 } });
+    const q = await create({ body: { compete_ms: LONG_COMPETE_MS } });
+    await competingHeard(q);
+    await endNow(env, q.body.quote.id, 'competition');
     await inJob;
     await a.close(true);
     startReplica();
@@ -378,9 +413,9 @@ describe('Dutch phases', () => {
     expect(of(await feed(), q.body.quote.id).map((e) => e.payload.dutch_phase)).toEqual(['competing', 'open']);
 
     // A second auction through two healthy replicas: every transition once.
-    const now = Math.floor(Date.now() / 1000);
-    const r = await create({ request: { auction_end: now + 5 }, body: { compete_ms: 800, exclusive_ms: 800 } });
+    const r = await create({ body: { compete_ms: LONG_COMPETE_MS, exclusive_ms: 800 } });
     await bid(r.body.quote.id, tokenB, 7, 7).expect(201);
+    await runPastBids(r, 1);
     const all = await settled(r.stream, (e) => e.some((x) => x.event === 'rfq_result'), 20000);
     expect(all.map((e) => (e.event === 'rfq_request' ? e.payload.dutch_phase : e.event))).toEqual([
       'competing',

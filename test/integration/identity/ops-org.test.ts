@@ -1,3 +1,4 @@
+import { OrganizationService } from '../../../shared/identity';
 import { buildApp, request } from '../../support/http';
 import { ops } from '../../support/ops';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -55,11 +56,18 @@ describe('operator organization commands', () => {
     const secondAdmin = await ops(env, 'org:add-member', '--org', org.id, '--address', newWallet().address, '--role', 'admin');
     expect(secondAdmin.code).toBe(65);
     expect(secondAdmin.stderr).toContain('the organization already has an admin; transfer admin instead');
+    // The refusal the command prints is the service's 409 admin_exists (the code the admin-transfer route documents).
+    await expect(new OrganizationService(env.db).addMember({ organization_id: org.id, address: newWallet().address, role: 'admin' })).rejects.toMatchObject({
+      status: 409,
+      code: 'admin_exists',
+      message: 'the organization already has an admin; transfer admin instead',
+    });
     const badRole = await ops(env, 'org:add-member', '--org', org.id, '--address', newWallet().address, '--role', 'boss');
     expect(badRole.code).toBe(65);
     expect(badRole.stderr).toContain('role');
     const missing = await ops(env, 'org:create', '--kind', 'taker', '--name', 'X');
     expect(missing.code).toBe(64);
     expect(missing.stderr).toContain('--owner is required');
-  }, 90_000);
+    // Eight CLI runs, each a fresh Node + tsx process: tens of seconds in all on a loaded machine.
+  }, 300_000);
 });

@@ -3,22 +3,11 @@ import { describeExploreGate } from '../../support/explore-gate-suite';
 import { randomAddress } from '../../support/fixtures';
 import { request } from '../../support/http';
 
-/** The Explore gate on the nine `explore-loan` routes (test/support/explore-gate-suite.ts). */
+/** The Explore gate on the `explore-loan` routes docs/LOANS.md lists (test/support/explore-gate-suite.ts). */
 const pathOf = (c: NamedContract) => (c.path.includes(':id') ? c.path.replace(':id', '31337-1') : `${c.path}?chain_id=31337`);
 
 describeExploreGate({
   action: 'explore-loan',
-  routes: [
-    'GET /api/explore/loans/summary',
-    'GET /api/explore/loans/at-risk',
-    'GET /api/explore/loans/recent',
-    'GET /api/explore/loans/activity',
-    'GET /api/explore/loans/events',
-    'POST /api/explore/loans/stream',
-    'GET /api/margin/loans',
-    'GET /api/margin/loans/:id',
-    'GET /api/margin/loans/:id/collateral',
-  ],
   limit: 2,
   call: (app, c) => (c.method === 'post' ? request(app).post(c.path).send({ chain_id: 31337 }) : request(app).get(pathOf(c))),
   // A loan the indexer would have written: the routes answer it once the gate lets them through.
