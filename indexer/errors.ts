@@ -107,6 +107,20 @@ export class CursorConflictError extends RetryableIndexerError {
   }
 }
 
+/**
+ * This process no longer holds the network's lease (it expired, or a standby took it over): its
+ * write was refused inside the transaction and nothing of it was committed. The holder's lease
+ * keeper stops the tailer; the network goes on from the new holder's committed cursor.
+ */
+export class LeaseLostError extends RetryableIndexerError {
+  readonly code = 'cursor_conflict';
+
+  constructor(chainId: number, token: number) {
+    super(`lease ${token} of chain ${chainId} is no longer held by this indexer process: another one writes this network`);
+    this.name = 'LeaseLostError';
+  }
+}
+
 /** Postgres connection failures (refused, reset, shut down, terminated by an administrator). */
 const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 

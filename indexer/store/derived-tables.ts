@@ -363,6 +363,7 @@ export const BOOKKEEPING_TABLES: Readonly<Record<string, string>> = {
   indexer_status: 'the heartbeat; not chain data',
   indexer_reorg_stats: 'counts of reorgs seen; written by the rollback of a reorg',
   indexer_resync_requests: 'operator requests; closed by the rollback that performs them',
+  indexer_leases: 'which indexer process writes the network (holder, fencing token, expiry); not chain data',
 };
 
 /**

@@ -1,10 +1,11 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { CursorConflictError } from '../errors';
 import type { Hex, LightBlock } from '../rpc/rpc';
 import { ResyncRequestRepository, type ResyncRequest } from '../../shared/indexed/resync-requests.repository';
 import type { FilledQuote } from './changeset-writer';
 import type { LoanHealthCrossing } from './loan-writer';
 import { rollbackDerived, writeDerived, type Changeset, type RollbackEffects } from './derived-tables';
+import { LeaseStore, type Fence } from './lease-store';
 import { exec, insertMany, type Queryable } from './sql';
 import { decideExclusiveWindows, type NewFade } from '../../shared/dutch';
 
@@ -52,7 +53,22 @@ export class IndexerStore {
   constructor(
     private readonly ds: DataSource,
     private readonly opts: { fadeWindowSeconds: number } = { fadeWindowSeconds: 86_400 },
+    /** The lease every write of this store checks in its transaction; null: unfenced (one indexer process, tests). */
+    private readonly fence: Fence | null = null,
   ) {}
+
+  /** The same store, its every write checked against `fence` inside the write's own transaction. */
+  fenced(fence: Fence): IndexerStore {
+    return new IndexerStore(this.ds, this.opts, fence);
+  }
+
+  /** A write transaction: the lease is checked (and share-locked) first, so nothing commits once it is lost. */
+  private write<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.ds.transaction(async (m) => {
+      if (this.fence) await LeaseStore.check(m, this.fence);
+      return fn(m);
+    });
+  }
 
   async load(chainId: number, contractSet: string): Promise<StoredState> {
     const cursors = await exec<{
@@ -90,7 +106,7 @@ export class IndexerStore {
    * the same list a rollback runs), the window and checkpoints go, and the cursor sits before `startBlock`.
    */
   async reset(chainId: number, contractSet: string, startBlock: number): Promise<RollbackEffects> {
-    return this.ds.transaction(async (m) => {
+    return this.write(async (m) => {
       const effects = await rollbackDerived(m, chainId, -1);
       for (const t of ['indexer_blocks', 'indexer_checkpoints', 'indexer_cursors']) await m.query(`DELETE FROM ${t} WHERE chain_id = $1`, [chainId]);
       await m.query(`INSERT INTO indexer_cursors (chain_id, contract_set, block_number, start_block) VALUES ($1, $2, $3, $4)`, [
@@ -105,13 +121,15 @@ export class IndexerStore {
 
   /** Stores a block as the window's base when the window is empty (a cursor without its header). */
   async saveBase(chainId: number, block: LightBlock): Promise<void> {
-    await this.ds.query(`INSERT INTO indexer_blocks (chain_id, number, hash, parent_hash, timestamp) VALUES ($1,$2,$3,$4,$5) ON CONFLICT DO NOTHING`, [
-      chainId,
-      block.number,
-      block.hash,
-      block.parentHash,
-      block.timestamp,
-    ]);
+    await this.write((m) =>
+      m.query(`INSERT INTO indexer_blocks (chain_id, number, hash, parent_hash, timestamp) VALUES ($1,$2,$3,$4,$5) ON CONFLICT DO NOTHING`, [
+        chainId,
+        block.number,
+        block.hash,
+        block.parentHash,
+        block.timestamp,
+      ]),
+    );
   }
 
   /**
@@ -132,7 +150,7 @@ export class IndexerStore {
     pruneBelow?: number;
   }): Promise<{ filled: FilledQuote[]; crossings: LoanHealthCrossing[]; fades: NewFade[] }> {
     const { chainId } = args;
-    return this.ds.transaction(async (m) => {
+    return this.write(async (m) => {
       await relaxedCommit(m);
       await this.moveCursor(m, chainId, args.contractSet, args.expected, args.cursor);
       const written = await writeDerived(m, chainId, args.changes);
@@ -170,7 +188,7 @@ export class IndexerStore {
   }): Promise<RollbackEffects> {
     const { chainId, ancestor, cause } = args;
     const at = ancestor?.number ?? -1;
-    return this.ds.transaction(async (m) => {
+    return this.write(async (m) => {
       await this.moveCursor(m, chainId, args.contractSet, args.expected, ancestor);
       const effects = await rollbackDerived(m, chainId, at);
       await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1 AND number > $2`, [chainId, at]);
@@ -209,7 +227,7 @@ export class IndexerStore {
 
   /** Closes resync requests that need no rollback (the network is already below them). */
   async closeResync(requestIds: number[], cursor: number, outcome: string): Promise<void> {
-    await new ResyncRequestRepository(this.ds).complete(requestIds, { rolled_back_to: cursor, reopened_quotes: 0, outcome });
+    await this.write((m) => new ResyncRequestRepository(m).complete(requestIds, { rolled_back_to: cursor, reopened_quotes: 0, outcome }));
   }
 
   /**
@@ -218,7 +236,7 @@ export class IndexerStore {
    * limit) are forgotten.
    */
   async finalize(chainId: number, number: number, pruneBelow: number): Promise<void> {
-    await this.ds.transaction(async (m) => {
+    await this.write(async (m) => {
       await this.windowToCheckpoints(m, chainId, number);
       await m.query(`DELETE FROM indexer_blocks WHERE chain_id = $1 AND number < $2`, [chainId, number]);
       await m.query(`DELETE FROM indexer_checkpoints WHERE chain_id = $1 AND number < $2`, [chainId, pruneBelow]);

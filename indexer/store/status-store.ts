@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { IndexerErrorCode } from '../../shared/indexed/indexer-error-codes';
+import type { Fence } from './lease-store';
 
 export type TailerState = 'starting' | 'backfill' | 'realtime' | 'stopped';
 
@@ -22,7 +23,15 @@ export interface StatusRow {
 
 /** Heartbeats: each write stamps `heartbeat_at` with the database clock, which the API compares with its own reads. */
 export class StatusStore {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    /** With a lease, a row is overwritten only while the lease is this holder's: a tailer that lost its network cannot overwrite the new holder's status. */
+    private readonly fence: Fence | null = null,
+  ) {}
+
+  fenced(fence: Fence): StatusStore {
+    return new StatusStore(this.ds, fence);
+  }
 
   async write(s: StatusRow): Promise<void> {
     await this.ds.query(
@@ -31,7 +40,8 @@ export class StatusStore {
        ON CONFLICT (chain_id) DO UPDATE SET state = EXCLUDED.state, head = EXCLUDED.head, head_timestamp = EXCLUDED.head_timestamp,
          cursor = EXCLUDED.cursor, cursor_timestamp = EXCLUDED.cursor_timestamp, rpc_ok = EXCLUDED.rpc_ok,
          last_error = EXCLUDED.last_error, last_synced_at = EXCLUDED.last_synced_at, error_code = EXCLUDED.error_code,
-         action = EXCLUDED.action, heartbeat_at = now()`,
+         action = EXCLUDED.action, heartbeat_at = now()
+       ${this.fence ? 'WHERE EXISTS (SELECT 1 FROM indexer_leases l WHERE l.chain_id = $1 AND l.holder = $12 AND l.token = $13)' : ''}`,
       [
         s.chain_id,
         s.state,
@@ -44,6 +54,7 @@ export class StatusStore {
         s.last_synced_at,
         s.error_code,
         s.action,
+        ...(this.fence ? [this.fence.holder, this.fence.token] : []),
       ],
     );
   }

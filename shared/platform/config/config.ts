@@ -5,7 +5,7 @@ import { challengeEnv } from './challenge.config';
 import { socketEnv } from './socket.config';
 import { chainEnv } from './chain.config';
 import { authEnv, authKeyProblems } from './auth.config';
-import { indexerEnv } from './indexer.config';
+import { indexerEnv, indexerLeaseProblems } from './indexer.config';
 import { quotesEnv } from './quotes.config';
 import { limitsEnv } from './limits.config';
 import { signerEnv } from './signer.config';
@@ -58,6 +58,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(cleaned);
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => ({ key: String(i.path[0] ?? '?'), message: i.message }));
   problems.push(...authKeyProblems(cleaned));
+  if (parsed.success) problems.push(...indexerLeaseProblems(parsed.data));
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(parsed.data);
 }

@@ -58,6 +58,16 @@ export const indexerEnv = {
   INDEXER_BOND_VAULT_KEYS: envList('bond_vault'),
   /** How often the indexer rereads the registry to start, restart or stop tailers. */
   INDEXER_NETWORKS_REFRESH_MS: envInt(15_000, 100, 3_600_000),
+  /**
+   * Each network is written by the indexer process holding its lease (a row in indexer_leases).
+   * A lease not renewed for this long expires, and a standby process takes the network over.
+   */
+  INDEXER_LEASE_TTL_MS: envInt(15_000, 200, 3_600_000),
+  /**
+   * How often a holder renews its leases, and a standby tries to take free or expired ones. At
+   * most half the TTL. A network whose holder dies is taken over within TTL + this.
+   */
+  INDEXER_LEASE_RENEW_MS: envInt(5000, 50, 1_800_000),
   /** How often each tailer writes its status row, whatever it is doing. */
   INDEXER_HEARTBEAT_MS: envInt(2000, 50, 600_000),
   /** The API answers 503 when a network's status row is older than this. */
@@ -86,3 +96,10 @@ export const indexerEnv = {
    */
   INDEXER_REORG_MAX_DEPTH: envInt(50_000, 1, 100_000_000),
 };
+
+/** Cross-key rule: a holder renews at least twice per TTL, so one slow renewal does not lose the lease. */
+export function indexerLeaseProblems(env: { INDEXER_LEASE_TTL_MS: number; INDEXER_LEASE_RENEW_MS: number }): { key: string; message: string }[] {
+  return env.INDEXER_LEASE_RENEW_MS * 2 > env.INDEXER_LEASE_TTL_MS
+    ? [{ key: 'INDEXER_LEASE_RENEW_MS', message: `must be at most half of INDEXER_LEASE_TTL_MS (${env.INDEXER_LEASE_TTL_MS})` }]
+    : [];
+}

@@ -1,0 +1,396 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
+import { haproxyConfig } from './haproxy-config';
+
+/**
+ * `npm run stack:scaled`: the scaled topology on this machine, from the machine's own binaries,
+ * everything in one temporary directory and on free ports (the machine's own Postgres and Redis
+ * are never touched):
+ *
+ * - a Redis Cluster of three masters with one replica each (`redis-server --cluster-enabled`,
+ *   `redis-cli --cluster create --cluster-replicas 1`), and a plain Redis the roles use until
+ *   the code speaks Redis Cluster (`--redis cluster` hands the roles REDIS_CLUSTER_NODES instead);
+ * - a Postgres primary and its streaming replica (initdb, pg_ctl, pg_basebackup -R from
+ *   /usr/lib/postgresql/<version>/bin, run as the `postgres` OS user when started as root);
+ * - the devchain (Hardhat with the reference contracts, registered in the primary's registry);
+ * - two API, two socket, two worker and two indexer processes;
+ * - HAProxy in front of the API and socket replicas (WebSockets, health checks on /readyz).
+ *
+ * Prints the base URL, then one JSON line (`"event":"ready"`) with ports, pids and the temporary
+ * directory. SIGTERM or SIGINT stops everything and removes the directory; the exit code is 0
+ * when nothing was left behind.
+ */
+
+type RedisMode = 'plain' | 'cluster';
+
+const ROOT = path.resolve(__dirname, '../..');
+const asRoot = process.getuid?.() === 0;
+
+interface Proc {
+  name: string;
+  child: ChildProcess;
+  log: string;
+  exited: Promise<void>;
+}
+
+const procs: Proc[] = [];
+const postgresDirs: string[] = [];
+let tmp = '';
+let stopping: Promise<void> | null = null;
+
+function say(msg: string): void {
+  process.stderr.write(`[stack:scaled] ${msg}\n`);
+}
+
+function parseArgs(argv: string[]): { redis: RedisMode } {
+  let redis: RedisMode = 'plain';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = a.startsWith('--redis=') ? a.slice(8) : a === '--redis' ? argv[++i] : undefined;
+    if (v === undefined) throw new Error(`unknown argument ${a}; usage: npm run stack:scaled [-- --redis plain|cluster]`);
+    if (v !== 'plain' && v !== 'cluster') throw new Error(`--redis must be plain or cluster, not ${v}`);
+    redis = v;
+  }
+  return { redis };
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+const taken = new Set<number>();
+/** A free port below 55536 whose +10000 is free too (a Redis Cluster node's bus port). */
+async function freePort(withBus = false): Promise<number> {
+  for (;;) {
+    const p = 20000 + Math.floor(Math.random() * 30000);
+    if (taken.has(p) || (withBus && taken.has(p + 10000))) continue;
+    if (!(await portFree(p)) || (withBus && !(await portFree(p + 10000)))) continue;
+    taken.add(p);
+    if (withBus) taken.add(p + 10000);
+    return p;
+  }
+}
+
+function pgBin(name: string): string {
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base)
+    ? spawnSync('ls', [base], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  for (const v of versions) if (existsSync(path.join(base, v, 'bin', name))) return path.join(base, v, 'bin', name);
+  return name;
+}
+
+/** Runs a Postgres tool to completion, as the `postgres` OS user when this process is root (initdb refuses root). */
+function pgRun(tool: string, args: string[]): void {
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', pgBin(tool), ...args]] : [pgBin(tool), args];
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', cwd: tmp });
+  if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout || r.error?.message}`);
+}
+
+function ownedByPostgres(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (asRoot) {
+    const ids = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    const gids = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+    chownSync(dir, Number(ids.stdout.trim()), Number(gids.stdout.trim()));
+  }
+  return dir;
+}
+
+/** Starts a long-running child in its own process group (so its children go with it), output to a log file. */
+function start(name: string, cmd: string, args: string[], env: Record<string, string> = {}): Proc {
+  const log = path.join(tmp, 'logs', `${name}.log`);
+  const out = createWriteStream(log);
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout?.pipe(out, { end: false });
+  child.stderr?.pipe(out, { end: false });
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const proc = { name, child, log, exited };
+  procs.push(proc);
+  void exited.then(() => {
+    out.end();
+    if (!stopping) {
+      say(`${name} exited (${child.exitCode ?? child.signalCode}); its log:\n${tail(log)}`);
+      void shutdown(1);
+    }
+  });
+  return proc;
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Resolves when `test` holds, polling every 200 ms; fails after `timeoutMs` naming `what`. */
+async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await test()) return;
+    } catch {
+      // not yet
+    }
+    if (stopping) throw new Error(`stopping while waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const logHas = (p: Proc, needle: string) => () => readFileSync(p.log, 'utf8').includes(needle);
+const redisCli = (port: number, ...args: string[]) =>
+  spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
+
+function startRedis(name: string, port: number, cluster: boolean): Proc {
+  const dir = path.join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
+  if (cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf'), '--cluster-node-timeout', '5000');
+  return start(name, 'redis-server', args);
+}
+
+async function startPostgres(primaryPort: number, replicaPort: number): Promise<void> {
+  const sock = ownedByPostgres(path.join(tmp, 'pg-sock'));
+  const primary = path.join(tmp, 'pg-primary');
+  const replica = path.join(tmp, 'pg-replica');
+  ownedByPostgres(primary);
+  pgRun('initdb', ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const conf = [
+    `port = ${primaryPort}`,
+    `listen_addresses = '127.0.0.1'`,
+    `unix_socket_directories = '${sock}'`,
+    'wal_level = replica',
+    'max_wal_senders = 5',
+    'hot_standby = on',
+    'max_connections = 300',
+    'fsync = off',
+    'shared_buffers = 64MB',
+  ];
+  appendFileSync(path.join(primary, 'postgresql.conf'), `\n# stack:scaled\n${conf.join('\n')}\n`);
+  pgRun('pg_ctl', ['-D', primary, '-l', path.join(primary, 'server.log'), '-w', '-t', '120', 'start']);
+  postgresDirs.push(primary);
+  ownedByPostgres(replica);
+  pgRun('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replica, '-R', '-X', 'stream', '-c', 'fast']);
+  appendFileSync(path.join(replica, 'postgresql.conf'), `\nport = ${replicaPort}\n`);
+  pgRun('pg_ctl', ['-D', replica, '-l', path.join(replica, 'server.log'), '-w', '-t', '120', 'start']);
+  postgresDirs.push(replica);
+  const inRecovery = spawnSync('psql', ['-h', '127.0.0.1', '-p', String(replicaPort), '-U', 'postgres', '-Atc', 'SELECT pg_is_in_recovery()'], {
+    encoding: 'utf8',
+  });
+  if (inRecovery.stdout.trim() !== 't') throw new Error(`the replica is not streaming: ${inRecovery.stdout}${inRecovery.stderr}`);
+}
+
+const postmasterPid = (dir: string): number | null => {
+  try {
+    return Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+};
+
+async function run(redisMode: RedisMode): Promise<void> {
+  tmp = mkdtempSync(path.join(tmpdir(), 'rfq-scaled-'));
+  chmodSync(tmp, 0o755);
+  mkdirSync(path.join(tmp, 'logs'));
+  say(`temporary directory ${tmp}`);
+
+  const ports = {
+    pgPrimary: await freePort(),
+    pgReplica: await freePort(),
+    redisCluster: [] as number[],
+    redisPlain: await freePort(),
+    devchain: await freePort(),
+    haproxy: await freePort(),
+    api: [await freePort(), await freePort()],
+    socket: [await freePort(), await freePort()],
+  };
+  for (let i = 0; i < 6; i++) ports.redisCluster.push(await freePort(true));
+
+  say('Redis Cluster (3 masters, 3 replicas) and a plain Redis');
+  const nodes = ports.redisCluster.map((p, i) => startRedis(`redis-cluster-${i + 1}`, p, true));
+  startRedis('redis-plain', ports.redisPlain, false);
+  await until('the Redis nodes', () => [...ports.redisCluster, ports.redisPlain].every((p) => redisCli(p, 'ping') === 'PONG'), 60_000);
+  const create = spawnSync(
+    'redis-cli',
+    ['--cluster', 'create', ...ports.redisCluster.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
+  await until('cluster_state:ok on every node', () => ports.redisCluster.every((p) => redisCli(p, 'cluster', 'info').includes('cluster_state:ok')), 60_000);
+  void nodes;
+
+  say('Postgres primary and streaming replica');
+  await startPostgres(ports.pgPrimary, ports.pgReplica);
+  const databaseUrl = `postgres://postgres@127.0.0.1:${ports.pgPrimary}/options_rfq`;
+  const replicaUrl = `postgres://postgres@127.0.0.1:${ports.pgReplica}/options_rfq`;
+
+  say('devchain (creates and migrates the database, deploys, registers network 31337)');
+  const devchain = start('devchain', process.execPath, ['--import', 'tsx', 'dev/devchain-cli.ts'], {
+    DATABASE_URL: databaseUrl,
+    DEVCHAIN_PORT: String(ports.devchain),
+    LOG_LEVEL: 'warn',
+  });
+  await until('the devchain', logHas(devchain, 'devchain running on'), 300_000);
+
+  // The one line that moves the roles to the Redis Cluster once the code speaks it.
+  const clusterNodes = ports.redisCluster.map((p) => `127.0.0.1:${p}`).join(',');
+  const redisEnv: Record<string, string> =
+    redisMode === 'cluster'
+      ? { REDIS_CLUSTER_NODES: clusterNodes, REDIS_URL: `redis://127.0.0.1:${ports.redisCluster[0]}` }
+      : { REDIS_URL: `redis://127.0.0.1:${ports.redisPlain}` };
+  const roleEnv = {
+    NODE_ENV: 'development',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    DATABASE_REPLICA_URLS: replicaUrl,
+    DATABASE_POOL_SIZE: '8',
+    DEVCHAIN: 'off',
+    MIGRATE_ON_START: 'false',
+    SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY,
+    REDIS_PREFIX: 'rfq:',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    ...redisEnv,
+  };
+  const role = (name: string, roles: string, port = 0) =>
+    start(name, process.execPath, ['--import', 'tsx', 'bin/main.ts'], { ...roleEnv, ROLES: roles, PORT: String(port) });
+
+  say('two API, two socket, two worker and two indexer processes');
+  const roles = [
+    role('api-1', 'api', ports.api[0]),
+    role('api-2', 'api', ports.api[1]),
+    role('socket-1', 'socket', ports.socket[0]),
+    role('socket-2', 'socket', ports.socket[1]),
+    role('workers-1', 'workers'),
+    role('workers-2', 'workers'),
+    role('indexer-1', 'indexer'),
+    role('indexer-2', 'indexer'),
+  ];
+  await until('every role to start', () => roles.every((r) => readFileSync(r.log, 'utf8').includes('"msg":"started"')), 600_000);
+
+  say('HAProxy');
+  const cfg = path.join(tmp, 'haproxy.cfg');
+  writeFileSync(
+    cfg,
+    haproxyConfig({
+      bind: `127.0.0.1:${ports.haproxy}`,
+      api: ports.api.map((p, i) => ({ name: `api-${i + 1}`, address: `127.0.0.1:${p}` })),
+      socket: ports.socket.map((p, i) => ({ name: `socket-${i + 1}`, address: `127.0.0.1:${p}` })),
+    }),
+  );
+  const check = spawnSync('haproxy', ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`haproxy -c refused the configuration: ${check.stdout}${check.stderr}`);
+  start('haproxy', 'haproxy', ['-db', '-f', cfg]);
+  const baseUrl = `http://127.0.0.1:${ports.haproxy}`;
+  await until(
+    'HAProxy to see every replica ready',
+    async () => {
+      const served = new Set<string>();
+      for (let i = 0; i < 8; i++) {
+        const r = await fetch(`${baseUrl}/readyz`);
+        if (r.status !== 200) return false;
+        served.add(r.headers.get('x-served-by') ?? '');
+      }
+      return served.size === 2;
+    },
+    120_000,
+  );
+
+  const pids = [
+    ...procs.map((p) => p.child.pid).filter((p): p is number => typeof p === 'number'),
+    ...postgresDirs.map(postmasterPid).filter((p): p is number => p !== null),
+  ];
+  process.stdout.write(`RFQ scaled stack ready: ${baseUrl}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ event: 'ready', base_url: baseUrl, redis: redisMode, redis_cluster_nodes: clusterNodes, database_url: databaseUrl, database_replica_url: replicaUrl, rpc_url: `http://127.0.0.1:${ports.devchain}`, ports, pids, tmp })}\n`,
+  );
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Stops everything, roles first and storage last, then removes the temporary directory. */
+function shutdown(code: number): Promise<void> {
+  stopping ??= (async () => {
+    say('stopping');
+    const order = (p: Proc) => (p.name === 'haproxy' ? 0 : p.name.startsWith('redis') ? 3 : p.name === 'devchain' ? 2 : 1);
+    for (const stage of [0, 1, 2, 3]) {
+      const group = procs.filter((p) => order(p) === stage && p.child.exitCode === null && p.child.signalCode === null);
+      for (const p of group) killGroup(p, 'SIGTERM');
+      await Promise.race([Promise.all(group.map((p) => p.exited)), new Promise((r) => setTimeout(r, 30_000).unref())]);
+      for (const p of group) killGroup(p, 'SIGKILL');
+      await Promise.all(group.map((p) => p.exited));
+    }
+    for (const dir of [...postgresDirs].reverse()) {
+      const pid = postmasterPid(dir);
+      try {
+        pgRun('pg_ctl', ['-D', dir, '-m', 'fast', '-w', '-t', '60', 'stop']);
+      } catch (err) {
+        say(`pg_ctl stop ${dir}: ${(err as Error).message}`);
+        if (pid) process.kill(pid, 'SIGQUIT');
+      }
+      if (pid) await until(`postmaster ${pid} to exit`, () => !alive(pid), 60_000).catch(() => undefined);
+    }
+    // The process groups' members too (a Hardhat node under the devchain).
+    for (const p of procs) if (p.child.pid) await until(`group ${p.child.pid} to end`, () => !groupAlive(p.child.pid!), 10_000).catch(() => undefined);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    const left = procs.filter((p) => p.child.pid && groupAlive(p.child.pid)).map((p) => p.name);
+    say(left.length === 0 && !existsSync(tmp) ? 'stopped; nothing left behind' : `left behind: ${left.join(', ')}`);
+    process.exit(left.length === 0 ? code : 1);
+  })();
+  return stopping;
+}
+
+function killGroup(p: Proc, signal: NodeJS.Signals): void {
+  try {
+    if (p.child.pid) process.kill(-p.child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+let args: { redis: RedisMode };
+try {
+  args = parseArgs(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(64);
+}
+run(args.redis).catch((err: unknown) => {
+  if (stopping) return;
+  say(`failed: ${(err as Error).message}`);
+  void shutdown(1);
+});
