@@ -1,13 +1,13 @@
 import { RedisKeys } from '../redis';
 import type { DeliveredEvent, TopicKey } from './event-types';
 
-/** A topic named by a stream token ends with the token's sha-256 (`rfq_stream:<hash>`). */
-const TOKEN_NAMED = /^(.*:)([0-9a-f]{64})$/;
-const TOKEN_TAGGED = /^(.*:)\{([0-9a-f]{64})\}$/;
+/** A topic named by a stream token ends with `:#` and the token's sha-256 (`rfq_stream:#<hash>`). */
+const TOKEN_NAMED = /^(.*:#)([0-9a-f]{64})$/;
+const TOKEN_TAGGED = /^(.*:#)\{([0-9a-f]{64})\}$/;
 
 /**
  * A topic as its keys spell it: the part a Redis Cluster hashes in braces. A topic named by a
- * stream token hashes on the token's hash (`rfq_stream:{<hash>}`), as the token's own key does
+ * stream token hashes on the token's hash (`rfq_stream:#{<hash>}`), as the token's own key does
  * (StreamTokens.key), so the publish script reads the token in the topic's slot; any other topic
  * hashes on its whole name (`{quotes:31337:requests}`).
  */
