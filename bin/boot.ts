@@ -6,7 +6,7 @@ import { JobQueue } from '../shared/platform/queue';
 import { Lifecycle } from '../shared/platform/lifecycle';
 import { createLogger } from '../shared/platform/logging';
 import { Metrics } from '../shared/platform/metrics';
-import { bullPrefix, closeRedis, createRedis } from '../shared/platform/redis';
+import { closeRedis, createRedis } from '../shared/platform/redis';
 
 /** The shared infrastructure every role uses, opened once per process and closed by the lifecycle. */
 export interface Infra extends ServiceDeps {
@@ -33,14 +33,14 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   }
   // Commands issued in the same turn of the event loop (concurrent requests' stream tokens, rate
   // limits, publishes) share one write and one read: under load that is most of them.
-  const redis = createRedis(config.REDIS_URL, { enableAutoPipelining: true });
+  const redis = createRedis(config, { enableAutoPipelining: true });
   lifecycle.onClose('redis', () => closeRedis(redis));
   // BullMQ defines its several dozen Lua scripts on the connection it is given, and ioredis copies
   // every defined script onto each pipeline it builds: on the shared client that made each
   // auto-pipelined flush cost more than the commands in it. The queue gets a client of its own.
-  const queueRedis = createRedis(config.REDIS_URL);
+  const queueRedis = createRedis(config);
   lifecycle.onClose('queue redis', () => closeRedis(queueRedis));
-  const queue = new JobQueue(queueRedis, bullPrefix(config.REDIS_PREFIX));
+  const queue = new JobQueue(queueRedis, config.REDIS_PREFIX);
   lifecycle.onClose('job queues', () => queue.close());
   return { config, logger, lifecycle, db, redis, metrics: new Metrics(), queue };
 }

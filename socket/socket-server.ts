@@ -14,7 +14,7 @@ import {
 import { EventHistory } from '../shared/platform/events';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
-import { closeRedis, createRedis, type Redis } from '../shared/platform/redis';
+import { closeRedis, createSubscriber, onMessage, subscribeTo, type Redis } from '../shared/platform/redis';
 import type { StreamKind } from '../shared/platform/stream-tokens';
 import { ChannelIndex } from './channel-index';
 import { clientAddress } from '../shared/platform/http/client-address';
@@ -75,9 +75,9 @@ export class SocketServer {
   constructor(private readonly deps: SocketServerDeps) {
     const { config, logger } = deps;
     const metrics = new SocketMetrics(deps.metrics);
-    this.sub = createRedis(config.REDIS_URL);
+    this.sub = createSubscriber(config);
     this.sub.on('error', (err: Error) => logger.warn({ err: err.message }, 'socket subscriber connection error'));
-    this.sub.on('message', (channel: string, message: string) => this.onRevocation(channel, message));
+    onMessage(this.sub, (channel, message) => this.onRevocation(channel, message));
     this.limiter = new ConnectionLimiter(config.SOCKET_MAX_CONNECTIONS, config.SOCKET_MAX_CONNECTIONS_PER_IP);
     this.credentials = new CredentialCache(deps.identity, {
       ttlMs: config.SOCKET_CREDENTIAL_CACHE_MS,
@@ -127,7 +127,7 @@ export class SocketServer {
 
   /** Subscribes to revocations and starts the sweep; call once before `attach`. */
   async start(): Promise<void> {
-    await this.sub.subscribe(this.deps.revocations.keys, this.deps.revocations.streamTokens);
+    await subscribeTo(this.sub, this.deps.revocations.keys, this.deps.revocations.streamTokens);
     this.sweeper = setInterval(() => this.sweep(), this.deps.config.SOCKET_SWEEP_INTERVAL_MS);
     this.sweeper.unref();
     this.recheck.start();

@@ -1,11 +1,11 @@
 import { EventKeys, parseLiveMessage, type TopicKey } from '../shared/platform/events';
 import type { Logger } from '../shared/platform/logging';
-import type { Redis } from '../shared/platform/redis';
+import { onMessage, subscribeTo, unsubscribeFrom, type Redis } from '../shared/platform/redis';
 import type { Channel } from './socket-channel';
 import type { SocketMetrics } from './socket-metrics';
 import { SubscriberSet } from './subscriber-set';
 
-/** One topic's channels here, and its SUBSCRIBE. */
+/** One topic's channels here, and its SUBSCRIBE (SSUBSCRIBE on a cluster). */
 class TopicEntry extends SubscriberSet<Channel> {
   constructor(
     /** Resolves once Redis confirmed the SUBSCRIBE: events published after that reach us. */
@@ -37,7 +37,7 @@ export class TopicHub {
     private readonly onResubscribed: (channels: Channel[]) => void,
   ) {
     this.keys = new EventKeys(prefix);
-    sub.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+    onMessage(sub, (channel, message) => this.dispatch(channel, message));
     sub.on('ready', () => {
       if (this.connectedOnce) this.onResubscribed(this.allChannels());
       this.connectedOnce = true;
@@ -48,7 +48,7 @@ export class TopicHub {
   add(ch: Channel): Promise<void> {
     let entry = this.topics.get(ch.key);
     if (!entry) {
-      const ready = this.sub.subscribe(this.keys.live(ch.key)).then(() => undefined);
+      const ready = subscribeTo(this.sub, this.keys.live(ch.key));
       const created = (entry = new TopicEntry(ready));
       ready.then(
         () => {
@@ -83,7 +83,7 @@ export class TopicHub {
   private drop(key: TopicKey): void {
     this.topics.delete(key);
     this.metrics.topics.dec();
-    this.sub.unsubscribe(this.keys.live(key)).catch((err: unknown) => this.logger.warn({ err, topic: key }, 'unsubscribe failed'));
+    unsubscribeFrom(this.sub, this.keys.live(key)).catch((err: unknown) => this.logger.warn({ err, topic: key }, 'unsubscribe failed'));
   }
 
   private dispatch(channel: string, message: string): void {

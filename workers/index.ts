@@ -3,7 +3,6 @@ import type { JobQueue } from '../shared/platform/queue';
 import { JOBS } from './job-catalog';
 import type { Lifecycle } from '../shared/platform/lifecycle';
 import { PubsubRegistrations } from '../shared/events';
-import { bullPrefix } from '../shared/platform/redis';
 import { QUOTES_QUEUE, quotesRetentionJob, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
 import { HANDLERS } from './job-handlers';
 import { ORDERS_QUEUE, ordersSweepJob } from '../shared/orders';
@@ -43,8 +42,8 @@ export async function startWorkers(
   const registrations = new PubsubRegistrations(deps.redis, deps.config);
   const ctx = buildWorkerContext(deps, opts.interestedMakers ?? ((chainId) => registrations.registered(chainId, 'premium')));
   const host = new WorkerHost(ctx, JOBS, HANDLERS, {
-    redisUrl: deps.config.REDIS_URL,
-    prefix: bullPrefix(deps.config.REDIS_PREFIX),
+    redis: deps.config,
+    redisPrefix: deps.config.REDIS_PREFIX,
     concurrency: opts.concurrency ?? 32,
   });
   await scheduleQuoteJobs(deps.queue, deps.config);

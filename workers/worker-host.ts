@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { createBullConnection, closeRedis, type Redis } from '../shared/platform/redis';
+import { bullPrefix, createBullConnection, closeRedis, type Redis, type RedisTarget } from '../shared/platform/redis';
 import type { JobSpec } from '../shared/platform/queue';
 import type { RegisteredJob } from './job-registry';
 import { checkRegistry } from './job-registry';
@@ -19,7 +19,7 @@ export class WorkerHost {
     private readonly ctx: WorkerContext,
     catalog: Record<string, JobSpec>,
     registered: RegisteredJob[],
-    private readonly opts: { redisUrl: string; prefix: string; concurrency: number; lockDurationMs?: number; stalledIntervalMs?: number },
+    private readonly opts: { redis: RedisTarget; redisPrefix: string; concurrency: number; lockDurationMs?: number; stalledIntervalMs?: number },
   ) {
     this.jobs = checkRegistry(catalog, registered);
   }
@@ -36,11 +36,11 @@ export class WorkerHost {
   start(): void {
     const done = this.ctx.metrics.counter('worker_jobs_total', 'Jobs finished by outcome', ['job', 'outcome']);
     for (const queue of this.queueNames) {
-      const connection = createBullConnection(this.opts.redisUrl);
+      const connection = createBullConnection(this.opts.redis);
       this.connections.push(connection);
       const worker = new Worker(queue, (job, token) => this.run(job, token), {
         connection,
-        prefix: this.opts.prefix,
+        prefix: bullPrefix(this.opts.redisPrefix, queue),
         concurrency: this.opts.concurrency,
         autorun: true,
         // A replica that dies mid-job stops renewing its lock; another replica takes the job

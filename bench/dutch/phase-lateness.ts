@@ -78,8 +78,8 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL });
   const ds = createDataSource({ url: db.url, poolSize: 20 });
   await ds.initialize();
-  const redis = createRedis(config.REDIS_URL);
-  const queue = new JobQueue(redis, bullPrefix(prefix));
+  const redis = createRedis(config);
+  const queue = new JobQueue(redis, prefix);
   const deps = { config, logger, db: ds, redis, metrics: new Metrics(false), queue };
   try {
     await new RegistryService(ds).upsertNetwork({
@@ -89,11 +89,11 @@ async function main(): Promise<void> {
       contracts: { mothership: MOTHERSHIP, opshuns_core: PAIR },
       tokens: [],
     });
-    const base = await baseline(config.REDIS_URL, bullPrefix(`${prefix}base:`));
+    const base = await baseline(config.REDIS_URL, bullPrefix(`${prefix}base:`, 'bench-baseline'));
 
     // As the workers role runs: the job host, and the Dutch clock beside it (BENCH_DUTCH_CLOCK=off: jobs alone).
     const ctx = buildWorkerContext(deps, async () => []);
-    const host = new WorkerHost(ctx, JOBS, HANDLERS, { redisUrl: config.REDIS_URL, prefix: bullPrefix(prefix), concurrency: 16 });
+    const host = new WorkerHost(ctx, JOBS, HANDLERS, { redis: config, redisPrefix: prefix, concurrency: 16 });
     const clock = process.env.BENCH_DUTCH_CLOCK === 'off' ? null : new DutchClock(ctx);
     host.start();
     clock?.start();

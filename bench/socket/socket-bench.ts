@@ -198,7 +198,7 @@ async function mintTokens(tokens: StreamTokens, n: number): Promise<string[]> {
 async function main(): Promise<void> {
   const prefix = `bench:socket:${process.pid}:`;
   const config = loadConfig({ ...process.env, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' });
-  const redis = createRedis(config.REDIS_URL);
+  const redis = createRedis(config);
   const tokens = new StreamTokens(redis, prefix);
   const server = await startServer({
     ...process.env,

@@ -21,7 +21,7 @@ import { StreamTokens } from '../../shared/platform/stream-tokens';
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: 'warn' });
-  const redis = createRedis(config.REDIS_URL);
+  const redis = createRedis(config);
   const streams = new StreamTokens(redis, config.REDIS_PREFIX);
   const metrics = new Metrics(false);
   const socket = new SocketServer({

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
 import type { Config } from '../platform/config';
-import { LuaScript, RedisKeys, type Redis } from '../platform/redis';
+import { hashTag, LuaScript, RedisKeys, type Redis } from '../platform/redis';
 
 export const PUBSUB_TIERS = ['premium', 'freemium'] as const;
 export type PubsubTier = (typeof PUBSUB_TIERS)[number];
@@ -65,6 +65,8 @@ return out
  * records which key made a member's registration, so removing the key removes exactly what it
  * registered, and a periodic sweep finds registrations of keys removed while nobody was told.
  * The chains that have registrations are listed in a set, so both can reach every chain.
+ * A chain's sets and hashes carry the chain id as their hash tag (`pubsub:reg:{<chain>}:<tier>`):
+ * on a cluster one chain's registrations share a slot, which the MULTI and the scripts need.
  */
 export class PubsubRegistrations {
   private readonly keys: RedisKeys;
@@ -88,10 +90,13 @@ export class PubsubRegistrations {
     const member = getAddress(address);
     const now = Date.now();
     const lapses = now + this.ttlMs;
+    // The chain is listed first, in its own slot: a chain listed without a registration costs a
+    // sweep one empty read, a registration on an unlisted chain would escape the sweeps.
+    await this.redis.multi().sadd(this.chainsKey(), String(chainId)).pexpire(this.chainsKey(), this.ttlMs).exec();
     const tx = this.redis.multi().zadd(key, lapses, member).zremrangebyscore(key, '-inf', now).pexpire(key, this.ttlMs);
     if (keyId) tx.hset(byKey, member, keyId).pexpire(byKey, this.ttlMs);
     else tx.hdel(byKey, member);
-    await tx.sadd(this.chainsKey(), String(chainId)).pexpire(this.chainsKey(), this.ttlMs).exec();
+    await tx.exec();
     return lapses;
   }
 
@@ -111,10 +116,10 @@ export class PubsubRegistrations {
     const member = getAddress(address);
     const chains = await this.chains();
     if (chains.length === 0) return false;
-    const p = this.redis.pipeline();
-    for (const c of chains) for (const t of PUBSUB_TIERS) p.zscore(this.key(c, t), member);
+    // One read per chain and tier, sent together (a pipeline would need them in one slot on a cluster).
+    const reads = chains.flatMap((c) => PUBSUB_TIERS.map((t) => this.redis.zscore(this.key(c, t), member).catch(() => null)));
     const now = Date.now();
-    return (await p.exec())!.some(([err, lapses]) => !err && lapses !== null && Number(lapses) > now);
+    return (await Promise.all(reads)).some((lapses) => lapses !== null && Number(lapses) > now);
   }
 
   /** Wallets currently registered on a chain, in one tier or both. */
@@ -181,8 +186,8 @@ export async function dropKeyRegistrations(redis: Redis, prefix: string, keyId: 
   return n;
 }
 
-const regKey = (keys: RedisKeys, chainId: number, tier: PubsubTier) => keys.key('pubsub', 'reg', chainId, tier);
-const keyedKey = (keys: RedisKeys, chainId: number, tier: PubsubTier) => keys.key('pubsub', 'reg-key', chainId, tier);
+export const regKey = (keys: RedisKeys, chainId: number, tier: PubsubTier) => keys.key('pubsub', 'reg', hashTag(chainId), tier);
+export const keyedKey = (keys: RedisKeys, chainId: number, tier: PubsubTier) => keys.key('pubsub', 'reg-key', hashTag(chainId), tier);
 const chainsKey = (keys: RedisKeys) => keys.key('pubsub', 'chains');
 
 async function chainsOf(redis: Redis, keys: RedisKeys): Promise<number[]> {

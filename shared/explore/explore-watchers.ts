@@ -1,5 +1,5 @@
 import type { Redis } from '../platform/redis';
-import { RedisKeys } from '../platform/redis';
+import { hashTag, RedisKeys } from '../platform/redis';
 
 /** The live feeds Explore serves; each names its stream-token kind `explore_<feed>` and topic `explore_<feed>_stream:<token>`. */
 export type ExploreFeedName = 'clob' | 'loan';
@@ -17,7 +17,8 @@ export interface Watcher {
  * block its snapshot reflected, and the publisher sends each later event to every watcher.
  *
  * Two keys per subject: a sorted set of token hashes scored by expiry (expired ones are dropped
- * on read) and a hash of token hash -> snapshot block. Both expire with the last token.
+ * on read) and a hash of token hash -> snapshot block. Both expire with the last token. Both
+ * carry the chain and subject as their hash tag, so a MULTI over them stays in one cluster slot.
  */
 export class ExploreWatchers {
   private readonly keys: RedisKeys;
@@ -29,8 +30,8 @@ export class ExploreWatchers {
     this.keys = new RedisKeys(prefix);
   }
 
-  private key(feed: ExploreFeedName, chainId: number, subject: string, part: 'tokens' | 'from'): string {
-    return this.keys.key('explore', feed, 'watchers', chainId, subject.toLowerCase(), part);
+  key(feed: ExploreFeedName, chainId: number, subject: string, part: 'tokens' | 'from'): string {
+    return this.keys.key('explore', feed, 'watchers', hashTag(`${chainId}:${subject.toLowerCase()}`), part);
   }
 
   /** Records (or moves) a watcher: the token with sha-256 `tokenHash` follows `subject` from after `fromBlock` until `expiresAtMs`. */

@@ -1,5 +1,5 @@
 import type { Redis } from '../platform/redis';
-import { RedisKeys } from '../platform/redis';
+import { hashTag, RedisKeys } from '../platform/redis';
 
 /** The nonce response of GET /api/login/nonce; every field must reappear in the signed message. */
 export interface IssuedNonce {
@@ -36,19 +36,28 @@ export class NonceStore {
   }
 
   async save(n: IssuedNonce): Promise<void> {
-    await this.redis.set(this.keys.key('siwe', 'nonce', n.nonce), JSON.stringify(n), 'PX', this.ttlMs(n));
+    await this.redis.set(this.nonceKey(n.nonce), JSON.stringify(n), 'PX', this.ttlMs(n));
+  }
+
+  /** `siwe:nonce:{<nonce>}` and `siwe:used:{<nonce>}`: one cluster slot, as MGET and CONSUME read both. */
+  nonceKey(nonce: string): string {
+    return this.keys.key('siwe', 'nonce', hashTag(nonce));
+  }
+
+  usedKey(nonce: string): string {
+    return this.keys.key('siwe', 'used', hashTag(nonce));
   }
 
   /** The stored nonce, `'used'` once consumed, or null when unknown or expired. */
   async find(nonce: string): Promise<IssuedNonce | 'used' | null> {
-    const [raw, used] = await this.redis.mget(this.keys.key('siwe', 'nonce', nonce), this.keys.key('siwe', 'used', nonce));
+    const [raw, used] = await this.redis.mget(this.nonceKey(nonce), this.usedKey(nonce));
     if (raw) return JSON.parse(raw) as IssuedNonce;
     return used ? 'used' : null;
   }
 
   /** True for the one caller that consumes the nonce; false when someone already did. */
   async consume(n: IssuedNonce): Promise<boolean> {
-    const done = await this.redis.eval(CONSUME, 2, this.keys.key('siwe', 'nonce', n.nonce), this.keys.key('siwe', 'used', n.nonce), this.ttlMs(n));
+    const done = await this.redis.eval(CONSUME, 2, this.nonceKey(n.nonce), this.usedKey(n.nonce), this.ttlMs(n));
     return done === 1;
   }
 

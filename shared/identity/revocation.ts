@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { dropKeyRegistrations } from '../events';
 import type { Logger } from '../platform/logging';
-import type { Redis } from '../platform/redis';
+import { publishTo, type Redis } from '../platform/redis';
 import { ApiKeyRepository } from './api-key.repository';
 
 /** What is announced when a key is removed, so socket replicas can drop its connections at once. */
@@ -31,7 +31,7 @@ export async function publishRevocation(redis: Redis, prefix: string, msg: Revoc
     }
   }
   try {
-    await redis.publish(revocationChannel(prefix), JSON.stringify(msg));
+    await publishTo(redis, revocationChannel(prefix), JSON.stringify(msg));
   } catch (err) {
     logger.warn({ key_id: msg.keyId, err: (err as Error).message }, 'could not announce key revocation');
   }

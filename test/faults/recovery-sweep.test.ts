@@ -5,7 +5,6 @@ import { topics } from '../../shared/events';
 import { EventHistory } from '../../shared/platform/events';
 import { Lifecycle } from '../../shared/platform/lifecycle';
 import { JobQueue } from '../../shared/platform/queue';
-import { bullPrefix } from '../../shared/platform/redis';
 import { QUOTES_QUEUE, quotesSweepJob } from '../../shared/quotes';
 import { RegistryService } from '../../shared/registry';
 import { startWorkers } from '../../workers';
@@ -39,7 +38,7 @@ describe('the workers sweep when a dependency comes back', () => {
     env = await createTestEnv({ REDIS_URL: redis.url, QUOTE_SWEEP_INTERVAL_MS: LONG_INTERVAL_MS, ORDER_SWEEP_INTERVAL_MS: LONG_INTERVAL_MS });
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
     // Creates whose jobs go to a queue nobody consumes: as if the enqueue had been lost in an outage.
-    lostQueue = new JobQueue(env.redis, bullPrefix(`${env.config.REDIS_PREFIX}lost:`));
+    lostQueue = new JobQueue(env.redis, `${env.config.REDIS_PREFIX}lost:`);
     lostJobsApp = createApp({ ...env, queue: lostQueue }).app;
     lifecycle = new Lifecycle(logs.logger, 10_000);
     await startWorkers({ ...env, logger: logs.logger }, lifecycle, { concurrency: 4 });

@@ -6,7 +6,7 @@ import { createDataSource } from '../../shared/entities';
 import { JobQueue } from '../../shared/platform/queue';
 import { createLogger, type Logger } from '../../shared/platform/logging';
 import { Metrics } from '../../shared/platform/metrics';
-import { bullPrefix, closeRedis, createRedis, type Redis } from '../../shared/platform/redis';
+import { closeRedis, createRedis, primaryNodes, type Redis } from '../../shared/platform/redis';
 import { dropDatabase, runId, templateName, urlFor, withAdmin } from './test-db';
 
 export interface TestEnv {
@@ -61,9 +61,9 @@ export async function createTestEnv(overrides: Record<string, string | undefined
   const logger = createLogger({ level: config.LOG_LEVEL });
   const db = createDataSource({ url: config.DATABASE_URL, poolSize: 5 });
   await db.initialize();
-  const redis = createRedis(config.REDIS_URL, { enableAutoPipelining: true }); // as bin/boot.ts
-  const queueRedis = createRedis(config.REDIS_URL); // the queue's own client, as bin/boot.ts
-  const queue = new JobQueue(queueRedis, bullPrefix(prefix));
+  const redis = createRedis(config, { enableAutoPipelining: true }); // as bin/boot.ts
+  const queueRedis = createRedis(config); // the queue's own client, as bin/boot.ts
+  const queue = new JobQueue(queueRedis, prefix);
   return {
     config,
     db,
@@ -84,10 +84,14 @@ export async function createTestEnv(overrides: Record<string, string | undefined
 }
 
 async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
+  // SCAN walks one server: on a cluster, each master holds its own share of the keys.
+  for (const node of primaryNodes(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      // keys of one call may lie in different slots: one UNLINK each
+      await Promise.all(keys.map((k) => node.unlink(k)));
+    } while (cursor !== '0');
+  }
 }

@@ -1,7 +1,6 @@
 import type { Hex } from 'viem';
 import type { Logger } from '../../shared/platform/logging';
 import type { JobSpec } from '../../shared/platform/queue';
-import { bullPrefix } from '../../shared/platform/redis';
 import type { InterestedMakers } from '../../shared/quotes';
 import { JOBS } from '../../workers/job-catalog';
 import { HANDLERS } from '../../workers/job-handlers';
@@ -41,8 +40,8 @@ export function startWorkers(env: WorkerDeps, opts: WorkerOptions = {}): Workers
   const interested: InterestedMakers = typeof makers === 'function' ? makers : async () => [...makers];
   const ctx = buildWorkerContext(opts.logger ? { ...env, logger: opts.logger } : env, interested);
   const host = new WorkerHost(ctx, opts.catalog ?? JOBS, opts.handlers ?? HANDLERS, {
-    redisUrl: env.config.REDIS_URL,
-    prefix: bullPrefix(env.config.REDIS_PREFIX),
+    redis: env.config,
+    redisPrefix: env.config.REDIS_PREFIX,
     concurrency: opts.concurrency ?? 4,
     ...(opts.lockDurationMs === undefined ? {} : { lockDurationMs: opts.lockDurationMs }),
     ...(opts.stalledIntervalMs === undefined ? {} : { stalledIntervalMs: opts.stalledIntervalMs }),

@@ -11,6 +11,7 @@ import { limitsEnv } from './limits.config';
 import { signerEnv } from './signer.config';
 import { ordersEnv } from './orders.config';
 import { bondsEnv } from './bonds.config';
+import { redisEndpointProblems } from './redis-endpoint';
 
 /**
  * The environment schema, assembled from one section per concern. A section is a plain
@@ -57,7 +58,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
   const parsed = envSchema.safeParse(cleaned);
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => ({ key: String(i.path[0] ?? '?'), message: i.message }));
-  problems.push(...authKeyProblems(cleaned));
+  problems.push(...authKeyProblems(cleaned), ...redisEndpointProblems(cleaned));
   if (parsed.success) problems.push(...indexerLeaseProblems(parsed.data));
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(parsed.data);

@@ -2,3 +2,5 @@ export { loadConfig, configFromProcess, ConfigError, CONFIG_KEYS } from './confi
 export type { Config, Env } from './config';
 export { ROLE_NAMES, isLoopbackHost } from './server.config';
 export type { Role } from './server.config';
+export { redisEndpoint, parseClusterUrl, parseRedisNode } from './redis-endpoint';
+export type { RedisEndpoint, RedisNode } from './redis-endpoint';

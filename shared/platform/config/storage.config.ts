@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envBool, envInt, envUrl } from './schema-helpers';
+import { redisClusterNodesEnv, redisUrlEnv } from './redis-endpoint';
 
 export const storageEnv = {
   DATABASE_URL: envUrl('postgres://postgres@127.0.0.1:5432/options_rfq', ['postgres:', 'postgresql:']),
@@ -11,7 +12,10 @@ export const storageEnv = {
    * query or a lock wait then fails one request instead of holding a pooled connection forever.
    */
   DATABASE_STATEMENT_TIMEOUT_MS: envInt(10_000, 0, 3_600_000),
-  REDIS_URL: envUrl('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+  /** One Redis (redis://, rediss://), or a cluster's seed nodes (redis+cluster://host:port,host:port). */
+  REDIS_URL: redisUrlEnv,
+  /** Seed nodes of a Redis Cluster, host:port comma-separated; set = every Redis user talks to that cluster. */
+  REDIS_CLUSTER_NODES: redisClusterNodesEnv,
   /** Prefix of every Redis key and BullMQ queue this deployment owns. */
   REDIS_PREFIX: z
     .string()

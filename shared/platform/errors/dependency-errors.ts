@@ -28,8 +28,16 @@ interface ErrorLike {
   errors?: unknown;
 }
 
-/** ioredis rejects a command with these when the connection is down, closing or stuck. */
-const REDIS_MESSAGES = [/^Connection is closed\.?$/, /^Stream isn't writeable/, /^Command timed out$/];
+/** ioredis rejects a command with these when the connection is down, closing or stuck (a cluster client's too). */
+const REDIS_MESSAGES = [
+  /^Connection is closed\.?$/,
+  /^Stream isn't writeable/,
+  /^Command timed out$/,
+  /^Failed to refresh slots cache/,
+  /^None of startup nodes is available/,
+  /^Too many Cluster redirections/,
+  /^Cluster isn't ready/,
+];
 /** Replies a (re)starting or failing-over Redis sends before it can serve commands. */
 const REDIS_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY)\b/;
 
@@ -55,7 +63,7 @@ function text(v: unknown): string {
 }
 
 function isRedisOutage(e: ErrorLike): boolean {
-  if (e.name === 'MaxRetriesPerRequestError') return true;
+  if (e.name === 'MaxRetriesPerRequestError' || e.name === 'ClusterAllFailedError') return true;
   const msg = text(e.message);
   if (e.name === 'ReplyError') return REDIS_REPLIES.test(msg);
   return REDIS_MESSAGES.some((re) => re.test(msg));

@@ -1,12 +1,35 @@
 import { RedisKeys } from '../redis';
 import type { DeliveredEvent, TopicKey } from './event-types';
 
+/** A topic named by a stream token ends with `:#` and the token's sha-256 (`rfq_stream:#<hash>`). */
+const TOKEN_NAMED = /^(.*:#)([0-9a-f]{64})$/;
+const TOKEN_TAGGED = /^(.*:#)\{([0-9a-f]{64})\}$/;
+
 /**
- * Where a topic lives in Redis, under the deployment prefix:
- * - `ev:seq:<topic>`  the last seq handed out (INCR);
- * - `ev:log:<topic>`  a Stream of the recent events, entry id `<seq>-0`, fields e (event), d (data), t (ms);
- * - `ev:live:<topic>` the pub/sub channel every socket replica subscribes to while someone joined;
- * - `ev:once:<topic>:<key>` the seq an idempotency key was published as.
+ * A topic as its keys spell it: the part a Redis Cluster hashes in braces. A topic named by a
+ * stream token hashes on the token's hash (`rfq_stream:#{<hash>}`), as the token's own key does
+ * (StreamTokens.key), so the publish script reads the token in the topic's slot; any other topic
+ * hashes on its whole name (`{quotes:31337:requests}`).
+ */
+export function taggedTopic(topic: TopicKey): string {
+  const m = TOKEN_NAMED.exec(topic);
+  return m ? `${m[1]}{${m[2]}}` : `{${topic}}`;
+}
+
+function untaggedTopic(tagged: string): string | null {
+  const m = TOKEN_TAGGED.exec(tagged);
+  if (m) return m[1] + m[2];
+  return tagged.length > 2 && tagged.startsWith('{') && tagged.endsWith('}') ? tagged.slice(1, -1) : null;
+}
+
+/**
+ * Where a topic lives in Redis, under the deployment prefix (`<t>` = `taggedTopic(topic)`, so all
+ * of a topic's keys and its channel share one cluster slot):
+ * - `ev:seq:<t>`  the last seq handed out (INCR);
+ * - `ev:log:<t>`  a Stream of the recent events, entry id `<seq>-0`, fields e (event), d (data), t (ms);
+ * - `ev:live:<t>` the pub/sub channel every socket replica subscribes to while someone joined
+ *   (sharded pub/sub on a cluster);
+ * - `ev:once:<t>:<key>` the seq an idempotency key was published as.
  * Publisher and reader share this module so the layout is written down once.
  */
 export class EventKeys {
@@ -19,24 +42,25 @@ export class EventKeys {
   }
 
   seq(topic: TopicKey): string {
-    return this.keys.key('ev', 'seq', topic);
+    return this.keys.key('ev', 'seq', taggedTopic(topic));
   }
 
   log(topic: TopicKey): string {
-    return this.keys.key('ev', 'log', topic);
+    return this.keys.key('ev', 'log', taggedTopic(topic));
   }
 
   live(topic: TopicKey): string {
-    return this.livePrefix + topic;
+    return this.livePrefix + taggedTopic(topic);
   }
 
   once(topic: TopicKey, idempotencyKey: string): string {
-    return this.keys.key('ev', 'once', topic, idempotencyKey);
+    return this.keys.key('ev', 'once', taggedTopic(topic), idempotencyKey);
   }
 
   /** The topic a live channel name belongs to; null for channels that are not ours. */
   topicOfLive(channel: string): TopicKey | null {
-    return channel.startsWith(this.livePrefix) ? (channel.slice(this.livePrefix.length) as TopicKey) : null;
+    if (!channel.startsWith(this.livePrefix)) return null;
+    return untaggedTopic(channel.slice(this.livePrefix.length)) as TopicKey | null;
   }
 }
 

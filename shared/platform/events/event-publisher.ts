@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Metrics } from '../metrics';
-import { LuaScript, type Redis } from '../redis';
+import { LuaScript, publishCommand, type Redis } from '../redis';
 import { StreamTokens } from '../stream-tokens';
 import { EventKeys } from './event-keys';
 import type { EventCatalog, TopicRef, TopicRules } from './event-types';
@@ -12,8 +12,9 @@ import type { EventCatalog, TopicRef, TopicRules } from './event-types';
  * A token-named topic is single-use: nobody can join it once its stream token lapses, so its
  * keys live no longer than the token's remaining life plus a grace (read from the token's own
  * key here, in the same step) instead of the shared topics' days.
- * KEYS: seq, log, once, stream token (token topics; else any key, unread).
- * ARGV: live channel, event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once, token grace ms ('' = shared topic).
+ * KEYS: seq, log, once, stream token (token topics; else any key, unread), all in one cluster slot.
+ * ARGV: live channel (same slot), event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once,
+ * token grace ms ('' = shared topic), PUBLISH or SPUBLISH (sharded pub/sub on a cluster).
  */
 const PUBLISH = new LuaScript(
   `
@@ -52,7 +53,7 @@ redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[4], s .. '-0', 'e', ARGV[2], 'd', dat
 redis.call('PEXPIRE', KEYS[2], string.format('%d', logTtl))
 redis.call('PEXPIRE', KEYS[1], string.format('%d', seqTtl))
 if ARGV[7] == '1' then redis.call('SET', KEYS[3], s, 'PX', string.format('%d', logTtl)) end
-redis.call('PUBLISH', ARGV[1], s .. '\\t' .. ARGV[2] .. '\\t' .. ms .. '\\t' .. data)
+redis.call(ARGV[9], ARGV[1], s .. '\\t' .. ARGV[2] .. '\\t' .. ms .. '\\t' .. data)
 return {seq, 0}
 `,
   4,
@@ -134,6 +135,7 @@ export class TopicEventPublisher<C extends EventCatalog> {
       this.seqTtlMs,
       once === undefined ? '0' : '1',
       token ? this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000 : '',
+      publishCommand(this.deps.redis),
     ];
     const [seq, dup] = (await PUBLISH.run(this.deps.redis, keys, args)) as [number, number];
     this.deps.metrics

@@ -2,5 +2,5 @@ export { TopicEventPublisher, MAX_EVENT_PAYLOAD_BYTES } from './event-publisher'
 export type { PublishOptions, PublishResult, EventPublisherConfig, TopicEventPublisherDeps } from './event-publisher';
 export { EventHistory } from './event-history';
 export type { HistoryRead, EventHistoryConfig } from './event-history';
-export { EventKeys, parseLiveMessage } from './event-keys';
+export { EventKeys, parseLiveMessage, taggedTopic } from './event-keys';
 export type { TopicKey, TopicRef, TopicRules, JsonValue, EventPayload, EventCatalog, DeliveredEvent } from './event-types';

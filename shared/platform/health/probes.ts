@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Redis } from '../redis';
+import { primaryNodes, type Redis } from '../redis';
 
 export interface ProbeResult {
   name: string;
@@ -40,10 +40,20 @@ export function probePostgres(ds: DataSource, timeoutMs: number): Promise<ProbeR
   });
 }
 
-/** Redis answers PING. */
+/**
+ * Redis answers PING. On a cluster every master must answer (a shard that is down fails the
+ * keys of its slots), and the cluster client must hold a slot map (status `ready`).
+ */
 export function probeRedis(redis: Redis, timeoutMs: number): Promise<ProbeResult> {
   return probe('redis', timeoutMs, async () => {
-    const pong = await redis.ping();
-    if (pong !== 'PONG') throw new Error(`unexpected PING reply ${pong}`);
+    if (!redis.isCluster) {
+      const pong = await redis.ping();
+      if (pong !== 'PONG') throw new Error(`unexpected PING reply ${pong}`);
+      return;
+    }
+    if (redis.status !== 'ready') throw new Error(`cluster client is ${redis.status}`);
+    const masters = primaryNodes(redis);
+    if (masters.length === 0) throw new Error('cluster client knows no master');
+    for (const pong of await Promise.all(masters.map((m) => m.ping()))) if (pong !== 'PONG') throw new Error(`unexpected PING reply ${pong}`);
   });
 }

@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from '../redis';
+import { bullPrefix, type Redis } from '../redis';
 import type { JobPayload, JobSpec } from './job-catalog';
 
 export type EnqueueOptions = Pick<JobsOptions, 'delay' | 'priority'>;
@@ -7,7 +7,8 @@ export type EnqueueOptions = Pick<JobsOptions, 'delay' | 'priority'>;
 type BulkJob = Parameters<Queue['addBulk']>[0][number];
 
 /**
- * Enqueues catalogued jobs. One BullMQ Queue per queue name, sharing one connection.
+ * Enqueues catalogued jobs. One BullMQ Queue per queue name, sharing one connection, each under
+ * its own hash-tagged prefix (`bullPrefix`).
  * Payloads are validated before they leave, so a worker never sees a malformed job.
  */
 export class JobQueue {
@@ -18,13 +19,13 @@ export class JobQueue {
 
   constructor(
     private readonly connection: Redis,
-    private readonly prefix: string,
+    private readonly redisPrefix: string,
   ) {}
 
   queue(name: string): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: this.connection, prefix: this.prefix });
+      q = new Queue(name, { connection: this.connection, prefix: bullPrefix(this.redisPrefix, name) });
       this.queues.set(name, q);
     }
     return q;

@@ -1,22 +1,49 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import IORedis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { redisEndpoint, type RedisEndpoint, type RedisNode } from '../config';
 
-export type { Redis };
+/**
+ * A connection to the service's Redis: one server, or an ioredis Cluster. Callers do not need
+ * to know which: every key a multi-key command or script touches carries a shared hash tag, and
+ * pub/sub goes through `publishTo` / `subscribeTo` below.
+ */
+export type Redis = IORedis | Cluster;
 
 /** Longest a command may wait for its reply, queued offline or sent to a Redis that stopped answering. */
 export const REDIS_COMMAND_TIMEOUT_MS = 2000;
 /** Longest pause between two reconnection attempts while Redis is down. */
 const RECONNECT_MAX_DELAY_MS = 500;
 
+/** What names the Redis to connect to: the configuration, what it resolves to, or a plain URL (tests, benches). */
+export type RedisTarget = string | RedisEndpoint | { REDIS_URL: string; REDIS_CLUSTER_NODES: readonly RedisNode[] };
+
+function endpointOf(target: RedisTarget): RedisEndpoint {
+  if (typeof target === 'string') return redisEndpoint({ REDIS_URL: target, REDIS_CLUSTER_NODES: [] });
+  if ('kind' in target) return target;
+  return redisEndpoint(target);
+}
+
+/** True when the configuration names a Redis Cluster. */
+export function isClusterTarget(target: RedisTarget): boolean {
+  return endpointOf(target).kind === 'cluster';
+}
+
+/** What a connection is for: plain commands, a pub/sub subscriber, or a BullMQ worker's blocking connection. */
+export type RedisUse = 'commands' | 'subscriber' | 'bull';
+
 /**
- * A Redis connection. Commands fail fast while Redis is down, so a request gets a 503
- * (shared/platform/errors maps these failures) instead of hanging; the client keeps reconnecting in
- * the background. A command issued while the connection is down waits in the offline queue
- * for at most one reconnection attempt; `commandTimeout` bounds the rest, including a Redis
- * that accepts connections but no longer answers (paused, partitioned), where the socket
- * never closes and nothing else would ever reject the command.
+ * The one place that opens Redis connections. Commands fail fast while Redis is down, so a
+ * request gets a 503 (shared/platform/errors maps these failures) instead of hanging; the client
+ * keeps reconnecting in the background. A command issued while the connection is down waits in
+ * the offline queue for at most one reconnection attempt; `commandTimeout` bounds the rest,
+ * including a Redis that accepts connections but no longer answers (paused, partitioned), where
+ * the socket never closes and nothing else would ever reject the command.
+ *
+ * On a cluster the same options apply to every node's connection; a subscriber also gets one
+ * connection per master for sharded pub/sub (SSUBSCRIBE is answered only by the channel's shard).
  */
-export function createRedis(url: string, extra: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function createRedis(target: RedisTarget, extra: RedisOptions = {}, use: RedisUse = 'commands'): Redis {
+  const endpoint = endpointOf(target);
+  const options: RedisOptions = {
     lazyConnect: false,
     enableOfflineQueue: true,
     maxRetriesPerRequest: 1,
@@ -25,16 +52,94 @@ export function createRedis(url: string, extra: RedisOptions = {}): Redis {
     // A queued command fails at the next failed reconnection attempt, so the cap on the delay
     // between attempts is also about how long a request waits for its 503 during an outage.
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), RECONNECT_MAX_DELAY_MS),
+    ...(use === 'bull' ? { maxRetriesPerRequest: null, commandTimeout: undefined } : {}),
     ...extra,
-  });
+  };
+  if (endpoint.kind === 'single') return new IORedis(endpoint.url, options);
+  const { enableAutoPipelining, enableOfflineQueue, lazyConnect, retryStrategy, ...nodeOptions } = options;
+  const cluster: ClusterOptions = {
+    enableAutoPipelining,
+    enableOfflineQueue,
+    lazyConnect,
+    clusterRetryStrategy: retryStrategy ? (times) => retryStrategy(times) : undefined,
+    // A failover moves slots: commands wait for the new map instead of failing on the first MOVED.
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    slotsRefreshTimeout: 2000,
+    shardedSubscribers: use === 'subscriber',
+    redisOptions: {
+      ...nodeOptions,
+      username: endpoint.username,
+      password: endpoint.password,
+      ...(endpoint.tls ? { tls: {} } : {}),
+    },
+  };
+  return new Cluster(
+    endpoint.nodes.map((n) => ({ host: n.host, port: n.port })),
+    cluster,
+  );
 }
 
 /**
  * Connection BullMQ workers need: blocking commands (which wait server-side on purpose) must
  * be neither timed out nor failed per request; the worker waits for Redis to come back.
  */
-export function createBullConnection(url: string): Redis {
-  return createRedis(url, { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined });
+export function createBullConnection(target: RedisTarget): Redis {
+  return createRedis(target, {}, 'bull');
+}
+
+/** A connection for SUBSCRIBE (one server) or SSUBSCRIBE (a cluster); see `subscribeTo`. */
+export function createSubscriber(target: RedisTarget): Redis {
+  return createRedis(target, {}, 'subscriber');
+}
+
+/**
+ * Pub/sub that works on both: on one server plain PUBLISH/SUBSCRIBE, exactly as before (and
+ * on any Redis version); on a cluster sharded pub/sub (Redis 7), so a message travels only to
+ * the shard that owns its channel's slot instead of to every node over the cluster bus.
+ */
+export function shardedPubSub(redis: Redis): boolean {
+  return redis.isCluster;
+}
+
+/** The publish command a Lua script must call for this connection (`PUBLISH` or `SPUBLISH`). */
+export function publishCommand(redis: Redis): 'PUBLISH' | 'SPUBLISH' {
+  return shardedPubSub(redis) ? 'SPUBLISH' : 'PUBLISH';
+}
+
+export async function publishTo(redis: Redis, channel: string, message: string): Promise<number> {
+  return Number(shardedPubSub(redis) ? await redis.spublish(channel, message) : await redis.publish(channel, message));
+}
+
+/** Subscribes to each channel (one at a time on a cluster: SSUBSCRIBE takes channels of one slot). */
+export async function subscribeTo(sub: Redis, ...channels: string[]): Promise<void> {
+  if (!shardedPubSub(sub)) {
+    await sub.subscribe(...channels);
+    return;
+  }
+  for (const ch of channels) await sub.ssubscribe(ch);
+}
+
+export async function unsubscribeFrom(sub: Redis, ...channels: string[]): Promise<void> {
+  if (!shardedPubSub(sub)) {
+    await sub.unsubscribe(...channels);
+    return;
+  }
+  for (const ch of channels) await sub.sunsubscribe(ch);
+}
+
+/** Calls `fn` for every message of the channels `subscribeTo` joined. */
+export function onMessage(sub: Redis, fn: (channel: string, message: string) => void): void {
+  sub.on(shardedPubSub(sub) ? 'smessage' : 'message', fn);
+}
+
+/**
+ * The servers that hold the keys: the one server, or each master of a cluster. What a SCAN over
+ * every key, or a probe that every shard answers, must visit.
+ */
+export function primaryNodes(redis: Redis): IORedis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
 }
 
 /** Builds keys under the deployment prefix. BullMQ forbids ioredis keyPrefix, so keys are prefixed by hand. */
@@ -46,9 +151,22 @@ export class RedisKeys {
   }
 }
 
-/** The prefix BullMQ puts before this deployment's queue keys (queues, workers and events alike). */
-export function bullPrefix(redisPrefix: string): string {
-  return `${redisPrefix}bull`;
+/**
+ * Wraps a key part in braces: a cluster then hashes only that part, so keys that share it share
+ * a slot (what a MULTI or a script over several keys needs). Harmless on one server.
+ */
+export function hashTag(part: string | number): string {
+  return `{${part}}`;
+}
+
+/**
+ * The prefix BullMQ puts before one queue's keys (queue, workers and events alike):
+ * `<REDIS_PREFIX>bull:{<queue>}`, so every key of a queue lands in one cluster slot, as BullMQ's
+ * scripts require, while different queues spread over the shards.
+ */
+export function bullPrefix(redisPrefix: string, queue: string): string {
+  if (/[{}]/.test(queue)) throw new Error(`queue name ${queue} must not contain braces`);
+  return `${redisPrefix}bull:${hashTag(queue)}`;
 }
 
 export async function closeRedis(redis: Redis): Promise<void> {

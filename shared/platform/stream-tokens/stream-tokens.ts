@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from '../redis';
-import { RedisKeys } from '../redis';
+import { hashTag, publishTo, RedisKeys } from '../redis';
 import { hashSecret, pooledRandomBytes } from '../secrets';
 
 /** What a stream token opens: a taker's quote stream, or an explore feed. */
@@ -80,7 +80,7 @@ export class StreamTokens {
     if (!STREAM_TOKEN_PATTERN.test(token)) return false;
     const hash = hashStreamToken(token);
     const removed = (await this.redis.del(this.key(kind, hash))) > 0;
-    if (removed) await this.redis.publish(this.revocationChannel, JSON.stringify({ kind, hash }));
+    if (removed) await publishTo(this.redis, this.revocationChannel, JSON.stringify({ kind, hash }));
     return removed;
   }
 
@@ -89,8 +89,12 @@ export class StreamTokens {
     return this.keys.key('stream-token', 'revoked');
   }
 
-  /** Where a token's record lives; its TTL is the token's remaining life (token topics tie theirs to it). */
+  /**
+   * Where a token's record lives; its TTL is the token's remaining life (token topics tie theirs to it).
+   * The hash is the key's hash tag, as it is of the token topic's event keys (EventKeys), so the
+   * publish script reads the token in the same cluster slot as the topic it writes.
+   */
   key(kind: StreamKind, hash: string): string {
-    return this.keys.key('stream-token', kind, hash);
+    return this.keys.key('stream-token', kind, hashTag(hash));
   }
 }

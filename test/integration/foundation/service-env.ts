@@ -6,6 +6,7 @@ export function serviceEnv(env: TestEnv, extra: Record<string, string> = {}): Re
     ROLES: 'api,workers',
     DATABASE_URL: env.config.DATABASE_URL,
     REDIS_URL: env.config.REDIS_URL,
+    ...(env.config.REDIS_CLUSTER_NODES.length > 0 ? { REDIS_CLUSTER_NODES: env.config.REDIS_CLUSTER_NODES.map((n) => `${n.host}:${n.port}`).join(',') } : {}),
     REDIS_PREFIX: env.config.REDIS_PREFIX,
     DEVCHAIN: 'off',
     ...extra,

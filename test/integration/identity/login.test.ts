@@ -43,7 +43,7 @@ describe('sign-in with Ethereum', () => {
     const lifetime = Date.parse(res.body.expiration_time) - Date.parse(res.body.issued_at);
     expect(lifetime).toBe(env.config.SIWE_NONCE_TTL_SECONDS * 1000);
     expect(Date.parse(res.body.issued_at)).toBeGreaterThanOrEqual(before - 1);
-    const ttl = await env.redis.pttl(`${env.config.REDIS_PREFIX}siwe:nonce:${res.body.nonce}`);
+    const ttl = await env.redis.pttl(`${env.config.REDIS_PREFIX}siwe:nonce:{${res.body.nonce}}`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(lifetime);
     const other = await fetchNonce(app);

@@ -161,7 +161,7 @@ describe('the event log, stream tokens and registrations on Redis', () => {
       expect(await tokens.verify('explore_loan', 'bad token!')).toBeNull();
 
       const stored = await env.redis.keys(`${env.config.REDIS_PREFIX}stream-token:*`);
-      expect(stored).toContain(`${env.config.REDIS_PREFIX}stream-token:explore_loan:${hashStreamToken(token)}`);
+      expect(stored).toContain(`${env.config.REDIS_PREFIX}stream-token:explore_loan:{${hashStreamToken(token)}}`);
       for (const k of stored) {
         expect(k).not.toContain(token);
         expect(await env.redis.get(k)).not.toContain(token);
@@ -194,7 +194,7 @@ describe('the event log, stream tokens and registrations on Redis', () => {
       expect((await regs.registered(10)).sort()).toEqual([maker, wallet].sort());
       expect(await regs.registered(10, 'premium')).toEqual([maker]);
 
-      await env.redis.zadd(`${env.config.REDIS_PREFIX}pubsub:reg:10:premium`, Date.now() - 1, lapsed);
+      await env.redis.zadd(`${env.config.REDIS_PREFIX}pubsub:reg:{10}:premium`, Date.now() - 1, lapsed);
       expect(await regs.tierOf(10, lapsed)).toBeNull();
       expect(await regs.registered(10, 'premium')).toEqual([maker]);
     });

@@ -4,7 +4,6 @@ import type { ApiContext } from '../../../api/context';
 import { topics } from '../../../shared/events';
 import { expireExclusiveFill, expireOrder } from '../../../shared/orders';
 import { JobQueue } from '../../../shared/platform/queue';
-import { bullPrefix } from '../../../shared/platform/redis';
 import { RegistryService } from '../../../shared/registry';
 import { scheduleOrderJobs } from '../../../workers';
 import { eventually, topicEvents } from '../../support/events';
@@ -41,7 +40,7 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
   beforeAll(async () => {
     env = await createTestEnv({ EXCLUSIVE_FILL_TTL_SECONDS: '1', ORDER_SWEEP_INTERVAL_MS: '200' });
     ({ app, ctx } = buildApp(env));
-    lostQueue = new JobQueue(env.redis, bullPrefix(`${env.config.REDIS_PREFIX}lost:`));
+    lostQueue = new JobQueue(env.redis, `${env.config.REDIS_PREFIX}lost:`);
     lostJobsApp = createApp({ ...env, queue: lostQueue }).app;
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
     await new RegistryService(env.db).setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: '1' } });

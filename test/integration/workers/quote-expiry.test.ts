@@ -42,11 +42,11 @@ describe('quote expiry and the sweeper', () => {
 
   beforeAll(async () => {
     env = await createTestEnv();
-    lostQueue = new JobQueue(env.redis, bullPrefix(`${env.config.REDIS_PREFIX}lost:`));
+    lostQueue = new JobQueue(env.redis, `${env.config.REDIS_PREFIX}lost:`);
     lostJobsApp = createApp({ ...env, queue: lostQueue }).app;
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
-    conn = createBullConnection(env.config.REDIS_URL);
-    events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX) });
+    conn = createBullConnection(env.config);
+    events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX, QUOTES_QUEUE) });
     await events.waitUntilReady();
   });
   beforeEach(() => {

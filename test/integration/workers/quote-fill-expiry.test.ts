@@ -22,8 +22,8 @@ describe('a fill followed by the expiry job', () => {
     h = await openHarness();
     await h.register({ confirmations: 0 });
     ix = await runIndexer(h.env);
-    conn = createBullConnection(h.env.config.REDIS_URL);
-    events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(h.env.config.REDIS_PREFIX) });
+    conn = createBullConnection(h.env.config);
+    events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(h.env.config.REDIS_PREFIX, QUOTES_QUEUE) });
     await events.waitUntilReady();
     workers = startWorkers(h.env, { concurrency: 2 });
   }, 60_000);

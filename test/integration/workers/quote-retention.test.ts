@@ -45,8 +45,8 @@ describe('quote retention job', () => {
   beforeAll(async () => {
     env = await createTestEnv({ QUOTE_RETENTION_BATCH: '2', QUOTE_RETENTION_MAX_BATCHES: '2' });
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
-    conn = createBullConnection(env.config.REDIS_URL);
-    events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX) });
+    conn = createBullConnection(env.config);
+    events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX, QUOTES_QUEUE) });
     await events.waitUntilReady();
     workers = startWorkers(env, { concurrency: 2, logger: logs.logger });
   });

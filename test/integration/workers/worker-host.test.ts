@@ -38,7 +38,7 @@ describe('worker host and job registry', () => {
   });
 
   it('a host refuses to start on a registry that does not match its catalog', () => {
-    const opts = { redisUrl: env.config.REDIS_URL, prefix: bullPrefix(env.config.REDIS_PREFIX), concurrency: 1 };
+    const opts = { redis: env.config, redisPrefix: env.config.REDIS_PREFIX, concurrency: 1 };
     const ctx = buildWorkerContext(env, async () => []);
     expect(() => new WorkerHost(ctx, { [echo.name]: echo }, [], opts)).toThrow('job test.echo has no handler');
     expect(() => new WorkerHost(ctx, {}, [handles(echo, async () => undefined)], opts)).toThrow('job test.echo is not in the catalog');
@@ -76,8 +76,8 @@ describe('worker host and job registry', () => {
     const seen: number[] = [];
     let flaky = 0;
     const catalog: Record<string, JobSpec> = { [echo.name]: echo };
-    const conn = createBullConnection(env.config.REDIS_URL);
-    const events = new QueueEvents('test', { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX) });
+    const conn = createBullConnection(env.config);
+    const events = new QueueEvents('test', { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX, 'test') });
     await events.waitUntilReady();
     const workers = startWorkers(env, {
       catalog,

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../../shared/platform/config';
+import { ConfigError, loadConfig, redisEndpoint } from '../../../shared/platform/config';
 
 describe('config', () => {
   it('gives working developer defaults', () => {
@@ -68,6 +68,55 @@ describe('config', () => {
     it('is listed with every other bad key at once', () => {
       const err = refused({ HOST: '0.0.0.0', PORT: 'eighty' });
       expect(err.problems.map((p) => p.key).sort()).toEqual(['JWT_SECRET', 'PORT']);
+    });
+  });
+  describe('Redis: one server or a cluster', () => {
+    const problemsOf = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+
+    it('is one server by default', () => {
+      expect(redisEndpoint(loadConfig({}))).toEqual({ kind: 'single', url: 'redis://127.0.0.1:6379' });
+    });
+
+    it('is a cluster of REDIS_CLUSTER_NODES, with the credentials and TLS of REDIS_URL', () => {
+      const c = loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b:7001,[::1]:7002', REDIS_URL: 'rediss://app:s%40cret@ignored:6379' });
+      expect(redisEndpoint(c)).toEqual({
+        kind: 'cluster',
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: 'redis-b', port: 7001 },
+          { host: '::1', port: 7002 },
+        ],
+        username: 'app',
+        password: 's@cret',
+        tls: true,
+      });
+    });
+
+    it('reads a redis+cluster:// URL', () => {
+      expect(redisEndpoint(loadConfig({ REDIS_URL: 'redis+cluster://:pw@127.0.0.1:7000,127.0.0.1:7001/' }))).toEqual({
+        kind: 'cluster',
+        nodes: [
+          { host: '127.0.0.1', port: 7000 },
+          { host: '127.0.0.1', port: 7001 },
+        ],
+        username: undefined,
+        password: 'pw',
+        tls: false,
+      });
+    });
+
+    it('names the key of a bad node list, a bad cluster URL, or both ways at once', () => {
+      expect(problemsOf({ REDIS_CLUSTER_NODES: '127.0.0.1:7000,nohost' }).map((p) => p.key)).toEqual(['REDIS_CLUSTER_NODES']);
+      expect(problemsOf({ REDIS_CLUSTER_NODES: '127.0.0.1:70000' }).map((p) => p.key)).toEqual(['REDIS_CLUSTER_NODES']);
+      expect(problemsOf({ REDIS_URL: 'redis+cluster://127.0.0.1' }).map((p) => p.key)).toEqual(['REDIS_URL']);
+      expect(problemsOf({ REDIS_URL: 'redis+cluster://a:1', REDIS_CLUSTER_NODES: 'b:2' }).map((p) => p.key)).toEqual(['REDIS_CLUSTER_NODES']);
     });
   });
 });

@@ -1,0 +1,149 @@
+import calculateSlot from 'cluster-key-slot';
+import type IORedis from 'ioredis';
+import type { Socket } from 'phoenix';
+import { consumeAll, createLimiter } from '../../../api/auth/rate-limit';
+import { EventPublisher, quotesRequestsTopic, topics } from '../../../shared/events';
+import { EventKeys } from '../../../shared/platform/events';
+import { primaryNodes } from '../../../shared/platform/redis';
+import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
+import { RegistryService } from '../../../shared/registry';
+import { networkFile, randomAddress } from '../../support/fixtures';
+import { request } from '../../support/http';
+import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
+import { startRedisCluster, type TestRedisCluster } from '../../support/redis-cluster';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { bearer, newWallet, signIn } from '../../support/wallets';
+import { startWorkers, type Workers } from '../../support/workers';
+import { disconnect, join, phoenixSocket, startReplica, waitFor, type Replica } from '../socket/socket-harness';
+
+/**
+ * The service on a real Redis Cluster (three masters started by the test on this machine's
+ * redis-server): with REDIS_CLUSTER_NODES set, a quote created through the API reaches a maker
+ * on the socket tier through the BullMQ workers, over sharded pub/sub; sign-in, registrations,
+ * stream tokens, rate limits, idempotency and the readiness probe work on the cluster client.
+ */
+describe('on a Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  let env: TestEnv;
+  let replica: Replica;
+  let workers: Workers;
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3 });
+    env = await createTestEnv({ REDIS_CLUSTER_NODES: cluster.nodesEnv });
+    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    replica = await startReplica(env, { withApi: true });
+    workers = startWorkers(env);
+  });
+  afterAll(async () => {
+    await Promise.all(sockets.map(disconnect));
+    await workers?.close();
+    await replica?.close();
+    await env?.close();
+    await cluster?.close();
+  });
+
+  const client = () => {
+    const s = phoenixSocket(replica.url);
+    sockets.push(s);
+    return s;
+  };
+
+  it('runs every Redis user on the cluster client: its masters are the three started', () => {
+    expect(env.redis.isCluster).toBe(true);
+    expect(
+      primaryNodes(env.redis)
+        .map((n) => n.options.port)
+        .sort(),
+    ).toEqual(cluster.nodes.map((n) => n.port).sort());
+  });
+
+  it('a quote created through the API reaches a registered maker on the socket through the workers, over sharded pub/sub', async () => {
+    const app = replica.app;
+    // Sign-in (nonce store) and registration (per-chain MULTI) on the cluster.
+    const maker = newWallet();
+    const token = await signIn(app, maker);
+    await request(app).post('/api/pubsub/freemium').set(bearer(token)).send({ chain_id: 31337 }).expect(200);
+    const feed = await join(client(), quotesRequestsTopic(31337), { token });
+    expect(feed.reply.status).toBe('ok');
+
+    const taker = randomAddress();
+    const body = quoteBody(taker, STRATEGY_ROWS[7].legs);
+    const created = await request(app).post('/api/quote').set('Idempotency-Key', 'cluster-quote-1').send(body).expect(201);
+    const quoteId = created.body.quote.id as string;
+    // The taker's private stream: its token and its topic's keys live in one slot.
+    const stream = await join(client(), `rfq_stream:${created.body.stream_token as string}`);
+    expect(stream.reply.status).toBe('ok');
+
+    await waitFor(() => feed.events.some((e) => e.payload.quote_id === quoteId), 20_000, 'the rfq_request on the maker feed');
+    const mine = feed.events.filter((e) => e.payload.quote_id === quoteId);
+    expect(mine).toHaveLength(1);
+    expect(mine[0].event).toBe('rfq_request');
+    expect(JSON.stringify(mine)).not.toContain(taker.slice(2).toLowerCase());
+
+    // The same Idempotency-Key answers the same quote.
+    const again = await request(app).post('/api/quote').set('Idempotency-Key', 'cluster-quote-1').send(body).expect(201);
+    expect(again.body.quote.id).toBe(quoteId);
+
+    // The live channel is a shard channel, subscribed on the master that owns its slot only.
+    const channel = new EventKeys(env.config.REDIS_PREFIX).live(topics.quotesRequests(31337).key);
+    const subscribedOn = await Promise.all(
+      primaryNodes(env.redis).map(async (n) => ({
+        sharded: ((await n.call('PUBSUB', 'SHARDCHANNELS', `${env.config.REDIS_PREFIX}*`)) as string[]).includes(channel),
+        plain: (await n.call('PUBSUB', 'CHANNELS', `${env.config.REDIS_PREFIX}*`)) as string[],
+        owns: await ownsSlot(n, calculateSlot(channel)),
+      })),
+    );
+    expect(subscribedOn.filter((n) => n.sharded)).toHaveLength(1);
+    expect(subscribedOn.find((n) => n.sharded)?.owns).toBe(true);
+    expect(subscribedOn.flatMap((n) => n.plain)).toEqual([]);
+
+    // Revoking the taker's token is announced over sharded pub/sub too: the socket ends the channel.
+    const tokens = new StreamTokens(env.redis, env.config.REDIS_PREFIX);
+    expect(await tokens.revoke('rfq', created.body.stream_token as string)).toBe(true);
+    await waitFor(() => stream.ends.length > 0, 10_000, 'the revoked stream to be closed');
+  });
+
+  it('publishes once per idempotency key and keeps each topic in order', async () => {
+    const pub = new EventPublisher({ redis: env.redis, config: env.config });
+    const ref = topics.rfqStream(hashStreamToken(await new StreamTokens(env.redis, env.config.REDIS_PREFIX).mint('rfq', 60)));
+    expect(await pub.publish(ref, 'rfq_offer', { quote_id: 'a' }, { idempotencyKey: 'offer:1' })).toEqual({ seq: 1, duplicate: false });
+    expect(await pub.publish(ref, 'rfq_offer', { quote_id: 'a' }, { idempotencyKey: 'offer:1' })).toEqual({ seq: 1, duplicate: true });
+    expect(await pub.publish(ref, 'rfq_offer', { quote_id: 'b' })).toEqual({ seq: 2, duplicate: false });
+  });
+
+  it('counts rate limits on the cluster and answers 429 past the budget', async () => {
+    const limiter = createLimiter(replica.ctx!, 'cluster', 2, 60);
+    await consumeAll(limiter, ['ip:192.0.2.1']);
+    await consumeAll(limiter, ['ip:192.0.2.1']);
+    await expect(consumeAll(limiter, ['ip:192.0.2.1'])).rejects.toMatchObject({ status: 429 });
+    await consumeAll(limiter, ['ip:192.0.2.2']);
+  });
+
+  it('is ready when every master answers', async () => {
+    const res = await request(replica.app).get('/readyz').expect(200);
+    expect(JSON.stringify(res.body)).toContain('redis');
+  });
+
+  it('keeps a queue on one master: every key of the quotes queue is in one slot', async () => {
+    const found: string[] = [];
+    for (const node of primaryNodes(env.redis)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${env.config.REDIS_PREFIX}bull:*`, 'COUNT', 1000);
+        cursor = next;
+        found.push(...keys);
+      } while (cursor !== '0');
+    }
+    const quotes = found.filter((k) => k.includes(':{quotes}:'));
+    expect(quotes.length).toBeGreaterThan(0);
+    expect(new Set(quotes.map((k) => calculateSlot(k))).size).toBe(1);
+  });
+});
+
+async function ownsSlot(node: IORedis, slot: number): Promise<boolean> {
+  const myId = String(await node.call('CLUSTER', 'MYID'));
+  const shards = (await node.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, string]][];
+  return shards.some(([from, to, master]) => slot >= from && slot <= to && master[2] === myId);
+}
