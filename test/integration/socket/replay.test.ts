@@ -117,8 +117,12 @@ describe('socket tier: ordered, replayable delivery', () => {
     const total = 300;
     const pub = publisher(env);
     let published = 0;
+    // The publisher may run at most to `allowed`, which each join below raises: so whatever the
+    // machine's speed, every join lands while the stream is still being published, never after.
+    let allowed = 50;
     const publishing = (async () => {
       for (; published < total;) {
+        while (published >= allowed) await sleep(1);
         await pub.publish(ref, 'rfq_offer', { quote_id: 'q' });
         published++;
         // a steady stream rather than a burst, so the joins below land in the middle of it
@@ -127,9 +131,11 @@ describe('socket tier: ordered, replayable delivery', () => {
     })();
     const joins: { from: number; j: Promise<Joined> }[] = [];
     for (let i = 0; i < 24; i++) {
-      await sleep(5 + (i % 4) * 3);
+      const target = 40 + i * 10;
+      while (published < target) await sleep(1);
       const from = Math.max(0, published - (i % 6) * 7);
       joins.push({ from, j: join(client(i % 2 ? a : b), topic, { last_seq: from }) });
+      allowed = i === 23 ? total : target + 20;
     }
     await publishing;
     // the test only means something if most joins raced the publisher
