@@ -72,7 +72,7 @@ function contractBreach(a: Answer): string | null {
   } catch {
     return `${a.status} body is not JSON: ${a.text.slice(0, 200)}`;
   }
-  const extra = Object.keys(body).filter((k) => !['error', 'code', 'details', 'request_id'].includes(k));
+  const extra = Object.keys(body).filter((k) => !['error', 'code', 'details', 'limit', 'request_id'].includes(k));
   if (extra.length > 0) return `error body has extra keys ${extra.join(', ')}`;
   if (typeof body.error !== 'string' || body.error.length === 0) return 'error body without an error text';
   if (typeof body.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(body.code)) return `error body code ${JSON.stringify(body.code)} is not snake_case`;
