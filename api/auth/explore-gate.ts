@@ -10,22 +10,29 @@ import { consumeAll, createLimiter, ipBucket } from './rate-limit';
 export type ExploreAction = 'explore-clob' | 'explore-loan';
 
 /**
- * The Explore gate, in the spec's processing order:
+ * The Explore gate, in the spec's processing order with the client IP's budget first:
+ *   0. the per-IP rate limit (EXPLORE_RATE_LIMIT_PER_IP), before the bearer is looked up, so a
+ *      flood of forged bearers from one address costs one Redis call each and ends in 429s;
  *   1. a SIWE bearer, or a delegate minted with a taker API key (`key_id`);
  *   2. geoblock: the edge's country header against GEOBLOCK_COUNTRIES;
- *   3. the `:explore` rate limit, per IP, per wallet and per taker key;
+ *   3. the per-credential rate limit (EXPLORE_RATE_LIMIT): a SIWE session spends its wallet's
+ *      bucket; a delegate its own (taker organization + wallet) and its taker key's;
  *   4. access: a keyed delegate passes; a SIWE bearer needs an allowlisted Origin and the
  *      bot challenge for the route's action (which passes when no secret is configured).
- * Error texts are the spec's, verbatim. Each route mounts its own gate with its action and its
- * own bucket (its route id): `<bucket>:explore` counts that route alone, so a client paging
- * fills does not spend the budget of the book it also watches.
+ * Error texts are the spec's, verbatim; a 429 names the budget that ran out in `limit`. Each
+ * route mounts its own gate with its action and its own buckets (its route id): `<bucket>:explore`
+ * counts that route alone, so a client paging fills does not spend the budget of the book it
+ * also watches.
  */
 export function exploreGate(ctx: ApiContext, action: ExploreAction, bucket = 'all'): RequestHandler {
   const { config } = ctx;
-  const limiter = createLimiter(ctx, `${bucket}:explore`, config.EXPLORE_RATE_LIMIT, config.EXPLORE_RATE_WINDOW_SECONDS);
+  const window = config.EXPLORE_RATE_WINDOW_SECONDS;
+  const perIp = createLimiter(ctx, `${bucket}:explore-ip`, config.EXPLORE_RATE_LIMIT_PER_IP, window);
+  const perCredential = createLimiter(ctx, `${bucket}:explore`, config.EXPLORE_RATE_LIMIT, window);
   const blocked = new Set(config.GEOBLOCK_COUNTRIES);
 
   return async (req: Request, _res: Response, next: NextFunction) => {
+    await consumeAll(perIp, [ipBucket(req.ip)], 'EXPLORE_RATE_LIMIT_PER_IP');
     const p = await principalOf(ctx, req);
     if (p?.kind === 'delegate' && p.keyId === null) throw new UnauthorizedError('taker API key delegate required', 'delegate_key_required');
     if (p?.kind !== 'siwe' && p?.kind !== 'delegate') throw new UnauthorizedError('siwe or taker delegate required', 'explore_auth_required');
@@ -35,8 +42,8 @@ export function exploreGate(ctx: ApiContext, action: ExploreAction, bucket = 'al
 
     // A delegate spends from its own bucket (taker organization + wallet) and its key's, never from
     // the wallet's: any taker organization can mint delegates naming any wallet, and must not be
-    // able to spend that wallet's own budget.
-    await consumeAll(limiter, [ipBucket(req.ip), ...credentialBuckets(p)]);
+    // able to spend that wallet's own budget, nor another organization's delegate budget.
+    await consumeAll(perCredential, credentialBuckets(p), 'EXPLORE_RATE_LIMIT');
 
     if (p.kind === 'delegate') return next();
     const origin = req.get('origin');

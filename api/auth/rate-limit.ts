@@ -14,13 +14,16 @@ export function createLimiter(ctx: ApiContext, name: string, points: number, win
   });
 }
 
-/** Takes one point for each key; the first key over its budget answers 429 with Retry-After. */
-export async function consumeAll(limiter: RateLimiterRedis, keys: string[]): Promise<void> {
+/**
+ * Takes one point for each key; the first key over its budget answers 429 with Retry-After.
+ * `limit`, when given, is the config key of the budget: the 429 names it in the body's `limit`.
+ */
+export async function consumeAll(limiter: RateLimiterRedis, keys: string[], limit?: string): Promise<void> {
   for (const key of keys) {
     try {
       await limiter.consume(key);
     } catch (err) {
-      if (err instanceof RateLimiterRes) throw new TooManyRequestsError(err.msBeforeNext / 1000);
+      if (err instanceof RateLimiterRes) throw new TooManyRequestsError(err.msBeforeNext / 1000, undefined, limit);
       // Redis down is told like everywhere else (shared/platform/errors); anything else the store throws fails closed too.
       throw dependencyOutage(err) ?? new ServiceUnavailableError('rate limiter unavailable', 'rate_limiter_unavailable', 1);
     }

@@ -44,6 +44,10 @@ export const errorBodySchema = z
       .string()
       .optional()
       .meta({ description: "Only on `maker_faded`: when the maker's organization may bid again (ISO 8601; also as Retry-After, in seconds)." }),
+    limit: z.string().optional().meta({
+      description:
+        'Only on `rate_limited` from the Explore gate: the config key of the budget that ran out, `EXPLORE_RATE_LIMIT_PER_IP` (the client IP) or `EXPLORE_RATE_LIMIT` (the credential).',
+    }),
     request_id: z.string().min(1).meta({ description: 'Also in the X-Request-Id header; quote it when asking for help.' }),
   })
   .meta({ description: 'Every 4xx and 5xx answer has this body.' });

@@ -155,7 +155,8 @@ function operation(c: NamedContract, inputs: z.core.$ZodRegistry<{ id: string }>
     ...(body
       ? {
           requestBody: {
-            required: true,
+            // Optional when the schema takes no body at all (a stream mint whose chain_id may come in the query).
+            required: !body.safeParse(undefined).success,
             content: {
               'application/json': { schema: refTo(inputs, body, `${pascal(c.id)}Request`), ...(c.request.examples ? { examples: c.request.examples } : {}) },
             },

@@ -171,11 +171,17 @@ export const exploreClobContracts = {
     path: '/api/explore/clobs/:address/stream',
     summary: 'Mint a stream token for the live feed of one CLOB',
     description:
-      'Join `topic` on the socket with no other credential. The first event is `explore_clob_snapshot` (book and latest activity with their block), then `explore_clob_event` and `explore_clob_transfer` in block order; after a reorg, `explore_clob_event` with `event: "reorg"` and a fresh snapshot.',
+      'Join `topic` on the socket with no other credential. The first event is `explore_clob_snapshot` (book and latest activity with their block), then `explore_clob_event` and `explore_clob_transfer` in block order; after a reorg, `explore_clob_event` with `event: "reorg"` and a fresh snapshot. ' +
+      '`chain_id` (optional: the chain the CLOB is indexed on) goes in the query or in the JSON body, as on the loan stream mint; both given must be equal.',
     tags,
     auth,
     cache: 'no-store',
-    request: { params: q.clobParams, query: q.streamQuery },
+    request: {
+      params: q.clobParams,
+      query: q.streamQuery,
+      body: q.streamBody,
+      examples: { body: { summary: 'chain_id in the body (or no body and ?chain_id=31337)', value: { chain_id: 31337 } } },
+    },
     responses: {
       201: {
         description: 'A stream token, shown once.',

@@ -1,6 +1,7 @@
 import { Reply, type RouteHandlers } from '../contract/route-contract';
 import type { ApiContext } from '../context';
 import { clobFeed } from '../../shared/explore';
+import { chainIdOfQueryOrBody } from '../../shared/platform/validation';
 import type { exploreClobContracts } from './explore-clob.contract';
 
 /** Explore for CLOBs: each handler asks shared/explore and answers what it says. */
@@ -8,8 +9,8 @@ export function exploreClobHandlers(ctx: ApiContext): RouteHandlers<typeof explo
   const clobs = ctx.services.clobExplore;
   return {
     getExploreClob: async ({ params, query }) => clobs.overview(params.address, query.chain_id),
-    postExploreClobStream: async ({ params, query }) => {
-      const p = await clobs.pair(params.address, query.chain_id);
+    postExploreClobStream: async ({ params, query, body }) => {
+      const p = await clobs.pair(params.address, chainIdOfQueryOrBody(query, body));
       return new Reply(201, await ctx.services.exploreStreams.mint(clobFeed, p.chain_id, p.address));
     },
     getClobBooks: async ({ query }) => clobs.chainBook(query),

@@ -10,6 +10,7 @@ import {
   loansQuery,
   recentQuery,
   streamBody,
+  streamQuery,
   summaryQuery,
 } from '../../shared/loans';
 import { defineRoute } from '../contract/route-contract';
@@ -226,11 +227,16 @@ export const loansContracts = {
     description:
       "The topic first replays `explore_loan_snapshot` (the network's summary and at-risk loans, with the indexed `block` they reflect), then carries `explore_loan_event`s of later blocks: " +
       '`event` = `loan` (an /activity item), `price` (an oracle update), `health` (a loan crossed the at-risk line, `crossed` = `at_risk` | `recovered`), ' +
-      'or `reorg` (events above `ancestor_block` were undone; a fresh snapshot with `reason: "reorg"` follows). Every event has `seq`; rejoin with `last_seq` to resume.',
+      'or `reorg` (events above `ancestor_block` were undone; a fresh snapshot with `reason: "reorg"` follows). Every event has `seq`; rejoin with `last_seq` to resume. ' +
+      '`chain_id` (required) goes in the query or in the JSON body, as on the CLOB stream mint; both given must be equal.',
     tags,
     auth: explore,
     cache: 'no-store',
-    request: { body: streamBody },
+    request: {
+      query: streamQuery,
+      body: streamBody,
+      examples: { body: { summary: 'chain_id in the body (or no body and ?chain_id=31337)', value: { chain_id: 31337 } } },
+    },
     responses: {
       201: {
         description: 'The token is shown once; it expires at `expires_at`.',

@@ -1,4 +1,6 @@
 import { LOAN_FEED_SUBJECT, loanFeed } from '../../shared/loans';
+import { ValidationError } from '../../shared/platform/errors';
+import { CHAIN_ID, chainIdOfQueryOrBody } from '../../shared/platform/validation';
 import type { ApiContext } from '../context';
 import { Reply, type RouteHandlers } from '../contract/route-contract';
 import type { loansContracts } from './loans.contract';
@@ -12,9 +14,11 @@ export function loansHandlers(ctx: ApiContext): RouteHandlers<typeof loansContra
     getRecentLoans: async ({ query }) => loans.recent(query),
     getLoanActivity: async ({ query }) => loans.activity(query),
     getLoanEvents: async ({ query }) => loans.events(query),
-    mintLoanStream: async ({ body }) => {
-      await ctx.services.registry.requireNetwork(body.chain_id);
-      return new Reply(201, await ctx.services.exploreStreams.mint(loanFeed, body.chain_id, LOAN_FEED_SUBJECT));
+    mintLoanStream: async ({ query, body }) => {
+      const chainId = chainIdOfQueryOrBody(query, body);
+      if (chainId === undefined) throw ValidationError.field('chain_id', `${CHAIN_ID.message}, in the query (?chain_id=) or the JSON body`);
+      await ctx.services.registry.requireNetwork(chainId);
+      return new Reply(201, await ctx.services.exploreStreams.mint(loanFeed, chainId, LOAN_FEED_SUBJECT));
     },
     listLoans: async ({ query }) => loans.loans(query),
     getLoan: async ({ params }) => loans.loan(params.id),

@@ -67,6 +67,7 @@ async function main(): Promise<void> {
       DATABASE_POOL_SIZE: '20',
       JWT_SECRET: randomBytes(32).toString('hex'),
       EXPLORE_RATE_LIMIT: '1000000',
+      EXPLORE_RATE_LIMIT_PER_IP: '1000000',
     },
     'api listening',
   );

@@ -77,6 +77,7 @@ async function main(): Promise<void> {
         NODE_ENV: 'production',
         JWT_SECRET: randomBytes(32).toString('hex'),
         EXPLORE_RATE_LIMIT: '1000000',
+        EXPLORE_RATE_LIMIT_PER_IP: '1000000',
         EXPLORE_RATE_WINDOW_SECONDS: '1',
         LOGIN_RATE_LIMIT: '1000',
         ...BENCH_WRITE_LIMITS,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { pageQuery } from '../platform/pagination';
-import { CHAIN_ID, evmAddress, intQuerySchema, intSchema } from '../platform/validation';
+import { chainPositionKey, pageQuery } from '../platform/pagination';
+import { CHAIN_ID, chainIdBody, evmAddress, intQuerySchema, readDecimalUint } from '../platform/validation';
+import { parseLoanId } from './loan.views';
 
 /**
  * Query and body schemas of the loan routes (the route contracts use them, the service takes
@@ -12,10 +13,14 @@ export const LOAN_EVENT_KINDS = ['opened', 'collateral_added', 'collateral_withd
 export const LOAN_STATES = ['active', 'repaid', 'liquidated'] as const;
 
 const chainId = intQuerySchema(CHAIN_ID);
-/** Sort keys behind the lists' cursors: a loan's health then id, or an event's block then log index. */
+/**
+ * Sort keys behind the lists' cursors, each member bounded to its column: a loan's health (a
+ * decimal) then its id (a uint256 on chain), or an event's block (bigint) then log index (integer).
+ */
 const decimal = z.string().regex(/^(0|[1-9][0-9]{0,77})$/);
-const healthKey = z.tuple([decimal, decimal]);
-const positionKey = z.tuple([z.number().int().min(0), z.number().int().min(0)]);
+const loanIdMember = z.string().refine((v) => 'value' in readDecimalUint(v));
+const healthKey = z.tuple([decimal, loanIdMember]);
+const positionKey = chainPositionKey;
 const time = z.iso.datetime({ message: 'must be an ISO 8601 UTC timestamp' }).transform((s) => Math.floor(Date.parse(s) / 1000));
 const healthLine = z
   .string({ message: 'must be a decimal such as 1.1, given once' })
@@ -63,16 +68,25 @@ export const loansQuery = z.strictObject({
 
 export const collateralQuery = z.strictObject({ ...page });
 
+const LOAN_ID = /^[1-9][0-9]{0,9}-[0-9]{1,78}$/;
+const LOAN_ID_MESSAGE = 'must be a loan id such as 31337-7 (chain id, dash, loan id)';
+
 export const loanIdParams = z.object({
   id: z
     .string()
-    .regex(/^[1-9][0-9]{0,9}-[0-9]{1,78}$/, 'must be a loan id such as 31337-7 (chain id, dash, loan id)')
+    .regex(LOAN_ID, LOAN_ID_MESSAGE)
+    // Past the pattern (whose own issue already names `id`): a chain id and a loan id their columns hold.
+    .refine((v) => !LOAN_ID.test(v) || parseLoanId(v) !== null, `${LOAN_ID_MESSAGE}: a chain id up to ${CHAIN_ID.max} and a uint256 loan id`)
     .meta({ description: "Loan id: `<chain_id>-<loan id on that network's market>`.", examples: ['31337-7'] }),
 });
 
-export const streamBody = z.strictObject({
-  chain_id: intSchema(CHAIN_ID).meta({ description: 'The network whose lending market the stream follows.' }),
-});
+/**
+ * `POST /api/explore/loans/stream`: the network whose lending market the stream follows, as
+ * `chain_id` in the query or the body (or both, equal), the same way as the CLOB stream mint;
+ * required here.
+ */
+export const streamQuery = z.strictObject({ chain_id: chainId.optional().meta({ description: 'The network (or give it in the body).' }) });
+export const streamBody = chainIdBody;
 
 export type SummaryQuery = z.output<typeof summaryQuery>;
 export type AtRiskQuery = z.output<typeof atRiskQuery>;
@@ -81,4 +95,5 @@ export type ActivityQuery = z.output<typeof activityQuery>;
 export type EventsQuery = z.output<typeof eventsQuery>;
 export type LoansQuery = z.output<typeof loansQuery>;
 export type CollateralQuery = z.output<typeof collateralQuery>;
+export type StreamQuery = z.output<typeof streamQuery>;
 export type StreamBody = z.output<typeof streamBody>;

@@ -1,5 +1,6 @@
 import { formatWad, healthWad, isAtRisk, valueWad, WAD, type TokenPrice } from './health';
 import type { LoanEventRecord, LoanRecord, PriceRecord } from './loan.repository';
+import { CHAIN_ID, UINT256_MAX } from '../platform/validation';
 
 /**
  * The shapes Explore answers with and the loan stream pushes (documented in the route contracts
@@ -10,10 +11,10 @@ import type { LoanEventRecord, LoanRecord, PriceRecord } from './loan.repository
 /** A loan's public id: its network and its id on that network's market ("31337-7"). */
 export const loanPublicId = (chainId: number, loanId: string) => `${chainId}-${loanId}`;
 
-/** Parses a public loan id; null when it is not one. */
+/** Parses a public loan id; null when it is not one, or names a chain id or loan id past its column (integer, uint256). */
 export function parseLoanId(id: string): { chain_id: number; loan_id: string } | null {
   const m = /^([1-9][0-9]{0,9})-([0-9]{1,78})$/.exec(id);
-  if (!m || Number(m[1]) > 2_147_483_647) return null;
+  if (!m || Number(m[1]) > CHAIN_ID.max || BigInt(m[2]) > UINT256_MAX) return null;
   return { chain_id: Number(m[1]), loan_id: BigInt(m[2]).toString() };
 }
 

@@ -157,8 +157,18 @@ export function encodeCursor(p: PageAfter): string {
   return Buffer.from(`${p.created_at}|${p.id}`).toString('base64url');
 }
 
+/** `created_at` as encodeCursor writes it: ISO 8601 UTC with milliseconds, a real date from 1970 to 9999. */
+const CURSOR_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * Reads a cursor back, every member bounded to its column: a time a `timestamptz` holds in the
+ * one form this route writes (Postgres and JavaScript read many others differently, or not at
+ * all) and a uuid. Anything else is a 400 naming `cursor`.
+ */
 export function decodeCursor(cursor: string): PageAfter {
-  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!createdAt || !id || !UUID.test(id) || Number.isNaN(Date.parse(createdAt))) throw ValidationError.field('cursor', 'is not a cursor this route returned');
+  const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const at = createdAt && CURSOR_TIME.test(createdAt) ? Date.parse(createdAt) : NaN;
+  const real = !Number.isNaN(at) && at >= 0 && new Date(at).toISOString() === createdAt;
+  if (!real || !id || !UUID.test(id) || rest.length > 0) throw ValidationError.field('cursor', 'is not a cursor this route returned');
   return { created_at: createdAt, id };
 }

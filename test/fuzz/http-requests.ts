@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { routeKey, type MountedRoute } from '../support/mounted-routes';
 import type { FuzzMaterial } from './http-world';
-import { headerText, jsonText, junk, mutate, text, urlPart } from './http-values';
+import { CURSOR_EDGES, cursorValue, encode, headerText, jsonText, junk, mutate, NUMBER_EDGES, text, urlPart } from './http-values';
 
 /** One generated request, ready for the wire. */
 export interface FuzzRequest {
@@ -76,9 +76,181 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
         state: fc.constantFrom('open', 'cancelled', 'done'),
         chain_id: chainIds,
         limit: fc.constantFrom('1', '50', '501', '0'),
+        cursor: cursorValue,
       },
     },
+    ...exploreShapes(m),
   };
+}
+
+/**
+ * The Explore and loan routes: their filters and cursors, with the keyed delegate so most
+ * requests pass the gate, and chain_id mostly the indexed chain so the cursor reaches the query.
+ */
+function exploreShapes(m: FuzzMaterial): Record<string, RouteShape> {
+  const chain = fc.oneof({ weight: 3, arbitrary: fc.constant('31337') }, { weight: 2, arbitrary: fc.constantFrom(...NUMBER_EDGES) });
+  const numbers = fc.constantFrom(...NUMBER_EDGES);
+  const address = fc.constantFrom(...m.addresses, m.pair, ...ADDRESS_EDGES);
+  const time = fc.constantFrom(...TIME_EDGES);
+  const page = { cursor: cursorValue, limit: numbers };
+  const auth: Bearer[] = ['delegate'];
+  const clobList = { chain_id: chain, option_id: numbers, address, since: time, until: time, ...page };
+  const loanList = { chain_id: chain, borrower: address, lender: address, token: address, ...page };
+  const stream = { body: { chain_id: 31337 }, query: { chain_id: chain }, auth };
+  return {
+    'GET /api/explore/clobs/:address': { query: { chain_id: chain }, auth },
+    'POST /api/explore/clobs/:address/stream': stream,
+    'GET /api/clob/book': {
+      query: {
+        chain_id: chain,
+        token: address,
+        premium_token: address,
+        option_type: fc.constantFrom(...ENUM_EDGES),
+        expiry_timestamp: numbers,
+        depth: numbers,
+      },
+      auth,
+    },
+    'GET /api/clob/:address/book': { query: { chain_id: chain, option_id: numbers, depth: numbers, include_orders: fc.constantFrom(...ENUM_EDGES) }, auth },
+    'GET /api/clob/:address/activity': { query: { ...clobList, type: fc.constantFrom(...ENUM_EDGES) }, auth },
+    'GET /api/clob/:address/fills': { query: clobList, auth },
+    'GET /api/clob/:address/summary': { query: { chain_id: chain, option_id: numbers, from: time, to: time }, auth },
+    'GET /api/explore/loans/summary': { query: { chain_id: chain }, auth },
+    'GET /api/explore/loans/at-risk': { query: { chain_id: chain, below: fc.constantFrom(...HEALTH_EDGES), ...page }, auth },
+    'GET /api/explore/loans/recent': { query: { chain_id: chain, ...page }, auth },
+    'GET /api/explore/loans/activity': { query: { ...loanList, type: fc.constantFrom(...ENUM_EDGES), from: time, to: time }, auth },
+    'GET /api/explore/loans/events': { query: { chain_id: chain, type: fc.constantFrom(...ENUM_EDGES), token: address, ...page }, auth },
+    'POST /api/explore/loans/stream': stream,
+    'GET /api/margin/loans': { query: { ...loanList, state: fc.constantFrom(...ENUM_EDGES) }, auth },
+    'GET /api/margin/loans/:id': { auth },
+    'GET /api/margin/loans/:id/collateral': { query: page, auth },
+  };
+}
+
+const ADDRESS_EDGES = ['0x123', `0x${'g'.repeat(40)}`, `0x${'0'.repeat(40)}`, `0x${'F'.repeat(40)}`, '', 'x'.repeat(5000)];
+const TIME_EDGES = [
+  '2026-01-01T00:00:00Z',
+  '2026-01-01',
+  '0001-01-01T00:00:00Z',
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '0001-01-01',
+  '9999-12-31',
+  '+275760-09-13T00:00:00Z',
+  '-000001-01-01T00:00:00Z',
+  '2026-02-31T00:00:00Z',
+  '2026-02-31',
+  'yesterday',
+  '1700000000',
+  '',
+];
+const ENUM_EDGES = ['open', 'active', 'repaid', 'placed,filled', 'placed,,', 'loan', 'price', 'call', 'true', 'false', 'x', '', 'A'.repeat(5000)];
+const HEALTH_EDGES = ['1.1', '1', '0', '-1', '999999.999999999999999999', '1.0000000000000000001', '1e3', '9'.repeat(5000), ''];
+
+/** One list route of the sweep: the query every request keeps, and the values each of its keys is tried with. */
+interface SweepRoute {
+  method: 'GET' | 'POST';
+  path: string;
+  base?: string;
+  keys: Record<string, string[]>;
+}
+
+/**
+ * Every list and filter route of Explore, loans and orders, each query key tried with every edge
+ * of its kind (numbers past their columns, negative, non-numeric, huge strings; cursors at and
+ * past every member's column, malformed and forged), one key at a time on an otherwise valid
+ * request, so the value reaches the route's query rather than stopping at another field.
+ */
+export function listSweep(m: FuzzMaterial): FuzzRequest[] {
+  const addresses = [m.addresses[0], m.addresses[0].toLowerCase(), ...ADDRESS_EDGES];
+  const clobList = {
+    chain_id: NUMBER_EDGES,
+    option_id: NUMBER_EDGES,
+    address: addresses,
+    since: TIME_EDGES,
+    until: TIME_EDGES,
+    cursor: CURSOR_EDGES,
+    limit: NUMBER_EDGES,
+  };
+  const loanList = { chain_id: NUMBER_EDGES, borrower: addresses, lender: addresses, token: addresses, cursor: CURSOR_EDGES, limit: NUMBER_EDGES };
+  const network = 'chain_id=31337';
+  const routes: Record<string, SweepRoute> = {
+    'GET /api/orders': {
+      method: 'GET',
+      path: '/api/orders',
+      keys: { owner: addresses, state: ENUM_EDGES, chain_id: NUMBER_EDGES, cursor: CURSOR_EDGES, limit: NUMBER_EDGES },
+    },
+    'GET /api/explore/clobs/:address': { method: 'GET', path: `/api/explore/clobs/${m.pair}`, keys: { chain_id: NUMBER_EDGES } },
+    'POST /api/explore/clobs/:address/stream': { method: 'POST', path: `/api/explore/clobs/${m.pair}/stream`, keys: { chain_id: NUMBER_EDGES } },
+    'GET /api/clob/book': {
+      method: 'GET',
+      path: '/api/clob/book',
+      base: network,
+      keys: {
+        chain_id: NUMBER_EDGES,
+        token: addresses,
+        premium_token: addresses,
+        option_type: ENUM_EDGES,
+        expiry_timestamp: NUMBER_EDGES,
+        depth: NUMBER_EDGES,
+      },
+    },
+    'GET /api/clob/:address/book': {
+      method: 'GET',
+      path: `/api/clob/${m.pair}/book`,
+      keys: { chain_id: NUMBER_EDGES, option_id: NUMBER_EDGES, depth: NUMBER_EDGES, include_orders: ENUM_EDGES },
+    },
+    'GET /api/clob/:address/activity': { method: 'GET', path: `/api/clob/${m.pair}/activity`, keys: { ...clobList, type: ENUM_EDGES } },
+    'GET /api/clob/:address/fills': { method: 'GET', path: `/api/clob/${m.pair}/fills`, keys: clobList },
+    'GET /api/clob/:address/summary': {
+      method: 'GET',
+      path: `/api/clob/${m.pair}/summary`,
+      keys: { chain_id: NUMBER_EDGES, option_id: NUMBER_EDGES, from: TIME_EDGES, to: TIME_EDGES },
+    },
+    'GET /api/explore/loans/summary': { method: 'GET', path: '/api/explore/loans/summary', keys: { chain_id: NUMBER_EDGES } },
+    'GET /api/explore/loans/at-risk': {
+      method: 'GET',
+      path: '/api/explore/loans/at-risk',
+      base: network,
+      keys: { chain_id: NUMBER_EDGES, below: HEALTH_EDGES, cursor: CURSOR_EDGES, limit: NUMBER_EDGES },
+    },
+    'GET /api/explore/loans/recent': {
+      method: 'GET',
+      path: '/api/explore/loans/recent',
+      base: network,
+      keys: { chain_id: NUMBER_EDGES, cursor: CURSOR_EDGES, limit: NUMBER_EDGES },
+    },
+    'GET /api/explore/loans/activity': {
+      method: 'GET',
+      path: '/api/explore/loans/activity',
+      base: network,
+      keys: { ...loanList, type: ENUM_EDGES, from: TIME_EDGES, to: TIME_EDGES },
+    },
+    'GET /api/explore/loans/events': {
+      method: 'GET',
+      path: '/api/explore/loans/events',
+      base: network,
+      keys: { chain_id: NUMBER_EDGES, type: ENUM_EDGES, token: addresses, cursor: CURSOR_EDGES, limit: NUMBER_EDGES },
+    },
+    'POST /api/explore/loans/stream': { method: 'POST', path: '/api/explore/loans/stream', keys: { chain_id: NUMBER_EDGES } },
+    'GET /api/margin/loans': { method: 'GET', path: '/api/margin/loans', base: network, keys: { ...loanList, state: ENUM_EDGES } },
+    'GET /api/margin/loans/:id/collateral': {
+      method: 'GET',
+      path: `/api/margin/loans/${m.loanId}/collateral`,
+      keys: { cursor: CURSOR_EDGES, limit: NUMBER_EDGES },
+    },
+  };
+  const headers = { authorization: `Bearer ${m.bearers.delegate}` };
+  const out: FuzzRequest[] = [];
+  for (const [route, r] of Object.entries(routes)) {
+    for (const [key, values] of Object.entries(r.keys)) {
+      // The key once with each value (it replaces the base's own value), and given twice.
+      const queries = [...values.map((v) => `${key}=${encode(v)}`), `${key}=1&${key}=2`];
+      const base = r.base && !r.base.startsWith(`${key}=`) ? `${r.base}&` : '';
+      for (const q of queries) out.push({ route, method: r.method, path: `${r.path}?${base}${q}`, headers });
+    }
+  }
+  return out;
 }
 
 /** Values for a path parameter: the real ids the world holds, uuids, and junk. */
@@ -87,8 +259,10 @@ function paramValue(route: string, name: string, m: FuzzMaterial): fc.Arbitrary<
   if (route.includes('/quote/')) real.push(m.quoteId);
   if (route.includes('/orders/')) real.push(m.orderId);
   if (route.includes('/maker/keys/')) real.push(m.spareMakerKeyId);
+  if (route.includes('/margin/loans/')) real.push(m.loanId);
   if (route.includes('/taker/keys/')) real.push(m.spareTakerKeyId);
   if (name === 'address') real.push(...m.addresses, m.addresses[0].toLowerCase(), `0x${'0'.repeat(40)}`);
+  if (name === 'address' && route.includes('clob')) real.push(m.pair, m.pair, m.pair.toLowerCase());
   const known = real.length > 0 ? [{ weight: 4, arbitrary: fc.constantFrom(...real) }] : [];
   return urlPart(fc.oneof(...known, { weight: 2, arbitrary: fc.uuid() }, { weight: 2, arbitrary: text }));
 }

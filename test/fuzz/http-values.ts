@@ -70,7 +70,7 @@ export const num: fc.Arbitrary<number> = fc.oneof(
 );
 
 /** Decimal strings where the service expects big integers, including past uint256. */
-const bigDecimal = fc.oneof(fc.bigInt({ min: -(1n << 300n), max: 1n << 300n }).map(String), fc.constantFrom('1e18', '0x10', '01', '+1', '1.0', ' 1'));
+export const bigDecimal = fc.oneof(fc.bigInt({ min: -(1n << 300n), max: 1n << 300n }).map(String), fc.constantFrom('1e18', '0x10', '01', '+1', '1.0', ' 1'));
 
 const leaf: fc.Arbitrary<unknown> = fc.oneof(text, num, bigDecimal, fc.boolean(), fc.constant(null));
 
@@ -205,3 +205,87 @@ export function urlPart(valid: fc.Arbitrary<string>): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.constantFrom('%', '%ZZ', '%E0%A4%A', '%00', '..', '%2F..%2F', '%C0%AF', '%FF%FE', '%u0041', '%25') },
   );
 }
+
+/** A list cursor of the shared form (`c1.` + base64url JSON of the sort key), whatever the key. */
+export const sharedCursor = (key: unknown) => `c1.${Buffer.from(JSON.stringify(key) ?? '', 'utf8').toString('base64url')}`;
+
+/** A cursor of GET /api/orders (`<created_at>|<id>`, base64url), whatever its members. */
+export const orderCursor = (createdAt: string, id = '00000000-0000-4000-8000-000000000000') => Buffer.from(`${createdAt}|${id}`).toString('base64url');
+
+/**
+ * Cursors at and past every bound of the sort keys' columns (bigint blocks, integer log indexes,
+ * uint256 loan ids, timestamptz times, uuids), of the wrong shape, or forged: each must be a 400
+ * naming `cursor` or a page, never a 5xx.
+ */
+export const CURSOR_EDGES: string[] = [
+  ...[
+    [0, 0],
+    [Number.MAX_SAFE_INTEGER, 2 ** 31 - 1],
+    [1, 2 ** 31],
+    [9e15, 3e9],
+    [2 ** 53, 0],
+    [1e300, 0],
+    [-1, 0],
+    [0, -1],
+    [1.5, 0],
+    ['1', '2'],
+    ['1', (1n << 256n).toString()],
+    ['0', ((1n << 256n) - 1n).toString()],
+    ['-1', '1'],
+    ['9'.repeat(79), '1'],
+    [1, 2, 3],
+    [],
+    [null, null],
+    { a: 1 },
+    'x',
+  ].map(sharedCursor),
+  ...[
+    '2026-01-01T00:00:00.000Z',
+    '9999-12-31T23:59:59.999Z',
+    '1',
+    '-001000-01-01T00:00:00.000Z',
+    '+275760-01-01T00:00:00.000Z',
+    '0000-01-01T00:00:00.000Z',
+    '2026-02-31T00:00:00.000Z',
+    'Tue 1 1 1',
+  ].map((t) => orderCursor(t)),
+  orderCursor('2026-01-01T00:00:00.000Z', 'x'),
+  'c1.',
+  'c1.!!!',
+  `c1.${Buffer.from('not json').toString('base64url')}`,
+  `c2.${Buffer.from('[1,2]').toString('base64url')}`,
+  `c1.${'A'.repeat(5000)}`,
+  'x'.repeat(5000),
+  '',
+];
+
+/** A cursor for a list route: an edge, a shared-form cursor of any key, or plain text. */
+export const cursorValue: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...CURSOR_EDGES) },
+  { weight: 3, arbitrary: fc.tuple(num, num).map(sharedCursor) },
+  { weight: 2, arbitrary: fc.array(fc.oneof(num, bigDecimal, text), { maxLength: 3 }).map(sharedCursor) },
+  { weight: 1, arbitrary: fc.tuple(text, fc.oneof(fc.uuid(), text)).map(([t, id]) => orderCursor(t, id)) },
+  { weight: 1, arbitrary: text },
+);
+
+/** Query values at and past the bounds of numbers: int4, 2^53, beyond uint256, negative, fractions, exponents, junk, huge. */
+export const NUMBER_EDGES: string[] = [
+  '0',
+  '1',
+  '-1',
+  '1.5',
+  '2147483647',
+  '2147483648',
+  '3000000000',
+  '9007199254740991',
+  '9007199254740993',
+  '99999999999999999999',
+  (1n << 256n).toString(),
+  '1e3',
+  '0x10',
+  '031337',
+  ' 1',
+  'abc',
+  '',
+  '9'.repeat(5000),
+];

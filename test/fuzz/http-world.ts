@@ -6,7 +6,7 @@ import { RegistryService } from '../../shared/registry';
 import { networkFile, randomAddress } from '../support/fixtures';
 import { signedOffer } from '../support/offers';
 import { buildApp, request } from '../support/http';
-import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
+import { FIXTURE_PAIR, quoteBody, STRATEGY_ROWS } from '../support/quotes';
 import { indexFixturePair, orderBody } from '../support/orders';
 import { createTestEnv, testConfig, type TestEnv } from '../support/test-env';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -30,6 +30,9 @@ export interface FuzzMaterial {
   farOrders: Record<string, unknown>[];
   /** An order of the `wallet` bearer's wallet, recorded with its session. */
   orderId: string;
+  /** An indexed CLOB (the Explore CLOB routes answer it) and an indexed loan's public id. */
+  pair: `0x${string}`;
+  loanId: string;
   /**
    * Bodies that pass every check once, signed by the right wallets: mutations of them reach the
    * deepest checks (signature recovery, statement fields, replays).
@@ -79,6 +82,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     LOGIN_RATE_LIMIT: '100000',
     NONCE_RATE_LIMIT: '100000',
     EXPLORE_RATE_LIMIT: '1000000',
+    EXPLORE_RATE_LIMIT_PER_IP: '1000000',
     QUOTE_RATE_LIMIT_PER_IP: '10000000',
     QUOTE_RATE_LIMIT_PER_CREDENTIAL: '10000000',
     WRITE_RATE_LIMIT_PER_IP: '10000000',
@@ -124,6 +128,14 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   });
   const delegateUser = newWallet().address;
   await indexFixturePair(env.db);
+  // A loan as the indexer would have written it, so the loan routes reach their cursors and filters.
+  await env.db.query(
+    `INSERT INTO indexer_loans (chain_id, loan_id, market, borrower, lender, collateral_token, collateral_amount, debt_token, principal,
+       principal_outstanding, rate_bps, threshold_bps, maturity, state, health_wad, opened_block, opened_block_hash, opened_log_index, opened_at,
+       tx_hash, last_block, last_log_index)
+     VALUES (31337, 7, $1, $2, $2, $1, 1, $1, 1, 1, 500, 8000, 2000000000, 'active', 1000000000000000000, 1, $3, 0, 1700000000, $3, 1, 0)`,
+    [FIXTURE_PAIR, wallet.address, `0x${'00'.repeat(32)}`],
+  );
   const order = orderBody(wallet.address);
   const orderId = (await request(app).post('/api/orders').set(bearer(walletToken)).send(orderBody(wallet.address)).expect(201)).body.id as string;
   // Past the horizon (a year by default): each is a 400 naming its field. 1099511627775 is the largest uint40 (year 36812).
@@ -173,6 +185,8 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
       order,
       farOrders,
       orderId,
+      pair: FIXTURE_PAIR as `0x${string}`,
+      loanId: '31337-7',
       signed: {
         offer,
         addMakerKey: await signedKeyAdd(makerAdmin, nextWallet, { organization: makerOrg.id, name: 'next bot' }),

@@ -60,6 +60,7 @@ export function describeExploreGate(suite: GateSuite): void {
       GEOBLOCK_COUNTRIES: 'KP,IR',
       TRUST_PROXY_HOPS: '1',
       EXPLORE_RATE_LIMIT: '1000',
+      EXPLORE_RATE_LIMIT_PER_IP: '1000',
     });
     app = buildApp(env).app;
     await new RegistryService(env.db).upsertNetwork(networkFile(31337));
@@ -88,7 +89,7 @@ export function describeExploreGate(suite: GateSuite): void {
     });
   });
 
-  describe(`429 too many requests: each ${suite.action} route its own :explore bucket, per IP, per wallet and per taker key`, () => {
+  describe(`429 too many requests: each ${suite.action} route its own :explore buckets, per IP (first), per wallet, per delegate and per taker key`, () => {
     const LIMIT = suite.limit;
     let limited: Express;
     let fresh: ExploreCredentials;
@@ -96,22 +97,22 @@ export function describeExploreGate(suite: GateSuite): void {
     const nextIp = () => `198.51.100.${++ip}`;
 
     beforeAll(async () => {
-      limited = createApp({ ...env, config: Object.freeze({ ...env.config, EXPLORE_RATE_LIMIT: LIMIT } as Config) }).app;
+      limited = createApp({ ...env, config: Object.freeze({ ...env.config, EXPLORE_RATE_LIMIT: LIMIT, EXPLORE_RATE_LIMIT_PER_IP: LIMIT } as Config) }).app;
       fresh = await exploreCredentials(app, buildApp(env).ctx);
     }, 60_000);
 
-    const tooMany = (res: request.Response) => {
+    const tooMany = (res: request.Response, limit: 'EXPLORE_RATE_LIMIT' | 'EXPLORE_RATE_LIMIT_PER_IP' = 'EXPLORE_RATE_LIMIT') => {
       expect(res.status).toBe(429);
-      expect(res.body).toEqual({ error: 'too many requests', code: 'rate_limited', request_id: expect.any(String) });
+      expect(res.body).toEqual({ error: 'too many requests', code: 'rate_limited', limit, request_id: expect.any(String) });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     };
 
     it('a route spends only its own bucket: one delegate exhausts every route in turn, each after the limit', async () => {
       const who = bearer(fresh.otherKeyDelegate);
       for (const route of ROUTES) {
-        const from = nextIp();
-        for (let i = 0; i < LIMIT; i++) expect((await suite.call(limited, route).set(who).set('X-Forwarded-For', from)).status).toBe(successOf(route));
-        tooMany(await suite.call(limited, route).set(who).set('X-Forwarded-For', from));
+        // A new IP each time: the delegate's bucket runs out, not an address's.
+        for (let i = 0; i < LIMIT; i++) expect((await suite.call(limited, route).set(who).set('X-Forwarded-For', nextIp())).status).toBe(successOf(route));
+        tooMany(await suite.call(limited, route).set(who).set('X-Forwarded-For', nextIp()));
       }
     });
 
@@ -132,8 +133,19 @@ export function describeExploreGate(suite: GateSuite): void {
           .call(limited, route)
           .set({ ...bearer(session), Origin: ORIGIN, 'X-Challenge-Response': solved(suite.action), 'X-Forwarded-For': from });
         if (i < LIMIT) expect(res.status).toBe(successOf(route));
-        else tooMany(res);
+        else tooMany(res, 'EXPLORE_RATE_LIMIT_PER_IP');
       }
+    });
+
+    it('per IP before the bearer: forged bearers from one IP get 401 until the budget is spent, then 429 naming EXPLORE_RATE_LIMIT_PER_IP', async () => {
+      const from = nextIp();
+      const route = ROUTES[3 % ROUTES.length]!;
+      for (let i = 0; i < LIMIT; i++) {
+        const res = await suite.call(limited, route).set({ ...bearer(`forged-${i}`), 'X-Forwarded-For': from });
+        expect(res.status).toBe(401);
+        expect(res.body).toMatchObject({ error: 'siwe or taker delegate required', code: 'explore_auth_required' });
+      }
+      tooMany(await suite.call(limited, route).set({ ...bearer(`forged-${LIMIT}`), 'X-Forwarded-For': from }), 'EXPLORE_RATE_LIMIT_PER_IP');
     });
 
     it('per taker key: delegates of one key for two wallets, each request from its own IP', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cursorSchema, limitQuery } from '../../platform/pagination';
-import { addressSchema, CHAIN_ID, decimalUint, intQuerySchema, intRange } from '../../platform/validation';
+import { chainPositionKey, cursorSchema, limitQuery } from '../../platform/pagination';
+import { addressSchema, CHAIN_ID, chainIdBody, decimalUint, intQuerySchema, intRange } from '../../platform/validation';
 
 /**
  * Query schemas of the CLOB Explore routes (docs/EXPLORE.md). Every field is optional and
@@ -8,7 +8,7 @@ import { addressSchema, CHAIN_ID, decimalUint, intQuerySchema, intRange } from '
  */
 
 /** Activity and fills page by their position on chain: (block number, log index) of the last item served. */
-export const activityKey = z.tuple([z.number().int().min(0), z.number().int().min(0)]);
+export const activityKey = chainPositionKey;
 
 const ACTIVITY_KINDS = ['placed', 'filled', 'cancelled', 'transfer'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
@@ -22,11 +22,16 @@ const isoTime = (what: string) =>
     )
     .transform((v) => Math.floor(Date.parse(v) / 1000));
 
+/**
+ * A UTC day from 1970 (no block is older, and the default window's start, 29 days before `to`,
+ * stays a date Postgres holds: year 0 is not one) to 9999.
+ */
 const isoDay = z
   .string({ message: 'must be a UTC date YYYY-MM-DD, given once' })
   .refine(
-    (v) => /^\d{4}-\d\d-\d\d$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
-    'must be a UTC date YYYY-MM-DD',
+    (v) =>
+      /^\d{4}-\d\d-\d\d$/.test(v) && v >= '1970-01-01' && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+    'must be a UTC date YYYY-MM-DD from 1970-01-01 to 9999-12-31',
   );
 
 /** An option id (uint256) as a decimal string: a series of the CLOB. */
@@ -91,4 +96,6 @@ export const fillsQuery = z.object(listFilters);
 /** `GET /api/clob/:address/summary`: a window of UTC days, the last 30 by default, at most 366. */
 export const summaryQuery = z.object({ chain_id: chainId, option_id: seriesParam.optional(), from: isoDay.optional(), to: isoDay.optional() });
 
+/** `POST /api/explore/clobs/:address/stream`: `chain_id` in the query or the body, as on the loan stream mint. */
 export const streamQuery = z.object({ chain_id: chainId });
+export const streamBody = chainIdBody;

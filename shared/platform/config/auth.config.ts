@@ -41,8 +41,13 @@ export const authEnv = {
   NONCE_RATE_LIMIT: envInt(60, 1, 100000),
   LOGIN_RATE_LIMIT: envInt(30, 1, 100000),
   AUTH_RATE_WINDOW_SECONDS: envInt(60, 1, 86400),
-  /** Explore requests per window, counted separately per IP, per wallet and per taker key. */
+  /**
+   * Explore requests per route and window, counted separately per credential: a SIWE session's
+   * wallet, a delegate's taker organization and wallet, a delegate's taker key.
+   */
   EXPLORE_RATE_LIMIT: envInt(120, 1, 1000000),
+  /** Explore requests per route and window from one client IP (IPv6 per /64), counted before any bearer is looked up. */
+  EXPLORE_RATE_LIMIT_PER_IP: envInt(120, 1, 1000000),
   EXPLORE_RATE_WINDOW_SECONDS: envInt(60, 1, 86400),
   /** Lifetime of an explore stream token (POST /api/explore/.../stream): joins and live events stop with it. */
   EXPLORE_STREAM_TTL_SECONDS: envInt(3600, 60, 7 * 86400),

@@ -78,8 +78,16 @@ export class PayloadTooLargeError extends AppError {
 }
 
 export class TooManyRequestsError extends AppError {
-  constructor(retryAfterSeconds: number, message = 'too many requests') {
-    super(429, 'rate_limited', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  /** `limit`, when given, names the budget that ran out (its config key) in the body's `limit`. */
+  constructor(retryAfterSeconds: number, message = 'too many requests', limit?: string) {
+    super(
+      429,
+      'rate_limited',
+      message,
+      undefined,
+      { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      limit === undefined ? undefined : { limit },
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intRange, intQuerySchema } from '../validation';
+import { intRange, intQuerySchema, PG_INT4_MAX, PG_INT8_SAFE_MAX } from '../validation';
 
 /**
  * Keyset pagination with an opaque cursor (docs/EXPLORE.md, "Pagination"): `?cursor=&limit=`,
@@ -15,6 +15,17 @@ export const PAGE_LIMIT_MAX = 500;
 const LIMIT = intRange(1, PAGE_LIMIT_MAX, 'a page size');
 const CURSOR_TAG = 'c1.';
 const CURSOR_MESSAGE = 'must be a next_cursor value answered by this route';
+
+/**
+ * Members of sort keys, each bounded to the column it is compared with: a cursor carrying a value
+ * that column cannot hold is refused like any other forged cursor (400 naming `cursor`), never
+ * sent to Postgres to fail there.
+ */
+export const blockNumberMember = z.number().int().min(0).max(PG_INT8_SAFE_MAX);
+/** A log index: Postgres `integer`. */
+export const logIndexMember = z.number().int().min(0).max(PG_INT4_MAX);
+/** The position of an event on chain, (block number, log index): the sort key of event lists. */
+export const chainPositionKey = z.tuple([blockNumberMember, logIndexMember]);
 
 /** A page of items and where the next one starts (null: this was the last). */
 export interface Page<T> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ValidationError } from '../errors';
 
 /**
  * Every integer the service accepts, bounded by where it ends up: a Postgres column (int2,
@@ -70,6 +71,24 @@ export const chainIdSchema = intSchema(CHAIN_ID).meta({ description: 'A registry
 export const chainIdQuery = z.object({
   chain_id: intQuerySchema(CHAIN_ID).optional().meta({ description: 'Limits the answer to one registry network (plain decimal digits, given once).' }),
 });
+
+/**
+ * The `chain_id` of a POST route that takes it in the query or in the JSON body, the same way on
+ * every such route (the Explore stream mints): `?chain_id=31337`, or `{"chain_id": 31337}`, or
+ * both when they agree. The body may be absent or `{}`.
+ */
+export const chainIdBody = z
+  .strictObject({ chain_id: chainIdSchema.optional().meta({ description: 'The network; may be given in the query instead (or in both, equal).' }) })
+  .optional();
+
+/** The chain id of such a route from its parsed query and body; both given and different is a 400 naming `chain_id`. */
+export function chainIdOfQueryOrBody(query: { chain_id?: number }, body: { chain_id?: number } | undefined): number | undefined {
+  const fromBody = body?.chain_id;
+  if (query.chain_id !== undefined && fromBody !== undefined && query.chain_id !== fromBody) {
+    throw ValidationError.field('chain_id', `given twice with different values (query ${query.chain_id}, body ${fromBody}): give it once, or the same in both`);
+  }
+  return query.chain_id ?? fromBody;
+}
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 

@@ -306,6 +306,9 @@ describe('live stream explore_clob_stream:<token>', () => {
     ]);
     expect(live.map((e) => e.payload.seq)).toEqual([2, 3, 4]);
     for (const e of live) expect(e.payload.block_number).toBeGreaterThan((snap.payload.block as { number: number }).number);
+    // Every live event carries its block's timestamp (unix seconds) and the same instant as an ISO time (docs/EXPLORE.md).
+    for (const e of live)
+      expect(e.payload).toMatchObject({ block_timestamp: expect.any(Number), time: new Date(Number(e.payload.block_timestamp) * 1000).toISOString() });
     expect(live[1].payload).toMatchObject({ option_id: idB.toString(), receiver: addr(7), amount: '1' });
 
     // A client that saw seq 2 resumes from there and gets exactly what followed.

@@ -200,13 +200,24 @@ describe('Explore gate and bot challenge', () => {
 
   describe('429 too many requests (limit 2 per window)', () => {
     let limited: Express;
+    let limitedCtx: ApiContext;
 
     beforeAll(() => {
-      limited = gateWith({ EXPLORE_RATE_LIMIT: 2, EXPLORE_RATE_WINDOW_SECONDS: 60, REDIS_PREFIX: `${env.config.REDIS_PREFIX}explore-rl:` });
+      const config = {
+        ...env.config,
+        EXPLORE_RATE_LIMIT: 2,
+        EXPLORE_RATE_LIMIT_PER_IP: 2,
+        EXPLORE_RATE_WINDOW_SECONDS: 60,
+        REDIS_PREFIX: `${env.config.REDIS_PREFIX}explore-rl:`,
+      };
+      limitedCtx = createApp({ ...env, config: Object.freeze(config) }).ctx;
+      limited = gateApp(limitedCtx);
     });
 
-    function expect429(res: request.Response): void {
-      refused(res, 429, 'too many requests');
+    /** A 429 naming the budget that ran out by its config key. */
+    function expect429(res: request.Response, limit: 'EXPLORE_RATE_LIMIT_PER_IP' | 'EXPLORE_RATE_LIMIT'): void {
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({ error: 'too many requests', code: 'rate_limited', limit, request_id: expect.any(String) });
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
     }
@@ -215,14 +226,40 @@ describe('Explore gate and bot challenge', () => {
       const tokens = [await signIn(app, newWallet()), await signIn(app, newWallet()), await signIn(app, newWallet())];
       for (const t of tokens.slice(0, 2))
         await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', '198.51.100.1').set('Origin', ORIGIN).expect(403);
-      expect429(await request(limited).get('/explore/clob').set(bearer(tokens[2])).set('X-Forwarded-For', '198.51.100.1').set('Origin', ORIGIN));
+      expect429(
+        await request(limited).get('/explore/clob').set(bearer(tokens[2])).set('X-Forwarded-For', '198.51.100.1').set('Origin', ORIGIN),
+        'EXPLORE_RATE_LIMIT_PER_IP',
+      );
+    });
+
+    it('per IP, before any bearer is looked up: forged bearers from one address get 401 until the budget is spent, then 429', async () => {
+      const from = '198.51.100.5';
+      const lookups = jest.spyOn(limitedCtx.services.identity, 'resolveBearer');
+      try {
+        for (let i = 0; i < 2; i++)
+          refused(
+            await request(limited)
+              .get('/explore/clob')
+              .set(bearer(`forged.${i}.key`))
+              .set('X-Forwarded-For', from),
+            401,
+            'siwe or taker delegate required',
+          );
+        const before = lookups.mock.calls.length;
+        expect429(await request(limited).get('/explore/clob').set(bearer('forged.2.key')).set('X-Forwarded-For', from), 'EXPLORE_RATE_LIMIT_PER_IP');
+        // A valid credential from that address waits too: the address's budget comes first.
+        expect429(await request(limited).get('/explore/clob').set(bearer(keyedDelegate)).set('X-Forwarded-For', from), 'EXPLORE_RATE_LIMIT_PER_IP');
+        expect(lookups.mock.calls.length).toBe(before);
+      } finally {
+        lookups.mockRestore();
+      }
     });
 
     it('per wallet: one session from three addresses (and before the access check)', async () => {
       const t = await signIn(app, newWallet());
       for (const ip of ['198.51.100.11', '198.51.100.12'])
         refused(await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', ip), 403, 'origin header required');
-      expect429(await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', '198.51.100.13'));
+      expect429(await request(limited).get('/explore/clob').set(bearer(t)).set('X-Forwarded-For', '198.51.100.13'), 'EXPLORE_RATE_LIMIT');
     });
 
     it('per taker key: three delegates of one key from three addresses', async () => {
@@ -235,7 +272,36 @@ describe('Explore gate and bot challenge', () => {
       }
       await request(limited).get('/explore/clob').set(bearer(delegates[0])).set('X-Forwarded-For', '198.51.100.21').expect(200);
       await request(limited).get('/explore/loan').set(bearer(delegates[1])).set('X-Forwarded-For', '198.51.100.22').expect(200);
-      expect429(await request(limited).get('/explore/clob').set(bearer(delegates[2])).set('X-Forwarded-For', '198.51.100.23'));
+      expect429(await request(limited).get('/explore/clob').set(bearer(delegates[2])).set('X-Forwarded-For', '198.51.100.23'), 'EXPLORE_RATE_LIMIT');
+    });
+
+    it("per minting organization and wallet: org A's delegates spend neither the wallet's own budget nor org B's delegates' for that wallet", async () => {
+      const user = newWallet();
+      const own = await signIn(app, user);
+      const keyOf = async (name: string) => {
+        const admin = newWallet();
+        const adminToken = await signIn(app, admin);
+        await ctx.services.identity.orgs.create({ kind: 'taker', name, owner: admin.address });
+        return (await request(app).post('/api/taker/keys').set(bearer(adminToken)).send({ name: 'backend' }).expect(201)).body.secret as string;
+      };
+      const mint = async (secret: string) =>
+        (await request(app).post('/api/taker/delegate').set(bearer(secret)).send({ address: user.address, expires_in: 600 }).expect(200)).body.token as string;
+      const [keyA, keyB] = [await keyOf('Org A'), await keyOf('Org B')];
+      // Org A mints two delegates for the wallet (minting more buys nothing) and spends its budget for it.
+      const [a1, a2] = [await mint(keyA), await mint(keyA)];
+      let ip = 30;
+      const from = () => `198.51.100.${++ip}`;
+      await request(limited).get('/explore/clob').set(bearer(a1)).set('X-Forwarded-For', from()).expect(200);
+      await request(limited).get('/explore/clob').set(bearer(a2)).set('X-Forwarded-For', from()).expect(200);
+      expect429(await request(limited).get('/explore/clob').set(bearer(a1)).set('X-Forwarded-For', from()), 'EXPLORE_RATE_LIMIT');
+      // Org B's delegate for the same wallet has its whole budget...
+      const b = await mint(keyB);
+      for (let i = 0; i < 2; i++) await request(limited).get('/explore/clob').set(bearer(b)).set('X-Forwarded-For', from()).expect(200);
+      expect429(await request(limited).get('/explore/clob').set(bearer(b)).set('X-Forwarded-For', from()), 'EXPLORE_RATE_LIMIT');
+      // ...and so has the wallet's own session (403 here: past the limit, for want of an Origin; a 429 would mean spent).
+      for (let i = 0; i < 2; i++)
+        refused(await request(limited).get('/explore/clob').set(bearer(own)).set('X-Forwarded-For', from()), 403, 'origin header required');
+      expect429(await request(limited).get('/explore/clob').set(bearer(own)).set('X-Forwarded-For', from()), 'EXPLORE_RATE_LIMIT');
     });
   });
 });
