@@ -11,6 +11,7 @@ import {
   type SettlementRow,
   type TransferRow,
 } from '../projectors/changeset';
+import { reopenDutchPhases } from '../../shared/dutch';
 import { reopenFilledQuotes } from '../../shared/quotes';
 import { reopenChainClosedOrders, revertUsedFills } from '../../shared/orders';
 import { writeBondEvents, writeFillUses, writeOrderIntents } from './order-writer';
@@ -413,6 +414,8 @@ async function reopenQuotes(m: Queryable, chainId: number, at: number, effects: 
     [chainId, at],
   );
   const makerOf = new Map(gone.map((g) => [g.quote_id, g.maker]));
+  // A Dutch quote's phase first: that statement picks the quotes still filled.
+  await reopenDutchPhases(m, [...makerOf.keys()]);
   const reopened = await reopenFilledQuotes(m, [...makerOf.keys()]);
   effects.reopened.push(...reopened.map((q) => ({ ...q, maker: makerOf.get(q.quote_id) as Hex })));
 }

@@ -9,17 +9,8 @@ import type { Logger } from '../platform/logging';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHash } from '../protocol';
 import { FillAuthorityReader, type FillAuthorityNetwork } from '../chain/fill-authority';
-import {
-  parseDutchQuoteRequest,
-  quoteExpireJob,
-  QuoteRepository,
-  type ChainDirectory,
-  type CreatedQuote,
-  type DutchQuoteRequest,
-  type PairDirectory,
-  type QuoteLegRow,
-  type QuoteRow,
-} from '../quotes';
+import { quoteExpireJob, QuoteRepository, type ChainDirectory, type CreatedQuote, type PairDirectory, type QuoteLegRow, type QuoteRow } from '../quotes';
+import { parseDutchQuoteRequest, type DutchQuoteRequest } from './dutch-quote-request';
 import { RegistryService } from '../registry';
 import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob } from './dutch.jobs';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';

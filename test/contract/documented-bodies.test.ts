@@ -5,9 +5,10 @@ import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote
 import { ValidationError } from '../../shared/platform/errors';
 import { zeroAddress } from 'viem';
 import { direction, directionsHash } from '../../shared/protocol';
-import { dutchQuoteRequestDocument, offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
+import { dutchQuoteRequestDocument, parseDutchQuoteRequest } from '../../shared/dutch';
+import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { parseOfferRequest } from '../../shared/quotes/offer-request';
-import { parseDutchQuoteRequest, parseQuoteRequest } from '../../shared/quotes/quote-request';
+import { parseQuoteRequest } from '../../shared/quotes/quote-request';
 
 /*
  * The request bodies the service parses itself (`bodyCheck: 'service'`) are documented by the

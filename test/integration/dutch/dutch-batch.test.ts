@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { zeroAddress, type Address } from 'viem';
-import { DutchAuctioneer, DutchRepository } from '../../../shared/dutch';
+import { awardDutchQuotes, DutchAuctioneer, DutchRepository } from '../../../shared/dutch';
 import { decideAward } from '../../../shared/dutch/dutch-award-decision';
 import { topics } from '../../../shared/events';
 import { DutchAwardSigner, recoverDutchAwardSigner } from '../../../shared/protocol';
-import { awardDutchQuotes, hashStreamToken, PairDirectory } from '../../../shared/quotes';
+import { hashStreamToken, PairDirectory } from '../../../shared/quotes';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { RegistryService } from '../../../shared/registry';
 import { buildWorkerContext } from '../../../workers/worker-context';
