@@ -1,5 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
-import { EXPLORE_FEEDS, ExploreStreamHub, exploreStreamOpenJob } from '../../shared/explore';
+import { ExploreStreamHub, exploreStreamOpenJob } from '../../shared/explore';
+import { EXPLORE_FEEDS } from './explore-feeds';
 import { handles, type RegisteredJob } from '../job-registry';
 
 export const exploreHandlers: RegisteredJob[] = [
