@@ -10,7 +10,7 @@ import madge from 'madge';
  * - platform (config, db, redis, http, queue, errors, ...) imports no protocol, domain or role;
  * - protocol is pure hashing and typed data over platform's errors and validation;
  * - chain holds ABIs, the reference contracts' sources and RPC clients, never dev tooling;
- * - domains (identity, registry, quotes, events, indexed, ...) import each other without cycles;
+ * - domains (identity, networks, quotes, topics, indexed, ...) import each other without cycles;
  * - roles (api, socket, workers, indexer) import shared/ and never each other;
  * - dev/ (Hardhat node, deploy, compile) is loaded only by entry points and tests, and by
  *   bin/main.ts only when DEVCHAIN asks for it (a production install has no hardhat or solc);

@@ -4,7 +4,7 @@ import type { Lifecycle } from '../shared/platform/lifecycle';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import type { Redis } from '../shared/platform/redis';
-import { RegistryService } from '../shared/registry';
+import { NetworksService } from '../shared/networks';
 import { createLivePublisher, type LivePublisher } from './publish/live-publisher';
 import { IndexerStore } from './store/indexer-store';
 import { StatusStore } from './store/status-store';
@@ -38,7 +38,7 @@ const fingerprint = (n: NetworkSpec) => JSON.stringify([n.rpc_urls, n.contracts,
  */
 export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Promise<Indexer> {
   const logger = deps.logger.child({ role: 'indexer' });
-  const registry = new RegistryService(deps.db);
+  const registry = new NetworksService(deps.db);
   const tailerDeps = {
     config: deps.config,
     logger,

@@ -114,7 +114,7 @@ const byHeight =
  * must run; a batch's writes run in the same order. Each entry's `order` says which other
  * tables it must come before or after, and a test fails when the list breaks one of those, or
  * a foreign key of the schema (a referencing table rolls back before the table it references).
- * Indexed events name the tables their rows go to (indexer/events/registry.ts); a test fails
+ * Indexed events name the tables their rows go to (indexer/chain-events/indexed-events.ts); a test fails
  * when one is missing here.
  */
 export const DERIVED_TABLES = [

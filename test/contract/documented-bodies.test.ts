@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, type OpenApiDocument } from '../../api/contract/openapi-document';
-import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.contract';
 import { ValidationError } from '../../shared/platform/errors';

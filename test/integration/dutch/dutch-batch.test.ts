@@ -6,7 +6,7 @@ import { topics } from '../../../shared/events';
 import { DutchAwardSigner, recoverDutchAwardSigner } from '../../../shared/protocol';
 import { hashStreamToken, PairDirectory } from '../../../shared/quotes';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { sweepQuotes } from '../../../workers/quotes/quote-sweeper';
 import { DutchClock } from '../../../workers/dutch/dutch-clock';
@@ -27,7 +27,7 @@ describe('Dutch awards in batches', () => {
 
   beforeAll(async () => {
     env = await createTestEnv();
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterAll(() => env.close());
 

@@ -7,9 +7,9 @@ import { hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared
 import { awardDutchQuote, DutchAuctioneer, dutchAwardJob, DutchRepository } from '../../../shared/dutch';
 import { directionsHash, recoverDutchAwardSigner } from '../../../shared/protocol';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { HANDLERS } from '../../../workers/job-handlers';
-import { handles } from '../../../workers/job-registry';
+import { handles } from '../../../workers/job-binding';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { dutchBody, FIXTURE_MOTHERSHIP, storedAward, recordFixturePair } from '../../support/dutch';
 import { assertNoTakerIdentity, eventually, topicEvents, type SeenEvent } from '../../support/events';
@@ -45,9 +45,9 @@ describe('Dutch phases', () => {
     env = await createTestEnv();
     let ctx;
     ({ app, ctx } = buildApp(env));
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     // Bids need the fill bond of the premium token (fails closed): these makers need none.
-    await new RegistryService(env.db).setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+    await new NetworksService(env.db).setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
     await recordFixturePair(env.db);
     const owner = newWallet();
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Dutch Makers', owner: owner.address });
