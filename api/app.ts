@@ -6,12 +6,12 @@ import { errorHandler, notFound } from '../shared/platform/http/error-handler';
 import { requestContext } from '../shared/platform/http/request-context';
 import { noStore } from '../shared/platform/http/cache';
 import { mountRoutes, recordContracts } from './contract/mount-routes';
-import { API_ROUTES, boundRoutes } from './routes/route-registry';
+import { API_ROUTES, boundRoutes } from './routes/route-table';
 
 /**
  * Builds the Express app from its dependencies. Stateless: every request can land on any
  * replica. Tests build it with supertest against their own database and Redis prefix. Every
- * route is mounted from its contract (api/routes/route-registry.ts).
+ * route is mounted from its contract (api/routes/route-table.ts).
  */
 export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   const ctx = buildContext(deps);

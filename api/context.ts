@@ -1,7 +1,7 @@
 import type { ServiceDeps } from '../shared/platform/runtime';
 import { OfferService, PairDirectory, QuoteService } from '../shared/quotes';
 import { DutchService } from '../shared/dutch';
-import { RegistryService } from '../shared/registry';
+import { NetworksService } from '../shared/networks';
 import { PubsubRegistrations } from '../shared/events';
 import { StreamTokens } from '../shared/platform/stream-tokens';
 import { IdentityService } from '../shared/identity';
@@ -17,7 +17,7 @@ export type ApiDeps = ServiceDeps;
 
 /** The services routes call, built once per app from its deps. */
 export interface ApiServices {
-  registry: RegistryService;
+  registry: NetworksService;
   pubsub: PubsubRegistrations;
   identity: IdentityService;
   pairs: PairDirectory;
@@ -41,7 +41,7 @@ export interface ApiContext extends ApiDeps {
 export function buildContext(deps: ApiDeps): ApiContext {
   const pairs = new PairDirectory(deps.db, deps.config.REGISTRY_CACHE_MS);
   const streamTokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
-  const registry = new RegistryService(deps.db);
+  const registry = new NetworksService(deps.db);
   // bin/main.ts builds the signer at start (and refuses to start without one); an embedder that
   // passes none gets one built from the configuration alone, on first use.
   let signer: PrivateKeyAccount | undefined = deps.serviceSigner;

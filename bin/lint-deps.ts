@@ -10,11 +10,15 @@ import madge from 'madge';
  * - platform (config, db, redis, http, queue, errors, ...) imports no protocol, domain or role;
  * - protocol is pure hashing and typed data over platform's errors and validation;
  * - chain holds ABIs, the reference contracts' sources and RPC clients, never dev tooling;
- * - domains (identity, registry, quotes, events, indexed, ...) import each other without cycles;
+ * - domains (identity, networks, quotes, topics, indexed, ...) import each other without cycles;
  * - roles (api, socket, workers, indexer) import shared/ and never each other;
  * - dev/ (Hardhat node, deploy, compile) is loaded only by entry points and tests, and by
  *   bin/main.ts only when DEVCHAIN asks for it (a production install has no hardhat or solc);
  * - migrations import nothing of ours: they are frozen history;
+ * - two domains that sit side by side keep out of each other's internals (DOMAIN_BOUNDARIES):
+ *   shared/explore (the stream machinery and the CLOB feed) never imports shared/loans, and
+ *   shared/loans (whose loan feed plugs into Explore's streams) reads only shared/explore's
+ *   index; the role that opens streams lists both feeds (workers/explore/explore-feeds.ts);
  * - client/ (the published TypeScript client) takes its types from the API's route contracts and
  *   shared schemas and its signing code from shared/protocol; nothing of ours imports it but
  *   examples, tests and benchmarks.
@@ -39,6 +43,24 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   migrations: [],
   client: [...SHARED, 'api', 'client'],
 };
+
+/**
+ * Imports between two domain folders that only go through a public face: a file under `from`
+ * may import files under `to` only when they are listed in `through` (an empty list: never).
+ */
+export const DOMAIN_BOUNDARIES: readonly { from: string; to: string; through: readonly string[] }[] = [
+  { from: 'shared/explore/', to: 'shared/loans/', through: [] },
+  { from: 'shared/loans/', to: 'shared/explore/', through: ['shared/explore/index.ts'] },
+];
+
+/** The boundary an import of `dep` by `file` crosses, when it is not through a public face. */
+export function boundaryBroken(file: string, dep: string): string | null {
+  for (const b of DOMAIN_BOUNDARIES) {
+    if (!file.startsWith(b.from) || !dep.startsWith(b.to) || b.through.includes(dep)) continue;
+    return b.through.length === 0 ? `${b.from} must not import ${b.to}` : `${b.from} may import ${b.to} only through ${b.through.join(', ')}`;
+  }
+  return null;
+}
 
 export function layerOf(file: string): Layer {
   const [top, second] = file.split('/');
@@ -72,6 +94,8 @@ async function main(): Promise<number> {
     for (const dep of deps) {
       const to = layerOf(dep);
       if (!allowed.includes(to)) problems.push(`${file} imports ${dep} (${from} must not import ${to})`);
+      const broken = boundaryBroken(file, dep);
+      if (broken) problems.push(`${file} imports ${dep} (${broken})`);
     }
   }
   for (const cycle of result.circular()) problems.push(`import cycle: ${cycle.join(' -> ')} -> ${cycle[0]}`);
@@ -80,7 +104,7 @@ async function main(): Promise<number> {
     process.stderr.write(`dependency lint failed (${problems.length}):\n  ${problems.join('\n  ')}\n`);
     return 1;
   }
-  process.stdout.write(`dependency lint: ${files} files, no cycles, layers respected\n`);
+  process.stdout.write(`dependency lint: ${files} files, no cycles, layers and domain boundaries respected\n`);
   return 0;
 }
 

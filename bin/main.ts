@@ -5,7 +5,7 @@ import { socketOnlyApp, startSocket } from '../socket';
 import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
-import { registeredServiceSigner } from '../shared/registry';
+import { registeredServiceSigner } from '../shared/networks';
 import { openInfra } from './boot';
 
 /** The one entry point: starts the roles named in ROLES in this process. */

@@ -3,7 +3,7 @@ import { isAddress, type Address } from 'viem';
 import { ConfigError, type Config } from '../shared/platform/config';
 import type { Lifecycle } from '../shared/platform/lifecycle';
 import type { Logger } from '../shared/platform/logging';
-import { RegistryService, type NetworkInput } from '../shared/registry';
+import { NetworksService, type NetworkInput } from '../shared/networks';
 import { DEVCHAIN_CHAIN_ID, localPublicClient, probeChainId } from '../shared/chain/clients';
 import { assertDevTools, missingDevTools, notInstalled } from './dev-tools';
 import { serviceSigner } from '../shared/chain/service-signer';
@@ -98,7 +98,7 @@ export function devchainContracts(a: DeployedAddresses): Record<string, Address>
   };
 }
 
-/** The network document RegistryService.upsertNetwork takes for a devchain. */
+/** The network document NetworksService.upsertNetwork takes for a devchain. */
 export function devchainNetwork(rpcUrl: string, a: DeployedAddresses): NetworkInput {
   return {
     chain_id: DEVCHAIN_CHAIN_ID,
@@ -126,7 +126,7 @@ export function devchainNetwork(rpcUrl: string, a: DeployedAddresses): NetworkIn
  * refused), so the devchain's faucet tokens get an explicit zero minimum unless the operator set
  * one: demos bid and fill without a bond. Entries already there are kept.
  */
-export async function ensureDevBondRequirements(registry: RegistryService): Promise<void> {
+export async function ensureDevBondRequirements(registry: NetworksService): Promise<void> {
   const current = await registry.setting('bond_requirements');
   const missing = DEV_TOKENS.filter((t) => !(t.symbol in current));
   if (missing.length === 0) return;
@@ -138,7 +138,7 @@ export async function ensureDevBondRequirements(registry: RegistryService): Prom
 export async function startAndRegisterDevchain(deps: { db: DataSource; port: number; logger?: Logger; serviceSigner?: Address }): Promise<Devchain> {
   const chain = await startDevchain({ port: deps.port, logger: deps.logger, serviceSigner: deps.serviceSigner });
   try {
-    const registry = new RegistryService(deps.db);
+    const registry = new NetworksService(deps.db);
     await registry.upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
     await ensureDevBondRequirements(registry);
   } catch (err) {
@@ -170,7 +170,7 @@ export async function ensureDevchain(deps: {
 }): Promise<Devchain | null> {
   const { config, logger } = deps;
   if (config.DEVCHAIN === 'off') return null;
-  const networks = await new RegistryService(deps.db).allNetworks();
+  const networks = await new NetworksService(deps.db).allNetworks();
   const dev = networks.find((n) => n.chain_id === DEVCHAIN_CHAIN_ID);
   if (networks.length > 0 && !dev) return null;
   if (dev && (await registeredDevchainAlive(dev.rpc_urls, dev.contracts.mothership))) {

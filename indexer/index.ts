@@ -6,7 +6,7 @@ import type { Lifecycle } from '../shared/platform/lifecycle';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import type { Redis } from '../shared/platform/redis';
-import { RegistryService } from '../shared/registry';
+import { NetworksService } from '../shared/networks';
 import { createLivePublisher, type LivePublisher } from './publish/live-publisher';
 import { IndexerStore } from './store/indexer-store';
 import { LeaseStore, type Fence } from './store/lease-store';
@@ -50,7 +50,7 @@ const fingerprint = (n: NetworkSpec) => JSON.stringify([n.rpc_urls, n.contracts,
 export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Promise<Indexer> {
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const logger = deps.logger.child({ role: 'indexer', holder });
-  const registry = new RegistryService(deps.db);
+  const registry = new NetworksService(deps.db);
   const leases = new LeaseStore(deps.db, deps.config.INDEXER_LEASE_TTL_MS);
   const store = new IndexerStore(deps.db, { fadeWindowSeconds: deps.config.DUTCH_FADE_WINDOW });
   const statusStore = new StatusStore(deps.db);

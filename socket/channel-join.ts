@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authorizeJoin, replaysFromStart, type JoinCredentials } from '../shared/events';
-import type { HistoryRead } from '../shared/platform/events';
+import type { HistoryRead } from '../shared/platform/event-bus';
 import type { Ref } from './phoenix-codec';
 import type { Channel } from './socket-channel';
 import type { SocketRuntime } from './socket-runtime';

@@ -1,5 +1,5 @@
 import type { ParsedTopic } from '../shared/events';
-import type { DeliveredEvent, TopicKey } from '../shared/platform/events';
+import type { DeliveredEvent, TopicKey } from '../shared/platform/event-bus';
 import type { Ref } from './phoenix-codec';
 
 /** What a channel needs from its connection. */

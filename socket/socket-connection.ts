@@ -1,6 +1,6 @@
 import { WebSocket, type RawData } from 'ws';
 import { parseTopic, type JoinCredentials } from '../shared/events';
-import type { DeliveredEvent } from '../shared/platform/events';
+import type { DeliveredEvent } from '../shared/platform/event-bus';
 import { joinParamsSchema, runJoin, runRepair, type JoinHost } from './channel-join';
 import { decodeBinary, decodeText, encodeMessage, encodeReply, type InboundMessage, type Ref, type Vsn } from './phoenix-codec';
 import { ChannelSlots } from './channel-slots';

@@ -1,5 +1,5 @@
 import type { JoinLookups } from '../shared/events';
-import type { EventHistory } from '../shared/platform/events';
+import type { EventHistory } from '../shared/platform/event-bus';
 import type { Logger } from '../shared/platform/logging';
 import type { ChannelIndex } from './channel-index';
 import type { ReplayGate } from './replay-gate';

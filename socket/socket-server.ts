@@ -11,7 +11,7 @@ import {
   type RevokedAmong,
   type StreamTokenVerifier,
 } from '../shared/events';
-import { EventHistory } from '../shared/platform/events';
+import { EventHistory } from '../shared/platform/event-bus';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import { closeRedis, createSubscriber, onMessage, subscribeTo, type Redis } from '../shared/platform/redis';

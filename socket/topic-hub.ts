@@ -1,4 +1,4 @@
-import { EventKeys, parseLiveMessage, type TopicKey } from '../shared/platform/events';
+import { EventKeys, parseLiveMessage, type TopicKey } from '../shared/platform/event-bus';
 import type { Logger } from '../shared/platform/logging';
 import { onMessage, subscribeTo, unsubscribeFrom, type Redis } from '../shared/platform/redis';
 import type { Channel } from './socket-channel';

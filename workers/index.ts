@@ -29,7 +29,7 @@ export async function scheduleOrderJobs(queue: JobQueue, config: Pick<Config, 'O
 }
 
 /**
- * The workers role: checks the job registry, consumes every queue it names, runs the Dutch
+ * The workers role: checks the job handlers against the catalog, consumes every queue it names, runs the Dutch
  * clock, sweeps at once when Redis or Postgres comes back (workers/recovery-sweep.ts), and keeps the quote sweeper and retention scheduled (every replica upserts the same schedulers, by fixed
  * ids; BullMQ keeps one of each).
  */

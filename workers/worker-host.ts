@@ -1,8 +1,8 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { bullPrefix, createBullConnection, closeRedis, type Redis, type RedisTarget } from '../shared/platform/redis';
 import type { JobSpec } from '../shared/platform/queue';
-import type { RegisteredJob } from './job-registry';
-import { checkRegistry } from './job-registry';
+import type { BoundJob } from './job-binding';
+import { checkJobBinding } from './job-binding';
 import { RetryLater } from './retry-later';
 import type { WorkerContext } from './worker-context';
 
@@ -13,15 +13,15 @@ import type { WorkerContext } from './worker-context';
 export class WorkerHost {
   private readonly workers: Worker[] = [];
   private readonly connections: Redis[] = [];
-  private readonly jobs: Map<string, RegisteredJob>;
+  private readonly jobs: Map<string, BoundJob>;
 
   constructor(
     private readonly ctx: WorkerContext,
     catalog: Record<string, JobSpec>,
-    registered: RegisteredJob[],
+    registered: BoundJob[],
     private readonly opts: { redis: RedisTarget; redisPrefix: string; concurrency: number; lockDurationMs?: number; stalledIntervalMs?: number },
   ) {
-    this.jobs = checkRegistry(catalog, registered);
+    this.jobs = checkJobBinding(catalog, registered);
   }
 
   /** The workers' own Redis connections (one per queue), for watching their reconnects. */

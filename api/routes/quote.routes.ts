@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
-import { isDutchRequest } from '../../shared/quotes';
+import { isDutchRequest } from '../../shared/dutch';
 import { callerScope } from '../auth';
 import type { ApiContext } from '../context';
 import { Reply, type RouteHandlers } from '../contract/route-contract';

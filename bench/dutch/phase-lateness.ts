@@ -10,7 +10,7 @@ import { Metrics } from '../../shared/platform/metrics';
 import { JobQueue } from '../../shared/platform/queue';
 import { bullPrefix, closeRedis, createBullConnection, createRedis } from '../../shared/platform/redis';
 import { hashStreamToken, quoteExpireJob } from '../../shared/quotes';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { JOBS } from '../../workers/job-catalog';
 import { HANDLERS } from '../../workers/job-handlers';
 import { buildWorkerContext } from '../../workers/worker-context';
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   const queue = new JobQueue(redis, prefix);
   const deps = { config, logger, db: ds, redis, metrics: new Metrics(false), queue };
   try {
-    await new RegistryService(ds).upsertNetwork({
+    await new NetworksService(ds).upsertNetwork({
       chain_id: 31337,
       name: 'Bench',
       rpc_urls: ['http://127.0.0.1:8545'],

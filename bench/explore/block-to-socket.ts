@@ -10,7 +10,7 @@ import { optionPairAbi } from '../../shared/chain/abis';
 import { hardhatAccounts, localWalletClient } from '../../shared/chain/clients';
 import { createDataSource } from '../../shared/entities';
 import { encodeOptionId } from '../../shared/protocol';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
@@ -44,7 +44,7 @@ async function measure(mode: 'ws' | 'poll', rpcUrl: string, addresses: Awaited<R
   const ds = createDataSource({ url: db.url, poolSize: 1 });
   await ds.initialize();
   const network = devchainNetwork(rpcUrl, addresses);
-  await new RegistryService(ds).upsertNetwork({ ...network, confirmations: 0, rpc_urls: mode === 'ws' ? [rpcUrl, rpcUrl.replace(/^http/, 'ws')] : [rpcUrl] });
+  await new NetworksService(ds).upsertNetwork({ ...network, confirmations: 0, rpc_urls: mode === 'ws' ? [rpcUrl, rpcUrl.replace(/^http/, 'ws')] : [rpcUrl] });
   await ds.destroy();
   const service = spawnServer(
     'bin/main.ts',

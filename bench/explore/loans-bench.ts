@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { RfqClient } from '../../client/src';
 import { createDataSource } from '../../shared/entities';
 import { OrganizationService } from '../../shared/identity/organization.service';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_BORROWER, BENCH_TOKENS, seedLoans } from './loans-seed';
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const ds = createDataSource({ url: db.url, poolSize: 2 });
   await ds.initialize();
   const started = Date.now();
-  await new RegistryService(ds).upsertNetwork({
+  await new NetworksService(ds).upsertNetwork({
     chain_id: 31337,
     name: 'Bench',
     rpc_urls: ['http://127.0.0.1:8545'],

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
 import { getAddress } from 'viem';
 import { createDataSource } from '../../shared/entities';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { CpuBudget } from '../support/cpu-budget';
 import { spawnServer } from '../support/spawn-server';
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   try {
     const ds = createDataSource({ url: db.url, poolSize: 2 });
     await ds.initialize();
-    await new RegistryService(ds).upsertNetwork({ chain_id: 31337, name: 'Bench', rpc_urls: ['http://127.0.0.1:1'], contracts: {}, tokens: [] });
+    await new NetworksService(ds).upsertNetwork({ chain_id: 31337, name: 'Bench', rpc_urls: ['http://127.0.0.1:1'], contracts: {}, tokens: [] });
     const t0 = performance.now();
     const { series } = await seedClob(ds, PAIR, {
       orders: Number(process.env.BENCH_ORDERS ?? SEED.orders),

@@ -8,7 +8,7 @@ import { deployReferenceContracts } from '../../dev/deploy';
 import { startHardhatNode } from '../../dev/hardhat-node';
 import { CpuBudget } from '../support/cpu-budget';
 import { createDataSource } from '../../shared/entities';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { EVENT_SELECTORS } from '../../indexer/decode/decode-log';
 import { benchDatabase } from '../support/bench-db';
 import { startLatencyProxy } from './latency-proxy';
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     const ds = createDataSource({ url: db.url, poolSize: 2 });
     await ds.initialize();
     cleanups.push(() => ds.destroy());
-    await new RegistryService(ds).upsertNetwork(devchainNetwork(rpcUrl, addresses));
+    await new NetworksService(ds).upsertNetwork(devchainNetwork(rpcUrl, addresses));
 
     // BENCH_INDEXER_NODE_ARGS (e.g. "--cpu-prof") goes to the indexer's node, for profiling.
     const nodeArgs = (process.env.BENCH_INDEXER_NODE_ARGS ?? '').split(' ').filter(Boolean);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createDataSource } from '../../shared/entities';
 import { OrganizationService } from '../../shared/identity/organization.service';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
@@ -43,7 +43,7 @@ export async function ordersBenchDatabase(tag: string, makers: readonly string[]
   const db = await benchDatabase(tag);
   const ds = createDataSource({ url: db.url, poolSize: 1 });
   await ds.initialize();
-  const registry = new RegistryService(ds);
+  const registry = new NetworksService(ds);
   await registry.upsertNetwork({
     chain_id: 31337,
     name: 'Bench',

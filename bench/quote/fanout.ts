@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
 import { createDataSource } from '../../shared/entities';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { RfqClient as ApiClient } from '../../client/src';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
@@ -38,7 +38,7 @@ export async function fanout(): Promise<void> {
   const db = await benchDatabase('fanout');
   const ds = createDataSource({ url: db.url, poolSize: 1 });
   await ds.initialize();
-  await new RegistryService(ds).upsertNetwork({
+  await new NetworksService(ds).upsertNetwork({
     chain_id: 31337,
     name: 'Bench',
     rpc_urls: ['http://127.0.0.1:8545'],

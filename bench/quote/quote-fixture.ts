@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { zeroAddress } from 'viem';
 import { createDataSource } from '../../shared/entities';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_WRITE_LIMITS } from './bench-limits';
@@ -40,7 +40,7 @@ export async function quoteBenchDatabase(tag: string): Promise<{ url: string; dr
   const db = await benchDatabase(tag);
   const ds = createDataSource({ url: db.url, poolSize: 1 });
   await ds.initialize();
-  await new RegistryService(ds).upsertNetwork({
+  await new NetworksService(ds).upsertNetwork({
     chain_id: 31337,
     name: 'Bench',
     rpc_urls: ['http://127.0.0.1:8545'],

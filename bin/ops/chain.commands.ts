@@ -1,6 +1,6 @@
 import { DEVCHAIN_CHAIN_ID } from '../../shared/chain/clients';
 import { serviceSigner } from '../../shared/chain/service-signer';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { requireFlag, UsageError, type OpsCommand } from './command';
 
 export const chainCommands: OpsCommand[] = [
@@ -31,7 +31,7 @@ export const chainCommands: OpsCommand[] = [
       const expected = expectedAddresses();
       const addresses = (await hasReferenceContracts(rpcUrl, expected)) ? expected : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });
       await ensureServiceSigner({ rpcUrl, mothership: addresses.mothership, signer });
-      const registry = new RegistryService(ctx.db);
+      const registry = new NetworksService(ctx.db);
       ctx.print(await registry.upsertNetwork(devchainNetwork(rpcUrl, addresses)));
       // The fill bond check fails closed: the reference tokens get an explicit zero minimum unless set.
       await ensureDevBondRequirements(registry);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isSettingKey, RegistryService } from '../../shared/registry';
+import { isSettingKey, NetworksService } from '../../shared/networks';
 import { requireFlag, UsageError, type OpsCommand } from './command';
 
 export const registryCommands: OpsCommand[] = [
@@ -15,7 +15,7 @@ export const registryCommands: OpsCommand[] = [
       } catch (err) {
         throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
       }
-      ctx.print(await new RegistryService(ctx.db).upsertNetwork(raw));
+      ctx.print(await new NetworksService(ctx.db).upsertNetwork(raw));
     },
   },
   {
@@ -23,7 +23,7 @@ export const registryCommands: OpsCommand[] = [
     usage: 'network:list',
     summary: 'print every network, enabled or not',
     async run(ctx) {
-      ctx.print({ networks: await new RegistryService(ctx.db).allNetworks() });
+      ctx.print({ networks: await new NetworksService(ctx.db).allNetworks() });
     },
   },
   {
@@ -39,7 +39,7 @@ export const registryCommands: OpsCommand[] = [
       } catch {
         throw new UsageError(`VALUE must be JSON, e.g. '{"USDC":{"premium_bond_amount":"1000","fill_bond_amount":"500"}}'`);
       }
-      ctx.print({ key, value: await new RegistryService(ctx.db).setSetting(key, parsed) });
+      ctx.print({ key, value: await new NetworksService(ctx.db).setSetting(key, parsed) });
     },
   },
   {
@@ -50,7 +50,7 @@ export const registryCommands: OpsCommand[] = [
       const [key] = args.positional;
       if (!key) throw new UsageError('usage: settings:get KEY');
       if (!isSettingKey(key)) throw new UsageError(`unknown setting ${key}`);
-      ctx.print({ key, value: await new RegistryService(ctx.db).setting(key) });
+      ctx.print({ key, value: await new NetworksService(ctx.db).setting(key) });
     },
   },
 ];

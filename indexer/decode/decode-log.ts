@@ -1,6 +1,6 @@
 import { toEventSelector } from 'viem';
-import type { Decoded, EmitterRole, IndexedEvent, LogMeta } from '../events/indexed-event';
-import { INDEXED_EVENTS, type EventKind } from '../events/registry';
+import type { Decoded, EmitterRole, IndexedEvent, LogMeta } from '../chain-events/indexed-event';
+import { INDEXED_EVENTS, type EventKind } from '../chain-events/indexed-events';
 import type { Hex, RpcLog } from '../rpc/rpc';
 import { checksum } from './log-words';
 

@@ -1,4 +1,4 @@
-import type { LogMeta } from '../events/indexed-event';
+import type { LogMeta } from '../chain-events/indexed-event';
 import type { EventRow, RowPosition } from './changeset';
 
 /** A log's arguments as JSON: big integers become decimal strings. */

@@ -8,7 +8,7 @@ import type { Metrics } from '../../shared/platform/metrics';
 import { publishQuoteResult, QuoteRepository, type ReopenedResultView } from '../../shared/quotes';
 import { fadeStatus, type NewFade } from '../../shared/dutch';
 import type { Redis } from '../../shared/platform/redis';
-import { INDEXED_EVENTS, isEventKind } from '../events/registry';
+import { INDEXED_EVENTS, isEventKind } from '../chain-events/indexed-events';
 import type { EventRow, TransferRow } from '../projectors/changeset';
 import type { Changeset } from '../store/derived-tables';
 import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';

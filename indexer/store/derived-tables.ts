@@ -11,6 +11,7 @@ import {
   type SettlementRow,
   type TransferRow,
 } from '../projectors/changeset';
+import { reopenDutchPhases } from '../../shared/dutch';
 import { reopenFilledQuotes } from '../../shared/quotes';
 import { reopenChainClosedOrders, revertUsedFills } from '../../shared/orders';
 import { writeBondEvents, writeFillUses, writeOrderIntents } from './order-writer';
@@ -113,7 +114,7 @@ const byHeight =
  * must run; a batch's writes run in the same order. Each entry's `order` says which other
  * tables it must come before or after, and a test fails when the list breaks one of those, or
  * a foreign key of the schema (a referencing table rolls back before the table it references).
- * Indexed events name the tables their rows go to (indexer/events/registry.ts); a test fails
+ * Indexed events name the tables their rows go to (indexer/chain-events/indexed-events.ts); a test fails
  * when one is missing here.
  */
 export const DERIVED_TABLES = [
@@ -414,6 +415,8 @@ async function reopenQuotes(m: Queryable, chainId: number, at: number, effects: 
     [chainId, at],
   );
   const makerOf = new Map(gone.map((g) => [g.quote_id, g.maker]));
+  // A Dutch quote's phase first: that statement picks the quotes still filled.
+  await reopenDutchPhases(m, [...makerOf.keys()]);
   const reopened = await reopenFilledQuotes(m, [...makerOf.keys()]);
   effects.reopened.push(...reopened.map((q) => ({ ...q, maker: makerOf.get(q.quote_id) as Hex })));
 }

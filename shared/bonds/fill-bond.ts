@@ -1,7 +1,7 @@
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
 import { ForbiddenError } from '../platform/errors';
-import type { RegistryService } from '../registry';
+import type { NetworksService } from '../networks';
 
 /** Per premium-token symbol: the fill bond minimum and the bond the maker has available. */
 export type FillBondRequirements = Record<string, { token: string; fill_bond_amount: string; maker_bond: string }>;
@@ -55,7 +55,7 @@ export async function indexedBonds(
  * A shortfall is a 403 `insufficient_fill_bond` whose body carries `fill_bond_requirements`.
  */
 export class FillBondCheck {
-  constructor(private readonly deps: { db: Pick<DataSource, 'query'>; registry: Pick<RegistryService, 'bondRequirements'> }) {}
+  constructor(private readonly deps: { db: Pick<DataSource, 'query'>; registry: Pick<NetworksService, 'bondRequirements'> }) {}
 
   /** `symbols`: the chain's token symbols by address (a token without one is named by its address). */
   async check(chainId: number, maker: Address, premiumTokens: readonly string[], symbols: ReadonlyMap<string, string>): Promise<FillBondRequirements> {

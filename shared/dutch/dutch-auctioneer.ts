@@ -4,15 +4,8 @@ import { topics, type EventPublisher } from '../events';
 import type { Logger } from '../platform/logging';
 import type { JobQueue } from '../platform/queue';
 import { DutchAwardSigner } from '../protocol';
-import {
-  awardDutchQuotes,
-  openDutchQuotes,
-  publishRfqRequest,
-  QuoteRepository,
-  type DutchAwardDecision,
-  type InterestedMakers,
-  type PairDirectory,
-} from '../quotes';
+import { publishRfqRequest, QuoteRepository, type InterestedMakers, type PairDirectory } from '../quotes';
+import { awardDutchQuotes, openDutchQuotes, type DutchAwardDecision } from './dutch-state';
 import { DutchRepository } from './dutch.repository';
 import { dutchOpenJob } from './dutch.jobs';
 import type { DutchQuote } from './dutch.types';

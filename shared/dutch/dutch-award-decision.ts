@@ -1,6 +1,6 @@
 import { getAddress, zeroAddress, type Address } from 'viem';
 import type { DutchAward, DutchAwardSigner } from '../protocol';
-import type { DutchAwardDecision } from '../quotes';
+import type { DutchAwardDecision } from './dutch-state';
 import type { DutchBidRow, DutchQuote } from './dutch.types';
 import { takerSide } from './dutch-views';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { legView, takerQuoteView, type QuoteLegRow, type QuoteRow } from '../quotes';
-import type { VisibleDutchPhase } from '../quotes/quote.wire';
+import type { VisibleDutchPhase } from './dutch.wire';
 import type { DutchBidRow, DutchColumns } from './dutch.types';
 import {
   MAX_BID_BPS,

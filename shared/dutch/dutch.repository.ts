@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { DutchPhase, QuoteLegRow, QuoteRow } from '../quotes';
+import type { QuoteLegRow, QuoteRow } from '../quotes';
 import { LEG_COLUMNS, QUOTE_COLUMNS } from '../quotes/quote.repository';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
-import { DUTCH_PHASE_SQL as DP, QUOTE_STATE_SQL as QS } from '../quotes/quote.wire';
+import { QUOTE_STATE_SQL as QS } from '../quotes/quote.wire';
+import { DUTCH_PHASE_SQL as DP, type DutchPhase } from './dutch.wire';
 
 type Queryable = Pick<EntityManager, 'query'>;
 

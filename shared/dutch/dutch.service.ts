@@ -9,18 +9,9 @@ import type { Logger } from '../platform/logging';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHash } from '../protocol';
 import { FillAuthorityReader, type FillAuthorityNetwork } from '../chain/fill-authority';
-import {
-  parseDutchQuoteRequest,
-  quoteExpireJob,
-  QuoteRepository,
-  type ChainDirectory,
-  type CreatedQuote,
-  type DutchQuoteRequest,
-  type PairDirectory,
-  type QuoteLegRow,
-  type QuoteRow,
-} from '../quotes';
-import { RegistryService } from '../registry';
+import { quoteExpireJob, QuoteRepository, type ChainDirectory, type CreatedQuote, type PairDirectory, type QuoteLegRow, type QuoteRow } from '../quotes';
+import { parseDutchQuoteRequest, type DutchQuoteRequest } from './dutch-quote-request';
+import { NetworksService } from '../networks';
 import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob } from './dutch.jobs';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';
 import type { DutchColumns, JsonObject } from './dutch.types';
@@ -36,7 +27,7 @@ const UNIQUE_VIOLATION = '23505';
 export class DutchService {
   private readonly repo: DutchRepository;
   private readonly quotes: QuoteRepository;
-  private readonly registry: RegistryService;
+  private readonly registry: NetworksService;
   private readonly idempotency: IdempotencyService;
   private readonly authorities: FillAuthorityReader;
   private readonly bonds: FillBondCheck;
@@ -48,7 +39,7 @@ export class DutchService {
   ) {
     this.repo = new DutchRepository(deps.db);
     this.quotes = new QuoteRepository(deps.db);
-    this.registry = new RegistryService(deps.db);
+    this.registry = new NetworksService(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
     this.authorities = new FillAuthorityReader(deps.config.FILL_AUTHORITY_RPC_TIMEOUT_MS);
     this.bonds = new FillBondCheck({ db: deps.db, registry: this.registry });

@@ -1,5 +1,6 @@
 import type { JsonValue } from '../events';
-import type { DutchPhase, QuoteLegRow, QuoteRow } from '../quotes';
+import type { QuoteLegRow, QuoteRow } from '../quotes';
+import type { DutchPhase } from './dutch.wire';
 
 export type JsonObject = { [key: string]: JsonValue };
 

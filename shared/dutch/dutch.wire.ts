@@ -1,13 +1,29 @@
 import { z } from 'zod';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
-import { legWire, OFFER_FORMATS, offerWire, POLARITIES, takerQuoteWire, VISIBLE_DUTCH_PHASES } from '../quotes/quote.wire';
+import { sqlLiterals, wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
+import { legWire, OFFER_FORMATS, offerWire, POLARITIES, QUOTE_STATES, takerQuoteWire, type QuoteState } from '../quotes/quote.wire';
 
 /**
- * The wire form of what only a Dutch quote sends (docs/DUTCH.md): the signed request and award,
- * bids, and the competing / fillable / award / fade payloads. The phases themselves are data in
- * shared/quotes/quote.wire.ts (the quotes table's column). Views (dutch-views.ts) are typed
- * from these schemas; the route contracts and the topic table document them.
+ * The wire form of what only a Dutch quote sends (docs/DUTCH.md): its phases as data, the signed
+ * request and award, bids, and the competing / fillable / award / fade payloads. Views
+ * (dutch-views.ts) are typed from these schemas; the route contracts and the topic table
+ * document them; test/integration/foundation/state-checks.test.ts holds the phase list equal to
+ * the CHECK constraints of `quotes.dutch_phase` and `quotes.dutch_published_phase`.
  */
+
+/**
+ * The live phases of an open Dutch quote (quotes.dutch_phase; null on a standard quote). Its
+ * `open` (anyone may fill) is a phase, not the quote state `open`: write `DUTCH_PHASE_SQL.open`
+ * or `QUOTE_STATE_SQL.open`, never the bare word.
+ */
+export const DUTCH_PHASES = ['competing', 'exclusive', 'open'] as const;
+export type DutchPhase = (typeof DUTCH_PHASES)[number];
+
+/** `DUTCH_PHASE_SQL.competing` is `'competing'`, quoted, for SQL text. */
+export const DUTCH_PHASE_SQL = sqlLiterals(DUTCH_PHASES);
+
+/** What clients see as a Dutch quote's `dutch_phase`: the live phase while open, else the closing state. */
+export const VISIBLE_DUTCH_PHASES = [...DUTCH_PHASES, ...QUOTE_STATES.filter((s): s is Exclude<QuoteState, 'open'> => s !== 'open')] as const;
+export type VisibleDutchPhase = DutchPhase | Exclude<QuoteState, 'open'>;
 
 /** Highest improvement a bid may offer on either side, in basis points. */
 export const MAX_BID_BPS = 5_000;

@@ -7,3 +7,7 @@ export type { DutchBidRow, DutchColumns } from './dutch.types';
 export { assertNotFaded, decideExclusiveWindows, fadeStatus, fadeStatusOf } from './dutch-fades';
 export type { FadePolicy, FadeStatus, NewFade } from './dutch-fades';
 export * from './dutch.wire';
+export { awardDutchQuote, awardDutchQuotes, openDutchQuote, openDutchQuotes, reopenDutchPhases } from './dutch-state';
+export type { DutchAwardDecision } from './dutch-state';
+export { dutchQuoteRequestDocument, isDutchRequest, parseDutchQuoteRequest } from './dutch-quote-request';
+export type { DutchLimits, DutchQuoteRequest } from './dutch-quote-request';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventPayload } from '../platform/events';
+import type { EventPayload } from '../platform/event-bus';
 // The quote domain's payloads have their one home in its wire modules (which import nothing of the domains').
 import { dutchAwardEventWire, dutchFadeEventWire, rfqOfferTakerWire, rfqRequestMakerWire, rfqRequestTakerWire } from '../dutch/dutch.wire';
 import { rfqOfferMakerWire, rfqResultMakerWire, rfqResultTakerWire } from '../quotes/quote.wire';

@@ -1,4 +1,4 @@
-import { TopicEventPublisher, type TopicEventPublisherDeps } from '../platform/events';
+import { TopicEventPublisher, type TopicEventPublisherDeps } from '../platform/event-bus';
 import { TOPIC_RULES, type TopicEvents } from './topics';
 
 /**

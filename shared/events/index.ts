@@ -50,8 +50,8 @@ export type {
   ExploreLoanEvent,
 } from './event-payloads';
 export { EventPublisher } from './event-publisher';
-// What publishers name when they publish; the machinery itself lives in shared/platform/events.
-export type { TopicKey, TopicRef, JsonValue, EventPayload, PublishOptions, PublishResult } from '../platform/events';
+// What publishers name when they publish; the machinery itself lives in shared/platform/event-bus.
+export type { TopicKey, TopicRef, JsonValue, EventPayload, PublishOptions, PublishResult } from '../platform/event-bus';
 export { PubsubRegistrations, PUBSUB_TIERS, dropKeyRegistrations } from './pubsub-registrations';
 export type { PubsubTier, RevokedAmong } from './pubsub-registrations';
 export { SOCKET_PATH, WEBSOCKET_PATH } from './socket-paths';

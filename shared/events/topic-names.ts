@@ -1,5 +1,5 @@
 import { getAddress, isAddress } from 'viem';
-import type { TopicKey } from '../platform/events';
+import type { TopicKey } from '../platform/event-bus';
 import { hashStreamToken, STREAM_TOKEN_PATTERN } from '../platform/stream-tokens';
 
 /**

@@ -1,4 +1,4 @@
-import type { TopicKey, TopicRef, TopicRules } from '../platform/events';
+import type { TopicKey, TopicRef, TopicRules } from '../platform/event-bus';
 import type { StreamKind } from '../platform/stream-tokens';
 import type { PayloadOf } from './event-payloads';
 import type { Authorize, JoinCredentials, JoinGrant, JoinLookups } from './topic-join';
@@ -91,7 +91,7 @@ export function streamTokenOf(ref: TopicRef): { kind: StreamKind; hash: string }
   return streamKind && hash ? { kind: streamKind, hash } : null;
 }
 
-/** What the publishing infrastructure (shared/platform/events) asks of our topics. */
+/** What the publishing infrastructure (shared/platform/event-bus) asks of our topics. */
 export const TOPIC_RULES: TopicRules = {
   carries: (kind, event) => {
     const spec = specOf(kind);

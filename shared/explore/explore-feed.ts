@@ -24,8 +24,8 @@ export interface RollbackNotice {
  * One live Explore feed (CLOB, loans): how its snapshot is read and how it is sent. The stream
  * machinery (explore-streams.ts) is the same for all: mint a token through the gate, open the
  * stream in a worker (snapshot + watcher, under the subject's lock), deliver later chain events
- * to watchers past their snapshot block, resend a snapshot after a reorg. A feed adds itself to
- * `EXPLORE_FEEDS` (explore-feeds.ts).
+ * to watchers past their snapshot block, resend a snapshot after a reorg. A feed is exported by
+ * its domain and listed in `EXPLORE_FEEDS` (workers/explore/explore-feeds.ts).
  */
 export interface ExploreFeed<S extends { block: SnapshotBlock } = { block: SnapshotBlock }> {
   name: ExploreFeedName;

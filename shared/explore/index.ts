@@ -4,7 +4,6 @@ export { FeedLock } from './feed-lock';
 export type { ExploreFeed, SnapshotBlock, SnapshotReason, RollbackNotice } from './explore-feed';
 export { ExploreStreamMinter, ExploreStreamHub } from './explore-streams';
 export type { MintedStream, FeedItem } from './explore-streams';
-export { EXPLORE_FEEDS, exploreFeed } from './explore-feeds';
 export { EXPLORE_QUEUE, exploreStreamOpenJob } from './explore.jobs';
 export { clobFeed } from './clob/clob-feed';
 export { ClobExploreService } from './clob/clob-explore.service';

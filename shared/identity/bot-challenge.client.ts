@@ -1,7 +1,7 @@
 import { hashSecret } from '../platform/secrets';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logging';
-import type { ChallengePublicConfig } from '../registry';
+import type { ChallengePublicConfig } from '../networks';
 import { RedisKeys, type Redis } from '../platform/redis';
 
 export type ChallengeOutcome =

@@ -3,7 +3,7 @@ import type { Config } from '../platform/config';
 import { UnauthorizedError } from '../platform/errors';
 import type { Logger } from '../platform/logging';
 import type { Redis } from '../platform/redis';
-import { RegistryService } from '../registry';
+import { NetworksService } from '../networks';
 import { AdminActionVerifier } from './admin-action-verifier';
 import { ApiKeyRepository } from './api-key.repository';
 import { BotWalletBinding } from './bot-wallet-binding';
@@ -57,7 +57,7 @@ export class IdentityService {
     this.tokens = new TokenIssuer(config);
     this.keys = new ApiKeyRepository(db);
     this.orgs = new OrganizationService(db);
-    const verifier = new SignatureVerifier({ registry: new RegistryService(db), rpcTimeoutMs: config.SIWE_RPC_TIMEOUT_MS, logger: deps.logger });
+    const verifier = new SignatureVerifier({ registry: new NetworksService(db), rpcTimeoutMs: config.SIWE_RPC_TIMEOUT_MS, logger: deps.logger });
     const statements = new AdminActionVerifier({ redis, prefix, verifier, orgs: this.orgs.repo });
     this.siwe = new SiweService({ config, nonces: new NonceStore(redis, prefix), verifier, tokens: this.tokens });
     const bots = new BotWalletBinding({ verifier, keys: this.keys, orgs: this.orgs.repo });

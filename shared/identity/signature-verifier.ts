@@ -2,7 +2,7 @@ import { createPublicClient, http, isAddressEqual, recoverMessageAddress, type H
 import { ServiceUnavailableError } from '../platform/errors';
 import type { Logger } from '../platform/logging';
 import { assertCanonicalSignature, isCanonicalSignature } from '../protocol';
-import type { RegistryService } from '../registry';
+import type { NetworksService } from '../networks';
 
 /**
  * personal_sign (EIP-191) verification. An externally owned account is checked by recovery,
@@ -18,7 +18,7 @@ import type { RegistryService } from '../registry';
 export class SignatureVerifier {
   private readonly clients = new Map<string, PublicClient>();
 
-  constructor(private readonly deps: { registry: RegistryService; rpcTimeoutMs: number; logger: Logger }) {}
+  constructor(private readonly deps: { registry: NetworksService; rpcTimeoutMs: number; logger: Logger }) {}
 
   /**
    * True when `signature` over `message` is `address`'s. Throws 503 when a needed RPC is

@@ -1,4 +1,5 @@
 export { IndexedDataRepository } from './indexed-data.repository';
+export type { PairRecord } from './indexed-data.repository';
 export { IndexerStatusService } from './indexer-status.service';
 export type { NetworkStatusView, CoreView } from './indexer-status.service';
 export { PortfolioService } from './portfolio.service';

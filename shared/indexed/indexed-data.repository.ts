@@ -48,6 +48,7 @@ export interface ReorgStatsRecord {
   last_at: Date | null;
 }
 
+/** A pair (CLOB) the indexer found (`indexer_pairs`): the one declaration, read here and by Explore. */
 export interface PairRecord {
   chain_id: number;
   address: string;
@@ -55,6 +56,7 @@ export interface PairRecord {
   token1: string;
   premium_token: string;
   created_block: string;
+  tx_hash: string;
 }
 
 export interface BalanceRecord {
@@ -122,7 +124,7 @@ export class IndexedDataRepository {
     );
   }
 
-  pairs(chainIds: number[]): Promise<PairRecord[]> {
+  pairs(chainIds: number[]): Promise<Omit<PairRecord, 'tx_hash'>[]> {
     return this.ds.query(
       `SELECT p.chain_id, p.address, p.token0, p.token1, p.premium_token, p.created_block::text
          FROM indexer_pairs p WHERE p.chain_id = ANY($1::int[]) ORDER BY p.chain_id, p.created_block, p.created_log_index`,

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { AppError, BadRequestError, NotFoundError } from '../platform/errors';
-import { RegistryService } from '../registry';
+import { NetworksService } from '../networks';
 import { IndexedDataRepository } from './indexed-data.repository';
 import { ResyncRequestRepository, type ResyncRequest } from './resync-requests.repository';
 
@@ -36,12 +36,12 @@ const num = (v: string | null | undefined) => (v === null || v === undefined ? n
  */
 export class IndexerOpsService {
   private readonly repo: IndexedDataRepository;
-  private readonly registry: RegistryService;
+  private readonly registry: NetworksService;
   private readonly requests: ResyncRequestRepository;
 
   constructor(ds: DataSource) {
     this.repo = new IndexedDataRepository(ds);
-    this.registry = new RegistryService(ds);
+    this.registry = new NetworksService(ds);
     this.requests = new ResyncRequestRepository(ds);
   }
 

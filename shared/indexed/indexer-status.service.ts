@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { AppError, type FieldProblem } from '../platform/errors';
-import { RegistryService } from '../registry';
+import { NetworksService } from '../networks';
 import { IndexedDataRepository, type CursorRecord, type KeptBlocksRecord, type ReorgStatsRecord, type StatusRecord } from './indexed-data.repository';
 import { INDEXER_ERROR_CODES, isIndexerErrorCode } from './indexer-error-codes';
-import { registryPairs } from './registry-pairs';
+import { networkPairs } from './network-pairs';
 
 /** Why a network's entry is unhealthy: a fixed code and fixed words (never raw RPC or driver text). */
 export interface NetworkProblem {
@@ -77,14 +77,14 @@ function stateOf(row: StatusRecord | undefined): NetworkStatusView['state'] {
  */
 export class IndexerStatusService {
   private readonly repo: IndexedDataRepository;
-  private readonly registry: RegistryService;
+  private readonly registry: NetworksService;
 
   constructor(
     ds: DataSource,
     private readonly staleAfterMs: number,
   ) {
     this.repo = new IndexedDataRepository(ds);
-    this.registry = new RegistryService(ds);
+    this.registry = new NetworksService(ds);
   }
 
   /** Enabled networks, or just `chainId` after checking it is one (400 otherwise). */
@@ -154,7 +154,7 @@ export class IndexerStatusService {
     const pairs = await this.repo.pairs(ids);
     return {
       networks: networks.map((n) => {
-        const registered = new Set(registryPairs(n.contracts).map((a) => a.toLowerCase()));
+        const registered = new Set(networkPairs(n.contracts).map((a) => a.toLowerCase()));
         const cores: CoreView[] = pairs
           .filter((p) => p.chain_id === n.chain_id)
           .map((p) => ({
@@ -166,7 +166,7 @@ export class IndexerStatusService {
             discovered: true,
             registered: registered.delete(p.address.toLowerCase()),
           }));
-        for (const address of registryPairs(n.contracts).filter((a) => registered.has(a.toLowerCase()))) {
+        for (const address of networkPairs(n.contracts).filter((a) => registered.has(a.toLowerCase()))) {
           cores.push({ address, token0: null, token1: null, premium_token: null, created_block: null, discovered: false, registered: true });
         }
         return { chain_id: n.chain_id, healthy: !problems.has(n.chain_id), cores };

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { decodeOptionId } from '../protocol/option-id';
-import { RegistryService } from '../registry';
+import { NetworksService } from '../networks';
 import { IndexedDataRepository, type BalanceRecord, type OrderRecord } from './indexed-data.repository';
 
 /** An option series as the portfolio shows it; null fields when the id is not one of ours. */
@@ -96,11 +96,11 @@ function order(o: OrderRecord): OpenOrderView {
  */
 export class PortfolioService {
   private readonly repo: IndexedDataRepository;
-  private readonly registry: RegistryService;
+  private readonly registry: NetworksService;
 
   constructor(ds: DataSource) {
     this.repo = new IndexedDataRepository(ds);
-    this.registry = new RegistryService(ds);
+    this.registry = new NetworksService(ds);
   }
 
   /** `address` checksummed; `chainId` limits to one network and must be an enabled one (400 otherwise). */

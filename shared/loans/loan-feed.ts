@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { exploreLoanStreamTopic, topics, type EventPublisher } from '../events';
-import type { ExploreFeed, SnapshotBlock } from '../explore/explore-feed';
+import type { ExploreFeed, SnapshotBlock } from '../explore';
 import { LoanService } from './loan.service';
 
 /** The loan feed follows a network's whole lending market: one subject per network. */

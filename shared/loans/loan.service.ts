@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError } from '../platform/errors';
 import { encodeCursor, type Page } from '../platform/pagination';
-import { RegistryService } from '../registry';
+import { NetworksService } from '../networks';
 import { formatWad, LOAN_AT_RISK_HEALTH_WAD, parseWad, valueWad, WAD, type TokenPrice } from './health';
 import { LoanRepository, type LoanEventRecord, type LoanRecord } from './loan.repository';
 import type { ActivityQuery, AtRiskQuery, CollateralQuery, EventsQuery, LoansQuery, RecentQuery, SummaryQuery } from './loan.schemas';
@@ -17,11 +17,11 @@ const HISTORY_LIMIT = 500;
  */
 export class LoanService {
   private readonly repo: LoanRepository;
-  private readonly registry: RegistryService;
+  private readonly registry: NetworksService;
 
   constructor(deps: { db: DataSource }) {
     this.repo = new LoanRepository(deps.db);
-    this.registry = new RegistryService(deps.db);
+    this.registry = new NetworksService(deps.db);
   }
 
   /** Prices and token metadata for the tokens of `loans` (lower-case keys). */

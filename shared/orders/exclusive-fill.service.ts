@@ -9,7 +9,7 @@ import type { Logger } from '../platform/logging';
 import { evmAddress, parseOrThrow, required, sizedArray, unknownKeys, whenObject } from '../platform/validation';
 import { apiIdToBytes32, exclusiveFillTypedData, intentDataHash, type ExclusiveFill } from '../protocol';
 import type { PairDirectory } from '../quotes';
-import type { RegistryService } from '../registry';
+import type { NetworksService } from '../networks';
 import { exclusiveFillAnnounceJob, exclusiveFillExpireJob } from './order.jobs';
 import { OrderRepository } from './order.repository';
 import { holdOrders, lockOrders } from './order-state';
@@ -44,7 +44,7 @@ export class ExclusiveFillService {
       queue: JobQueue;
       logger: Logger;
       pairs: PairDirectory;
-      registry: RegistryService;
+      registry: NetworksService;
       signer: () => PrivateKeyAccount;
       ttlSeconds: number;
       maxOrders: number;

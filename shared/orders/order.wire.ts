@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
+import { sqlLiterals, wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
 
 /**
  * The one home of an order's and an exclusive fill's wire form: their states as data (the
@@ -22,13 +22,6 @@ export type ExclusiveFillState = (typeof EXCLUSIVE_FILL_STATES)[number];
 
 export const ORDER_PLACEMENTS = ['placed', 'recorded_by_owner', 'unconfirmed'] as const;
 export type OrderPlacement = (typeof ORDER_PLACEMENTS)[number];
-
-type SqlLiterals<T extends string> = { readonly [K in T]: `'${K}'` };
-
-function sqlLiterals<const T extends string>(names: readonly T[]): SqlLiterals<T> {
-  for (const n of names) if (!/^[a-z_]+$/.test(n)) throw new Error(`not a plain SQL literal: ${n}`);
-  return Object.freeze(Object.fromEntries(names.map((n) => [n, `'${n}'`]))) as SqlLiterals<T>;
-}
 
 /** `ORDER_STATE_SQL.open` is `'open'`, quoted, for SQL text. */
 export const ORDER_STATE_SQL = sqlLiterals(ORDER_STATES);

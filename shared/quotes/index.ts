@@ -1,15 +1,13 @@
 export { QuoteService } from './quote.service';
 export type { CreatedQuote } from './quote.service';
 export { OfferService } from './offer.service';
-export { dutchQuoteRequestDocument, quoteRequestDocument } from './quote-request';
+export { quoteRequestDocument } from './quote-request';
 export { offerRequestDocument } from './offer-request';
 export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';
 export { QuoteRepository } from './quote.repository';
-export { awardDutchQuote, awardDutchQuotes, closeQuote, fillSettledQuotes, openDutchQuote, openDutchQuotes, reopenFilledQuotes } from './quote-state';
-export type { ClosingState, DutchAwardDecision, DutchPhase, FilledQuoteRow, ReopenedQuoteRow, SettlementRef } from './quote-state';
-export { isDutchRequest, parseDutchQuoteRequest } from './quote-request';
-export type { DutchLimits, DutchQuoteRequest } from './quote-request';
+export { closeQuote, fillSettledQuotes, reopenFilledQuotes } from './quote-state';
+export type { ClosingState, FilledQuoteRow, ReopenedQuoteRow, SettlementRef } from './quote-state';
 export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';
 export * from './quote-views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';

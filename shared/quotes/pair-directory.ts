@@ -1,8 +1,8 @@
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
-import type { NetworkEntity } from '../registry/registry.entities';
-import { isPairKey } from '../indexed/registry-pairs';
-import { RegistryService } from '../registry';
+import type { NetworkEntity } from '../networks/networks.entities';
+import { isPairKey } from '../indexed/network-pairs';
+import { NetworksService } from '../networks';
 
 /** Contract-map keys that name tokens: the pair triple and the faucet mocks. */
 const TOKEN_KEY = /^(token0|token1|premium_[a-z0-9_]+|weth|usdc|wbtc|meme)$/;
@@ -22,13 +22,13 @@ export interface ChainDirectory {
  */
 export class PairDirectory {
   private readonly cache = new Map<number, { at: number; dir: Promise<ChainDirectory | null> }>();
-  private readonly registry: RegistryService;
+  private readonly registry: NetworksService;
 
   constructor(
     private readonly ds: DataSource,
     private readonly ttlMs: number,
   ) {
-    this.registry = new RegistryService(ds);
+    this.registry = new NetworksService(ds);
   }
 
   get(chainId: number): Promise<ChainDirectory | null> {

@@ -1,46 +1,25 @@
 import { z } from 'zod';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
+import { sqlLiterals, wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
 
 /**
- * The one home of a quote's wire form: the states and phases as data, and the zod schema of
+ * The one home of a quote's wire form: the states as data, and the zod schema of
  * everything that goes out about a quote (REST answers and socket payloads). The views
  * (quote-views.ts) are typed from these schemas, the route contracts (api/routes/quote.contract.ts)
  * and the topic table document them, the repositories write their SQL literals from the lists,
  * and test/integration/foundation/state-checks.test.ts holds the lists equal to the CHECK
- * constraints of the migrated database. Dutch-only payloads are in shared/dutch/dutch.wire.ts.
+ * constraints of the migrated database. The Dutch phases and Dutch-only payloads are in
+ * shared/dutch/dutch.wire.ts.
  */
 
 /** A quote's states (quotes.state): open -> expired | filled | cancelled. */
 export const QUOTE_STATES = ['open', 'expired', 'filled', 'cancelled'] as const;
 export type QuoteState = (typeof QUOTE_STATES)[number];
 
-/**
- * The live phases of an open Dutch quote (quotes.dutch_phase; null on a standard quote). Its
- * `open` (anyone may fill) is a phase, not the quote state `open`: write `DUTCH_PHASE_SQL.open`
- * or `QUOTE_STATE_SQL.open`, never the bare word.
- */
-export const DUTCH_PHASES = ['competing', 'exclusive', 'open'] as const;
-export type DutchPhase = (typeof DUTCH_PHASES)[number];
-
-/** What clients see as a Dutch quote's `dutch_phase`: the live phase while open, else the closing state. */
-export const VISIBLE_DUTCH_PHASES = [...DUTCH_PHASES, ...QUOTE_STATES.filter((s): s is Exclude<QuoteState, 'open'> => s !== 'open')] as const;
-export type VisibleDutchPhase = DutchPhase | Exclude<QuoteState, 'open'>;
-
 export const OFFER_FORMATS = ['package_only', 'dutch_only'] as const;
 export const POLARITIES = ['b_is_buy', 'a_is_buy'] as const;
 
-type SqlLiterals<T extends string> = { readonly [K in T]: `'${K}'` };
-
-/** Each name as a quoted SQL literal, for interpolation: the SQL text stays what it was, and a name not in the list is a type error. */
-function sqlLiterals<const T extends string>(names: readonly T[]): SqlLiterals<T> {
-  for (const n of names) if (!/^[a-z_]+$/.test(n)) throw new Error(`not a plain SQL literal: ${n}`);
-  return Object.freeze(Object.fromEntries(names.map((n) => [n, `'${n}'`]))) as SqlLiterals<T>;
-}
-
 /** `QUOTE_STATE_SQL.open` is `'open'`, quoted, for SQL text. */
 export const QUOTE_STATE_SQL = sqlLiterals(QUOTE_STATES);
-/** `DUTCH_PHASE_SQL.competing` is `'competing'`, quoted, for SQL text. */
-export const DUTCH_PHASE_SQL = sqlLiterals(DUTCH_PHASES);
 
 const bit = z.union([z.literal(0), z.literal(1)]);
 

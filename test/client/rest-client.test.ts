@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RfqClient, ApiError } from '../../client/src';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { networkFile } from '../support/fixtures';
 import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
 import { createTestEnv, type TestEnv } from '../support/test-env';
@@ -27,7 +27,7 @@ describe('client: REST calls, typed results and ApiError', () => {
 
   beforeAll(async () => {
     env = await createTestEnv();
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     server = await startReplica(env, { withApi: true });
     client = new RfqClient(`http://127.0.0.1:${server.port}`);
   });

@@ -1,13 +1,14 @@
 import { buildOpenApiDocument, type OpenApiDocument } from '../../api/contract/openapi-document';
-import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.contract';
 import { ValidationError } from '../../shared/platform/errors';
 import { zeroAddress } from 'viem';
 import { direction, directionsHash } from '../../shared/protocol';
-import { dutchQuoteRequestDocument, offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
+import { dutchQuoteRequestDocument, parseDutchQuoteRequest } from '../../shared/dutch';
+import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { parseOfferRequest } from '../../shared/quotes/offer-request';
-import { parseDutchQuoteRequest, parseQuoteRequest } from '../../shared/quotes/quote-request';
+import { parseQuoteRequest } from '../../shared/quotes/quote-request';
 
 /*
  * The request bodies the service parses itself (`bodyCheck: 'service'`) are documented by the

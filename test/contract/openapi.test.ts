@@ -3,12 +3,12 @@ import type { Express } from 'express';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../api/contract/openapi-document';
 import { AUTH_RULE_DOCS, SECURITY_SCHEMES } from '../../api/contract/route-security';
 import { WHO_NEEDS_WHAT } from '../../api/auth';
-import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.contract';
 import { delegateSchemas } from '../../shared/identity';
 import { parseOfferRequest } from '../../shared/quotes/offer-request';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { networkFile } from '../support/fixtures';
 import { buildApp, request } from '../support/http';
 import { createTestEnv, type TestEnv } from '../support/test-env';
@@ -44,7 +44,7 @@ describe('the OpenAPI document', () => {
     env = await createTestEnv();
     app = buildApp(env).app;
     // The network whose pair the quote example names.
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     doc = buildOpenApiDocument(API_ROUTES, ROUTE_TAGS, API_VERSION);
   });
   afterAll(() => env.close());

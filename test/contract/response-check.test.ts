@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import type { ApiContext } from '../../api/context';
 import { mountRoutes, recordContracts } from '../../api/contract/mount-routes';
 import type { NamedContract, RouteBinding, RouteContract } from '../../api/contract/route-contract';
-import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_ROUTES } from '../../api/routes/route-table';
 import { ConflictError, ServiceUnavailableError } from '../../shared/platform/errors';
 import { errorHandler, notFound } from '../../shared/platform/http/error-handler';
 import { requestContext } from '../../shared/platform/http/request-context';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ApiContext } from '../../api/context';
 import { buildOpenApiDocument } from '../../api/contract/openapi-document';
 import { defineRoute, type NamedContract } from '../../api/contract/route-contract';
-import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { bearer, newWallet, signIn } from '../support/wallets';
 import { buildApp, request } from '../support/http';

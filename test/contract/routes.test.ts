@@ -3,7 +3,7 @@ import { WHO_NEEDS_WHAT, type ExploreAction, type RouteAction } from '../../api/
 import { buildOpenApiDocument, type OpenApiDocument } from '../../api/contract/openapi-document';
 import { openApiPath } from '../../api/contract/path-template';
 import type { NamedContract } from '../../api/contract/route-contract';
-import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { documentedExploreRoutes, EXPLORE_ROUTE_DOCS } from '../support/explore-routes';
 import { buildApp } from '../support/http';

@@ -1,5 +1,5 @@
 import { topics } from '../../shared/events';
-import { EventHistory } from '../../shared/platform/events';
+import { EventHistory } from '../../shared/platform/event-bus';
 import { hashStreamToken } from '../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity } from '../support/events';
 import type { FeedRecorder } from './feed-recorder';

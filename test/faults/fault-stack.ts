@@ -5,7 +5,7 @@ import { hardhatAccounts, localPublicClient, localWalletClient } from '../../sha
 import { devchainNetwork } from '../../dev/devchain';
 import { deployReferenceContracts, type DeployedAddresses } from '../../dev/deploy';
 import { startHardhatNode, type HardhatNode } from '../../dev/hardhat-node';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { startTcpProxy, type TcpProxy } from '../integration/indexer/tcp-proxy';
 import { freePort } from '../support/chain';
 import { ops } from '../support/ops';
@@ -99,7 +99,7 @@ export async function startStack(): Promise<Stack> {
   const [env, node] = await Promise.all([createTestEnv({ REDIS_URL: redis.url }), startHardhatNode({ port: await freePort() })]);
   const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
   const rpcProxy = await startTcpProxy(node.rpcUrl);
-  await new RegistryService(env.db).upsertNetwork(devchainNetwork(rpcProxy.url, addresses));
+  await new NetworksService(env.db).upsertNetwork(devchainNetwork(rpcProxy.url, addresses));
 
   const common = sharedEnv(env, redis, randomBytes(32).toString('hex'));
   const procs = new Map<ProcessName, RunningService>();

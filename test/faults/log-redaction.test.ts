@@ -3,7 +3,7 @@ import { request } from '../support/http';
 import { QueryFailedError } from 'typeorm';
 import { createApp } from '../../api/app';
 import { hashSecret } from '../../shared/platform/secrets';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { createLogger, type Logger } from '../../shared/platform/logging';
 import { networkFile, randomAddress } from '../support/fixtures';
 import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
@@ -38,7 +38,7 @@ describe('secrets stay out of logs when the database fails', () => {
     env = await createTestEnv();
     log = capturingLogger();
     app = createApp({ config: env.config, logger: log.logger, db: env.db, redis: env.redis, metrics: env.metrics, queue: env.queue }).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     await env.db.query(`CREATE FUNCTION test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$ LANGUAGE plpgsql`);
   });
   afterAll(() => env.close());

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { createApp } from '../../api/app';
 import { createDataSource } from '../../shared/entities';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { networkFile, randomAddress } from '../support/fixtures';
 import { buildApp, request } from '../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../support/quotes';
@@ -33,7 +33,7 @@ describe('dependency outages answer 503', () => {
     redis = await startTestRedis();
     env = await createTestEnv({ REDIS_URL: redis.url });
     app = buildApp(env).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterAll(async () => {
     await redis.start().catch(() => undefined);

@@ -2,11 +2,11 @@ import type { Express } from 'express';
 import { Client } from 'pg';
 import { createApp } from '../../api/app';
 import { topics } from '../../shared/events';
-import { EventHistory } from '../../shared/platform/events';
+import { EventHistory } from '../../shared/platform/event-bus';
 import { Lifecycle } from '../../shared/platform/lifecycle';
 import { JobQueue } from '../../shared/platform/queue';
 import { QUOTES_QUEUE, quotesSweepJob } from '../../shared/quotes';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { startWorkers } from '../../workers';
 import { networkFile, randomAddress } from '../support/fixtures';
 import { request } from '../support/http';
@@ -36,7 +36,7 @@ describe('the workers sweep when a dependency comes back', () => {
   beforeAll(async () => {
     redis = await startTestRedis();
     env = await createTestEnv({ REDIS_URL: redis.url, QUOTE_SWEEP_INTERVAL_MS: LONG_INTERVAL_MS, ORDER_SWEEP_INTERVAL_MS: LONG_INTERVAL_MS });
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     // Creates whose jobs go to a queue nobody consumes: as if the enqueue had been lost in an outage.
     lostQueue = new JobQueue(env.redis, `${env.config.REDIS_PREFIX}lost:`);
     lostJobsApp = createApp({ ...env, queue: lostQueue }).app;

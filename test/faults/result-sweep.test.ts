@@ -1,6 +1,6 @@
 import { topics } from '../../shared/events';
 import { hashStreamToken, quotesSweepJob } from '../../shared/quotes';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { quoteHandlers } from '../../workers/quotes/quote.handlers';
 import { buildWorkerContext } from '../../workers/worker-context';
 import { topicEvents } from '../support/events';
@@ -30,7 +30,7 @@ describe('sweeper: results of closed quotes that were never published', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     app = buildApp(env).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterAll(() => env.close());
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { ApiContext } from '../../api/context';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { networkFile, randomAddress } from '../support/fixtures';
 import { signedOffer } from '../support/offers';
 import { buildApp, request } from '../support/http';
@@ -90,7 +90,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     INDEXER_STATUS_STALE_MS: '3600000',
   });
   const { app, ctx } = buildApp(env);
-  await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+  await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   // A healthy indexer, so the indexer routes answer 200 instead of their designed 503.
   await env.db.query(
     `INSERT INTO indexer_status (chain_id, state, head, head_timestamp, cursor, cursor_timestamp, rpc_ok, last_synced_at, heartbeat_at)

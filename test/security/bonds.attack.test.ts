@@ -4,7 +4,7 @@ import { brokeredRequest, networkContract, RfqClient, signDutchRequest } from '.
 import { bondVaultAbi, mockErc20Abi } from '../../shared/chain/abis';
 import { hardhatAccounts } from '../../shared/chain/clients';
 import { topics } from '../../shared/events';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { revertName } from '../integration/chain/reverts';
 import { topicEvents } from '../support/events';
 import { ops } from '../support/ops';
@@ -170,7 +170,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     usdc = networkContract(net, 'usdc');
     weth = networkContract(net, 'weth');
     vault = networkContract(net, 'bond_vault');
-    await new RegistryService(whole.env.db).setSetting('bond_requirements', BONDED);
+    await new NetworksService(whole.env.db).setSetting('bond_requirements', BONDED);
   }, 60_000);
 
   it('a no-show griefer without a bond cannot bid: 403 insufficient_fill_bond with the requirements, and no bid is stored', async () => {
@@ -185,7 +185,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
   it('a premium token with no bond entry is refused (fails closed) until the operator sets one, even an explicit zero', async () => {
     const maker = await newMaker('Maker on an unbonded token');
     await bond(maker.account, FILL_BOND);
-    const registry = new RegistryService(whole.env.db);
+    const registry = new NetworksService(whole.env.db);
     await registry.setSetting('bond_requirements', { WETH: { premium_bond_amount: '1', fill_bond_amount: '1' } });
     try {
       const quoteId = await auction({ competeMs: 60_000 });

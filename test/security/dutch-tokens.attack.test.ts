@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { startTestChain, type TestChain } from '../support/chain';
 import { dutchBody } from '../support/dutch';
 import { buildApp, request } from '../support/http';
@@ -23,7 +23,7 @@ describe("attack: a Dutch request whose tokens are not its pair's", () => {
     chain = await startTestChain();
     env = await createTestEnv();
     app = buildApp(env).app;
-    await new RegistryService(env.db).upsertNetwork(chain.network);
+    await new NetworksService(env.db).upsertNetwork(chain.network);
   }, 120_000);
   afterAll(async () => {
     await env?.close();

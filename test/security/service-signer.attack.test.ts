@@ -1,4 +1,4 @@
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../shared/chain/service-signer';
 import { freePort } from '../support/chain';
 import { networkFile } from '../support/fixtures';
@@ -39,7 +39,7 @@ describe('attack: the public development key signing for a real network', () => 
   });
 
   it("a signing role refuses to start, exit 78, when a registered network is not this machine's devchain and no key is configured", async () => {
-    await new RegistryService(env.db).upsertNetwork(networkFile(421614, { name: 'Remote testnet', rpc_urls: [REMOTE_RPC] }));
+    await new NetworksService(env.db).upsertNetwork(networkFile(421614, { name: 'Remote testnet', rpc_urls: [REMOTE_RPC] }));
     for (const roles of ['api,workers', 'workers', 'api']) {
       // Only the roles that sign: the indexer would tail the network, and nothing may reach it.
       const started = spawnService(serviceEnv({ ROLES: roles }), { timeoutMs: 60_000 });
@@ -60,7 +60,7 @@ describe('attack: the public development key signing for a real network', () => 
     const run = await opsWithEnv(env, { DEVCHAIN: 'auto' }, 'chain:deploy', '--rpc-url', REMOTE_RPC);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(`SERVICE_SIGNER_KEY: required: network 31337 (${REMOTE_RPC}) is not this machine's devchain`);
-    expect(await new RegistryService(env.db).allNetworks()).toEqual([]);
+    expect(await new NetworksService(env.db).allNetworks()).toEqual([]);
   }, 60_000);
 
   it('with DEVCHAIN on and only its loopback devchain registered, the service starts and signs with the development key', async () => {
@@ -68,7 +68,7 @@ describe('attack: the public development key signing for a real network', () => 
     try {
       const ready = svc.lines.find((l) => l.msg === 'service signer ready');
       expect(ready).toMatchObject({ signer: DEVELOPMENT_SERVICE_SIGNER.address });
-      const nets = await new RegistryService(env.db).allNetworks();
+      const nets = await new NetworksService(env.db).allNetworks();
       expect(nets.map((n) => [n.chain_id, new URL(n.rpc_urls[0]!).hostname])).toEqual([[31337, '127.0.0.1']]);
     } finally {
       await svc.stop();

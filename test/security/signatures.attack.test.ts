@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type { Hex } from 'viem';
 import type { ApiContext } from '../../api/context';
 import { isCanonicalSignature } from '../../shared/protocol';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { startTestChain, type TestChain } from '../support/chain';
 import { dutchBody } from '../support/dutch';
 import { buildApp, request } from '../support/http';
@@ -30,7 +30,7 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
     chain = await startTestChain();
     env = await createTestEnv();
     ({ app, ctx } = buildApp(env));
-    await new RegistryService(env.db).upsertNetwork(chain.network);
+    await new NetworksService(env.db).upsertNetwork(chain.network);
   }, 120_000);
   afterAll(async () => {
     await env?.close();

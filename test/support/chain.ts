@@ -4,7 +4,7 @@ import { DEVCHAIN_CHAIN_ID, hardhatAccounts, localPublicClient, localWalletClien
 import { devchainNetwork } from '../../dev/devchain';
 import { deployReferenceContracts, type DeployedAddresses } from '../../dev/deploy';
 import { startHardhatNode, type HardhatNode } from '../../dev/hardhat-node';
-import type { NetworkInput } from '../../shared/registry';
+import type { NetworkInput } from '../../shared/networks';
 
 /**
  * A private Hardhat node for one test file, with the reference contracts deployed.
@@ -27,7 +27,7 @@ export interface TestChain {
   wallets: WalletClient<Transport, Chain, Account>[];
   /** mothership, pairFactory, bondVault, the four faucet tokens and the WETH / USDC pair. */
   addresses: DeployedAddresses;
-  /** The registry document of this chain (RegistryService.upsertNetwork input), for DB-backed tests. */
+  /** The registry document of this chain (NetworksService.upsertNetwork input), for DB-backed tests. */
   network: NetworkInput;
   /** Any JSON-RPC call, e.g. `rpc('evm_snapshot')`. */
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;

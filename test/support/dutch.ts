@@ -3,7 +3,8 @@ import type { LocalAccount } from 'viem/accounts';
 import { dutchAwardJob } from '../../shared/dutch';
 import type { JobQueue } from '../../shared/platform/queue';
 import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type DutchAward, type Polarity } from '../../shared/protocol';
-import { DUTCH_PHASE_SQL, QUOTE_STATE_SQL, QUOTES_QUEUE, quoteExpireJob } from '../../shared/quotes';
+import { QUOTE_STATE_SQL, QUOTES_QUEUE, quoteExpireJob } from '../../shared/quotes';
+import { DUTCH_PHASE_SQL } from '../../shared/dutch';
 import type { TestChain } from './chain';
 import { FIXTURE_PAIR, FIXTURE_USDC, intents } from './quotes';
 

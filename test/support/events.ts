@@ -1,5 +1,5 @@
 import type { TopicRef } from '../../shared/events';
-import { EventHistory } from '../../shared/platform/events';
+import { EventHistory } from '../../shared/platform/event-bus';
 import type { TestEnv } from './test-env';
 
 export interface SeenEvent {

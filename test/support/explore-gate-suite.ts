@@ -2,9 +2,9 @@ import type { Express } from 'express';
 import { createApp } from '../../api/app';
 import type { ExploreAction } from '../../api/auth';
 import type { NamedContract } from '../../api/contract/route-contract';
-import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_ROUTES } from '../../api/routes/route-table';
 import type { Config } from '../../shared/platform/config';
-import { RegistryService } from '../../shared/registry';
+import { NetworksService } from '../../shared/networks';
 import { startChallengeServer, type ChallengeServer } from './challenge-server';
 import { exploreCredentials, type ExploreCredentials } from './explore';
 import { exploreGateRows } from './explore-gate-rows';
@@ -63,7 +63,7 @@ export function describeExploreGate(suite: GateSuite): void {
       EXPLORE_RATE_LIMIT_PER_IP: '1000',
     });
     app = buildApp(env).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     await suite.seed(env);
     cred = await exploreCredentials(app, buildApp(env).ctx);
   }, 60_000);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ExploreAction } from '../../api/auth';
-import { API_ROUTES } from '../../api/routes/route-registry';
+import { API_ROUTES } from '../../api/routes/route-table';
 
 /** The doc whose "## Routes" table lists each Explore action's routes, for an integrator. */
 export const EXPLORE_ROUTE_DOCS: Record<ExploreAction, string> = {

@@ -4,14 +4,14 @@ import type { JobSpec } from '../../shared/platform/queue';
 import type { InterestedMakers } from '../../shared/quotes';
 import { JOBS } from '../../workers/job-catalog';
 import { HANDLERS } from '../../workers/job-handlers';
-import type { RegisteredJob } from '../../workers/job-registry';
+import type { BoundJob } from '../../workers/job-binding';
 import { buildWorkerContext, type WorkerContext, type WorkerDeps } from '../../workers/worker-context';
 import { WorkerHost } from '../../workers/worker-host';
 
 /** How a test's workers differ from the shipped ones; every field is optional. */
 export interface WorkerOptions {
   /** The handlers to run (default: every shipped one, `HANDLERS`); a test swaps one in to play a replica that dies mid-job. */
-  handlers?: RegisteredJob[];
+  handlers?: BoundJob[];
   /** The catalog the handlers must match one to one (default: the shipped `JOBS`). */
   catalog?: Record<string, JobSpec>;
   /** Jobs each queue's worker runs at once (default 4). */

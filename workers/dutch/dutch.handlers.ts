@@ -1,8 +1,8 @@
 import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob, dutchOpenJob } from '../../shared/dutch';
-import { handles, type RegisteredJob } from '../job-registry';
+import { handles, type BoundJob } from '../job-binding';
 import { awardDutch, openDutch } from './dutch-phases';
 
-export const dutchHandlers: RegisteredJob[] = [
+export const dutchHandlers: BoundJob[] = [
   handles(dutchAnnounceJob, (p, ctx) => ctx.dutch.announce(p.quote_id)),
   handles(dutchAwardJob, (p, ctx) => awardDutch(ctx, p.quote_id)),
   handles(dutchOpenJob, (p, ctx) => openDutch(ctx, p.quote_id)),

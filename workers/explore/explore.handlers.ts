@@ -1,8 +1,9 @@
 import { UnrecoverableError } from 'bullmq';
-import { EXPLORE_FEEDS, ExploreStreamHub, exploreStreamOpenJob } from '../../shared/explore';
-import { handles, type RegisteredJob } from '../job-registry';
+import { ExploreStreamHub, exploreStreamOpenJob } from '../../shared/explore';
+import { EXPLORE_FEEDS } from './explore-feeds';
+import { handles, type BoundJob } from '../job-binding';
 
-export const exploreHandlers: RegisteredJob[] = [
+export const exploreHandlers: BoundJob[] = [
   handles(exploreStreamOpenJob, async (p, ctx) => {
     const feed = EXPLORE_FEEDS[p.feed];
     if (!feed) throw new UnrecoverableError(`no explore feed named ${p.feed}`);

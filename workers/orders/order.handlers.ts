@@ -1,9 +1,9 @@
 import { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersSweepJob, publishFillState } from '../../shared/orders';
-import { handles, type RegisteredJob } from '../job-registry';
+import { handles, type BoundJob } from '../job-binding';
 import { expireFillJob, expireOrderJob } from './order-expiry';
 import { sweepOrders } from './order-sweeper';
 
-export const orderHandlers: RegisteredJob[] = [
+export const orderHandlers: BoundJob[] = [
   handles(orderExpireJob, (p, ctx) => expireOrderJob(ctx, p.order_id)),
   handles(exclusiveFillExpireJob, (p, ctx) => expireFillJob(ctx, p.exclusive_fill_id)),
   handles(exclusiveFillAnnounceJob, async (p, ctx) => {

@@ -1,10 +1,10 @@
 import { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob } from '../../shared/quotes';
-import { handles, type RegisteredJob } from '../job-registry';
+import { handles, type BoundJob } from '../job-binding';
 import { expireQuote } from './quote-expiry';
 import { purgeClosedQuotes } from './quote-retention';
 import { sweepQuotes } from './quote-sweeper';
 
-export const quoteHandlers: RegisteredJob[] = [
+export const quoteHandlers: BoundJob[] = [
   handles(quoteAnnounceJob, (p, ctx) => ctx.notifier.announce(p.quote_id)),
   handles(offerAnnounceJob, (p, ctx) => ctx.notifier.announceOffer(p.offer_id)),
   handles(quoteExpireJob, (p, ctx) => expireQuote(ctx, p.quote_id)),

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { PairRecord } from '../../indexed';
 
 /**
  * Every query of Explore for CLOBs, over the indexer's tables and the read models it keeps for
@@ -7,16 +8,6 @@ import type { DataSource, EntityManager } from 'typeorm';
  */
 
 type Q = Pick<EntityManager, 'query'> | DataSource;
-
-export interface PairRecord {
-  chain_id: number;
-  address: string;
-  token0: string;
-  token1: string;
-  premium_token: string;
-  created_block: string;
-  tx_hash: string;
-}
 
 export interface HeadRecord {
   block_number: string;

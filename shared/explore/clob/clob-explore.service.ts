@@ -2,7 +2,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { NotFoundError, ValidationError } from '../../platform/errors';
 import { toPage, type Page } from '../../platform/pagination';
 import type { ActivityKind } from './clob-explore.schemas';
-import { ClobExploreRepository, type ActivityFilter, type PairRecord } from './clob-explore.repository';
+import type { PairRecord } from '../../indexed';
+import { ClobExploreRepository, type ActivityFilter } from './clob-explore.repository';
 import {
   activityView,
   blockView,

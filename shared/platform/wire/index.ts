@@ -1,1 +1,2 @@
 export * from './wire-formats';
+export * from './sql-literals';

@@ -4,7 +4,7 @@ import { ensureDevchain, startAndRegisterDevchain, startDevchain } from '../../.
 import { expectedAddresses } from '../../../dev/deploy';
 import { startHardhatNode } from '../../../dev/hardhat-node';
 import { Lifecycle } from '../../../shared/platform/lifecycle';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { freePort, startTestChain } from '../../support/chain';
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -56,7 +56,7 @@ describe('devchain registration', () => {
     const port = await freePort();
     const chain = await startAndRegisterDevchain({ db: env.db, port });
     try {
-      const registry = new RegistryService(env.db);
+      const registry = new NetworksService(env.db);
       const stored = await registry.network(31337);
       expect(stored).not.toBeNull();
       expect(stored?.rpc_urls).toEqual([`http://127.0.0.1:${port}`]);
@@ -100,7 +100,7 @@ describe('ensureDevchain (npm start, DEVCHAIN=auto)', () => {
     const first = await ensureDevchain(deps);
     expect(first?.reused).toBe(false);
     expect(first?.addresses).toEqual(expectedAddresses());
-    expect((await new RegistryService(env.db).network(31337))?.contracts.mothership).toBe(first?.addresses.mothership);
+    expect((await new NetworksService(env.db).network(31337))?.contracts.mothership).toBe(first?.addresses.mothership);
 
     // Registered and alive: nothing to do.
     await expect(ensureDevchain(deps)).resolves.toBeNull();
@@ -124,7 +124,7 @@ describe('ensureDevchain (npm start, DEVCHAIN=auto)', () => {
     const lifecycle = { onClose: jest.fn() };
     await expect(ensureDevchain({ config: autoConfig(port, { DEVCHAIN: 'off' }), db: env.db, logger: env.logger, lifecycle })).resolves.toBeNull();
     await expect(ensureDevchain({ config: autoConfig(port, { NODE_ENV: 'production' }), db: env.db, logger: env.logger, lifecycle })).resolves.toBeNull();
-    await new RegistryService(env.db).upsertNetwork(networkFile(11155111, { rpc_urls: ['http://127.0.0.1:1'] }));
+    await new NetworksService(env.db).upsertNetwork(networkFile(11155111, { rpc_urls: ['http://127.0.0.1:1'] }));
     await expect(ensureDevchain({ config: autoConfig(port), db: env.db, logger: env.logger, lifecycle })).resolves.toBeNull();
     expect(lifecycle.onClose).not.toHaveBeenCalled();
     expect(await probeChainId(`http://127.0.0.1:${port}`)).toBeNull();

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { zeroAddress, type Address } from 'viem';
-import { DutchAuctioneer, DutchRepository } from '../../../shared/dutch';
+import { awardDutchQuotes, DutchAuctioneer, DutchRepository } from '../../../shared/dutch';
 import { decideAward } from '../../../shared/dutch/dutch-award-decision';
 import { topics } from '../../../shared/events';
 import { DutchAwardSigner, recoverDutchAwardSigner } from '../../../shared/protocol';
-import { awardDutchQuotes, closeQuote, hashStreamToken, PairDirectory } from '../../../shared/quotes';
+import { closeQuote, hashStreamToken, PairDirectory } from '../../../shared/quotes';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { sweepQuotes } from '../../../workers/quotes/quote-sweeper';
 import { DutchClock } from '../../../workers/dutch/dutch-clock';
@@ -27,7 +27,7 @@ describe('Dutch awards in batches', () => {
 
   beforeAll(async () => {
     env = await createTestEnv();
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterAll(() => env.close());
   /** Each test writes tens of auctions, their legs and bids, one statement at a time: on a loaded machine that alone takes tens of seconds. */

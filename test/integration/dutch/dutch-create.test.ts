@@ -1,6 +1,6 @@
 import { zeroAddress } from 'viem';
 import { dutchFillTypedData, parseDutchRequest } from '../../../shared/protocol';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { dutchBody, FIXTURE_MOTHERSHIP, recordFixturePair } from '../../support/dutch';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -17,7 +17,7 @@ describe('Dutch create', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     app = buildApp(env).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     await recordFixturePair(env.db);
   });
   afterAll(() => env.close());
@@ -109,7 +109,7 @@ describe('Dutch create', () => {
 
   it("a required_authority the API cannot ask (the chain's RPC does not answer) is 503 rpc_unavailable, nothing stored", async () => {
     // A network whose only RPC is a port nothing listens on.
-    await new RegistryService(env.db).upsertNetwork(networkFile(31338, { rpc_urls: [`http://127.0.0.1:${await freePort()}`] }));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31338, { rpc_urls: [`http://127.0.0.1:${await freePort()}`] }));
     // The pair's tokens are indexed, so the token check needs no RPC and the authority is what is asked.
     await recordFixturePair(env.db, 31338);
     const before = await count();
@@ -121,10 +121,10 @@ describe('Dutch create', () => {
 
   it('a chain without a mothership, or a pair whose tokens cannot be read, is 503 network_unavailable, nothing stored', async () => {
     // A registered network whose registry names the pair but no mothership.
-    await new RegistryService(env.db).upsertNetwork(networkFile(31339, { contracts: { opshuns_core: networkFile().contracts.opshuns_core } }));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31339, { contracts: { opshuns_core: networkFile().contracts.opshuns_core } }));
     // A network with the pair in its registry but not indexed, and an RPC that does not answer.
     const deadRpc = `http://127.0.0.1:${await freePort()}`;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31340, { rpc_urls: [deadRpc] }));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31340, { rpc_urls: [deadRpc] }));
     const before = await count();
     const noMothership = await request(app)
       .post('/api/quote')
@@ -163,11 +163,11 @@ describe('Dutch create', () => {
       'dutch_request.auction_end',
       /future/,
     );
-    await new RegistryService(env.db).setSetting('dutch_limits', { max_auction_seconds: 60 });
+    await new NetworksService(env.db).setSetting('dutch_limits', { max_auction_seconds: 60 });
     try {
       await refused(await dutchBody(newWallet()), 'dutch_request.auction_end', /at most 60 seconds/);
     } finally {
-      await new RegistryService(env.db).setSetting('dutch_limits', {});
+      await new NetworksService(env.db).setSetting('dutch_limits', {});
     }
   });
 
@@ -211,12 +211,12 @@ describe('Dutch create', () => {
       .send(await dutchBody(newWallet(), { body: { exclusive_ms: 2000, exclusive_seconds: 2 } }))
       .expect(201);
     await refused(await dutchBody(newWallet(), { body: { exclusive_ms: 30_001 } }), 'exclusive_ms', /0 to 30000/);
-    await new RegistryService(env.db).setSetting('dutch_limits', { max_exclusive_ms: 500, default_exclusive_ms: 500 });
+    await new NetworksService(env.db).setSetting('dutch_limits', { max_exclusive_ms: 500, default_exclusive_ms: 500 });
     try {
       await refused(await dutchBody(newWallet(), { body: { exclusive_ms: 1000 } }), 'exclusive_ms', /0 to 500/);
       await refused(await dutchBody(newWallet(), { body: { exclusive_ms: undefined, exclusive_seconds: 1 } }), 'exclusive_seconds', /0 to 0/);
     } finally {
-      await new RegistryService(env.db).setSetting('dutch_limits', {});
+      await new NetworksService(env.db).setSetting('dutch_limits', {});
     }
   });
 

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { PG_INT4_MAX, PG_INT8_SAFE_MAX, UINT256_MAX } from '../../../shared/platform/validation';
 import { exploreCredentials } from '../../support/explore';
 import { networkFile, randomAddress } from '../../support/fixtures';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   env = await createTestEnv({ EXPLORE_RATE_LIMIT: '100000', EXPLORE_RATE_LIMIT_PER_IP: '100000' });
   const built = buildApp(env);
   app = built.app;
-  await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+  await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   await env.db.query(
     `INSERT INTO indexer_pairs (chain_id, address, factory, token0, token1, premium_token, created_block, created_block_hash, created_log_index, tx_hash)
      VALUES (31337, $1, $2, $2, $2, $2, 1, $3, 0, $3)`,

@@ -1,4 +1,4 @@
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile } from '../../support/fixtures';
 import { spawnService, type RunningService } from '../../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -10,7 +10,7 @@ describe('bin/main.ts', () => {
 
   beforeAll(async () => {
     env = await createTestEnv();
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterAll(async () => {
     await svc?.stop('SIGKILL');

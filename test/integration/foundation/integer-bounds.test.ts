@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { ValidationError } from '../../../shared/platform/errors';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -41,7 +41,7 @@ describe('integer inputs are bounded to their column (finding 7)', () => {
     env = await createTestEnv();
     const built = buildApp(env);
     app = built.app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     const maker = newWallet();
     await built.ctx.services.identity.orgs.create({ kind: 'maker', name: 'Bounds Desk', owner: maker.address });
     makerToken = await signIn(app, maker);
@@ -84,7 +84,7 @@ describe('integer inputs are bounded to their column (finding 7)', () => {
 
     it('ops network:upsert: a validation error naming chain_id, nothing stored', async () => {
       const before = await rowCounts(env);
-      const err = await new RegistryService(env.db).upsertNetwork(networkFile(chainId)).catch((e: unknown) => e);
+      const err = await new NetworksService(env.db).upsertNetwork(networkFile(chainId)).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).details).toEqual([{ path: 'chain_id', message: `must be a chain id: an integer from 1 to ${INT4_MAX}` }]);
       expect(await rowCounts(env)).toEqual(before);

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { encodeOptionId } from '../../../shared/protocol';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { FIXTURE_PAIR, FIXTURE_USDC } from '../../support/quotes';
@@ -23,7 +23,7 @@ describe('GET /api/portfolio/:address holdings', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     app = buildApp(env).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     // The indexer is the only writer of these tables; the test stands in for it.
     await env.db.query(
       `INSERT INTO indexer_pairs (chain_id, address, factory, token0, token1, premium_token, created_block, created_block_hash, created_log_index, tx_hash)

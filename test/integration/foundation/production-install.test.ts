@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { eventually } from '../../support/events';
 import { opsWithEnv } from '../../support/ops';
 import { spawnService, type RunningService } from '../../support/spawn-service';
@@ -109,7 +109,7 @@ describe('production install (npm ci --omit=dev)', () => {
     expect(failure?.message).toMatch(
       /exited with 78[\s\S]*DEVCHAIN: auto would start the local Hardhat chain[\s\S]*hardhat and solc are not installed[\s\S]*npm ci/,
     );
-    expect(await new RegistryService(env.db).allNetworks()).toEqual([]);
+    expect(await new NetworksService(env.db).allNetworks()).toEqual([]);
   }, 90_000);
 
   it('the operator CLI migrates without loading dev tooling; chain:deploy without solc says what is missing and registers nothing', async () => {
@@ -123,6 +123,6 @@ describe('production install (npm ci --omit=dev)', () => {
     const deploy = await opsWithEnv(env, { NODE_OPTIONS: `--require ${HIDE_DEV_DEPS}` }, 'chain:deploy', '--rpc-url', 'http://127.0.0.1:9');
     expect(deploy.code).not.toBe(0);
     expect(deploy.stderr).toMatch(/chain:deploy needs solc, but solc is not installed[\s\S]*npm ci/);
-    expect(await new RegistryService(env.db).allNetworks()).toEqual([]);
+    expect(await new NetworksService(env.db).allNetworks()).toEqual([]);
   }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -10,7 +10,7 @@ describe('public registry routes', () => {
   beforeAll(async () => {
     env = await createTestEnv({ CHALLENGE_SITEKEY: '0x4AAAAAAAtest', CORS_ORIGINS: 'https://app.example' });
     app = buildApp(env).app;
-    const registry = new RegistryService(env.db);
+    const registry = new NetworksService(env.db);
     await registry.upsertNetwork(networkFile(31337));
     await registry.upsertNetwork({ ...networkFile(5), enabled: false });
     await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1000000000', fill_bond_amount: '250000000' } });

@@ -3,10 +3,10 @@ import type IORedis from 'ioredis';
 import type { Socket } from 'phoenix';
 import { consumeAll, createLimiter } from '../../../api/auth/rate-limit';
 import { EventPublisher, quotesRequestsTopic, topics } from '../../../shared/events';
-import { EventKeys } from '../../../shared/platform/events';
+import { EventKeys } from '../../../shared/platform/event-bus';
 import { primaryNodes } from '../../../shared/platform/redis';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
@@ -32,7 +32,7 @@ describe('on a Redis Cluster', () => {
   beforeAll(async () => {
     cluster = await startRedisCluster({ masters: 3 });
     env = await createTestEnv({ REDIS_CLUSTER_NODES: cluster.nodesEnv });
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     replica = await startReplica(env, { withApi: true });
     workers = startWorkers(env);
   });

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Address } from 'viem';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { startTestChain, type TestChain } from '../../support/chain';
 import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -12,7 +12,7 @@ describe('contract wallet sign-in', () => {
   let chain: TestChain;
   let env: TestEnv;
   let app: Express;
-  let registry: RegistryService;
+  let registry: NetworksService;
   const owner = newWallet();
   let wallet: Address;
 
@@ -20,7 +20,7 @@ describe('contract wallet sign-in', () => {
     chain = await startTestChain();
     env = await createTestEnv({ SIWE_CHAIN_ID: String(chain.chainId), SIWE_RPC_TIMEOUT_MS: '2000' });
     app = buildApp(env).app;
-    registry = new RegistryService(env.db);
+    registry = new NetworksService(env.db);
     await registry.upsertNetwork(chain.network);
     wallet = await deployContractWallet(chain, owner.address);
   }, 120_000);

@@ -1,5 +1,5 @@
 import { BOOKKEEPING_TABLES, DERIVED_TABLES } from '../../../indexer/store/derived-tables';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { cursorOf, FAST_INDEXER, runIndexer, waitFor, type Harness } from './harness';
@@ -35,7 +35,7 @@ export async function expectSameAsFreshIndexer(h: Harness, opts: { addresses: st
   const fresh = await createTestEnv({ ...FAST_INDEXER, ...(opts.env ?? {}) });
   try {
     const network = (await h.registry.allNetworks()).find((n) => n.chain_id === chainId)!;
-    await new RegistryService(fresh.db).upsertNetwork({
+    await new NetworksService(fresh.db).upsertNetwork({
       chain_id: network.chain_id,
       name: network.name,
       rpc_urls: network.rpc_urls,

@@ -5,7 +5,7 @@ import type { Config } from '../../../shared/platform/config';
 import { Lifecycle } from '../../../shared/platform/lifecycle';
 import { directions, encodeOptionId, packageOfferTypedData, takerAddressHash, type Leg, type PackageOffer } from '../../../shared/protocol';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
-import { RegistryService, type NetworkInput } from '../../../shared/registry';
+import { NetworksService, type NetworkInput } from '../../../shared/networks';
 import { startIndexer, type Indexer } from '../../../indexer';
 import type { LivePublisher } from '../../../indexer/publish/live-publisher';
 import { startTestChain, type TestChain } from '../../support/chain';
@@ -26,7 +26,7 @@ export const FAST_INDEXER = {
 export interface Harness {
   chain: TestChain;
   env: TestEnv;
-  registry: RegistryService;
+  registry: NetworksService;
   /** Registers the chain in the registry (RPC URLs, confirmations, contracts... can be overridden). */
   register(over?: Partial<NetworkInput>): Promise<void>;
   close(): Promise<void>;
@@ -34,7 +34,7 @@ export interface Harness {
 
 export async function openHarness(envOverrides: Record<string, string> = {}): Promise<Harness> {
   const [chain, env] = await Promise.all([startTestChain(), createTestEnv({ ...FAST_INDEXER, ...envOverrides })]);
-  const registry = new RegistryService(env.db);
+  const registry = new NetworksService(env.db);
   return {
     chain,
     env,

@@ -1,17 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { toHex, type Hex } from 'viem';
 import { decodeLog, type DecodedLog } from '../../../indexer/decode/decode-log';
-import type { IndexedEvent } from '../../../indexer/events/indexed-event';
-import { INDEXED_EVENTS } from '../../../indexer/events/registry';
+import type { IndexedEvent } from '../../../indexer/chain-events/indexed-event';
+import { INDEXED_EVENTS } from '../../../indexer/chain-events/indexed-events';
 import { handleLogs } from '../../../indexer/projectors/handle-logs';
 import { rollbackDerived, writeDerived } from '../../../indexer/store/derived-tables';
 import { dutchFilledEvent, exclusiveFillUsedEvent, packageExecutedEvent } from '../../../shared/chain/abis';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { encodeLog, fixedArgs } from '../../unit/indexer/abi-logs';
 
 /**
- * For every entry of the indexed-event registry, on a real database: a batch holding one log of
+ * For every entry of the indexed-event table, on a real database: a batch holding one log of
  * the event is written as the indexer writes it, then rolled back as a reorg rolls it back, and
  * the whole database (every table of the schema, row for row) must be what it was before. The
  * tables the write changed must be the ones the entry declares. An event whose rows land in a
@@ -72,7 +72,7 @@ let initial: Snapshot;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  await new RegistryService(env.db).upsertNetwork({
+  await new NetworksService(env.db).upsertNetwork({
     chain_id: CHAIN,
     name: 'rollback test',
     rpc_urls: ['http://127.0.0.1:9'],

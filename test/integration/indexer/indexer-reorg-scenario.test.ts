@@ -2,7 +2,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { RfqClient } from '../../../client/src';
 import { runMakerBot } from '../../../examples/maker-bot';
 import { runTaker } from '../../../examples/taker';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { startTestChain, type TestChain } from '../../support/chain';
 import { ops } from '../../support/ops';
 import { spawnService, type RunningService } from '../../support/spawn-service';
@@ -25,7 +25,7 @@ describe('the demo, then evm_revert and evm_mine', () => {
 
   beforeAll(async () => {
     [chain, env] = await Promise.all([startTestChain(), createTestEnv()]);
-    await new RegistryService(env.db).upsertNetwork(chain.network);
+    await new NetworksService(env.db).upsertNetwork(chain.network);
     svc = await spawnService(
       {
         DATABASE_URL: env.config.DATABASE_URL,

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { recoverTypedDataAddress } from 'viem';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { exclusiveFillTypedData, intentDataHash } from '../../../shared/protocol';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import type { ApiContext } from '../../../api/context';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -44,7 +44,7 @@ describe('exclusive fills: POST /api/exclusive-fill', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     ({ app, ctx } = buildApp(env));
-    const registry = new RegistryService(env.db);
+    const registry = new NetworksService(env.db);
     await registry.upsertNetwork(networkFile(31337, { contracts: { ...networkFile(31337).contracts, pair_usdc_weth: OTHER_PAIR } }));
     await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '5000', fill_bond_amount: FILL_BOND.toString() } });
     await indexFixturePair(env.db);
@@ -140,7 +140,7 @@ describe('exclusive fills: POST /api/exclusive-fill', () => {
   });
 
   it('503 when the chain has no mothership to sign for', async () => {
-    await new RegistryService(env.db).upsertNetwork(networkFile(31338, { contracts: { opshuns_core: networkFile().contracts.opshuns_core } }));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31338, { contracts: { opshuns_core: networkFile().contracts.opshuns_core } }));
     await indexFixturePair(env.db, 31338);
     const o = (
       await request(app)

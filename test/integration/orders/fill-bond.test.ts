@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { getAddress } from 'viem';
 import { FillBondCheck } from '../../../shared/bonds';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import type { ApiContext } from '../../../api/context';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -22,7 +22,7 @@ describe('the fill bond check', () => {
   let env: TestEnv;
   let app: Express;
   let ctx: ApiContext;
-  let registry: RegistryService;
+  let registry: NetworksService;
   let block = 1000;
 
   /** A BondVault event as the indexer writes it. */
@@ -49,7 +49,7 @@ describe('the fill bond check', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     ({ app, ctx } = buildApp(env));
-    registry = new RegistryService(env.db);
+    registry = new NetworksService(env.db);
     await registry.upsertNetwork(networkFile(31337));
     await indexFixturePair(env.db);
   });

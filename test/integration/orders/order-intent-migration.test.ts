@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { OrderIntentUniqueness1764007200000 } from '../../../migrations/1764007200000-order-intent-uniqueness';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile } from '../../support/fixtures';
 import { FIXTURE_PAIR, FIXTURE_USDC } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -18,7 +18,7 @@ describe('migration 1764007200000: orders unique by intent hash', () => {
 
   beforeAll(async () => {
     env = await createTestEnv();
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterAll(() => env.close());
 

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { orderIntentHash } from '../../../shared/protocol';
 import { intentFromJson } from '../../../shared/orders';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { indexFixturePair, orderBody } from '../../support/orders';
@@ -22,7 +22,7 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
   beforeAll(async () => {
     env = await createTestEnv();
     ({ app } = buildApp(env));
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     await indexFixturePair(env.db);
     ownerToken = await signIn(app, owner);
     otherToken = await signIn(app, other);

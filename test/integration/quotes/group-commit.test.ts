@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { GroupCommit } from '../../../shared/platform/db/group-commit';
 import { QuoteRepository, type NewQuoteRow } from '../../../shared/quotes/quote.repository';
 import type { QuoteLegRow } from '../../../shared/quotes/quote.types';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
@@ -49,7 +49,7 @@ describe('group commit of quote creates', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     repo = new QuoteRepository(env.db);
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterAll(() => env.close());
 

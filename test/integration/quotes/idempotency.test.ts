@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { createApp } from '../../../api/app';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
@@ -27,7 +27,7 @@ describe('Idempotency-Key scoped to the caller', () => {
     let ctx;
     ({ app, ctx } = buildApp(env));
     proxied = createApp({ ...env, config: Object.freeze({ ...env.config, TRUST_PROXY_HOPS: 1 }) }).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     const admin = newWallet();
     const adminToken = await signIn(app, admin);
     await ctx.services.identity.orgs.create({ kind: 'taker', name: 'Idempotent Integrations', owner: admin.address });

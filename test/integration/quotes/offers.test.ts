@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { topics } from '../../../shared/events';
 import { closeQuote, hashStreamToken } from '../../../shared/quotes';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -40,7 +40,7 @@ describe('maker package offers: POST /api/quote/:id', () => {
     env = await createTestEnv();
     let ctx;
     ({ app, ctx } = buildApp(env));
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     const owner = newWallet();
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Offer Makers', owner: owner.address });
     await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: maker.address, role: 'member' });

@@ -1,5 +1,5 @@
 import { encodeAbiParameters, keccak256 } from 'viem';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { FIXTURE_USDC, intents, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
@@ -13,7 +13,7 @@ describe('POST /api/quote (standard RFQ)', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     app = buildApp(env).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterAll(() => env.close());
 

@@ -1,8 +1,8 @@
 import { EventPublisher, topics } from '../../../shared/events';
 import { JOBS } from '../../../workers/job-catalog';
 import { closeQuote, hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
-import { RegistryService } from '../../../shared/registry';
-import { handles } from '../../../workers/job-registry';
+import { NetworksService } from '../../../shared/networks';
+import { handles } from '../../../workers/job-binding';
 import { HANDLERS } from '../../../workers/job-handlers';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
@@ -22,7 +22,7 @@ describe('quote workers', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     app = buildApp(env).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
   });
   afterEach(async () => {
     await replicas.closeAll();

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { createApp } from '../../../api/app';
 import type { ApiContext } from '../../../api/context';
 import type { Config } from '../../../shared/platform/config';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
@@ -61,7 +61,7 @@ describe('write limits (quote create and every write route)', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     ({ app, ctx } = buildApp(env));
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     const admin = newWallet();
     adminToken = await signIn(app, admin);
     await ctx.services.identity.orgs.create({ kind: 'taker', name: 'Limited Integrations', owner: admin.address });

@@ -3,7 +3,7 @@ import type { Socket } from 'phoenix';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ApiContext } from '../../../api/context';
 import { quotesRequestsTopic, rfqStreamTopic, topics } from '../../../shared/events';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -73,7 +73,7 @@ describe('socket tier: abuse limits', () => {
 
   beforeAll(async () => {
     env = await createTestEnv({ LOGIN_RATE_LIMIT: '1000' });
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     r = await startReplica(env, { withApi: true });
   });
   afterEach(async () => {

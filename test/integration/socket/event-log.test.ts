@@ -1,5 +1,5 @@
 import { EventPublisher, PubsubRegistrations, topics, type TopicRef } from '../../../shared/events';
-import { EventHistory, EventKeys, parseLiveMessage, TopicEventPublisher, type TopicKey, type TopicRules } from '../../../shared/platform/events';
+import { EventHistory, EventKeys, parseLiveMessage, TopicEventPublisher, type TopicKey, type TopicRules } from '../../../shared/platform/event-bus';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { randomAddress } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';

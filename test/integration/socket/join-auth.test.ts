@@ -12,7 +12,7 @@ import {
   topicName,
   topics,
 } from '../../../shared/events';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -45,7 +45,7 @@ describe('socket tier: who may join what', () => {
 
   beforeAll(async () => {
     env = await createTestEnv({ SOCKET_SWEEP_INTERVAL_MS: '100', LOGIN_RATE_LIMIT: '1000' });
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     r = await startReplica(env, { withApi: true });
     ctx = r.ctx!;
     tokens = new StreamTokens(env.redis, env.config.REDIS_PREFIX);

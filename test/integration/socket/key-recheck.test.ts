@@ -2,7 +2,7 @@ import type { Socket } from 'phoenix';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { PubsubRegistrations, quotesRequestsTopic, rfqMakerTopic } from '../../../shared/events';
 import { ApiKeyRepository } from '../../../shared/identity/api-key.repository';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { networkFile } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
@@ -36,8 +36,8 @@ describe('socket tier: key-authenticated channels are re-checked against the dat
 
   beforeAll(async () => {
     env = await createTestEnv({ LOGIN_RATE_LIMIT: '1000' });
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
-    await new RegistryService(env.db).upsertNetwork(networkFile(31338));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31338));
     api = await startReplica(env, { withApi: true });
     // a long credential cache: the re-check must win over it too
     r = await startReplica(env, { settings: { SOCKET_KEY_RECHECK_INTERVAL_MS: 200, SOCKET_CREDENTIAL_CACHE_MS: 60_000 } });

@@ -1,7 +1,7 @@
 import type { Socket } from 'phoenix';
 import type { Redis } from '../../../shared/platform/redis';
 import { LIVE_TOPIC_KINDS, rfqStreamTopic, TOPIC_TABLE, topicName, topicRef, topics, type TopicRef } from '../../../shared/events';
-import { EventHistory } from '../../../shared/platform/events';
+import { EventHistory } from '../../../shared/platform/event-bus';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { disconnect, join, phoenixSocket, publisher, sleep, startReplica, waitFor, waitForAsync, type Joined, type Replica } from './socket-harness';

@@ -7,7 +7,7 @@ import { topics } from '../../../shared/events';
 import { JobQueue } from '../../../shared/platform/queue';
 import { hashStreamToken, quoteExpireJob, quotesSweepJob, QUOTES_QUEUE, QuoteRepository } from '../../../shared/quotes';
 import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { expireQuote } from '../../../workers/quotes/quote-expiry';
 import { RetryLater } from '../../../workers/retry-later';
 import { buildWorkerContext } from '../../../workers/worker-context';
@@ -44,7 +44,7 @@ describe('quote expiry and the sweeper', () => {
     env = await createTestEnv();
     lostQueue = new JobQueue(env.redis, `${env.config.REDIS_PREFIX}lost:`);
     lostJobsApp = createApp({ ...env, queue: lostQueue }).app;
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     conn = createBullConnection(env.config);
     events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX, QUOTES_QUEUE) });
     await events.waitUntilReady();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
 import { quotesRetentionJob, QUOTES_QUEUE } from '../../../shared/quotes';
 import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
-import { RegistryService } from '../../../shared/registry';
+import { NetworksService } from '../../../shared/networks';
 import { scheduleQuoteJobs } from '../../../workers';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -44,7 +44,7 @@ describe('quote retention job', () => {
 
   beforeAll(async () => {
     env = await createTestEnv({ QUOTE_RETENTION_BATCH: '2', QUOTE_RETENTION_MAX_BATCHES: '2' });
-    await new RegistryService(env.db).upsertNetwork(networkFile(31337));
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     conn = createBullConnection(env.config);
     events = new QueueEvents(QUOTES_QUEUE, { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX, QUOTES_QUEUE) });
     await events.waitUntilReady();

@@ -6,7 +6,7 @@ import { defineJob, isJobSpec, type JobSpec } from '../../../shared/platform/que
 import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/platform/redis';
 import { catalogOf, JOBS } from '../../../workers/job-catalog';
 import { HANDLERS } from '../../../workers/job-handlers';
-import { checkRegistry, handles } from '../../../workers/job-registry';
+import { checkJobBinding, handles } from '../../../workers/job-binding';
 import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -21,7 +21,7 @@ const echo = defineJob({
   backoffMs: 10,
 });
 
-describe('worker host and job registry', () => {
+describe('worker host and job binding', () => {
   let env: TestEnv;
   beforeAll(async () => {
     env = await createTestEnv();
@@ -29,10 +29,10 @@ describe('worker host and job registry', () => {
   afterAll(() => env.close());
 
   it('refuses to boot when a catalogued job has no handler, or a handler has no catalogue entry', () => {
-    expect(() => checkRegistry({ [echo.name]: echo }, [])).toThrow('job test.echo has no handler');
+    expect(() => checkJobBinding({ [echo.name]: echo }, [])).toThrow('job test.echo has no handler');
     const stray = defineJob({ ...echo, name: 'test.stray' });
-    expect(() => checkRegistry({}, [handles(stray, async () => undefined)])).toThrow('job test.stray is not in the catalog');
-    expect(() => checkRegistry({ [echo.name]: echo }, [handles(echo, async () => undefined), handles(echo, async () => undefined)])).toThrow(
+    expect(() => checkJobBinding({}, [handles(stray, async () => undefined)])).toThrow('job test.stray is not in the catalog');
+    expect(() => checkJobBinding({ [echo.name]: echo }, [handles(echo, async () => undefined), handles(echo, async () => undefined)])).toThrow(
       'job test.echo has two handlers',
     );
   });
@@ -45,7 +45,7 @@ describe('worker host and job registry', () => {
   });
 
   it('the shipped catalog and handlers match one to one', () => {
-    expect([...checkRegistry(JOBS, HANDLERS).keys()].sort()).toEqual(Object.keys(JOBS).sort());
+    expect([...checkJobBinding(JOBS, HANDLERS).keys()].sort()).toEqual(Object.keys(JOBS).sort());
     expect(Object.keys(JOBS).length).toBeGreaterThan(0);
   });
 

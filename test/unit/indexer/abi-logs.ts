@@ -4,7 +4,7 @@ import type { RpcLog } from '../../../indexer/rpc/rpc';
 
 /**
  * Logs of any ABI event, encoded as a node returns them, for tests that run over every entry of
- * the indexed-event registry. Argument values come from the ABI's types, so a new event needs
+ * the indexed-event table. Argument values come from the ABI's types, so a new event needs
  * nothing here unless it uses a type no event used before (then `valueFor` says so).
  */
 

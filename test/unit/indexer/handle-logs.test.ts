@@ -1,5 +1,5 @@
 import type { DecodedLog } from '../../../indexer/decode/decode-log';
-import type { LogMeta } from '../../../indexer/events/indexed-event';
+import type { LogMeta } from '../../../indexer/chain-events/indexed-event';
 import { handleLogs } from '../../../indexer/projectors/handle-logs';
 import type { Hex } from '../../../indexer/rpc/rpc';
 

@@ -1,7 +1,7 @@
 import { toEventSelector } from 'viem';
 import { decodeLog, EVENT_SELECTORS, type DecodedLog } from '../../../indexer/decode/decode-log';
-import type { IndexedEvent } from '../../../indexer/events/indexed-event';
-import { INDEXED_EVENTS } from '../../../indexer/events/registry';
+import type { IndexedEvent } from '../../../indexer/chain-events/indexed-event';
+import { INDEXED_EVENTS } from '../../../indexer/chain-events/indexed-events';
 import { handleLogs } from '../../../indexer/projectors/handle-logs';
 import { DERIVED_TABLES } from '../../../indexer/store/derived-tables';
 import { encodeLog, fixedArgs } from './abi-logs';
@@ -23,7 +23,7 @@ function sample(kind: string, e: IndexedEvent<string, object>): DecodedLog {
   return decoded;
 }
 
-describe('the indexed-event registry', () => {
+describe('the indexed-event table', () => {
   it.each(entries)('%s is keyed by its ABI name and filtered on its selector', (kind, e) => {
     expect(e.abi.name).toBe(kind);
     expect(EVENT_SELECTORS).toContain(toEventSelector(e.abi));

@@ -1,5 +1,5 @@
 import { parseTopic } from '../../../shared/events';
-import type { DeliveredEvent } from '../../../shared/platform/events';
+import type { DeliveredEvent } from '../../../shared/platform/event-bus';
 import { Channel, type ChannelOwner } from '../../../socket/socket-channel';
 
 const ev = (seq: number): DeliveredEvent => ({ seq, event: 'rfq_offer', data: `{"seq":${seq}}`, publishedAt: 0 });

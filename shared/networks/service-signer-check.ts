@@ -2,7 +2,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource } from 'typeorm';
 import { serviceSigner } from '../chain/service-signer';
 import type { Config } from '../platform/config';
-import { RegistryService } from './registry.service';
+import { NetworksService } from './networks.service';
 
 /**
  * The service signer for the networks registered now (enabled or not: one can be re-enabled),
@@ -14,6 +14,6 @@ export async function registeredServiceSigner(
   config: Pick<Config, 'SERVICE_SIGNER_KEY' | 'NODE_ENV' | 'DEVCHAIN'>,
   db: DataSource,
 ): Promise<PrivateKeyAccount> {
-  const networks = await new RegistryService(db).allNetworks();
+  const networks = await new NetworksService(db).allNetworks();
   return serviceSigner(config, networks);
 }

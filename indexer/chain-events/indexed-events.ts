@@ -65,7 +65,7 @@ const loanChange = (
 const noOrder = { option_id: null, order_id: null, is_buy: null, price: null, remaining: null, counterparty: null } as const;
 
 /** Checks at compile time that each entry's key is its ABI item's name. */
-const registry = <R extends { [K in keyof R]: IndexedEvent<K & string, object> }>(r: R): R => r;
+const eventTable = <R extends { [K in keyof R]: IndexedEvent<K & string, object> }>(r: R): R => r;
 
 /**
  * Every event the indexer reads, each declared once: ABI item, emitter, decoder, projector and
@@ -73,7 +73,7 @@ const registry = <R extends { [K in keyof R]: IndexedEvent<K & string, object> }
  * projection and the explore feeds all read this table; adding an event is one entry here
  * (plus a migration when its rows need a table of their own: see docs/INDEXER.md).
  */
-export const INDEXED_EVENTS = registry({
+export const INDEXED_EVENTS = eventTable({
   /** PairFactory: a new pair (CLOB) exists; the tailer watches it from its creation block on. */
   PairCreated: indexedEvent({
     abi: pairCreatedEvent,
@@ -758,7 +758,7 @@ export const INDEXED_EVENTS = registry({
   }),
 });
 
-type Registry = typeof INDEXED_EVENTS;
+type EventTable = typeof INDEXED_EVENTS;
 
 /** Deposits and withdrawals share one layout: maker and token indexed, then amount and the new balance. */
 function decodeBond(log: RpcLog, kind: string) {
@@ -788,7 +788,7 @@ function bondRow(
 }
 
 /** The name of an event the indexer reads. */
-export type EventKind = keyof Registry;
+export type EventKind = keyof EventTable;
 
 /** Whether `name` is an event the indexer reads. */
 export const isEventKind = (name: string): name is EventKind => Object.prototype.hasOwnProperty.call(INDEXED_EVENTS, name);

@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { NetworkEntity, SettingEntity, TokenEntity } from './registry.entities';
-import type { NetworkInput } from './registry.schemas';
+import { NetworkEntity, SettingEntity, TokenEntity } from './networks.entities';
+import type { NetworkInput } from './networks.schemas';
 
 /** Queries of the registry tables. */
-export class RegistryRepository {
+export class NetworksRepository {
   constructor(private readonly ds: DataSource) {}
 
   listNetworks(opts: { enabledOnly: boolean }): Promise<NetworkEntity[]> {

@@ -13,7 +13,7 @@ export function isPairKey(key: string): boolean {
 }
 
 /** The pair contracts a network's registry entry names, checksummed, without duplicates. */
-export function registryPairs(contracts: Record<string, string>): Address[] {
+export function networkPairs(contracts: Record<string, string>): Address[] {
   const out = new Set<Address>();
   for (const [key, value] of Object.entries(contracts)) {
     if (isPairKey(key) && isAddress(value, { strict: false })) out.add(getAddress(value));

@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import type { NetworkEntity, TokenEntity } from './registry.entities';
+import type { NetworkEntity, TokenEntity } from './networks.entities';
 import { BadRequestError, NotFoundError, ValidationError } from '../platform/errors';
 import { parseOrThrow } from '../platform/validation';
-import { RegistryRepository } from './registry.repository';
+import { NetworksRepository } from './networks.repository';
 import {
   isSettingKey,
   MARGIN_CONTRACT_KEY,
@@ -11,7 +11,7 @@ import {
   settingSchemas,
   type SettingKey,
   type SettingValue,
-} from './registry.schemas';
+} from './networks.schemas';
 
 export interface NetworkView {
   chain_id: number;
@@ -46,11 +46,11 @@ function tokenView(t: TokenEntity): TokenView {
 }
 
 /** Networks, tokens and settings: what the public routes serve and the operator CLI writes. */
-export class RegistryService {
-  private readonly repo: RegistryRepository;
+export class NetworksService {
+  private readonly repo: NetworksRepository;
 
   constructor(ds: DataSource) {
-    this.repo = new RegistryRepository(ds);
+    this.repo = new NetworksRepository(ds);
   }
 
   async networks(): Promise<{ networks: NetworkView[] }> {
