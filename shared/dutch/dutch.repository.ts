@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
+import { idsWhere, pastGrace } from '../platform/db';
 import type { QuoteLegRow, QuoteRow } from '../quotes';
 import { LEG_COLUMNS, QUOTE_COLUMNS } from '../quotes/quote.repository';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
@@ -252,29 +253,26 @@ export class DutchRepository {
     limit: number,
   ): Promise<{ unannounced: string[]; award: string[]; open: string[]; bids: { id: string; version: number }[] }> {
     const live = `state = ${QS.open} AND offer_format = 'dutch_only'`;
-    const late = `< now() - make_interval(secs => $1)`;
+    const ids = (where: string, orderBy: string) => idsWhere(this.ds, { from: 'quotes', where, orderBy }, graceSeconds, limit);
     const [unannounced, award, open, bids] = await Promise.all([
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE offer_format = 'dutch_only' AND announced_at IS NULL AND created_at ${late} ORDER BY created_at LIMIT $2`,
-        [graceSeconds, limit],
-      ),
+      ids(`offer_format = 'dutch_only' AND announced_at IS NULL AND ${pastGrace('created_at')}`, 'created_at'),
       // Overdue, or decided by a batch whose publish never happened (its worker died in between).
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = ${DP.competing} AND compete_ends_at ${late})
-           OR (dutch_phase <> ${DP.competing} AND dutch_published_phase IS NULL AND awarded_at ${late})) ORDER BY compete_ends_at LIMIT $2`,
-        [graceSeconds, limit],
+      ids(
+        `${live} AND ((dutch_phase = ${DP.competing} AND ${pastGrace('compete_ends_at')})
+           OR (dutch_phase <> ${DP.competing} AND dutch_published_phase IS NULL AND ${pastGrace('awarded_at')}))`,
+        'compete_ends_at',
       ),
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE ${live} AND ((dutch_phase = ${DP.exclusive} AND exclusive_ends_at ${late})
-           OR (dutch_phase = ${DP.open} AND winner IS NOT NULL AND dutch_published_phase IS DISTINCT FROM ${DP.open} AND opened_at ${late})) ORDER BY exclusive_ends_at LIMIT $2`,
-        [graceSeconds, limit],
+      ids(
+        `${live} AND ((dutch_phase = ${DP.exclusive} AND ${pastGrace('exclusive_ends_at')})
+           OR (dutch_phase = ${DP.open} AND winner IS NOT NULL AND dutch_published_phase IS DISTINCT FROM ${DP.open} AND ${pastGrace('opened_at')}))`,
+        'exclusive_ends_at',
       ),
+      // A bid's id alone is not enough: the sweeper re-announces its latest version.
       this.ds.query<{ id: string; version: number }[]>(
-        `SELECT id, version FROM dutch_bids WHERE announced_version < version AND bid_at ${late} ORDER BY bid_at LIMIT $2`,
+        `SELECT id, version FROM dutch_bids WHERE announced_version < version AND ${pastGrace('bid_at')} ORDER BY bid_at LIMIT $2`,
         [graceSeconds, limit],
       ),
     ]);
-    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
-    return { unannounced: ids(unannounced), award: ids(award), open: ids(open), bids };
+    return { unannounced, award, open, bids };
   }
 }

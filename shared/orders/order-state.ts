@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { updatedRows as updated } from '../platform/db';
 import type { OrderState } from './order.types';
 import { EXCLUSIVE_FILL_STATES, FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS, ORDER_STATES } from './order.wire';
 
@@ -39,11 +40,6 @@ export const ON_CHAIN_JOIN = `LEFT JOIN indexer_order_intents i ON i.chain_id = 
  * the book order's fill or cancel undoes it with nothing to revert here.
  */
 export const EFFECTIVE_STATE = `CASE WHEN o.state <> ${OS.filled} AND io.state IN (${CS.filled}, ${CS.cancelled}) THEN io.state ELSE o.state END`;
-
-async function updated<T>(m: Queryable, sql: string, params: unknown[]): Promise<T[]> {
-  const res: [T[], number] = await m.query(sql, params);
-  return res[0];
-}
 
 /** An order the caller may claim for a fill, as read under its row lock. */
 export interface LockedOrder {

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { idsWhere, pastGrace } from '../platform/db';
 import { EFFECTIVE_STATE, ON_CHAIN_JOIN } from './order-state';
 import type { ExclusiveFillRow, OnChainOrder, OrderRow, OrderState } from './order.types';
 import { FILL_STATE_SQL as FS, ORDER_STATE_SQL as OS } from './order.wire';
@@ -215,21 +216,12 @@ export class OrderRepository {
 
   /** What the sweeper redoes: orders and fills past their time, fills whose state the maker has not heard. */
   async overdue(graceSeconds: number, limit: number): Promise<{ orders: string[]; fills: string[]; unpublished: string[] }> {
+    const ids = (from: string, where: string, orderBy: string) => idsWhere(this.ds, { from, where, orderBy }, graceSeconds, limit);
     const [orders, fills, unpublished] = await Promise.all([
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM orders WHERE state = ${OS.open} AND expires_at <= now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`,
-        [graceSeconds, limit],
-      ),
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM exclusive_fills WHERE state = ${FS.active} AND expire_time <= now() - make_interval(secs => $1) ORDER BY expire_time LIMIT $2`,
-        [graceSeconds, limit],
-      ),
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM exclusive_fills WHERE published_state IS DISTINCT FROM state AND created_at <= now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
-        [graceSeconds, limit],
-      ),
+      ids('orders', `state = ${OS.open} AND ${pastGrace('expires_at', '<=')}`, 'expires_at'),
+      ids('exclusive_fills', `state = ${FS.active} AND ${pastGrace('expire_time', '<=')}`, 'expire_time'),
+      ids('exclusive_fills', `published_state IS DISTINCT FROM state AND ${pastGrace('created_at', '<=')}`, 'created_at'),
     ]);
-    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
-    return { orders: ids(orders), fills: ids(fills), unpublished: ids(unpublished) };
+    return { orders, fills, unpublished };
   }
 }

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { idsWhere, pastGrace } from '../platform/db';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 import { QUOTE_STATE_SQL as QS } from './quote.wire';
 
@@ -179,27 +180,14 @@ export class QuoteRepository {
    * and closed quotes whose result was never published after their latest close.
    */
   async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; offers: string[]; expired: string[]; unpublished: string[] }> {
+    const ids = (from: string, where: string, orderBy: string) => idsWhere(this.ds, { from, where, orderBy }, graceSeconds, limit);
     const [unannounced, offers, expired, unpublished] = await Promise.all([
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE announced_at IS NULL AND offer_format <> 'dutch_only' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
-        [graceSeconds, limit],
-      ),
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quote_offers WHERE announced_at IS NULL AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
-        [graceSeconds, limit],
-      ),
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE state = ${QS.open} AND expires_at < now() - make_interval(secs => $1) ORDER BY expires_at LIMIT $2`,
-        [graceSeconds, limit],
-      ),
-      this.ds.query<{ id: string }[]>(
-        `SELECT id FROM quotes WHERE state <> ${QS.open} AND (result_published_at IS NULL OR result_published_at < closed_at)
-           AND closed_at < now() - make_interval(secs => $1) ORDER BY closed_at LIMIT $2`,
-        [graceSeconds, limit],
-      ),
+      ids('quotes', `announced_at IS NULL AND offer_format <> 'dutch_only' AND ${pastGrace('created_at')}`, 'created_at'),
+      ids('quote_offers', `announced_at IS NULL AND ${pastGrace('created_at')}`, 'created_at'),
+      ids('quotes', `state = ${QS.open} AND ${pastGrace('expires_at')}`, 'expires_at'),
+      ids('quotes', `state <> ${QS.open} AND (result_published_at IS NULL OR result_published_at < closed_at) AND ${pastGrace('closed_at')}`, 'closed_at'),
     ]);
-    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
-    return { unannounced: ids(unannounced), offers: ids(offers), expired: ids(expired), unpublished: ids(unpublished) };
+    return { unannounced, offers, expired, unpublished };
   }
 
   /**

@@ -3,4 +3,4 @@ export { ensureDatabase, databaseName, maintenanceUrl } from './ensure-database'
 export { loadMigrations, MIGRATIONS_DIR } from './migrations';
 export { runMigrationsLocked, MIGRATION_LOCK_NAME } from './migration-lock';
 export type { DataSource, EntityManager } from 'typeorm';
-export { updatedRows, type Queryable } from './queries';
+export { idsWhere, pastGrace, updatedRows, type Queryable } from './queries';

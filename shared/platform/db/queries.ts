@@ -8,3 +8,18 @@ export async function updatedRows<T>(m: Queryable, sql: string, params: unknown[
   const res: [T[], number] = await m.query(sql, params);
   return res[0];
 }
+
+/** SQL for "`column` lies more than `$1` seconds in the past": `$1` is the sweeper's grace. */
+export function pastGrace(column: string, op: '<' | '<=' = '<'): string {
+  return `${column} ${op} now() - make_interval(secs => $1)`;
+}
+
+/**
+ * The ids of up to `limit` rows of `from` that match `where`, first by `orderBy`: the form of
+ * every sweeper's "rows in state X past time Y" read. In `where`, `$1` is `graceSeconds` (see
+ * pastGrace); table, condition and order are the caller's own SQL text, never input.
+ */
+export async function idsWhere(m: Queryable, q: { from: string; where: string; orderBy: string }, graceSeconds: number, limit: number): Promise<string[]> {
+  const rows: { id: string }[] = await m.query(`SELECT id FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT $2`, [graceSeconds, limit]);
+  return rows.map((r) => r.id);
+}
