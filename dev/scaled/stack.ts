@@ -12,8 +12,8 @@ import { haproxyConfig } from './haproxy-config';
  * are never touched):
  *
  * - a Redis Cluster of three masters with one replica each (`redis-server --cluster-enabled`,
- *   `redis-cli --cluster create --cluster-replicas 1`), and a plain Redis the roles use until
- *   the code speaks Redis Cluster (`--redis cluster` hands the roles REDIS_CLUSTER_NODES instead);
+ *   `redis-cli --cluster create --cluster-replicas 1`), which every role uses through
+ *   REDIS_CLUSTER_NODES (`--redis plain` starts one plain Redis for the roles instead);
  * - a Postgres primary and its streaming replica (initdb, pg_ctl, pg_basebackup -R from
  *   /usr/lib/postgresql/<version>/bin, run as the `postgres` OS user when started as root);
  * - the devchain (Hardhat with the reference contracts, registered in the primary's registry);
@@ -47,7 +47,7 @@ function say(msg: string): void {
 }
 
 function parseArgs(argv: string[]): { redis: RedisMode } {
-  let redis: RedisMode = 'plain';
+  let redis: RedisMode = 'cluster';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = a.startsWith('--redis=') ? a.slice(8) : a === '--redis' ? argv[++i] : undefined;
@@ -212,7 +212,7 @@ async function run(redisMode: RedisMode): Promise<void> {
     pgPrimary: await freePort(),
     pgReplica: await freePort(),
     redisCluster: [] as number[],
-    redisPlain: await freePort(),
+    redisPlain: redisMode === 'plain' ? await freePort() : 0,
     devchain: await freePort(),
     haproxy: await freePort(),
     api: [await freePort(), await freePort()],
@@ -220,10 +220,11 @@ async function run(redisMode: RedisMode): Promise<void> {
   };
   for (let i = 0; i < 6; i++) ports.redisCluster.push(await freePort(true));
 
-  say('Redis Cluster (3 masters, 3 replicas) and a plain Redis');
+  say(redisMode === 'cluster' ? 'Redis Cluster (3 masters, 3 replicas)' : 'Redis Cluster (3 masters, 3 replicas) and a plain Redis for the roles');
   const nodes = ports.redisCluster.map((p, i) => startRedis(`redis-cluster-${i + 1}`, p, true));
-  startRedis('redis-plain', ports.redisPlain, false);
-  await until('the Redis nodes', () => [...ports.redisCluster, ports.redisPlain].every((p) => redisCli(p, 'ping') === 'PONG'), 60_000);
+  if (redisMode === 'plain') startRedis('redis-plain', ports.redisPlain, false);
+  const redisPorts = redisMode === 'plain' ? [...ports.redisCluster, ports.redisPlain] : ports.redisCluster;
+  await until('the Redis nodes', () => redisPorts.every((p) => redisCli(p, 'ping') === 'PONG'), 60_000);
   const create = spawnSync(
     'redis-cli',
     ['--cluster', 'create', ...ports.redisCluster.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'],
@@ -248,7 +249,7 @@ async function run(redisMode: RedisMode): Promise<void> {
   });
   await until('the devchain', logHas(devchain, 'devchain running on'), 300_000);
 
-  // The one line that moves the roles to the Redis Cluster once the code speaks it.
+  // Every role on the Redis Cluster (seed nodes; REDIS_URL is then only a fallback nobody uses).
   const clusterNodes = ports.redisCluster.map((p) => `127.0.0.1:${p}`).join(',');
   const redisEnv: Record<string, string> =
     redisMode === 'cluster'

@@ -16,6 +16,7 @@ const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cda
 
 interface Ready {
   base_url: string;
+  redis: string;
   database_url: string;
   pids: number[];
   tmp: string;
@@ -68,8 +69,9 @@ describe('npm run stack:scaled', () => {
     }
   }, 180_000);
 
-  it('prints its base URL and balances both API replicas behind HAProxy', async () => {
+  it('prints its base URL, runs the roles on the Redis Cluster, and balances both API replicas behind HAProxy', async () => {
     expect(out).toContain(`RFQ scaled stack ready: ${ready.base_url}`);
+    expect(ready.redis).toBe('cluster');
     const served = new Set<string>();
     for (let i = 0; i < 6; i++) {
       const r = await fetch(`${ready.base_url}/readyz`);
