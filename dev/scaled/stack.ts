@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 import { haproxyConfig } from './haproxy-config';
+import { startPostgresPair, type PostgresPair } from './postgres-pair';
 
 /**
  * `npm run stack:scaled`: the scaled topology on this machine, from the machine's own binaries,
@@ -28,7 +29,6 @@ import { haproxyConfig } from './haproxy-config';
 type RedisMode = 'plain' | 'cluster';
 
 const ROOT = path.resolve(__dirname, '../..');
-const asRoot = process.getuid?.() === 0;
 
 interface Proc {
   name: string;
@@ -38,7 +38,7 @@ interface Proc {
 }
 
 const procs: Proc[] = [];
-const postgresDirs: string[] = [];
+let postgres: PostgresPair | null = null;
 let tmp = '';
 let stopping: Promise<void> | null = null;
 
@@ -77,35 +77,6 @@ async function freePort(withBus = false): Promise<number> {
     if (withBus) taken.add(p + 10000);
     return p;
   }
-}
-
-function pgBin(name: string): string {
-  const base = '/usr/lib/postgresql';
-  const versions = existsSync(base)
-    ? spawnSync('ls', [base], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .filter((v) => /^\d+$/.test(v))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  for (const v of versions) if (existsSync(path.join(base, v, 'bin', name))) return path.join(base, v, 'bin', name);
-  return name;
-}
-
-/** Runs a Postgres tool to completion, as the `postgres` OS user when this process is root (initdb refuses root). */
-function pgRun(tool: string, args: string[]): void {
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', pgBin(tool), ...args]] : [pgBin(tool), args];
-  const r = spawnSync(cmd, argv, { encoding: 'utf8', cwd: tmp });
-  if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout || r.error?.message}`);
-}
-
-function ownedByPostgres(dir: string): string {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (asRoot) {
-    const ids = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-    const gids = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-    chownSync(dir, Number(ids.stdout.trim()), Number(gids.stdout.trim()));
-  }
-  return dir;
 }
 
 /** Starts a long-running child in its own process group (so its children go with it), output to a log file. */
@@ -163,45 +134,6 @@ function startRedis(name: string, port: number, cluster: boolean): Proc {
   return start(name, 'redis-server', args);
 }
 
-async function startPostgres(primaryPort: number, replicaPort: number): Promise<void> {
-  const sock = ownedByPostgres(path.join(tmp, 'pg-sock'));
-  const primary = path.join(tmp, 'pg-primary');
-  const replica = path.join(tmp, 'pg-replica');
-  ownedByPostgres(primary);
-  pgRun('initdb', ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  const conf = [
-    `port = ${primaryPort}`,
-    `listen_addresses = '127.0.0.1'`,
-    `unix_socket_directories = '${sock}'`,
-    'wal_level = replica',
-    'max_wal_senders = 5',
-    'hot_standby = on',
-    'max_connections = 300',
-    'fsync = off',
-    'shared_buffers = 64MB',
-  ];
-  appendFileSync(path.join(primary, 'postgresql.conf'), `\n# stack:scaled\n${conf.join('\n')}\n`);
-  pgRun('pg_ctl', ['-D', primary, '-l', path.join(primary, 'server.log'), '-w', '-t', '120', 'start']);
-  postgresDirs.push(primary);
-  ownedByPostgres(replica);
-  pgRun('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replica, '-R', '-X', 'stream', '-c', 'fast']);
-  appendFileSync(path.join(replica, 'postgresql.conf'), `\nport = ${replicaPort}\n`);
-  pgRun('pg_ctl', ['-D', replica, '-l', path.join(replica, 'server.log'), '-w', '-t', '120', 'start']);
-  postgresDirs.push(replica);
-  const inRecovery = spawnSync('psql', ['-h', '127.0.0.1', '-p', String(replicaPort), '-U', 'postgres', '-Atc', 'SELECT pg_is_in_recovery()'], {
-    encoding: 'utf8',
-  });
-  if (inRecovery.stdout.trim() !== 't') throw new Error(`the replica is not streaming: ${inRecovery.stdout}${inRecovery.stderr}`);
-}
-
-const postmasterPid = (dir: string): number | null => {
-  try {
-    return Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  } catch {
-    return null;
-  }
-};
-
 async function run(redisMode: RedisMode): Promise<void> {
   tmp = mkdtempSync(path.join(tmpdir(), 'rfq-scaled-'));
   chmodSync(tmp, 0o755);
@@ -237,9 +169,9 @@ async function run(redisMode: RedisMode): Promise<void> {
   void nodes;
 
   say('Postgres primary and streaming replica');
-  await startPostgres(ports.pgPrimary, ports.pgReplica);
-  const databaseUrl = `postgres://postgres@127.0.0.1:${ports.pgPrimary}/options_rfq`;
-  const replicaUrl = `postgres://postgres@127.0.0.1:${ports.pgReplica}/options_rfq`;
+  postgres = startPostgresPair({ dir: tmp, primaryPort: ports.pgPrimary, replicaPort: ports.pgReplica });
+  const databaseUrl = postgres.url('primary', 'options_rfq');
+  const replicaUrl = postgres.url('replica', 'options_rfq');
 
   say('devchain (creates and migrates the database, deploys, registers network 31337)');
   const devchain = start('devchain', process.execPath, ['--import', 'tsx', 'dev/devchain-cli.ts'], {
@@ -312,24 +244,12 @@ async function run(redisMode: RedisMode): Promise<void> {
     120_000,
   );
 
-  const pids = [
-    ...procs.map((p) => p.child.pid).filter((p): p is number => typeof p === 'number'),
-    ...postgresDirs.map(postmasterPid).filter((p): p is number => p !== null),
-  ];
+  const pids = [...procs.map((p) => p.child.pid).filter((p): p is number => typeof p === 'number'), ...postgres.pids()];
   process.stdout.write(`RFQ scaled stack ready: ${baseUrl}\n`);
   process.stdout.write(
     `${JSON.stringify({ event: 'ready', base_url: baseUrl, redis: redisMode, redis_cluster_nodes: clusterNodes, database_url: databaseUrl, database_replica_url: replicaUrl, rpc_url: `http://127.0.0.1:${ports.devchain}`, ports, pids, tmp })}\n`,
   );
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Stops everything, roles first and storage last, then removes the temporary directory. */
 function shutdown(code: number): Promise<void> {
@@ -343,16 +263,7 @@ function shutdown(code: number): Promise<void> {
       for (const p of group) killGroup(p, 'SIGKILL');
       await Promise.all(group.map((p) => p.exited));
     }
-    for (const dir of [...postgresDirs].reverse()) {
-      const pid = postmasterPid(dir);
-      try {
-        pgRun('pg_ctl', ['-D', dir, '-m', 'fast', '-w', '-t', '60', 'stop']);
-      } catch (err) {
-        say(`pg_ctl stop ${dir}: ${(err as Error).message}`);
-        if (pid) process.kill(pid, 'SIGQUIT');
-      }
-      if (pid) await until(`postmaster ${pid} to exit`, () => !alive(pid), 60_000).catch(() => undefined);
-    }
+    await postgres?.stop().catch((err: unknown) => say(`stopping Postgres: ${(err as Error).message}`));
     // The process groups' members too (a Hardhat node under the devchain).
     for (const p of procs) if (p.child.pid) await until(`group ${p.child.pid} to end`, () => !groupAlive(p.child.pid!), 10_000).catch(() => undefined);
     if (tmp) rmSync(tmp, { recursive: true, force: true });

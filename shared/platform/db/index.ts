@@ -3,3 +3,4 @@ export { ensureDatabase, databaseName, maintenanceUrl } from './ensure-database'
 export { loadMigrations, MIGRATIONS_DIR } from './migrations';
 export { runMigrationsLocked, MIGRATION_LOCK_NAME } from './migration-lock';
 export type { DataSource, EntityManager } from 'typeorm';
+export { ReadReplicas, type ReadReplicasOptions, type ReplicaState } from './read-replicas';
