@@ -21,9 +21,11 @@ import { startPostgresPair, type PostgresPair } from './postgres-pair';
  * - two API, two socket, two worker and two indexer processes;
  * - HAProxy in front of the API and socket replicas (WebSockets, health checks on /readyz).
  *
- * Prints the base URL, then one JSON line (`"event":"ready"`) with ports, pids and the temporary
- * directory. SIGTERM or SIGINT stops everything and removes the directory; the exit code is 0
- * when nothing was left behind.
+ * Prints the base URL, then one JSON line (`"event":"ready"`) with ports, pids (also by name:
+ * `processes`, `postgres_pids`) and the temporary directory. A process that dies before that
+ * line fails the start; one that dies after it is logged and the rest carry on (fault tests kill
+ * replicas on purpose). SIGTERM or SIGINT stops everything and removes the directory; the exit
+ * code is 0 when nothing was left behind.
  */
 
 type RedisMode = 'plain' | 'cluster';
@@ -41,6 +43,7 @@ const procs: Proc[] = [];
 let postgres: PostgresPair | null = null;
 let tmp = '';
 let stopping: Promise<void> | null = null;
+let ready = false;
 
 function say(msg: string): void {
   process.stderr.write(`[stack:scaled] ${msg}\n`);
@@ -91,10 +94,11 @@ function start(name: string, cmd: string, args: string[], env: Record<string, st
   procs.push(proc);
   void exited.then(() => {
     out.end();
-    if (!stopping) {
-      say(`${name} exited (${child.exitCode ?? child.signalCode}); its log:\n${tail(log)}`);
-      void shutdown(1);
-    }
+    if (stopping) return;
+    say(`${name} exited (${child.exitCode ?? child.signalCode}); its log:\n${tail(log)}`);
+    // Before the stack is ready a death is a failed start; after, the rest carries on as a
+    // deployment would (a fault test kills replicas on purpose), and SIGTERM still stops all.
+    if (!ready) void shutdown(1);
   });
   return proc;
 }
@@ -245,9 +249,12 @@ async function run(redisMode: RedisMode): Promise<void> {
   );
 
   const pids = [...procs.map((p) => p.child.pid).filter((p): p is number => typeof p === 'number'), ...postgres.pids()];
+  const processes = Object.fromEntries(procs.map((p) => [p.name, p.child.pid]));
+  const [primaryPid, replicaPid] = postgres.pids();
+  ready = true;
   process.stdout.write(`RFQ scaled stack ready: ${baseUrl}\n`);
   process.stdout.write(
-    `${JSON.stringify({ event: 'ready', base_url: baseUrl, redis: redisMode, redis_cluster_nodes: clusterNodes, database_url: databaseUrl, database_replica_url: replicaUrl, rpc_url: `http://127.0.0.1:${ports.devchain}`, ports, pids, tmp })}\n`,
+    `${JSON.stringify({ event: 'ready', base_url: baseUrl, redis: redisMode, redis_cluster_nodes: clusterNodes, database_url: databaseUrl, database_replica_url: replicaUrl, rpc_url: `http://127.0.0.1:${ports.devchain}`, ports, pids, processes, postgres_pids: { primary: primaryPid, replica: replicaPid }, tmp })}\n`,
   );
 }
 
