@@ -46,6 +46,9 @@ export function buildContext(deps: ApiDeps): ApiContext {
   // passes none gets one built from the configuration alone, on first use.
   let signer: PrivateKeyAccount | undefined = deps.serviceSigner;
   const signerOnce = () => (signer ??= serviceSigner(deps.config, []));
+  // Indexed and Explore data tolerate a bounded lag: a replica serves them when there is one.
+  // Everything a caller has just written (quotes, orders, Dutch, keys) is read from the primary.
+  const readDb = deps.readDb ?? deps.db;
   return {
     ...deps,
     services: {
@@ -56,11 +59,11 @@ export function buildContext(deps: ApiDeps): ApiContext {
       quotes: new QuoteService({ ...deps, pairs, streamTokens }),
       offers: new OfferService({ ...deps, pairs }),
       dutch: new DutchService({ ...deps, pairs, streamTokens }),
-      indexerStatus: new IndexerStatusService(deps.db, deps.config.INDEXER_STATUS_STALE_MS),
-      portfolio: new PortfolioService(deps.db),
-      clobExplore: new ClobExploreService(deps.db),
+      indexerStatus: new IndexerStatusService(readDb, deps.config.INDEXER_STATUS_STALE_MS),
+      portfolio: new PortfolioService(readDb),
+      clobExplore: new ClobExploreService(readDb),
       exploreStreams: new ExploreStreamMinter(deps),
-      loans: new LoanService({ db: deps.db }),
+      loans: new LoanService({ db: readDb }),
       orders: new OrderService({ ...deps, pairs, maxHorizonSeconds: deps.config.ORDER_MAX_HORIZON_SECONDS }),
       exclusiveFills: new ExclusiveFillService({
         ...deps,

@@ -1,6 +1,6 @@
 import type { ServiceDeps } from '../shared/platform/runtime';
 import type { Config } from '../shared/platform/config';
-import { ensureDatabase, runMigrationsLocked } from '../shared/platform/db';
+import { ensureDatabase, ReadReplicas, runMigrationsLocked } from '../shared/platform/db';
 import { createDataSource } from '../shared/entities';
 import { JobQueue } from '../shared/platform/queue';
 import { Lifecycle } from '../shared/platform/lifecycle';
@@ -31,6 +31,35 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
     const ran = await runMigrationsLocked(db, { onWait: () => logger.info('another process is migrating; waiting for the migration lock') });
     logger.info({ applied: ran.map((m) => m.name) }, ran.length ? 'migrations applied' : 'schema up to date');
   }
+  const metrics = new Metrics();
+  let readDb = db;
+  if (config.DATABASE_REPLICA_URLS.length > 0) {
+    const reads = metrics.counter('rfq_db_routed_reads_total', 'Reads that may run on a replica, by where they ran', ['target']);
+    const replicas = new ReadReplicas(
+      db,
+      config.DATABASE_REPLICA_URLS.map((url) => ({
+        url,
+        // Connected by the first check, not here: a replica that is down delays nothing.
+        ds: createDataSource({
+          url,
+          poolSize: config.DATABASE_POOL_SIZE,
+          applicationName: `${opts.name}:replica`,
+          statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+          connectTimeoutMs: config.PROBE_TIMEOUT_MS,
+        }),
+      })),
+      {
+        maxLagMs: config.DATABASE_REPLICA_MAX_LAG_MS,
+        checkMs: config.DATABASE_REPLICA_CHECK_MS,
+        onChange: (s) =>
+          logger.warn({ replica: s.name, lag_ms: s.lagMs, problem: s.problem }, s.serving ? 'replica serving reads' : 'replica not serving reads'),
+        onRead: (target) => reads.inc({ target }),
+      },
+    );
+    replicas.start();
+    lifecycle.onClose('postgres replicas', () => replicas.close());
+    readDb = replicas.reader();
+  }
   // Commands issued in the same turn of the event loop (concurrent requests' stream tokens, rate
   // limits, publishes) share one write and one read: under load that is most of them.
   const redis = createRedis(config, { enableAutoPipelining: true });
@@ -42,5 +71,5 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   lifecycle.onClose('queue redis', () => closeRedis(queueRedis));
   const queue = new JobQueue(queueRedis, config.REDIS_PREFIX);
   lifecycle.onClose('job queues', () => queue.close());
-  return { config, logger, lifecycle, db, redis, metrics: new Metrics(), queue };
+  return { config, logger, lifecycle, db, readDb, redis, metrics, queue };
 }

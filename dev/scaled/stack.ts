@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 import { haproxyConfig } from './haproxy-config';
+import { startPostgresPair, type PostgresPair } from './postgres-pair';
 
 /**
  * `npm run stack:scaled`: the scaled topology on this machine, from the machine's own binaries,
@@ -12,23 +13,24 @@ import { haproxyConfig } from './haproxy-config';
  * are never touched):
  *
  * - a Redis Cluster of three masters with one replica each (`redis-server --cluster-enabled`,
- *   `redis-cli --cluster create --cluster-replicas 1`), and a plain Redis the roles use until
- *   the code speaks Redis Cluster (`--redis cluster` hands the roles REDIS_CLUSTER_NODES instead);
+ *   `redis-cli --cluster create --cluster-replicas 1`), which every role uses through
+ *   REDIS_CLUSTER_NODES (`--redis plain` starts one plain Redis for the roles instead);
  * - a Postgres primary and its streaming replica (initdb, pg_ctl, pg_basebackup -R from
  *   /usr/lib/postgresql/<version>/bin, run as the `postgres` OS user when started as root);
  * - the devchain (Hardhat with the reference contracts, registered in the primary's registry);
  * - two API, two socket, two worker and two indexer processes;
  * - HAProxy in front of the API and socket replicas (WebSockets, health checks on /readyz).
  *
- * Prints the base URL, then one JSON line (`"event":"ready"`) with ports, pids and the temporary
- * directory. SIGTERM or SIGINT stops everything and removes the directory; the exit code is 0
- * when nothing was left behind.
+ * Prints the base URL, then one JSON line (`"event":"ready"`) with ports, pids (also by name:
+ * `processes`, `postgres_pids`) and the temporary directory. A process that dies before that
+ * line fails the start; one that dies after it is logged and the rest carry on (fault tests kill
+ * replicas on purpose). SIGTERM or SIGINT stops everything and removes the directory; the exit
+ * code is 0 when nothing was left behind.
  */
 
 type RedisMode = 'plain' | 'cluster';
 
 const ROOT = path.resolve(__dirname, '../..');
-const asRoot = process.getuid?.() === 0;
 
 interface Proc {
   name: string;
@@ -38,16 +40,17 @@ interface Proc {
 }
 
 const procs: Proc[] = [];
-const postgresDirs: string[] = [];
+let postgres: PostgresPair | null = null;
 let tmp = '';
 let stopping: Promise<void> | null = null;
+let ready = false;
 
 function say(msg: string): void {
   process.stderr.write(`[stack:scaled] ${msg}\n`);
 }
 
 function parseArgs(argv: string[]): { redis: RedisMode } {
-  let redis: RedisMode = 'plain';
+  let redis: RedisMode = 'cluster';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = a.startsWith('--redis=') ? a.slice(8) : a === '--redis' ? argv[++i] : undefined;
@@ -79,35 +82,6 @@ async function freePort(withBus = false): Promise<number> {
   }
 }
 
-function pgBin(name: string): string {
-  const base = '/usr/lib/postgresql';
-  const versions = existsSync(base)
-    ? spawnSync('ls', [base], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .filter((v) => /^\d+$/.test(v))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  for (const v of versions) if (existsSync(path.join(base, v, 'bin', name))) return path.join(base, v, 'bin', name);
-  return name;
-}
-
-/** Runs a Postgres tool to completion, as the `postgres` OS user when this process is root (initdb refuses root). */
-function pgRun(tool: string, args: string[]): void {
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', pgBin(tool), ...args]] : [pgBin(tool), args];
-  const r = spawnSync(cmd, argv, { encoding: 'utf8', cwd: tmp });
-  if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout || r.error?.message}`);
-}
-
-function ownedByPostgres(dir: string): string {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (asRoot) {
-    const ids = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-    const gids = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-    chownSync(dir, Number(ids.stdout.trim()), Number(gids.stdout.trim()));
-  }
-  return dir;
-}
-
 /** Starts a long-running child in its own process group (so its children go with it), output to a log file. */
 function start(name: string, cmd: string, args: string[], env: Record<string, string> = {}): Proc {
   const log = path.join(tmp, 'logs', `${name}.log`);
@@ -120,10 +94,11 @@ function start(name: string, cmd: string, args: string[], env: Record<string, st
   procs.push(proc);
   void exited.then(() => {
     out.end();
-    if (!stopping) {
-      say(`${name} exited (${child.exitCode ?? child.signalCode}); its log:\n${tail(log)}`);
-      void shutdown(1);
-    }
+    if (stopping) return;
+    say(`${name} exited (${child.exitCode ?? child.signalCode}); its log:\n${tail(log)}`);
+    // Before the stack is ready a death is a failed start; after, the rest carries on as a
+    // deployment would (a fault test kills replicas on purpose), and SIGTERM still stops all.
+    if (!ready) void shutdown(1);
   });
   return proc;
 }
@@ -163,45 +138,6 @@ function startRedis(name: string, port: number, cluster: boolean): Proc {
   return start(name, 'redis-server', args);
 }
 
-async function startPostgres(primaryPort: number, replicaPort: number): Promise<void> {
-  const sock = ownedByPostgres(path.join(tmp, 'pg-sock'));
-  const primary = path.join(tmp, 'pg-primary');
-  const replica = path.join(tmp, 'pg-replica');
-  ownedByPostgres(primary);
-  pgRun('initdb', ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  const conf = [
-    `port = ${primaryPort}`,
-    `listen_addresses = '127.0.0.1'`,
-    `unix_socket_directories = '${sock}'`,
-    'wal_level = replica',
-    'max_wal_senders = 5',
-    'hot_standby = on',
-    'max_connections = 300',
-    'fsync = off',
-    'shared_buffers = 64MB',
-  ];
-  appendFileSync(path.join(primary, 'postgresql.conf'), `\n# stack:scaled\n${conf.join('\n')}\n`);
-  pgRun('pg_ctl', ['-D', primary, '-l', path.join(primary, 'server.log'), '-w', '-t', '120', 'start']);
-  postgresDirs.push(primary);
-  ownedByPostgres(replica);
-  pgRun('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replica, '-R', '-X', 'stream', '-c', 'fast']);
-  appendFileSync(path.join(replica, 'postgresql.conf'), `\nport = ${replicaPort}\n`);
-  pgRun('pg_ctl', ['-D', replica, '-l', path.join(replica, 'server.log'), '-w', '-t', '120', 'start']);
-  postgresDirs.push(replica);
-  const inRecovery = spawnSync('psql', ['-h', '127.0.0.1', '-p', String(replicaPort), '-U', 'postgres', '-Atc', 'SELECT pg_is_in_recovery()'], {
-    encoding: 'utf8',
-  });
-  if (inRecovery.stdout.trim() !== 't') throw new Error(`the replica is not streaming: ${inRecovery.stdout}${inRecovery.stderr}`);
-}
-
-const postmasterPid = (dir: string): number | null => {
-  try {
-    return Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  } catch {
-    return null;
-  }
-};
-
 async function run(redisMode: RedisMode): Promise<void> {
   tmp = mkdtempSync(path.join(tmpdir(), 'rfq-scaled-'));
   chmodSync(tmp, 0o755);
@@ -212,7 +148,7 @@ async function run(redisMode: RedisMode): Promise<void> {
     pgPrimary: await freePort(),
     pgReplica: await freePort(),
     redisCluster: [] as number[],
-    redisPlain: await freePort(),
+    redisPlain: redisMode === 'plain' ? await freePort() : 0,
     devchain: await freePort(),
     haproxy: await freePort(),
     api: [await freePort(), await freePort()],
@@ -220,10 +156,11 @@ async function run(redisMode: RedisMode): Promise<void> {
   };
   for (let i = 0; i < 6; i++) ports.redisCluster.push(await freePort(true));
 
-  say('Redis Cluster (3 masters, 3 replicas) and a plain Redis');
+  say(redisMode === 'cluster' ? 'Redis Cluster (3 masters, 3 replicas)' : 'Redis Cluster (3 masters, 3 replicas) and a plain Redis for the roles');
   const nodes = ports.redisCluster.map((p, i) => startRedis(`redis-cluster-${i + 1}`, p, true));
-  startRedis('redis-plain', ports.redisPlain, false);
-  await until('the Redis nodes', () => [...ports.redisCluster, ports.redisPlain].every((p) => redisCli(p, 'ping') === 'PONG'), 60_000);
+  if (redisMode === 'plain') startRedis('redis-plain', ports.redisPlain, false);
+  const redisPorts = redisMode === 'plain' ? [...ports.redisCluster, ports.redisPlain] : ports.redisCluster;
+  await until('the Redis nodes', () => redisPorts.every((p) => redisCli(p, 'ping') === 'PONG'), 60_000);
   const create = spawnSync(
     'redis-cli',
     ['--cluster', 'create', ...ports.redisCluster.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'],
@@ -236,9 +173,9 @@ async function run(redisMode: RedisMode): Promise<void> {
   void nodes;
 
   say('Postgres primary and streaming replica');
-  await startPostgres(ports.pgPrimary, ports.pgReplica);
-  const databaseUrl = `postgres://postgres@127.0.0.1:${ports.pgPrimary}/options_rfq`;
-  const replicaUrl = `postgres://postgres@127.0.0.1:${ports.pgReplica}/options_rfq`;
+  postgres = startPostgresPair({ dir: tmp, primaryPort: ports.pgPrimary, replicaPort: ports.pgReplica });
+  const databaseUrl = postgres.url('primary', 'options_rfq');
+  const replicaUrl = postgres.url('replica', 'options_rfq');
 
   say('devchain (creates and migrates the database, deploys, registers network 31337)');
   const devchain = start('devchain', process.execPath, ['--import', 'tsx', 'dev/devchain-cli.ts'], {
@@ -248,7 +185,7 @@ async function run(redisMode: RedisMode): Promise<void> {
   });
   await until('the devchain', logHas(devchain, 'devchain running on'), 300_000);
 
-  // The one line that moves the roles to the Redis Cluster once the code speaks it.
+  // Every role on the Redis Cluster (seed nodes; REDIS_URL is then only a fallback nobody uses).
   const clusterNodes = ports.redisCluster.map((p) => `127.0.0.1:${p}`).join(',');
   const redisEnv: Record<string, string> =
     redisMode === 'cluster'
@@ -311,24 +248,15 @@ async function run(redisMode: RedisMode): Promise<void> {
     120_000,
   );
 
-  const pids = [
-    ...procs.map((p) => p.child.pid).filter((p): p is number => typeof p === 'number'),
-    ...postgresDirs.map(postmasterPid).filter((p): p is number => p !== null),
-  ];
+  const pids = [...procs.map((p) => p.child.pid).filter((p): p is number => typeof p === 'number'), ...postgres.pids()];
+  const processes = Object.fromEntries(procs.map((p) => [p.name, p.child.pid]));
+  const [primaryPid, replicaPid] = postgres.pids();
+  ready = true;
   process.stdout.write(`RFQ scaled stack ready: ${baseUrl}\n`);
   process.stdout.write(
-    `${JSON.stringify({ event: 'ready', base_url: baseUrl, redis: redisMode, redis_cluster_nodes: clusterNodes, database_url: databaseUrl, database_replica_url: replicaUrl, rpc_url: `http://127.0.0.1:${ports.devchain}`, ports, pids, tmp })}\n`,
+    `${JSON.stringify({ event: 'ready', base_url: baseUrl, redis: redisMode, redis_cluster_nodes: clusterNodes, database_url: databaseUrl, database_replica_url: replicaUrl, rpc_url: `http://127.0.0.1:${ports.devchain}`, ports, pids, processes, postgres_pids: { primary: primaryPid, replica: replicaPid }, tmp })}\n`,
   );
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Stops everything, roles first and storage last, then removes the temporary directory. */
 function shutdown(code: number): Promise<void> {
@@ -342,16 +270,7 @@ function shutdown(code: number): Promise<void> {
       for (const p of group) killGroup(p, 'SIGKILL');
       await Promise.all(group.map((p) => p.exited));
     }
-    for (const dir of [...postgresDirs].reverse()) {
-      const pid = postmasterPid(dir);
-      try {
-        pgRun('pg_ctl', ['-D', dir, '-m', 'fast', '-w', '-t', '60', 'stop']);
-      } catch (err) {
-        say(`pg_ctl stop ${dir}: ${(err as Error).message}`);
-        if (pid) process.kill(pid, 'SIGQUIT');
-      }
-      if (pid) await until(`postmaster ${pid} to exit`, () => !alive(pid), 60_000).catch(() => undefined);
-    }
+    await postgres?.stop().catch((err: unknown) => say(`stopping Postgres: ${(err as Error).message}`));
     // The process groups' members too (a Hardhat node under the devchain).
     for (const p of procs) if (p.child.pid) await until(`group ${p.child.pid} to end`, () => !groupAlive(p.child.pid!), 10_000).catch(() => undefined);
     if (tmp) rmSync(tmp, { recursive: true, force: true });

@@ -6,8 +6,11 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../../client/src';
 import { runMakerBot } from '../../examples/maker-bot';
 import { runTaker } from '../../examples/taker';
+import { Client } from 'pg';
 import { waitFor, waitForAsync } from '../integration/socket/socket-harness';
-import { assertNoTakerIdentity } from '../support/events';
+import { assertNoTakerIdentity, eventually } from '../support/events';
+import { FeedRecorder } from '../faults/feed-recorder';
+import { QuoteLoad, type LoadOutcome } from '../faults/quote-load';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -16,10 +19,17 @@ const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cda
 
 interface Ready {
   base_url: string;
+  redis: string;
   database_url: string;
   pids: number[];
+  processes: Record<string, number>;
+  postgres_pids: { primary: number; replica: number };
   tmp: string;
 }
+
+const FINAL_STATES = ['expired', 'filled', 'cancelled'];
+/** The fault suite's steady load (test/faults/fault-suite.test.ts), through HAProxy. */
+const LOAD = { requests: 120, intervalMs: 40, expiresIn: 6 };
 
 const alive = (pid: number) => {
   try {
@@ -46,7 +56,8 @@ describe('npm run stack:scaled', () => {
   beforeAll(async () => {
     stack = spawn(process.execPath, ['--import', 'tsx', 'dev/scaled/stack.ts'], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'info' },
+      // The fault loads come from this one address: the quote limits must not be what they measure.
+      env: { ...process.env, LOG_LEVEL: 'info', QUOTE_RATE_LIMIT_PER_IP: '1000000', QUOTE_RATE_LIMIT_PER_CREDENTIAL: '1000000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     exited = new Promise((resolve) => stack.once('close', (code) => resolve(code)));
@@ -68,8 +79,9 @@ describe('npm run stack:scaled', () => {
     }
   }, 180_000);
 
-  it('prints its base URL and balances both API replicas behind HAProxy', async () => {
+  it('prints its base URL, runs the roles on the Redis Cluster, and balances both API replicas behind HAProxy', async () => {
     expect(out).toContain(`RFQ scaled stack ready: ${ready.base_url}`);
+    expect(ready.redis).toBe('cluster');
     const served = new Set<string>();
     for (let i = 0; i < 6; i++) {
       const r = await fetch(`${ready.base_url}/readyz`);
@@ -118,6 +130,157 @@ describe('npm run stack:scaled', () => {
       );
     } finally {
       await bot.stop();
+    }
+  }, 300_000);
+
+  /** Reads of indexed data through HAProxy, every 50 ms until stopped; each status is kept. */
+  function readLoop(path: string) {
+    const statuses: string[] = [];
+    let running = true;
+    const done = (async () => {
+      while (running) {
+        try {
+          const r = await fetch(`${ready.base_url}${path}`, { signal: AbortSignal.timeout(15_000) });
+          await r.text();
+          statuses.push(r.status === 503 && Number(r.headers.get('retry-after')) >= 1 ? '503+retry-after' : String(r.status));
+        } catch (err) {
+          statuses.push(`failed: ${(err as Error).message}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    return {
+      statuses,
+      stop: async () => {
+        running = false;
+        await done;
+      },
+    };
+  }
+
+  /** Routed reads of both API replicas by target, summed from their /metrics (each pinned through HAProxy). */
+  async function routedReads(): Promise<{ replica: number; primary: number }> {
+    const sum = { replica: 0, primary: 0 };
+    for (const name of ['api-1', 'api-2']) {
+      const r = await fetch(`${ready.base_url}/metrics`, { headers: { 'x-rfq-replica': name } });
+      const text = await r.text();
+      for (const target of ['replica', 'primary'] as const) {
+        const m = new RegExp(`^rfq_db_routed_reads_total\\{target="${target}"\\} (\\d+)`, 'm').exec(text);
+        if (m) sum[target] += Number(m[1]);
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * Every 201 of the load reaches a final state and is announced exactly once on the maker's
+   * request feed, with no gap or repeat in the feed; no 5xx but 503 with Retry-After.
+   */
+  async function expectNothingLostOrDuplicated(load: LoadOutcome, feed: FeedRecorder, fault: string): Promise<void> {
+    expect(load.other5xx).toEqual([]);
+    expect(load.otherFailures).toEqual([]);
+    expect(load.created.length).toBeGreaterThan(0);
+    const ids = load.created.map((q) => q.id);
+    const db = new Client({ connectionString: ready.database_url });
+    await db.connect();
+    try {
+      const finals = await eventually(
+        async () =>
+          (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM quotes WHERE id = ANY($1) AND state = ANY($2)', [ids, FINAL_STATES])).rows[0].n,
+        (n) => n === ids.length,
+        120_000,
+        'every created quote in a final state',
+      );
+      const announced = () => {
+        const counts = new Map<string, number>();
+        for (const p of feed.named('rfq_request')) counts.set(String(p.quote_id), (counts.get(String(p.quote_id)) ?? 0) + 1);
+        return counts;
+      };
+      const counts = await eventually(
+        async () => announced(),
+        (c) => ids.every((id) => c.has(id)),
+        60_000,
+        'every created quote announced',
+      );
+      const repeated = ids.filter((id) => counts.get(id)! > 1);
+      expect(repeated).toEqual([]);
+      expect({ gaps: feed.gaps, duplicates: feed.duplicates }).toEqual({ gaps: 0, duplicates: 0 });
+      process.stdout.write(
+        `[fault] scaled, ${fault}: sent=${load.sent} 201=${load.created.length} 503=${load.unavailable} other_5xx=${load.other5xx.length} announced=${ids.filter((id) => counts.has(id)).length} finalized=${finals} duplicates=${repeated.length}\n`,
+      );
+    } finally {
+      await db.end();
+    }
+  }
+
+  async function makerFeed(): Promise<FeedRecorder> {
+    const client = new RfqClient(ready.base_url);
+    const maker = privateKeyToAccount(generatePrivateKey());
+    await run(process.execPath, ['--import', 'tsx', 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', 'Scaled fault maker', '--owner', maker.address], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: ready.database_url },
+    });
+    const token = (await client.signIn(maker)).token;
+    await client.call('POST', '/api/pubsub/premium', { chain_id: 31337 }, { authorization: `Bearer ${token}` });
+    return FeedRecorder.open(`${ready.base_url.replace(/^http/, 'ws')}/socket`, 'quotes:31337:requests', { token });
+  }
+
+  async function pairAddress(): Promise<string> {
+    const net = (await new RfqClient(ready.base_url).networks()).networks.find((n) => n.chain_id === 31337)!;
+    return networkContract(net, 'opshuns_core');
+  }
+
+  it('the Postgres replica killed under a steady quote load: reads fall back to the primary, nothing lost or duplicated', async () => {
+    const feed = await makerFeed();
+    const reads = readLoop(`/api/portfolio/${privateKeyToAccount(TAKER_KEY).address}?chain_id=31337`);
+    try {
+      // Reads run on the replica before the fault (each API replica checks it every 500 ms).
+      await eventually(routedReads, (n) => n.replica > 0, 60_000, 'reads served by the replica');
+      const before = await routedReads();
+      const load = await new QuoteLoad(ready.base_url, { ...LOAD, pair: await pairAddress() }).run(async (l) => {
+        await l.waitAnswered(LOAD.requests / 3);
+        process.kill(ready.postgres_pids.replica, 'SIGKILL');
+      });
+      // After the kill the API replicas read from the primary.
+      await eventually(routedReads, (n) => n.primary > before.primary, 60_000, 'reads served by the primary');
+      await reads.stop();
+      expect(reads.statuses.filter((s) => s !== '200')).toEqual([]);
+      await expectNothingLostOrDuplicated(load, feed, 'Postgres replica killed');
+    } finally {
+      await reads.stop();
+      await feed.close();
+    }
+  }, 300_000);
+
+  it('the indexer holding the network killed under a steady quote load: the standby takes the lease, nothing lost or duplicated', async () => {
+    const db = new Client({ connectionString: ready.database_url });
+    await db.connect();
+    const feed = await makerFeed();
+    try {
+      const holderPid = async () => {
+        const r = await db.query<{ holder: string }>('SELECT holder FROM indexer_leases WHERE chain_id = 31337 AND expires_at > now()');
+        return r.rows.length ? Number(r.rows[0].holder.split(':').at(-2)) : null;
+      };
+      const indexers = [ready.processes['indexer-1'], ready.processes['indexer-2']];
+      const holder = await eventually(holderPid, (p) => p !== null && indexers.includes(p), 60_000, 'a lease on network 31337 held by a stack indexer');
+      const standby = indexers.find((p) => p !== holder)!;
+      const load = await new QuoteLoad(ready.base_url, { ...LOAD, pair: await pairAddress() }).run(async (l) => {
+        await l.waitAnswered(LOAD.requests / 3);
+        process.kill(holder!, 'SIGKILL');
+      });
+      // The standby takes over within INDEXER_LEASE_TTL_MS + INDEXER_LEASE_RENEW_MS of the last renewal.
+      await eventually(holderPid, (p) => p === standby, 120_000, 'the standby holding the lease');
+      const status = await eventually(
+        async () => fetch(`${ready.base_url}/api/indexer/status?chain_id=31337`),
+        (r) => r.status === 200,
+        60_000,
+        'indexer status healthy under the standby',
+      );
+      await status.text();
+      await expectNothingLostOrDuplicated(load, feed, 'indexer holding the lease killed');
+    } finally {
+      await feed.close();
+      await db.end();
     }
   }, 300_000);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBool, envInt, envUrl } from './schema-helpers';
+import { envBool, envInt, envList, envUrl } from './schema-helpers';
 import { redisClusterNodesEnv, redisUrlEnv } from './redis-endpoint';
 
 export const storageEnv = {
@@ -12,6 +12,27 @@ export const storageEnv = {
    * query or a lock wait then fails one request instead of holding a pooled connection forever.
    */
   DATABASE_STATEMENT_TIMEOUT_MS: envInt(10_000, 0, 3_600_000),
+  /**
+   * Read replicas of DATABASE_URL (streaming standbys), comma-separated postgres URLs. Reads of
+   * indexed and Explore data go to one of them while it is up and within
+   * DATABASE_REPLICA_MAX_LAG_MS; everything else, and every read when none qualifies, goes to
+   * the primary.
+   */
+  DATABASE_REPLICA_URLS: envList('').refine(
+    (urls) =>
+      urls.every((u) => {
+        try {
+          return ['postgres:', 'postgresql:'].includes(new URL(u).protocol);
+        } catch {
+          return false;
+        }
+      }),
+    'must be a comma-separated list of postgres:// URLs',
+  ),
+  /** A replica further behind the primary than this serves no reads until it catches up. */
+  DATABASE_REPLICA_MAX_LAG_MS: envInt(2000, 0, 3_600_000),
+  /** How often each replica's health and lag are measured (reads use the latest measurement). */
+  DATABASE_REPLICA_CHECK_MS: envInt(500, 50, 60_000),
   /** One Redis (redis://, rediss://), or a cluster's seed nodes (redis+cluster://host:port,host:port). */
   REDIS_URL: redisUrlEnv,
   /** Seed nodes of a Redis Cluster, host:port comma-separated; set = every Redis user talks to that cluster. */

@@ -4,3 +4,4 @@ export { loadMigrations, MIGRATIONS_DIR } from './migrations';
 export { runMigrationsLocked, MIGRATION_LOCK_NAME } from './migration-lock';
 export type { DataSource, EntityManager } from 'typeorm';
 export { idsWhere, pastGrace, updatedRows, type Queryable } from './queries';
+export { ReadReplicas, type ReadReplicasOptions, type ReplicaState } from './read-replicas';

@@ -11,6 +11,11 @@ export interface ServiceDeps {
   config: Config;
   logger: Logger;
   db: DataSource;
+  /**
+   * Where reads that tolerate lag go (indexed and Explore data): a read replica within its lag
+   * bound, else the primary (shared/platform/db/read-replicas.ts). Absent = `db`. Read-only code only.
+   */
+  readDb?: DataSource;
   redis: Redis;
   metrics: Metrics;
   /** Where work is handed to the workers. */

@@ -118,5 +118,16 @@ describe('config', () => {
       expect(problemsOf({ REDIS_URL: 'redis+cluster://127.0.0.1' }).map((p) => p.key)).toEqual(['REDIS_URL']);
       expect(problemsOf({ REDIS_URL: 'redis+cluster://a:1', REDIS_CLUSTER_NODES: 'b:2' }).map((p) => p.key)).toEqual(['REDIS_CLUSTER_NODES']);
     });
+
+    it('reads DATABASE_REPLICA_URLS as a list of postgres URLs and names it when one is not', () => {
+      expect(loadConfig({}).DATABASE_REPLICA_URLS).toEqual([]);
+      expect(loadConfig({ DATABASE_REPLICA_URLS: 'postgres://r1:5432/db, postgresql://r2/db' }).DATABASE_REPLICA_URLS).toEqual([
+        'postgres://r1:5432/db',
+        'postgresql://r2/db',
+      ]);
+      expect(problemsOf({ DATABASE_REPLICA_URLS: 'postgres://r1/db,http://r2/db' }).map((p) => p.key)).toEqual(['DATABASE_REPLICA_URLS']);
+      expect(problemsOf({ DATABASE_REPLICA_MAX_LAG_MS: '-1' }).map((p) => p.key)).toEqual(['DATABASE_REPLICA_MAX_LAG_MS']);
+      expect(problemsOf({ DATABASE_REPLICA_CHECK_MS: '10' }).map((p) => p.key)).toEqual(['DATABASE_REPLICA_CHECK_MS']);
+    });
   });
 });
