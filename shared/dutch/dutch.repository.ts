@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { DutchPhase, QuoteLegRow, QuoteRow } from '../quotes';
 import { LEG_COLUMNS, QUOTE_COLUMNS } from '../quotes/quote.repository';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
-import { DUTCH_PHASE_SQL as DP, QUOTE_STATE_SQL as QS } from '../quotes/quote.wire';
+import { DUTCH_PHASE_SQL as DP, QUOTE_STATE_SQL as QS } from '../../wire/src/quote.wire';
 
 type Queryable = Pick<EntityManager, 'query'>;
 

@@ -6,4 +6,4 @@ export * from './dutch-views';
 export type { DutchBidRow, DutchColumns } from './dutch.types';
 export { assertNotFaded, decideExclusiveWindows, fadeStatus, fadeStatusOf } from './dutch-fades';
 export type { FadePolicy, FadeStatus, NewFade } from './dutch-fades';
-export * from './dutch.wire';
+export * from '../../wire/src/dutch.wire';

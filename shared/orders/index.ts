@@ -2,7 +2,8 @@ export { OrderService, encodeCursor, decodeCursor } from './order.service';
 export { ExclusiveFillService } from './exclusive-fill.service';
 export { OrderRepository } from './order.repository';
 export type { OrderFilter } from './order.repository';
-export { parseOrderRequest, orderJson, intentFromJson, MAX_DECAY_BPS_PER_SECOND } from './order-request';
+export { parseOrderRequest, orderJson, intentFromJson } from './order-request';
+export { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
 export type { OrderRequest, OrderJson } from './order-request';
 export {
   cancelOrder,
@@ -30,5 +31,5 @@ export {
   ORDER_PLACEMENTS,
   ORDER_STATE_SQL,
   orderWire,
-} from './order.wire';
-export type { OnChainOrderState, OrderPlacement } from './order.wire';
+} from '../../wire/src/order.wire';
+export type { OnChainOrderState, OrderPlacement } from '../../wire/src/order.wire';

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { OrderState } from './order.types';
-import { EXCLUSIVE_FILL_STATES, FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS, ORDER_STATES } from './order.wire';
+import { EXCLUSIVE_FILL_STATES, FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS, ORDER_STATES } from '../../wire/src/order.wire';
 
 /**
  * The one owner of the states of orders and exclusive fills: every write of `orders.state`,

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { QUOTE_COLUMNS } from './quote.repository';
 import type { QuoteRow, QuoteState } from './quote.types';
-import { DUTCH_PHASE_SQL as DP, QUOTE_STATE_SQL as QS, type DutchPhase } from './quote.wire';
+import { DUTCH_PHASE_SQL as DP, QUOTE_STATE_SQL as QS, type DutchPhase } from '../../wire/src/quote.wire';
 
 /**
  * The one owner of a quote's state: every write of `quotes.state` is in this file, and a test

@@ -1,5 +1,5 @@
-import { EXCLUSIVE_FILL_STATES, ON_CHAIN_ORDER_STATES, ORDER_STATES } from '../../../shared/orders/order.wire';
-import { DUTCH_PHASES, QUOTE_STATES } from '../../../shared/quotes/quote.wire';
+import { EXCLUSIVE_FILL_STATES, ON_CHAIN_ORDER_STATES, ORDER_STATES } from '../../../wire/src/order.wire';
+import { DUTCH_PHASES, QUOTE_STATES } from '../../../wire/src/quote.wire';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
 
 /**
  * The one home of a quote's wire form: the states and phases as data, and the zod schema of
@@ -7,7 +7,7 @@ import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, 
  * (quote-views.ts) are typed from these schemas, the route contracts (api/routes/quote.contract.ts)
  * and the topic table document them, the repositories write their SQL literals from the lists,
  * and test/integration/foundation/state-checks.test.ts holds the lists equal to the CHECK
- * constraints of the migrated database. Dutch-only payloads are in shared/dutch/dutch.wire.ts.
+ * constraints of the migrated database. Dutch-only payloads are in wire/src/dutch.wire.ts.
  */
 
 /** A quote's states (quotes.state): open -> expired | filled | cancelled. */

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
-import { legWire, OFFER_FORMATS, offerWire, POLARITIES, takerQuoteWire, VISIBLE_DUTCH_PHASES } from '../quotes/quote.wire';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
+import { legWire, OFFER_FORMATS, offerWire, POLARITIES, takerQuoteWire, VISIBLE_DUTCH_PHASES } from './quote.wire';
 
 /**
  * The wire form of what only a Dutch quote sends (docs/DUTCH.md): the signed request and award,
  * bids, and the competing / fillable / award / fade payloads. The phases themselves are data in
- * shared/quotes/quote.wire.ts (the quotes table's column). Views (dutch-views.ts) are typed
+ * wire/src/quote.wire.ts (the quotes table's column). Views (dutch-views.ts) are typed
  * from these schemas; the route contracts and the topic table document them.
  */
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
 
 /**
  * The one home of an order's and an exclusive fill's wire form: their states as data (the
