@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { OrderState } from './order.types';
-import { EXCLUSIVE_FILL_STATES, FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS, ORDER_STATES } from './order.wire';
+import { EXCLUSIVE_FILL_STATES, ORDER_STATES } from '../../wire/src/order.wire';
+import { FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS } from './order.sql';
 
 /**
  * The one owner of the states of orders and exclusive fills: every write of `orders.state`,

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
-import { QUOTE_STATE_SQL as QS } from './quote.wire';
+import { QUOTE_STATE_SQL as QS } from './quote.sql';
 
 type Queryable = Pick<EntityManager, 'query'>;
 

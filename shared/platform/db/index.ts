@@ -4,3 +4,4 @@ export { loadMigrations, MIGRATIONS_DIR } from './migrations';
 export { runMigrationsLocked, MIGRATION_LOCK_NAME } from './migration-lock';
 export type { DataSource, EntityManager } from 'typeorm';
 export { updatedRows, type Queryable } from './queries';
+export { sqlLiterals, type SqlLiterals } from './sql-literals';
