@@ -5,8 +5,10 @@ import madge from 'madge';
  * Enforces the layers of docs/ARCHITECTURE.md and forbids import cycles. Each file belongs to
  * one layer, named by its folder; a layer may import only the layers listed for it:
  *
- *   shared/platform  <-  shared/protocol  <-  shared/chain  <-  shared/<domain>  <-  roles
+ *   wire  <-  shared/platform  <-  shared/protocol  <-  shared/chain  <-  shared/<domain>  <-  roles
  *
+ * - wire (the @options-rfq/wire package: typed data, field schemas, the JSON forms of bodies,
+ *   answers and socket payloads, the error body) imports nothing of ours: the client ships it;
  * - platform (config, db, redis, http, queue, errors, ...) imports no protocol, domain or role;
  * - protocol is pure hashing and typed data over platform's errors and validation;
  * - chain holds ABIs, the reference contracts' sources and RPC clients, never dev tooling;
@@ -19,20 +21,20 @@ import madge from 'madge';
  *   shared/explore (the stream machinery and the CLOB feed) never imports shared/loans, and
  *   shared/loans (whose loan feed plugs into Explore's streams) reads only shared/explore's
  *   index; the role that opens streams lists both feeds (workers/explore/explore-feeds.ts);
- * - client/ (the published TypeScript client) takes its types from the API's route contracts and
- *   shared schemas and its signing code from shared/protocol; nothing of ours imports it but
- *   examples, tests and benchmarks.
+ * - client/ (the published TypeScript client) imports only wire (as `@options-rfq/wire`) and npm
+ *   packages; nothing of ours imports it but examples, tests and benchmarks.
  */
 const ROOT = path.resolve(__dirname, '..');
-const ROOTS = ['api', 'socket', 'workers', 'indexer', 'shared', 'dev', 'migrations', 'bin', 'client'];
+const ROOTS = ['wire', 'api', 'socket', 'workers', 'indexer', 'shared', 'dev', 'migrations', 'bin', 'client'];
 
-type Layer = 'platform' | 'protocol' | 'chain' | 'domain' | 'api' | 'socket' | 'workers' | 'indexer' | 'dev' | 'bin' | 'migrations' | 'client';
+type Layer = 'wire' | 'platform' | 'protocol' | 'chain' | 'domain' | 'api' | 'socket' | 'workers' | 'indexer' | 'dev' | 'bin' | 'migrations' | 'client';
 
-const SHARED: Layer[] = ['platform', 'protocol', 'chain', 'domain'];
+const SHARED: Layer[] = ['wire', 'platform', 'protocol', 'chain', 'domain'];
 const MAY_IMPORT: Record<Layer, Layer[]> = {
-  platform: ['platform'],
-  protocol: ['platform', 'protocol'],
-  chain: ['platform', 'protocol', 'chain'],
+  wire: ['wire'],
+  platform: ['wire', 'platform'],
+  protocol: ['wire', 'platform', 'protocol'],
+  chain: ['wire', 'platform', 'protocol', 'chain'],
   domain: SHARED,
   api: [...SHARED, 'api'],
   socket: [...SHARED, 'socket'],
@@ -41,7 +43,7 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   dev: [...SHARED, 'dev'],
   bin: [...SHARED, 'api', 'socket', 'workers', 'indexer', 'dev', 'bin'],
   migrations: [],
-  client: [...SHARED, 'api', 'client'],
+  client: ['wire', 'client'],
 };
 
 /**
@@ -78,7 +80,7 @@ async function main(): Promise<number> {
       baseDir: ROOT,
       fileExtensions: ['ts'],
       tsConfig: path.join(ROOT, 'tsconfig.json'),
-      excludeRegExp: [/\.d\.ts$/, /node_modules/, /client\/dist\//, /shared\/chain\/artifacts\//],
+      excludeRegExp: [/\.d\.ts$/, /node_modules/, /client\/dist\//, /wire\/dist\//, /shared\/chain\/artifacts\//],
       detectiveOptions: { ts: { skipTypeImports: false } },
     },
   );

@@ -1,2 +1,2 @@
-/** The wire formats live with the payload schemas that use them (shared/platform/wire); routes import them from here. */
-export * from '../../shared/platform/wire/wire-formats';
+/** The wire formats live with the payload schemas that use them (wire/src/formats.ts); routes import them from here. */
+export * from '../../wire/src/formats';

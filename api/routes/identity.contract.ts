@@ -1,8 +1,6 @@
-import { z } from 'zod';
-import { loginSchema, ROLES } from '../../shared/identity';
+import { loginAnswer, loginNonceAnswer, loginSchema, sessionView } from '../../wire/src/identity.wire';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, PLATFORM_ERRORS } from '../contract/error-cases';
-import { wireAddress, wireChainId, wireTime } from '../contract/wire-formats';
 
 /** Verifying a contract wallet's signature asks its chain (ERC-1271); an unreachable RPC is a 503. */
 export const RPC_UNAVAILABLE = errorCase(503, 'rpc_unavailable', 'cannot verify a contract wallet signature: chain 31337 RPC unreachable');
@@ -21,41 +19,6 @@ const SIWE_ERRORS = [
   errorCase(401, 'siwe_bad_signature', 'signature does not match the sign-in message address'),
 ];
 
-const organization = { organization_id: z.string(), organization_name: z.string() };
-
-/** A maker's Dutch fades: winners that let the exclusive window pass without filling (docs/DUTCH.md, "Fades"). */
-const dutchFades = z
-  .strictObject({
-    count: z.number().int().min(0).meta({ description: "Fades of the maker's organization within the last window_seconds." }),
-    window_seconds: z.number().int().meta({ description: 'DUTCH_FADE_WINDOW.' }),
-    limit: z.number().int().meta({ description: 'DUTCH_FADE_LIMIT: this many fades within the window block Dutch bids for DUTCH_FADE_COOLDOWN seconds.' }),
-    blocked_until: wireTime.nullable().meta({ description: 'Until when Dutch bids are refused (403 maker_faded); null when they are not.' }),
-  })
-  .meta({ description: 'Makers only.' });
-
-/** GET /api/me: what each credential is told about itself. */
-export const sessionView = z.union([
-  z.strictObject({ credential: z.literal('siwe'), address: wireAddress, tier: z.literal('freemium') }),
-  z.strictObject({
-    credential: z.literal('siwe'),
-    address: wireAddress,
-    tier: z.literal('maker'),
-    role: z.enum(ROLES),
-    ...organization,
-    dutch_fades: dutchFades,
-  }),
-  z.strictObject({
-    credential: z.literal('maker_key'),
-    address: wireAddress,
-    tier: z.literal('maker'),
-    role: z.literal('member'),
-    ...organization,
-    key_id: z.string(),
-    dutch_fades: dutchFades,
-  }),
-  z.strictObject({ credential: z.literal('delegate'), address: wireAddress, tier: z.literal('freemium'), ...organization, key_id: z.string().nullable() }),
-]);
-
 /** Sign-in with Ethereum (EIP-4361) and the session it yields. */
 export const identityContracts = {
   getLoginNonce: defineRoute({
@@ -69,16 +32,7 @@ export const identityContracts = {
     responses: {
       200: {
         description: 'Build the EIP-4361 message with every field exactly as issued, sign it, and POST /api/login.',
-        schema: z.strictObject({
-          nonce: z.string(),
-          domain: z.string(),
-          uri: z.string(),
-          chain_id: wireChainId,
-          statement: z.string(),
-          version: z.string(),
-          issued_at: wireTime,
-          expiration_time: wireTime,
-        }),
+        schema: loginNonceAnswer,
       },
     },
     errors: PER_IP_LIMIT,
@@ -94,7 +48,7 @@ export const identityContracts = {
     responses: {
       200: {
         description: 'A SIWE session bearer.',
-        schema: z.strictObject({ token: z.string(), address: wireAddress, expires_in: z.number().int().min(1) }),
+        schema: loginAnswer,
       },
     },
     errors: [...SIWE_ERRORS, RPC_UNAVAILABLE, ...PER_IP_LIMIT],

@@ -1,9 +1,17 @@
 import { z } from 'zod';
-import { addMakerKeySchema, keyIdSchema, signedOnlySchema, transferAdminSchema } from '../../shared/identity';
+import {
+  addMakerKeySchema,
+  keyIdSchema,
+  makerKeyList,
+  newMakerKey,
+  removedMakerKey,
+  signedOnlySchema,
+  transferAdminSchema,
+} from '../../wire/src/identity.wire';
 import { NotFoundError } from '../../shared/platform/errors';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase } from '../contract/error-cases';
-import { wireAddress, wireTime } from '../contract/wire-formats';
+import { wireAddress } from '../contract/wire-formats';
 import { RPC_UNAVAILABLE } from './identity.contract';
 
 /** What checking a signed admin statement answers (docs/AUTH.md "Signed admin statements"). */
@@ -12,11 +20,6 @@ export const STATEMENT_ERRORS = [
   errorCase(403, 'statement_replayed', 'statement already used; sign a new one'),
   RPC_UNAVAILABLE,
 ];
-
-export const keyFields = { id: z.string(), name: z.string(), created_at: wireTime, last_used_at: wireTime.nullable() };
-
-/** A maker key as listed: its bot wallet, never its secret. */
-const makerKeyView = z.strictObject({ ...keyFields, address: wireAddress.optional() });
 
 const manage = { tags: ['maker organization'], auth: { action: 'manage_maker_keys' }, cache: 'no-store' } as const;
 
@@ -39,7 +42,7 @@ export const makerKeysContracts = {
     path: '/api/maker/keys',
     summary: "List the organization's bot keys",
     request: {},
-    responses: { 200: { description: 'Active keys, without secrets.', schema: z.strictObject({ keys: z.array(makerKeyView) }) } },
+    responses: { 200: { description: 'Active keys, without secrets.', schema: makerKeyList } },
     errors: [],
   }),
   addMakerKey: defineRoute({
@@ -50,7 +53,7 @@ export const makerKeysContracts = {
     description:
       'The admin signs the add_member statement (`message` + `signature`); the bot wallet signs the same message (`address_signature`), proving it consents. The secret is shown only in this answer.',
     request: { body: addMakerKeySchema },
-    responses: { 201: { description: 'The new key with its secret.', schema: makerKeyView.extend({ secret: z.string() }) } },
+    responses: { 201: { description: 'The new key with its secret.', schema: newMakerKey } },
     errors: [
       ...STATEMENT_ERRORS,
       errorCase(403, 'address_signature_mismatch', 'address_signature is not a signature of message by address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8'),
@@ -64,7 +67,7 @@ export const makerKeysContracts = {
     path: '/api/maker/keys/:id',
     summary: 'Remove a bot key (signed remove_member statement)',
     request: { ...keyIdParams('maker'), body: signedOnlySchema },
-    responses: { 200: { description: 'The removed key.', schema: makerKeyView.extend({ removed_at: wireTime }) } },
+    responses: { 200: { description: 'The removed key.', schema: removedMakerKey } },
     errors: [...STATEMENT_ERRORS, keyNotFound('maker')],
   }),
   transferMakerAdmin: defineRoute({

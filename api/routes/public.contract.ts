@@ -1,26 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase } from '../contract/error-cases';
-import { wireAddress, wireChainId, wireDecimal } from '../contract/wire-formats';
-
-export const tokenView = z.strictObject({
-  chain_id: wireChainId,
-  address: wireAddress,
-  symbol: z.string(),
-  name: z.string(),
-  decimals: z.number().int().min(0).max(255),
-});
-
-const paymentToken = tokenView.extend({ faucet: z.boolean().meta({ description: 'A testnet faucet mock token.' }) });
-
-export const networkView = z.strictObject({
-  chain_id: wireChainId,
-  name: z.string(),
-  rpc_urls: z.array(z.string()),
-  contracts: z
-    .record(z.string(), wireAddress)
-    .meta({ description: 'Deployed contracts by registry key (mothership, rfq, opshuns_core, tokens...); margin keys are never served.' }),
-});
+import { wireDecimal } from '../contract/wire-formats';
+import { defaultPremiumTokensAnswer, networksAnswer, networkView, paymentToken, paymentTokensAnswer, tokenView } from '../../wire/src/public.wire';
 
 /** Operator content merged with the challenge config, tokens and networks. */
 const landingPageSettings = z.looseObject({
@@ -44,21 +26,21 @@ export const publicContracts = {
     method: 'get',
     path: '/api/networks',
     summary: 'Accepted chains with RPC URLs and contract maps',
-    responses: { 200: { description: 'Enabled networks.', schema: z.strictObject({ networks: z.array(networkView) }) } },
+    responses: { 200: { description: 'Enabled networks.', schema: networksAnswer } },
   }),
   listPaymentTokens: defineRoute({
     ...publicRoute,
     method: 'get',
     path: '/api/payment-tokens',
     summary: 'Payment tokens (quote defaults and testnet faucet tokens)',
-    responses: { 200: { description: 'Payment tokens of every network.', schema: z.strictObject({ tokens: z.array(paymentToken) }) } },
+    responses: { 200: { description: 'Payment tokens of every network.', schema: paymentTokensAnswer } },
   }),
   listDefaultPremiumTokens: defineRoute({
     ...publicRoute,
     method: 'get',
     path: '/api/default-premium-tokens',
     summary: 'Default premium tokens',
-    responses: { 200: { description: 'Default premium tokens of every network.', schema: z.strictObject({ tokens: z.array(tokenView) }) } },
+    responses: { 200: { description: 'Default premium tokens of every network.', schema: defaultPremiumTokensAnswer } },
   }),
   listRecommendedMinNotional: defineRoute({
     ...publicRoute,

@@ -1,22 +1,5 @@
-import { z } from 'zod';
-import { chainIdSchema } from '../../shared/platform/validation';
+import { pubsubRegistered, registrationSchema } from '../../wire/src/pubsub.wire';
 import { defineRoute } from '../contract/route-contract';
-import { wireChainId } from '../contract/wire-formats';
-
-export const registrationSchema = z.object({ chain_id: chainIdSchema });
-
-const registered = (tier: 'premium' | 'freemium') =>
-  z.strictObject({
-    status: z.literal('registered'),
-    tier: z.literal(tier),
-    chain_id: wireChainId,
-    socket_path: z.string().meta({ description: 'Where the Phoenix socket listens: `/socket`.' }),
-    quotes_requests_topic: z.string().meta({ description: '`quotes:<chain_id>:requests`: the request feed to join.' }),
-    rfq_maker_stream_topic: z
-      .string()
-      .optional()
-      .meta({ description: '`rfq_maker:<address>`: advertised only to a credential that can join it (a session or a maker key, not a delegate).' }),
-  });
 
 const common = {
   tags: ['pubsub'],
@@ -33,7 +16,7 @@ export const pubsubContracts = {
     path: '/api/pubsub/premium',
     summary: "Register for a chain's request feed with maker rights",
     auth: { action: 'register_premium_pubsub' },
-    responses: { 200: { description: 'Registered; join the topics on the socket.', schema: registered('premium') } },
+    responses: { 200: { description: 'Registered; join the topics on the socket.', schema: pubsubRegistered('premium') } },
   }),
   registerFreemium: defineRoute({
     ...common,
@@ -41,6 +24,6 @@ export const pubsubContracts = {
     path: '/api/pubsub/freemium',
     summary: "Register for a chain's request feed with any authenticated wallet",
     auth: { action: 'register_freemium_pubsub' },
-    responses: { 200: { description: 'Registered; join the topics on the socket.', schema: registered('freemium') } },
+    responses: { 200: { description: 'Registered; join the topics on the socket.', schema: pubsubRegistered('freemium') } },
   }),
 };

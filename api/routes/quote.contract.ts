@@ -1,36 +1,14 @@
 import { z } from 'zod';
-import { zeroAddress } from 'viem';
-import { makerBidWire, MAX_BID_BPS, quoteBodyWire, takerBidWire } from '../../shared/dutch/dutch.wire';
-import { evmAddress } from '../../shared/platform/validation';
 import { dutchQuoteRequestDocument } from '../../shared/dutch';
 import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
 import { defineRoute } from '../contract/route-contract';
 import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../contract/error-cases';
-import { offerWire } from '../../shared/quotes/quote.wire';
+import { createdQuoteAnswer, dutchBidBody, quotePollAnswer, submittedDutchBidAnswer, submittedOfferAnswer } from '../../wire/src/quote-answers';
+import type { PackageOfferBody, QuoteRequestBody } from '../../wire/src/quote-requests';
 
-/** POST /api/quote/:id/offer: a Dutch both-side bid, checked by the contract. */
-export const dutchBidBody = z.strictObject({
-  buy_override_bps: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_BID_BPS)
-    .meta({ description: `Improvement over the curve price when the taker buys the package as shown, in basis points (0 to ${MAX_BID_BPS}).` }),
-  sell_override_bps: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_BID_BPS)
-    .meta({ description: `Improvement over the curve price when the taker sells it, in basis points (0 to ${MAX_BID_BPS}).` }),
-  filler: evmAddress
-    .refine((a) => a !== zeroAddress, 'must not be the zero address: leave filler out to fill from your own wallet')
-    .optional()
-    .meta({
-      description:
-        'The address that will call executeDutchFill if this bid wins (default: your own wallet). The signed award names it, and only it gets the winning price during the exclusive window. ' +
-        'With a fill authority on the request (required_authority), it must be a filler that authority allows (else 403 filler_not_allowed).',
-    }),
-});
+/** Every body the wire package types for a client is one the parsers' documents accept (checked by tsc). */
+type Accepts<Schema extends z.ZodType, Body extends z.input<Schema>> = Body;
+export type ClientBodiesAccepted = [Accepts<typeof quoteRequestDocument, QuoteRequestBody>, Accepts<typeof offerRequestDocument, PackageOfferBody>];
 
 const QUOTE_NOT_FOUND = errorCase(404, 'quote_not_found', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b not found');
 
@@ -105,11 +83,7 @@ export const quoteContracts = {
     responses: {
       201: {
         description: 'The quote, its private stream token and the topic to join. Header Idempotent-Replayed: true on a replay.',
-        schema: z.strictObject({
-          quote: quoteBodyWire,
-          stream_token: z.string().meta({ description: 'Private: polls the quote and joins its stream.' }),
-          topic: z.string().meta({ description: '`rfq_stream:<stream_token>`' }),
-        }),
+        schema: createdQuoteAnswer,
       },
     },
     errors: [
@@ -135,7 +109,7 @@ export const quoteContracts = {
     responses: {
       200: {
         description: "The quote and its offers; a Dutch quote also lists its bids (the taker's side of each), best first.",
-        schema: z.strictObject({ quote: quoteBodyWire, offers: z.array(offerWire), bids: z.array(takerBidWire).optional() }),
+        schema: quotePollAnswer,
       },
     },
     errors: [QUOTE_NOT_FOUND],
@@ -154,7 +128,7 @@ export const quoteContracts = {
       bodyCheck: 'service',
       examples: { butterfly: { summary: 'A package offer on the butterfly example', value: PACKAGE_OFFER_EXAMPLE } },
     },
-    responses: { 201: { description: 'The stored offer; the taker hears it on rfq_stream.', schema: z.strictObject({ offer: offerWire }) } },
+    responses: { 201: { description: 'The stored offer; the taker hears it on rfq_stream.', schema: submittedOfferAnswer } },
     errors: [
       VALIDATION_FAILED,
       QUOTE_NOT_FOUND,
@@ -196,7 +170,7 @@ export const quoteContracts = {
         },
       },
     },
-    responses: { 201: { description: 'The stored bid; the taker hears its side on rfq_stream.', schema: z.strictObject({ bid: makerBidWire }) } },
+    responses: { 201: { description: 'The stored bid; the taker hears its side on rfq_stream.', schema: submittedDutchBidAnswer } },
     errors: [
       VALIDATION_FAILED,
       QUOTE_NOT_FOUND,

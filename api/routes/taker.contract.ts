@@ -1,16 +1,7 @@
-import { z } from 'zod';
-import { addTakerKeySchema, delegateSchemas } from '../../shared/identity';
+import { addTakerKeySchema, delegateAnswer, delegateBody, newTakerKey, removedTakerKey, takerKeyList } from '../../wire/src/identity.wire';
 import { defineRoute } from '../contract/route-contract';
 import { VALIDATION_FAILED } from '../contract/error-cases';
-import { wireAddress, wireTime } from '../contract/wire-formats';
-import { keyFields, keyIdParams, keyNotFound, STATEMENT_ERRORS } from './maker-keys.contract';
-
-/** The ceiling DELEGATE_MAX_TTL_SECONDS may be configured to; the deployment's own limit may be lower. */
-const DELEGATE_TTL_CEILING = 7 * 86400;
-const delegateBodies = delegateSchemas(DELEGATE_TTL_CEILING);
-
-/** A taker key as listed: no address (a backend's credential, not a wallet's), never its secret. */
-const takerKeyView = z.strictObject(keyFields);
+import { keyIdParams, keyNotFound, STATEMENT_ERRORS } from './maker-keys.contract';
 
 const manage = { tags: ['taker organization'], auth: { action: 'manage_taker_keys' }, cache: 'no-store' } as const;
 
@@ -22,7 +13,7 @@ export const takerContracts = {
     path: '/api/taker/keys',
     summary: "List the organization's API keys",
     request: {},
-    responses: { 200: { description: 'Active keys, without secrets.', schema: z.strictObject({ keys: z.array(takerKeyView) }) } },
+    responses: { 200: { description: 'Active keys, without secrets.', schema: takerKeyList } },
     errors: [],
   }),
   addTakerKey: defineRoute({
@@ -31,7 +22,7 @@ export const takerContracts = {
     path: '/api/taker/keys',
     summary: 'Issue a taker API key',
     request: { body: addTakerKeySchema },
-    responses: { 201: { description: 'The new key with its secret, shown only here.', schema: takerKeyView.extend({ secret: z.string() }) } },
+    responses: { 201: { description: 'The new key with its secret, shown only here.', schema: newTakerKey } },
     errors: [],
   }),
   removeTakerKey: defineRoute({
@@ -40,7 +31,7 @@ export const takerContracts = {
     path: '/api/taker/keys/:id',
     summary: 'Remove a taker API key; its delegates stop working',
     request: keyIdParams('taker'),
-    responses: { 200: { description: 'The removed key.', schema: takerKeyView.extend({ removed_at: wireTime }) } },
+    responses: { 200: { description: 'The removed key.', schema: removedTakerKey } },
     errors: [keyNotFound('taker')],
   }),
   mintDelegate: defineRoute({
@@ -56,7 +47,7 @@ export const takerContracts = {
     cache: 'no-store',
     request: {
       // Which body applies depends on the credential, so the handler picks the schema.
-      body: z.union([delegateBodies.withKey, delegateBodies.asAdmin]),
+      body: delegateBody,
       bodyCheck: 'handler',
       examples: {
         withKey: { summary: 'Minted by a backend with its taker API key', value: { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', expires_in: 900 } },
@@ -65,7 +56,7 @@ export const takerContracts = {
     responses: {
       200: {
         description: 'The delegate: send it as `Authorization: Bearer <token>`.',
-        schema: z.strictObject({ token: z.string(), address: wireAddress, expires_in: z.number().int().min(1), key_id: z.string().optional() }),
+        schema: delegateAnswer,
         examples: {
           withKey: {
             summary: 'A delegate minted with a taker API key',

@@ -1,9 +1,9 @@
 import { zeroAddress, type Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
-import { parseDutchRequest, type DutchRequestJson } from '../../shared/protocol/dutch-request';
-import { dutchPremiumAt, improvedPremium } from '../../shared/protocol/dutch-curve';
-import { directionsHash } from '../../shared/protocol/taker-hash';
-import { dutchFillTypedData, type DutchAward, type DutchFillRequest } from '../../shared/protocol/typed-data';
+import { parseDutchRequest, type DutchRequestJson } from '@options-rfq/wire';
+import { dutchPremiumAt, improvedPremium } from '@options-rfq/wire';
+import { directionsHash } from '@options-rfq/wire';
+import { dutchFillTypedData, type DutchAward, type DutchFillRequest } from '@options-rfq/wire';
 
 /*
  * Dutch auctions from the client's side: the taker signs the request with the very typed data

@@ -1,6 +1,6 @@
 import type { LocalAccount } from 'viem/accounts';
-import { jsonLegToLeg, type IntentJson } from '../../shared/protocol/intents';
-import { packageOfferTypedData, PACKAGE_OFFER_TYPES, packageOfferDomain, type PackageOffer } from '../../shared/protocol/typed-data';
+import { jsonLegToLeg, type IntentJson } from '@options-rfq/wire';
+import { packageOfferTypedData, PACKAGE_OFFER_TYPES, packageOfferDomain, type PackageOffer } from '@options-rfq/wire';
 import type { PackageOfferRequest } from './api-types';
 
 /*

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
-import { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash, type OrderIntent } from '../../shared/protocol/order-intent';
-import { exclusiveFillTypedData, EXCLUSIVE_FILL_TYPES, type ExclusiveFill } from '../../shared/protocol/typed-data';
+import { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash, type OrderIntent } from '@options-rfq/wire';
+import { exclusiveFillTypedData, EXCLUSIVE_FILL_TYPES, type ExclusiveFill } from '@options-rfq/wire';
 import type { CreatedExclusiveFill, OrderView } from './api-types';
 
 /*

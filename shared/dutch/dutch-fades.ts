@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../platform/errors';
-import { QUOTE_STATE_SQL as QS } from '../quotes/quote.wire';
+import { QUOTE_STATE_SQL as QS } from '../quotes/quote.sql';
 
 type Queryable = Pick<EntityManager, 'query'> | Pick<DataSource, 'query'>;
 

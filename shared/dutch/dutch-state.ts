@@ -1,6 +1,7 @@
 import { updatedRows as updated, type Queryable } from '../platform/db';
 import { QUOTE_STATE_SQL as QS } from '../quotes';
-import { DUTCH_PHASE_SQL as DP, type DutchPhase } from './dutch.wire';
+import type { DutchPhase } from '../../wire/src/dutch.wire';
+import { DUTCH_PHASE_SQL as DP } from './dutch.sql';
 
 /**
  * The one owner of a Dutch quote's phase (`quotes.dutch_phase`, docs/DUTCH.md). A Dutch quote

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { legView, takerQuoteView, type QuoteLegRow, type QuoteRow } from '../quotes';
-import type { VisibleDutchPhase } from './dutch.wire';
+import type { VisibleDutchPhase } from '../../wire/src/dutch.wire';
 import type { DutchBidRow, DutchColumns } from './dutch.types';
 import {
   MAX_BID_BPS,
@@ -12,7 +12,7 @@ import {
   type takerBidWire,
   type takerDutchQuoteWire,
   type winnerAwardWire,
-} from './dutch.wire';
+} from '../../wire/src/dutch.wire';
 
 /**
  * Every payload about a Dutch quote is shaped here, from explicit field lists. While a quote

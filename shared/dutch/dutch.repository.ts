@@ -4,8 +4,9 @@ import { idsWhere, pastGrace } from '../platform/db';
 import type { QuoteLegRow, QuoteRow } from '../quotes';
 import { LEG_COLUMNS, QUOTE_COLUMNS } from '../quotes/quote.repository';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
-import { QUOTE_STATE_SQL as QS } from '../quotes/quote.wire';
-import { DUTCH_PHASE_SQL as DP, type DutchPhase } from './dutch.wire';
+import { QUOTE_STATE_SQL as QS } from '../quotes/quote.sql';
+import type { DutchPhase } from '../../wire/src/dutch.wire';
+import { DUTCH_PHASE_SQL as DP } from './dutch.sql';
 
 type Queryable = Pick<EntityManager, 'query'>;
 

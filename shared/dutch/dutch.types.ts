@@ -1,6 +1,6 @@
 import type { JsonValue } from '../events';
 import type { QuoteLegRow, QuoteRow } from '../quotes';
-import type { DutchPhase } from './dutch.wire';
+import type { DutchPhase } from '../../wire/src/dutch.wire';
 
 export type JsonObject = { [key: string]: JsonValue };
 

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { EventPayload } from '../platform/event-bus';
 // The quote domain's payloads have their one home in its wire modules (which import nothing of the domains').
-import { dutchAwardEventWire, dutchFadeEventWire, rfqOfferTakerWire, rfqRequestMakerWire, rfqRequestTakerWire } from '../dutch/dutch.wire';
-import { rfqOfferMakerWire, rfqResultMakerWire, rfqResultTakerWire } from '../quotes/quote.wire';
-import { EXCLUSIVE_FILL_STATES, exclusiveFillEventWire } from '../orders/order.wire';
+import { dutchAwardEventWire, dutchFadeEventWire, rfqOfferTakerWire, rfqRequestMakerWire, rfqRequestTakerWire } from '../../wire/src/dutch.wire';
+import { rfqOfferMakerWire, rfqResultMakerWire, rfqResultTakerWire } from '../../wire/src/quote.wire';
+import { EXCLUSIVE_FILL_STATES, exclusiveFillEventWire } from '../../wire/src/order.wire';
 
 /**
  * The payloads topics carry (the spec's Events table shows names, not fields). The quote
- * domain's payloads are declared in full in shared/quotes/quote.wire.ts and
- * shared/dutch/dutch.wire.ts (the views are typed from the same schemas); the others name what
+ * domain's payloads are declared in full in wire/src/quote.wire.ts and
+ * wire/src/dutch.wire.ts (the views are typed from the same schemas); the others name what
  * identifies the event's subject. Every schema is loose: a client must accept added fields. The topic
  * table ties events to topics; the schemas type the publishers and describe the payloads to
  * documentation. Every payload reaches clients as `{seq, ...payload}`: `seq` is the socket

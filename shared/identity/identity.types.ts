@@ -1,3 +1,5 @@
+import { ROLES } from '../../wire/src/identity.wire';
+
 /** Who a bearer credential speaks for. The socket tier and the API share this shape. */
 export type Principal =
   | { kind: 'siwe'; address: `0x${string}`; expiresAt: number /* unix ms */ }
@@ -8,7 +10,7 @@ export type Principal =
 export const ORG_KINDS = ['maker', 'taker'] as const;
 export type OrgKind = (typeof ORG_KINDS)[number];
 
-export const ROLES = ['admin', 'owner', 'manager', 'member'] as const;
+export { ROLES };
 export type Role = (typeof ROLES)[number];
 
 /** Roles that may manage keys, mint admin delegates and transfer admin. */

@@ -27,4 +27,4 @@ export {
   addTakerKeySchema,
   delegateSchemas,
   keyIdSchema,
-} from './identity.schemas';
+} from '../../wire/src/identity.wire';

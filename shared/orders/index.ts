@@ -2,7 +2,8 @@ export { OrderService, encodeCursor, decodeCursor } from './order.service';
 export { ExclusiveFillService } from './exclusive-fill.service';
 export { OrderRepository } from './order.repository';
 export type { OrderFilter } from './order.repository';
-export { parseOrderRequest, orderJson, intentFromJson, MAX_DECAY_BPS_PER_SECOND } from './order-request';
+export { parseOrderRequest, orderJson, intentFromJson } from './order-request';
+export { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
 export type { OrderRequest, OrderJson } from './order-request';
 export {
   cancelOrder,
@@ -21,14 +22,6 @@ export { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, order
 export { publishFillState, FILL_EVENTS } from './order-notifier';
 export * from './order-views';
 export type { ExclusiveFillRow, ExclusiveFillState, OnChainOrder, OrderRow, OrderState } from './order.types';
-export {
-  exclusiveFillEventWire,
-  exclusiveFillWire,
-  FILL_STATE_SQL,
-  ON_CHAIN_ORDER_STATES,
-  ON_CHAIN_STATE_SQL,
-  ORDER_PLACEMENTS,
-  ORDER_STATE_SQL,
-  orderWire,
-} from './order.wire';
-export type { OnChainOrderState, OrderPlacement } from './order.wire';
+export { exclusiveFillEventWire, exclusiveFillWire, ON_CHAIN_ORDER_STATES, ORDER_PLACEMENTS, orderWire } from '../../wire/src/order.wire';
+export { FILL_STATE_SQL, ON_CHAIN_STATE_SQL, ORDER_STATE_SQL } from './order.sql';
+export type { OnChainOrderState, OrderPlacement } from '../../wire/src/order.wire';

@@ -18,15 +18,13 @@ import {
   unknownKeys,
   whenObject,
 } from '../platform/validation';
+import { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
 
 /**
  * `POST /api/orders`'s body: the spec's order table, every field checked against its Solidity
  * width (OrderIntent, docs/PROTOCOL.md) and against the clock. What needs the registry (the
  * chain, the pair, the mothership) is checked by the service.
  */
-
-/** Decay rates in basis points per second: at most 10,000 (the whole start value in one second). */
-export const MAX_DECAY_BPS_PER_SECOND = 10_000;
 
 /**
  * An unsigned integer within `max`, as a decimal string or a JSON integer that is exactly

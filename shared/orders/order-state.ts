@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { updatedRows as updated } from '../platform/db';
 import type { OrderState } from './order.types';
-import { EXCLUSIVE_FILL_STATES, FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS, ORDER_STATES } from './order.wire';
+import { EXCLUSIVE_FILL_STATES, ORDER_STATES } from '../../wire/src/order.wire';
+import { FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS } from './order.sql';
 
 /**
  * The one owner of the states of orders and exclusive fills: every write of `orders.state`,

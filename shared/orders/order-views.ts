@@ -2,7 +2,7 @@ import { apiIdToBytes32 } from '../protocol';
 import type { ExclusiveFillRow, OnChainOrder, OrderPlacement, OrderRow } from './order.types';
 import type { FillBondRequirements } from '../bonds';
 import type { z } from 'zod';
-import type { exclusiveFillEventWire, exclusiveFillWire, orderWire } from './order.wire';
+import type { exclusiveFillEventWire, exclusiveFillWire, orderWire } from '../../wire/src/order.wire';
 
 export type OrderView = z.output<typeof orderWire>;
 export type ExclusiveFillView = z.output<typeof exclusiveFillWire>;

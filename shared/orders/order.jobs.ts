@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../platform/queue/job-catalog';
-import { EXCLUSIVE_FILL_STATES } from './order.wire';
+import { EXCLUSIVE_FILL_STATES } from '../../wire/src/order.wire';
 
 const uuid = z.uuid();
 

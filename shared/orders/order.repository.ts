@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { idsWhere, pastGrace } from '../platform/db';
 import { EFFECTIVE_STATE, ON_CHAIN_JOIN } from './order-state';
 import type { ExclusiveFillRow, OnChainOrder, OrderRow, OrderState } from './order.types';
-import { FILL_STATE_SQL as FS, ORDER_STATE_SQL as OS } from './order.wire';
+import { FILL_STATE_SQL as FS, ORDER_STATE_SQL as OS } from './order.sql';
 
 type Queryable = Pick<EntityManager, 'query'>;
 

@@ -1,6 +1,6 @@
 import type { OrderJson } from './order-request';
 
-import type { ExclusiveFillState, OnChainOrderState, OrderPlacement, OrderState } from './order.wire';
+import type { ExclusiveFillState, OnChainOrderState, OrderPlacement, OrderState } from '../../wire/src/order.wire';
 
 /** Order and exclusive fill states, and placements: the lists of order.wire.ts. */
 export type { ExclusiveFillState, OrderPlacement, OrderState };

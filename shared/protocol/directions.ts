@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseOrThrow, sizedArray, spelledAs } from '../platform/validation';
-import { MAX_LEGS, POLARITIES, type Direction, type Polarity, type Structure } from './constants';
+import { MAX_LEGS, POLARITIES, type Direction, type Polarity, type Structure } from '../../wire/src/protocol/constants';
 
 /** One leg's direction: (polarity is b_is_buy) XOR (structure is 1) gives 1 (Sell), else 0 (Buy). */
 export function direction(polarity: Polarity, structure: Structure): Direction {

@@ -1,6 +1,6 @@
 import { concat, domainSeparator, encodeAbiParameters, keccak256, stringToBytes, type Address, type Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
-import { DUTCH_AWARD_TYPES, dutchFillDomain, type DutchAward } from './typed-data';
+import { DUTCH_AWARD_TYPES, dutchFillDomain, type DutchAward } from '../../wire/src/protocol/typed-data';
 
 const AWARD_FIELDS = DUTCH_AWARD_TYPES.DutchAward;
 /** keccak256 of `DutchAward(bytes32 requestDigest,...)`, built from the one definition in typed-data.ts. */

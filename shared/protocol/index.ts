@@ -1,17 +1,9 @@
-export * from './constants';
-export { intentListSchema, optionTypeSchema, structureSchema, parseIntents, intentToJson, intentToLeg, jsonLegToLeg, legToIntent } from './intents';
-export type { Intent, IntentJson, Leg } from './intents';
+// Typed data, hashes, legs and the Dutch request the client signs with live in the wire package.
+export * from '../../wire/src/protocol';
 export { direction, directions, directionSchema, flipPolarity, polaritySchema, parsePolarity, parseDirections } from './directions';
 export { recognizeStrategy, STRATEGY_NAMES } from './strategy';
 export type { StrategyName, StrategyLeg } from './strategy';
-export { takerAddressHash, directionsHash } from './taker-hash';
-export * from './typed-data';
 export * from './signatures';
 export { DutchAwardSigner } from './dutch-award-signer';
-export { parseDutchRequest, dutchRequestField, dutchRequestToJson } from './dutch-request';
-export type { DutchRequestJson } from './dutch-request';
 export { encodeOptionId, decodeOptionId } from './option-id';
 export type { OptionSeries } from './option-id';
-export { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash } from './order-intent';
-export type { OrderIntent } from './order-intent';
-export { BPS, dutchPremiumAt, improvedPremium, curveFavoursTakerFirst } from './dutch-curve';

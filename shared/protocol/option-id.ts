@@ -1,4 +1,4 @@
-import { MAX_TIMESTAMP, UINT144_MAX, type OptionType } from './constants';
+import { MAX_TIMESTAMP, UINT144_MAX, type OptionType } from '../../wire/src/protocol/constants';
 
 /**
  * ERC-6909 token id of an option series within one pair. Bits, least significant first:

@@ -10,7 +10,7 @@ import {
   type DutchFillRequest,
   type ExclusiveFill,
   type PackageOffer,
-} from './typed-data';
+} from '../../wire/src/protocol/typed-data';
 
 /** Where a typed structure is verified: the chain and the mothership address. */
 export interface SigningContext {

@@ -1,4 +1,4 @@
-import type { OptionType, Structure } from './constants';
+import type { OptionType, Structure } from '../../wire/src/protocol/constants';
 
 /** Names of the spec's strategy recipes, plus `custom` for anything else. */
 export const STRATEGY_NAMES = [

@@ -14,4 +14,5 @@ export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types'
 export { hashStreamToken } from '../platform/stream-tokens';
 export { QuoteNotifier, publishQuoteResult, publishRfqRequest } from './quote-notifier';
 export type { InterestedMakers } from './quote-notifier';
-export * from './quote.wire';
+export * from '../../wire/src/quote.wire';
+export { QUOTE_STATE_SQL } from './quote.sql';

@@ -1,7 +1,7 @@
 import { updatedRows as updated, type Queryable } from '../platform/db';
 import { QUOTE_COLUMNS } from './quote.repository';
 import type { QuoteRow, QuoteState } from './quote.types';
-import { QUOTE_STATE_SQL as QS } from './quote.wire';
+import { QUOTE_STATE_SQL as QS } from './quote.sql';
 
 /**
  * The one owner of a quote's state: every write of `quotes.state` is in this file, and a test

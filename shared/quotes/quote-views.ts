@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
-import type { legWire, makerQuoteWire, makerResultWire, offerWire, reopenedResultWire, takerQuoteWire, takerResultWire } from './quote.wire';
+import type { legWire, makerQuoteWire, makerResultWire, offerWire, reopenedResultWire, takerQuoteWire, takerResultWire } from '../../wire/src/quote.wire';
 
 /**
  * Every payload about a quote is shaped here, from explicit field lists, so what a maker can

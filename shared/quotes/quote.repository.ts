@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { idsWhere, pastGrace } from '../platform/db';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
-import { QUOTE_STATE_SQL as QS } from './quote.wire';
+import { QUOTE_STATE_SQL as QS } from './quote.sql';
 
 type Queryable = Pick<EntityManager, 'query'>;
 

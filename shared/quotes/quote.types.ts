@@ -1,4 +1,4 @@
-import type { OFFER_FORMATS, POLARITIES, QuoteState } from './quote.wire';
+import type { OFFER_FORMATS, POLARITIES, QuoteState } from '../../wire/src/quote.wire';
 
 /** Quote states (docs/QUOTES.md, "States"): the list QUOTE_STATES in quote.wire.ts (open -> expired | filled | cancelled). */
 export type { QuoteState };

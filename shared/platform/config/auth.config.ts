@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHAIN_ID } from '../validation/integer-bounds';
+import { CHAIN_ID } from '../../../wire/src/validation/integer-bounds';
 import { envInt, envList, envUrl } from './schema-helpers';
 import { DEFAULT_HOST, isLoopbackHost } from './server.config';
 

@@ -5,3 +5,4 @@ export { runMigrationsLocked, MIGRATION_LOCK_NAME } from './migration-lock';
 export type { DataSource, EntityManager } from 'typeorm';
 export { idsWhere, pastGrace, updatedRows, type Queryable } from './queries';
 export { ReadReplicas, type ReadReplicasOptions, type ReplicaState } from './read-replicas';
+export { sqlLiterals, type SqlLiterals } from './sql-literals';

@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from './app-error';
+import { ServiceUnavailableError } from '../../../wire/src/errors/app-error';
 
 /** The backing services whose outage a request can wait out. */
 export type Dependency = 'database' | 'redis';

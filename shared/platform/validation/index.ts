@@ -1,6 +1,2 @@
-export * from './primitives';
-export * from './integer-bounds';
-export * from './field-schemas';
-export * from './cross-field-rules';
-export { rebuiltWhenChanged } from './clock-bound-schema';
-export { parseOrThrow } from './parse';
+// Field schemas and parsing live in the wire package, which the client shares.
+export * from '../../../wire/src/validation';

@@ -1,7 +1,7 @@
 import { zeroAddress } from 'viem';
 import type { z } from 'zod';
-import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../shared/dutch/dutch.wire';
-import { makerResultWire, takerResultWire } from '../../../shared/quotes/quote.wire';
+import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../wire/src/dutch.wire';
+import { makerResultWire, takerResultWire } from '../../../wire/src/quote.wire';
 import { EventPublisher, topics } from '../../../shared/events';
 import { hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared/quotes';
 import { awardDutchQuote, DutchAuctioneer, dutchAwardJob, DutchRepository } from '../../../shared/dutch';

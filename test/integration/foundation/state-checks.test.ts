@@ -1,6 +1,6 @@
-import { EXCLUSIVE_FILL_STATES, ON_CHAIN_ORDER_STATES, ORDER_STATES } from '../../../shared/orders/order.wire';
-import { DUTCH_PHASES } from '../../../shared/dutch/dutch.wire';
-import { QUOTE_STATES } from '../../../shared/quotes/quote.wire';
+import { EXCLUSIVE_FILL_STATES, ON_CHAIN_ORDER_STATES, ORDER_STATES } from '../../../wire/src/order.wire';
+import { DUTCH_PHASES } from '../../../wire/src/dutch.wire';
+import { QUOTE_STATES } from '../../../wire/src/quote.wire';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /**

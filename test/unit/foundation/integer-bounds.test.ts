@@ -1,4 +1,4 @@
-import { UINT144_MAX, UINT256_MAX } from '../../../shared/protocol/constants';
+import { UINT144_MAX, UINT256_MAX } from '../../../wire/src/protocol/constants';
 import {
   CHAIN_ID,
   chainIdQuery,

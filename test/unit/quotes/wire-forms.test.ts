@@ -1,25 +1,17 @@
 import type { z } from 'zod';
-import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../shared/dutch/dutch.wire';
+import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../wire/src/dutch.wire';
 import { TOPIC_TABLE } from '../../../shared/events/topic-table';
-import { exclusiveFillEventWire } from '../../../shared/orders/order.wire';
+import { exclusiveFillEventWire } from '../../../wire/src/order.wire';
 import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from '../../../shared/quotes/quote-views';
-import {
-  makerQuoteWire,
-  makerResultWire,
-  offerWire,
-  reopenedResultWire,
-  takerQuoteWire,
-  takerResultWire,
-  type QuoteState,
-} from '../../../shared/quotes/quote.wire';
+import { makerQuoteWire, makerResultWire, offerWire, reopenedResultWire, takerQuoteWire, takerResultWire, type QuoteState } from '../../../wire/src/quote.wire';
 import type { OfferRow, QuoteLegRow, QuoteRow } from '../../../shared/quotes/quote.types';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 /**
  * Each quote event takes several forms (a standard or a Dutch quote, competing or fillable, an
- * outcome or a reorg), each a strict schema of shared/quotes/quote.wire.ts or
- * shared/dutch/dutch.wire.ts that its view is typed from. The topic table documents one object
+ * outcome or a reorg), each a strict schema of wire/src/quote.wire.ts or
+ * wire/src/dutch.wire.ts that its view is typed from. The topic table documents one object
  * per event and topic: every form's fields must be in it, or /api/asyncapi.json hides a field.
  */
 const FORMS: [topic: keyof typeof TOPIC_TABLE, event: string, forms: AnyObject[]][] = [

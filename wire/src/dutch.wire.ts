@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { sqlLiterals, wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
-import { legWire, OFFER_FORMATS, offerWire, POLARITIES, QUOTE_STATES, takerQuoteWire, type QuoteState } from '../quotes/quote.wire';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
+import { legWire, OFFER_FORMATS, offerWire, POLARITIES, QUOTE_STATES, takerQuoteWire, type QuoteState } from './quote.wire';
 
 /**
  * The wire form of what only a Dutch quote sends (docs/DUTCH.md): its phases as data, the signed
@@ -12,14 +12,12 @@ import { legWire, OFFER_FORMATS, offerWire, POLARITIES, QUOTE_STATES, takerQuote
 
 /**
  * The live phases of an open Dutch quote (quotes.dutch_phase; null on a standard quote). Its
- * `open` (anyone may fill) is a phase, not the quote state `open`: write `DUTCH_PHASE_SQL.open`
- * or `QUOTE_STATE_SQL.open`, never the bare word.
+ * `open` (anyone may fill) is a phase, not the quote state `open`: the server's SQL writes
+ * `DUTCH_PHASE_SQL.open` or `QUOTE_STATE_SQL.open` (shared/dutch/dutch.sql.ts, shared/quotes/quote.sql.ts),
+ * never the bare word.
  */
 export const DUTCH_PHASES = ['competing', 'exclusive', 'open'] as const;
 export type DutchPhase = (typeof DUTCH_PHASES)[number];
-
-/** `DUTCH_PHASE_SQL.competing` is `'competing'`, quoted, for SQL text. */
-export const DUTCH_PHASE_SQL = sqlLiterals(DUTCH_PHASES);
 
 /** What clients see as a Dutch quote's `dutch_phase`: the live phase while open, else the closing state. */
 export const VISIBLE_DUTCH_PHASES = [...DUTCH_PHASES, ...QUOTE_STATES.filter((s): s is Exclude<QuoteState, 'open'> => s !== 'open')] as const;

@@ -1,7 +1,7 @@
 /** Numeric limits and enums of the on-chain protocol; see docs/PROTOCOL.md. */
 
 // The Solidity widths are defined with every other integer bound, in platform validation.
-export { UINT8_MAX, UINT40_MAX, UINT144_MAX, UINT256_MAX, MAX_TIMESTAMP } from '../platform/validation/integer-bounds';
+export { UINT8_MAX, UINT40_MAX, UINT144_MAX, UINT256_MAX, MAX_TIMESTAMP } from '../validation/integer-bounds';
 
 /** The most legs one quote may carry; the largest recipe has four. */
 export const MAX_LEGS = 8;

@@ -1,4 +1,4 @@
-type SqlLiterals<T extends string> = { readonly [K in T]: `'${K}'` };
+export type SqlLiterals<T extends string> = { readonly [K in T]: `'${K}'` };
 
 /**
  * Each name of a state or phase list as a quoted SQL literal, for interpolation into SQL text

@@ -12,7 +12,7 @@ import {
   sizedArray,
   unixSeconds,
   whenObject,
-} from '../platform/validation';
+} from '../validation';
 import { MAX_LEGS } from './constants';
 import { intentListSchema, intentToJson, intentToLeg, legToIntent, type IntentJson } from './intents';
 import type { DutchFillRequest, TokenTriple } from './typed-data';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../errors/app-error';
 
 /**
  * Every integer the service accepts, bounded by where it ends up: a Postgres column (int2,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { validationFromZod } from '../errors';
+import { validationFromZod } from '../errors/zod-problems';
 
 /** Parses untrusted input with a schema; a failure becomes a 400 naming each bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root = ''): z.output<S> {

@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import { sqlLiterals, wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
 
 /**
  * The one home of a quote's wire form: the states as data, and the zod schema of
  * everything that goes out about a quote (REST answers and socket payloads). The views
  * (quote-views.ts) are typed from these schemas, the route contracts (api/routes/quote.contract.ts)
- * and the topic table document them, the repositories write their SQL literals from the lists,
+ * and the topic table document them, the repositories write their SQL literals from the lists
+ * (shared/quotes/quote.sql.ts),
  * and test/integration/foundation/state-checks.test.ts holds the lists equal to the CHECK
  * constraints of the migrated database. The Dutch phases and Dutch-only payloads are in
- * shared/dutch/dutch.wire.ts.
+ * wire/src/dutch.wire.ts.
  */
 
 /** A quote's states (quotes.state): open -> expired | filled | cancelled. */
@@ -17,9 +18,6 @@ export type QuoteState = (typeof QUOTE_STATES)[number];
 
 export const OFFER_FORMATS = ['package_only', 'dutch_only'] as const;
 export const POLARITIES = ['b_is_buy', 'a_is_buy'] as const;
-
-/** `QUOTE_STATE_SQL.open` is `'open'`, quoted, for SQL text. */
-export const QUOTE_STATE_SQL = sqlLiterals(QUOTE_STATES);
 
 const bit = z.union([z.literal(0), z.literal(1)]);
 

@@ -13,7 +13,7 @@ import {
   unixSeconds,
   whenArray,
   whenObject,
-} from '../platform/validation';
+} from '../validation';
 import { MAX_LEGS, UINT144_MAX, type OptionType, type Structure } from './constants';
 
 /** One leg of a quote, normalised: checksummed address, numeric enums, bigint amounts. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { sqlLiterals, wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from '../platform/wire';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
 
 /**
  * The one home of an order's and an exclusive fill's wire form: their states as data (the
- * repositories' SQL literals and test/integration/foundation/state-checks.test.ts follow them)
+ * repositories' SQL literals in shared/orders/order.sql.ts and test/integration/foundation/state-checks.test.ts follow them)
  * and the zod schemas of what goes out (REST answers and the `exclusive_fill_*` socket payload).
  * order-views.ts is typed from these schemas; api/routes/orders.contract.ts references them.
  */
@@ -22,13 +22,6 @@ export type ExclusiveFillState = (typeof EXCLUSIVE_FILL_STATES)[number];
 
 export const ORDER_PLACEMENTS = ['placed', 'recorded_by_owner', 'unconfirmed'] as const;
 export type OrderPlacement = (typeof ORDER_PLACEMENTS)[number];
-
-/** `ORDER_STATE_SQL.open` is `'open'`, quoted, for SQL text. */
-export const ORDER_STATE_SQL = sqlLiterals(ORDER_STATES);
-/** `ON_CHAIN_STATE_SQL.filled` is `'filled'`, quoted: a book order's state (indexer_orders). */
-export const ON_CHAIN_STATE_SQL = sqlLiterals(ON_CHAIN_ORDER_STATES);
-/** `FILL_STATE_SQL.active` is `'active'`, quoted, for SQL text. */
-export const FILL_STATE_SQL = sqlLiterals(EXCLUSIVE_FILL_STATES);
 
 const destinationWire = z.strictObject({
   from: wireAddress,

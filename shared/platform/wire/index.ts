@@ -1,2 +1,0 @@
-export * from './wire-formats';
-export * from './sql-literals';

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** The error body (docs/API.md, "Conventions of every answer"): what to show, what to branch on, the bad fields, the request id. */
+export const errorBodySchema = z
+  .strictObject({
+    error: z.string().min(1).meta({ description: 'What went wrong, for a human; verbatim from the spec where it names the text.' }),
+    code: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/)
+      .meta({ description: 'What went wrong, for a program: snake_case, stable.' }),
+    details: z
+      .array(z.strictObject({ path: z.string(), message: z.string() }))
+      .min(1)
+      .optional()
+      .meta({ description: 'One entry per bad field, e.g. `intents[1].strike_wad`.' }),
+    fill_bond_requirements: z
+      .record(
+        z.string(),
+        z.strictObject({
+          token: z.string().meta({ description: 'The premium token address.' }),
+          fill_bond_amount: z.string().meta({ description: 'The minimum bond (GET /api/bond-requirements), token units.' }),
+          maker_bond: z.string().meta({ description: "The maker's available bond in the BondVault (indexed balance minus pending withdrawal), token units." }),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          'Only on `insufficient_fill_bond` (an exclusive fill or a Dutch bid): per premium-token symbol, the minimum and the bond the maker has available (its indexed bond minus any pending withdrawal).',
+      }),
+    blocked_until: z
+      .string()
+      .optional()
+      .meta({ description: "Only on `maker_faded`: when the maker's organization may bid again (ISO 8601; also as Retry-After, in seconds)." }),
+    limit: z.string().optional().meta({
+      description:
+        'Only on `rate_limited` from the Explore gate: the config key of the budget that ran out, `EXPLORE_RATE_LIMIT_PER_IP` (the client IP) or `EXPLORE_RATE_LIMIT` (the credential).',
+    }),
+    request_id: z.string().min(1).meta({ description: 'Also in the X-Request-Id header; quote it when asking for help.' }),
+  })
+  .meta({ description: 'Every 4xx and 5xx answer has this body.' });
+
+export type ErrorBody = z.output<typeof errorBodySchema>;

@@ -1,0 +1,10 @@
+export * from './constants';
+export { intentListSchema, optionTypeSchema, structureSchema, parseIntents, intentToJson, intentToLeg, jsonLegToLeg, legToIntent } from './intents';
+export type { Intent, IntentJson, Leg } from './intents';
+export { takerAddressHash, directionsHash } from './taker-hash';
+export * from './typed-data';
+export { parseDutchRequest, dutchRequestField, dutchRequestToJson } from './dutch-request';
+export type { DutchRequestJson } from './dutch-request';
+export { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash } from './order-intent';
+export type { OrderIntent } from './order-intent';
+export { BPS, dutchPremiumAt, improvedPremium, curveFavoursTakerFirst } from './dutch-curve';
