@@ -5,13 +5,13 @@ import { writeLimits } from './auth';
 import { errorHandler, notFound } from '../shared/platform/http/error-handler';
 import { requestContext } from '../shared/platform/http/request-context';
 import { noStore } from '../shared/platform/http/cache';
-import { mountRoutes, recordContracts } from './contract/mount-routes';
+import { mountRoutes, recordRouteSpecs } from './http/mount-routes';
 import { API_ROUTES, boundRoutes } from './routes/route-table';
 
 /**
  * Builds the Express app from its dependencies. Stateless: every request can land on any
  * replica. Tests build it with supertest against their own database and Redis prefix. Every
- * route is mounted from its contract (api/routes/route-table.ts).
+ * route is mounted from its spec (api/routes/route-table.ts).
  */
 export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   const ctx = buildContext(deps);
@@ -36,7 +36,7 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   mountRoutes(
     probes,
     '',
-    routes.filter((r) => !r.contract.path.startsWith('/api/')),
+    routes.filter((r) => !r.spec.path.startsWith('/api/')),
     ctx,
   );
   app.use(probes);
@@ -48,7 +48,7 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   mountRoutes(
     api,
     '/api',
-    routes.filter((r) => r.contract.path.startsWith('/api/')),
+    routes.filter((r) => r.spec.path.startsWith('/api/')),
     ctx,
   );
   api.use(notFound);
@@ -56,6 +56,6 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
 
   app.use(notFound);
   app.use(errorHandler);
-  recordContracts(app, API_ROUTES);
+  recordRouteSpecs(app, API_ROUTES);
   return { app, ctx };
 }

@@ -1,10 +1,10 @@
-import type { NamedContract, RouteHandlers } from '../contract/route-contract';
-import { buildOpenApiDocument } from '../contract/openapi-document';
-import type { apiDocsContracts } from './api-docs.contract';
+import type { NamedRouteSpec, RouteHandlers } from '../http/route-spec';
+import { buildOpenApiDocument } from '../http/openapi-document';
+import type { apiDocsSpecs } from './api-docs.http';
 import { ROUTE_TAGS, API_VERSION } from './route-tags';
 
 /** Serves the document built once, at start, from the routes the app mounts. */
-export function apiDocsHandlers(routes: readonly NamedContract[]): RouteHandlers<typeof apiDocsContracts> {
+export function apiDocsHandlers(routes: readonly NamedRouteSpec[]): RouteHandlers<typeof apiDocsSpecs> {
   const document = buildOpenApiDocument(routes, ROUTE_TAGS, API_VERSION);
   return { getOpenApiDocument: async () => document };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { buildAsyncApiDocument } from '../contract/asyncapi-document';
-import { Reply, type RouteHandlers } from '../contract/route-contract';
-import { DOCS_ASSETS, type docsPageContracts } from './docs-page.contract';
+import { buildAsyncApiDocument } from '../http/asyncapi-document';
+import { Reply, type RouteHandlers } from '../http/route-spec';
+import { DOCS_ASSETS, type docsPageSpecs } from './docs-page.http';
 import { renderDocsPage } from './docs-page.view';
 import { API_VERSION } from './route-tags';
 
@@ -13,7 +13,7 @@ export const DOCS_PAGE_CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Builds the AsyncAPI document, the page and the assets once, at start: a missing file stops the process there. */
-export function docsPageHandlers(): RouteHandlers<typeof docsPageContracts> {
+export function docsPageHandlers(): RouteHandlers<typeof docsPageSpecs> {
   const asyncapi = buildAsyncApiDocument(API_VERSION);
   const page = renderDocsPage(asyncapi, 'redoc.standalone.js');
   const assets = Object.fromEntries(Object.entries(DOCS_ASSETS).map(([name, file]) => [name, readFileSync(require.resolve(file), 'utf8')]));

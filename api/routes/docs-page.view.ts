@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AsyncApiDocument } from '../contract/asyncapi-document';
+import type { AsyncApiDocument } from '../http/asyncapi-document';
 
 /**
  * The docs page, rendered once at start: the guides (HTML fragments under docs/guides, so they

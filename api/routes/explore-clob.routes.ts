@@ -1,11 +1,11 @@
-import { Reply, type RouteHandlers } from '../contract/route-contract';
+import { Reply, type RouteHandlers } from '../http/route-spec';
 import type { ApiContext } from '../context';
 import { clobFeed } from '../../shared/explore';
 import { chainIdOfQueryOrBody } from '../../shared/platform/validation';
-import type { exploreClobContracts } from './explore-clob.contract';
+import type { exploreClobSpecs } from './explore-clob.http';
 
 /** Explore for CLOBs: each handler asks shared/explore and answers what it says. */
-export function exploreClobHandlers(ctx: ApiContext): RouteHandlers<typeof exploreClobContracts> {
+export function exploreClobHandlers(ctx: ApiContext): RouteHandlers<typeof exploreClobSpecs> {
   const clobs = ctx.services.clobExplore;
   return {
     getExploreClob: async ({ params, query }) => clobs.overview(params.address, query.chain_id),

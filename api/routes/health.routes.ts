@@ -1,10 +1,10 @@
 import { healthProbes } from '../../shared/platform/http/health.routes';
 import type { ApiContext } from '../context';
-import type { RouteHandlers } from '../contract/route-contract';
-import type { healthContracts } from './health.contract';
+import type { RouteHandlers } from '../http/route-spec';
+import type { healthSpecs } from './health.http';
 
-/** The platform's probes, mounted from the API's contracts (a socket-only process mounts them itself). */
-export function healthHandlers(ctx: ApiContext): RouteHandlers<typeof healthContracts> {
+/** The platform's probes, mounted from the API's specs (a socket-only process mounts them itself). */
+export function healthHandlers(ctx: ApiContext): RouteHandlers<typeof healthSpecs> {
   const probes = healthProbes(ctx);
   return {
     liveness: async () => probes.live(),

@@ -1,10 +1,10 @@
 import { limitPerIp } from '../auth';
 import type { ApiContext } from '../context';
-import type { RouteHandlers } from '../contract/route-contract';
-import type { identityContracts } from './identity.contract';
+import type { RouteHandlers } from '../http/route-spec';
+import type { identitySpecs } from './identity.http';
 
 /** Sign-in with Ethereum and the session it yields. */
-export function identityHandlers(ctx: ApiContext): RouteHandlers<typeof identityContracts> {
+export function identityHandlers(ctx: ApiContext): RouteHandlers<typeof identitySpecs> {
   const { identity, dutch } = ctx.services;
   const { config } = ctx;
   const window = config.AUTH_RATE_WINDOW_SECONDS;

@@ -1,9 +1,9 @@
 import type { ApiContext } from '../context';
-import type { RouteHandlers } from '../contract/route-contract';
-import type { indexerContracts } from './indexer.contract';
+import type { RouteHandlers } from '../http/route-spec';
+import type { indexerSpecs } from './indexer.http';
 
 /** Indexer health and discovered CLOBs; 503 while the indexer or a network's RPC is unavailable. */
-export function indexerHandlers(ctx: ApiContext): RouteHandlers<typeof indexerContracts> {
+export function indexerHandlers(ctx: ApiContext): RouteHandlers<typeof indexerSpecs> {
   const { indexerStatus } = ctx.services;
   return {
     getIndexerStatus: async ({ query }) => indexerStatus.status(query.chain_id),

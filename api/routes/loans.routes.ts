@@ -2,11 +2,11 @@ import { LOAN_FEED_SUBJECT, loanFeed } from '../../shared/loans';
 import { ValidationError } from '../../shared/platform/errors';
 import { CHAIN_ID, chainIdOfQueryOrBody } from '../../shared/platform/validation';
 import type { ApiContext } from '../context';
-import { Reply, type RouteHandlers } from '../contract/route-contract';
-import type { loansContracts } from './loans.contract';
+import { Reply, type RouteHandlers } from '../http/route-spec';
+import type { loansSpecs } from './loans.http';
 
 /** Explore for loans: each handler hands its parsed input to the loan service (shared/loans). */
-export function loansHandlers(ctx: ApiContext): RouteHandlers<typeof loansContracts> {
+export function loansHandlers(ctx: ApiContext): RouteHandlers<typeof loansSpecs> {
   const loans = ctx.services.loans;
   return {
     getLoanSummary: async ({ query }) => loans.summary(query),

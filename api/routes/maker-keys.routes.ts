@@ -1,10 +1,10 @@
 import type { ApiContext } from '../context';
-import type { RouteHandlers } from '../contract/route-contract';
+import type { RouteHandlers } from '../http/route-spec';
 import { managerOf } from '../auth/org-membership';
-import type { makerKeysContracts } from './maker-keys.contract';
+import type { makerKeysSpecs } from './maker-keys.http';
 
 /** Maker organization administration: bot keys and the admin role, each change wallet-signed. */
-export function makerKeysHandlers(ctx: ApiContext): RouteHandlers<typeof makerKeysContracts> {
+export function makerKeysHandlers(ctx: ApiContext): RouteHandlers<typeof makerKeysSpecs> {
   const { makerAdmin } = ctx.services.identity;
   return {
     listMakerKeys: async (_input, req) => makerAdmin.listKeys(managerOf(req)),

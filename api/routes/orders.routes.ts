@@ -2,8 +2,8 @@ import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
 import { isWalletsOwnCredential } from '../auth/wallet-session-auth';
 import type { ApiContext } from '../context';
-import { Reply, type RouteHandlers } from '../contract/route-contract';
-import type { ordersContracts } from './orders.contract';
+import { Reply, type RouteHandlers } from '../http/route-spec';
+import type { ordersSpecs } from './orders.http';
 
 /** The wallet the request's credential speaks for, or null (no bearer; a raw taker key has none). */
 function walletOf(req: Request): `0x${string}` | null {
@@ -27,7 +27,7 @@ function creatorOf(req: Request): { wallet: `0x${string}` | null; ownCredential:
 }
 
 /** CLOB orders and exclusive fills; shared/orders parses the bodies. */
-export function ordersHandlers(ctx: ApiContext): RouteHandlers<typeof ordersContracts> {
+export function ordersHandlers(ctx: ApiContext): RouteHandlers<typeof ordersSpecs> {
   const { orders, exclusiveFills } = ctx.services;
   return {
     createOrder: async ({ body }, req) => {

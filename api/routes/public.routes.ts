@@ -1,10 +1,10 @@
 import { GoneError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
-import type { RouteHandlers } from '../contract/route-contract';
-import type { LandingPageSettings, publicContracts } from './public.contract';
+import type { RouteHandlers } from '../http/route-spec';
+import type { LandingPageSettings, publicSpecs } from './public.http';
 
 /** The spec's public, unauthenticated registry and settings routes. */
-export function publicHandlers(ctx: ApiContext): RouteHandlers<typeof publicContracts> {
+export function publicHandlers(ctx: ApiContext): RouteHandlers<typeof publicSpecs> {
   const { registry } = ctx.services;
   const challenge = ctx.services.identity.challenge.publicSettings();
   return {
@@ -13,7 +13,7 @@ export function publicHandlers(ctx: ApiContext): RouteHandlers<typeof publicCont
     listDefaultPremiumTokens: async () => registry.defaultPremiumTokens(),
     listRecommendedMinNotional: async () => registry.recommendedMinNotional(),
     getFillerPageSettings: async () => registry.fillerPageSettings(),
-    // The service merges free-form operator content, so its type is loose; the contract states the fixed part.
+    // The service merges free-form operator content, so its type is loose; the spec states the fixed part.
     getLandingPageSettings: async () => (await registry.landingPageSettings(challenge)) as LandingPageSettings,
     getBondRequirements: async () => registry.bondRequirements(),
     // Premium activation was removed from the product; clients still calling it learn so.

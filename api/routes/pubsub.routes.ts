@@ -3,8 +3,8 @@ import { UnauthorizedError } from '../../shared/platform/errors';
 import { quotesRequestsTopic, rfqMakerTopic, SOCKET_PATH, type PubsubTier } from '../../shared/events';
 import type { Principal } from '../../shared/identity';
 import type { ApiContext } from '../context';
-import type { RouteHandlers, RouteInput } from '../contract/route-contract';
-import type { pubsubContracts } from './pubsub.contract';
+import type { RouteHandlers, RouteInput } from '../http/route-spec';
+import type { pubsubSpecs } from './pubsub.http';
 
 type Wallet = Exclude<Principal, { kind: 'taker_key' }>;
 
@@ -14,10 +14,10 @@ type Wallet = Exclude<Principal, { kind: 'taker_key' }>;
  * signed-in wallet; both answer where to connect and which topics to join. A registration
  * made with a maker key is tied to that key and ends when it is removed.
  */
-export function pubsubHandlers(ctx: ApiContext): RouteHandlers<typeof pubsubContracts> {
+export function pubsubHandlers(ctx: ApiContext): RouteHandlers<typeof pubsubSpecs> {
   const register =
     <T extends PubsubTier>(tier: T) =>
-    async ({ body }: RouteInput<(typeof pubsubContracts)['registerPremium']['request']>, req: Request) => {
+    async ({ body }: RouteInput<(typeof pubsubSpecs)['registerPremium']['request']>, req: Request) => {
       const { chain_id } = body;
       await ctx.services.registry.requireNetwork(chain_id);
       const p = walletOf(req);

@@ -3,8 +3,8 @@ import { UnauthorizedError } from '../../shared/platform/errors';
 import { isDutchRequest } from '../../shared/dutch';
 import { callerScope } from '../auth';
 import type { ApiContext } from '../context';
-import { Reply, type RouteHandlers } from '../contract/route-contract';
-import type { quoteContracts } from './quote.contract';
+import { Reply, type RouteHandlers } from '../http/route-spec';
+import type { quoteSpecs } from './quote.http';
 
 /** The wallet an authenticated maker signs with: its SIWE address, or its API key's bot wallet. */
 function makerWallet(req: Request): `0x${string}` {
@@ -14,7 +14,7 @@ function makerWallet(req: Request): `0x${string}` {
 }
 
 /** Quotes: create (standard or Dutch), poll, maker package offers and Dutch bids. The quote and offer bodies are parsed by shared/quotes and shared/dutch. */
-export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteContracts> {
+export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteSpecs> {
   const { quotes, offers, dutch } = ctx.services;
   return {
     createQuote: async ({ headers, body }, req) => {

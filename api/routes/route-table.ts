@@ -1,39 +1,39 @@
 import type { ApiContext } from '../context';
-import type { BoundRoute } from '../contract/mount-routes';
-import type { NamedContract, RouteContract, RouteHandlers } from '../contract/route-contract';
-import { apiDocsContracts } from './api-docs.contract';
+import type { BoundRoute } from '../http/mount-routes';
+import type { NamedRouteSpec, RouteSpec, RouteHandlers } from '../http/route-spec';
+import { apiDocsSpecs } from './api-docs.http';
 import { apiDocsHandlers } from './api-docs.routes';
-import { docsPageContracts } from './docs-page.contract';
+import { docsPageSpecs } from './docs-page.http';
 import { docsPageHandlers } from './docs-page.routes';
-import { healthContracts } from './health.contract';
+import { healthSpecs } from './health.http';
 import { healthHandlers } from './health.routes';
-import { identityContracts } from './identity.contract';
+import { identitySpecs } from './identity.http';
 import { identityHandlers } from './identity.routes';
-import { indexerContracts } from './indexer.contract';
+import { indexerSpecs } from './indexer.http';
 import { indexerHandlers } from './indexer.routes';
-import { makerKeysContracts } from './maker-keys.contract';
+import { makerKeysSpecs } from './maker-keys.http';
 import { makerKeysHandlers } from './maker-keys.routes';
-import { loansContracts } from './loans.contract';
+import { loansSpecs } from './loans.http';
 import { loansHandlers } from './loans.routes';
-import { ordersContracts } from './orders.contract';
+import { ordersSpecs } from './orders.http';
 import { ordersHandlers } from './orders.routes';
-import { portfolioContracts } from './portfolio.contract';
-import { exploreClobContracts } from './explore-clob.contract';
+import { portfolioSpecs } from './portfolio.http';
+import { exploreClobSpecs } from './explore-clob.http';
 import { exploreClobHandlers } from './explore-clob.routes';
 import { portfolioHandlers } from './portfolio.routes';
-import { publicContracts } from './public.contract';
+import { publicSpecs } from './public.http';
 import { publicHandlers } from './public.routes';
-import { pubsubContracts } from './pubsub.contract';
+import { pubsubSpecs } from './pubsub.http';
 import { pubsubHandlers } from './pubsub.routes';
-import { quoteContracts } from './quote.contract';
+import { quoteSpecs } from './quote.http';
 import { quoteHandlers } from './quote.routes';
-import { takerContracts } from './taker.contract';
+import { takerSpecs } from './taker.http';
 import { takerHandlers } from './taker.routes';
 
-type Group = Record<string, RouteContract>;
+type Group = Record<string, RouteSpec>;
 type Merged<T extends Group[]> = (T extends (infer G)[] ? (G extends Group ? (x: G) => void : never) : never) extends (x: infer I) => void ? I : never;
 
-/** Merges contract groups; an id or a method + path declared twice stops the process at load. */
+/** Merges spec groups; an id or a method + path declared twice stops the process at load. */
 function combine<T extends Group[]>(...groups: T): Merged<T> {
   const out: Group = {};
   const seen = new Set<string>();
@@ -51,33 +51,33 @@ function combine<T extends Group[]>(...groups: T): Merged<T> {
 
 /**
  * Every route the API serves, in mount order: the one list the app mounts, the OpenAPI document
- * describes and the contract tests compare with the spec. Add a route to its group's
- * `*.contract.ts` and its handler to the group's `*.routes.ts`; see docs/API.md.
+ * describes and the conformance tests compare with the spec. Add a route to its group's
+ * `*.http.ts` and its handler to the group's `*.routes.ts`; see docs/API.md.
  */
-export const ROUTE_CONTRACTS = combine(
-  healthContracts,
-  apiDocsContracts,
-  docsPageContracts,
-  publicContracts,
-  identityContracts,
-  makerKeysContracts,
-  takerContracts,
-  quoteContracts,
-  ordersContracts,
-  pubsubContracts,
-  indexerContracts,
-  portfolioContracts,
-  exploreClobContracts,
-  loansContracts,
+export const ROUTE_SPECS = combine(
+  healthSpecs,
+  apiDocsSpecs,
+  docsPageSpecs,
+  publicSpecs,
+  identitySpecs,
+  makerKeysSpecs,
+  takerSpecs,
+  quoteSpecs,
+  ordersSpecs,
+  pubsubSpecs,
+  indexerSpecs,
+  portfolioSpecs,
+  exploreClobSpecs,
+  loansSpecs,
 );
 
-export type RouteId = keyof typeof ROUTE_CONTRACTS;
+export type RouteId = keyof typeof ROUTE_SPECS;
 
-export const API_ROUTES: readonly NamedContract[] = Object.entries(ROUTE_CONTRACTS).map(([id, c]) => ({ ...(c as RouteContract), id }));
+export const API_ROUTES: readonly NamedRouteSpec[] = Object.entries(ROUTE_SPECS).map(([id, c]) => ({ ...(c as RouteSpec), id }));
 
-/** Each route with its handler; the type makes a contract without a handler a compile error. */
+/** Each route with its handler; the type makes a spec without a handler a compile error. */
 export function boundRoutes(ctx: ApiContext): BoundRoute[] {
-  const handlers: RouteHandlers<typeof ROUTE_CONTRACTS> = {
+  const handlers: RouteHandlers<typeof ROUTE_SPECS> = {
     ...healthHandlers(ctx),
     ...apiDocsHandlers(API_ROUTES),
     ...docsPageHandlers(),
@@ -93,5 +93,5 @@ export function boundRoutes(ctx: ApiContext): BoundRoute[] {
     ...portfolioHandlers(ctx),
     ...exploreClobHandlers(ctx),
   };
-  return API_ROUTES.map((contract) => ({ contract, binding: handlers[contract.id as RouteId] as BoundRoute['binding'] }));
+  return API_ROUTES.map((spec) => ({ spec, binding: handlers[spec.id as RouteId] as BoundRoute['binding'] }));
 }

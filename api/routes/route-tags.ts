@@ -1,4 +1,4 @@
-/** The version the OpenAPI document states; raise it with every change of a route contract. */
+/** The version the OpenAPI document states; raise it with every change of a route spec. */
 export const API_VERSION = '0.3.0';
 
 /** What each tag of the OpenAPI document groups. */

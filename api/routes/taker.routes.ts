@@ -1,12 +1,12 @@
 import { delegateSchemas } from '../../shared/identity';
 import { parseOrThrow } from '../../shared/platform/validation';
 import type { ApiContext } from '../context';
-import type { RouteHandlers } from '../contract/route-contract';
+import type { RouteHandlers } from '../http/route-spec';
 import { managerOf } from '../auth/org-membership';
-import type { takerContracts } from './taker.contract';
+import type { takerSpecs } from './taker.http';
 
 /** Taker organizations: long-lived API keys (admin session) and short-lived delegates. */
-export function takerHandlers(ctx: ApiContext): RouteHandlers<typeof takerContracts> {
+export function takerHandlers(ctx: ApiContext): RouteHandlers<typeof takerSpecs> {
   const { takerAdmin } = ctx.services.identity;
   const delegate = delegateSchemas(ctx.config.DELEGATE_MAX_TTL_SECONDS);
   return {

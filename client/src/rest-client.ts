@@ -47,7 +47,7 @@ interface CallOptions {
 
 /**
  * The REST side of the API, one method per route a taker or maker uses. Results are typed by
- * the route contracts; any non-2xx answer throws an ApiError carrying the error body.
+ * the route specs; any non-2xx answer throws an ApiError carrying the error body.
  */
 export class RfqClient {
   readonly baseUrl: string;

@@ -4,7 +4,7 @@ import { CHAIN_ID, chainIdBody, evmAddress, intQuerySchema, readDecimalUint } fr
 import { parseLoanId } from './loan.views';
 
 /**
- * Query and body schemas of the loan routes (the route contracts use them, the service takes
+ * Query and body schemas of the loan routes (the route specs use them, the service takes
  * their output). Lists page as every list does (shared/platform/pagination): an opaque `cursor`
  * and `limit` (default 50, at most 500).
  */

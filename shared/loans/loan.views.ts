@@ -3,7 +3,7 @@ import type { LoanEventRecord, LoanRecord, PriceRecord } from './loan.repository
 import { CHAIN_ID, UINT256_MAX } from '../platform/validation';
 
 /**
- * The shapes Explore answers with and the loan stream pushes (documented in the route contracts
+ * The shapes Explore answers with and the loan stream pushes (documented in the route specs
  * and docs/LOANS.md). Amounts are raw token units as decimal strings; `*_usd` values and health
  * factors are decimal strings from 18-decimal fixed point; times ISO 8601 UTC.
  */

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Express } from 'express';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { DOCS_ASSETS } from '../../api/routes/docs-page.contract';
+import { DOCS_ASSETS } from '../../api/routes/docs-page.http';
 import { DOCS_PAGE_CSP } from '../../api/routes/docs-page.routes';
 import { buildApp, request } from '../support/http';
 import { createTestEnv, type TestEnv } from '../support/test-env';

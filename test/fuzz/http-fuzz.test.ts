@@ -1,8 +1,8 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { listSweep, requestsFor, unknownRequests, type FuzzRequest } from './http-requests';
-import { contractsOf } from '../../api/contract/mount-routes';
-import { contractViolation } from '../support/contract-check';
+import { routeSpecsOf } from '../../api/http/mount-routes';
+import { specViolation } from '../support/conformance-check';
 import { mountedRoutes, routeKey } from '../support/mounted-routes';
 import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-world';
 
@@ -86,17 +86,17 @@ function contractBreach(a: Answer): string | null {
   return null;
 }
 
-/** Why an answer breaks its route's contract (api/contract): an undeclared status or code, a body off its schema. */
+/** Why an answer breaks its route's contract (api/http): an undeclared status or code, a body off its schema. */
 function contractDrift(world: FuzzWorld, r: FuzzRequest, a: Answer): string | null {
-  const contracts = contractsOf(world.app);
-  if (!contracts) throw new Error('the fuzz app was not built from route contracts');
+  const contracts = routeSpecsOf(world.app);
+  if (!contracts) throw new Error('the fuzz app was not built from route specs');
   let body: unknown;
   try {
     body = String(a.headers['content-type']).startsWith('application/json') ? JSON.parse(a.text) : undefined;
   } catch {
     body = undefined;
   }
-  return contractViolation(contracts, r.method, r.path.split('?')[0], { status: a.status, headers: a.headers, body, text: a.text });
+  return specViolation(contracts, r.method, r.path.split('?')[0], { status: a.status, headers: a.headers, body, text: a.text });
 }
 
 /** An order the service accepted must keep every timestamp within ORDER_MAX_HORIZON_SECONDS of now. */
@@ -192,7 +192,7 @@ describe('HTTP fuzz: every mounted route', () => {
   it('answers every edge of every query key and cursor of every list and filter route below 500, within its contract', async () => {
     const requests = listSweep(world.material);
     // Every route of orders, Explore and loans that takes a query is swept: a new one must be added there.
-    const withQuery = contractsOf(world.app)!
+    const withQuery = routeSpecsOf(world.app)!
       .filter((c) => c.request.query !== undefined && /^\/api\/(orders$|clob\/|explore\/|margin\/)/.test(c.path))
       .map((c) => `${c.method.toUpperCase()} ${c.path}`);
     expect([...new Set(requests.map((r) => r.route))].sort()).toEqual(withQuery.sort());

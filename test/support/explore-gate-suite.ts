@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { createApp } from '../../api/app';
 import type { ExploreAction } from '../../api/auth';
-import type { NamedContract } from '../../api/contract/route-contract';
+import type { NamedRouteSpec } from '../../api/http/route-spec';
 import { API_ROUTES } from '../../api/routes/route-table';
 import type { Config } from '../../shared/platform/config';
 import { NetworksService } from '../../shared/networks';
@@ -21,7 +21,7 @@ export interface GateSuite {
   /** Rows the routes answer once the gate lets a request through (the network 31337 is registered). */
   seed(env: TestEnv): Promise<void>;
   /** One request to `route`, its path parameters and query filled in. */
-  call(app: Express, route: NamedContract): request.Test;
+  call(app: Express, route: NamedRouteSpec): request.Test;
   /** Requests per route and window in the 429 tests. */
   limit: number;
 }
@@ -36,7 +36,7 @@ export function describeExploreGate(suite: GateSuite): void {
   const ROUTES = API_ROUTES.filter((c) => 'challenge' in c.auth && c.auth.challenge === suite.action);
   /** The action's routes as its doc's Routes table lists them (a new route's row there brings it into this suite). */
   const DOCUMENTED = documentedExploreRoutes(suite.action);
-  const successOf = (c: NamedContract) => Number(Object.keys(c.responses)[0]);
+  const successOf = (c: NamedRouteSpec) => Number(Object.keys(c.responses)[0]);
   let env: TestEnv;
   let app: Express;
   let challenge: ChallengeServer;

@@ -3,7 +3,7 @@ import type { IntentJson } from './protocol/intents';
 /*
  * The bodies of POST /api/quote (a standard RFQ) and POST /api/quote/:id (a package offer) as a
  * client sends them. The server parses them with its own clock- and config-bound parsers
- * (shared/quotes/quote-request.ts, offer-request.ts); api/routes/quote.contract.ts checks at
+ * (shared/quotes/quote-request.ts, offer-request.ts); api/routes/quote.http.ts checks at
  * compile time that every body typed here is one those parsers accept.
  */
 

@@ -8,7 +8,7 @@ type HealthDeps = Pick<ServiceDeps, 'config' | 'db' | 'redis' | 'metrics'>;
 
 /**
  * What liveness, readiness and the metrics scrape answer, apart from how they are mounted: the
- * API mounts them from its route contracts, a socket-only process through `healthRoutes`.
+ * API mounts them from its route specs, a socket-only process through `healthRoutes`.
  */
 export function healthProbes(ctx: HealthDeps) {
   return {

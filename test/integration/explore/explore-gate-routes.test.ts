@@ -1,11 +1,11 @@
-import type { NamedContract } from '../../../api/contract/route-contract';
+import type { NamedRouteSpec } from '../../../api/http/route-spec';
 import { describeExploreGate } from '../../support/explore-gate-suite';
 import { randomAddress } from '../../support/fixtures';
 import { request } from '../../support/http';
 
 /** The Explore gate on the `explore-clob` routes docs/EXPLORE.md lists (test/support/explore-gate-suite.ts). */
 const PAIR = randomAddress();
-const pathOf = (c: NamedContract) => `${c.path.replace(':address', PAIR)}?chain_id=31337`;
+const pathOf = (c: NamedRouteSpec) => `${c.path.replace(':address', PAIR)}?chain_id=31337`;
 
 describeExploreGate({
   action: 'explore-clob',

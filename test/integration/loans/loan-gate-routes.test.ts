@@ -1,10 +1,10 @@
-import type { NamedContract } from '../../../api/contract/route-contract';
+import type { NamedRouteSpec } from '../../../api/http/route-spec';
 import { describeExploreGate } from '../../support/explore-gate-suite';
 import { randomAddress } from '../../support/fixtures';
 import { request } from '../../support/http';
 
 /** The Explore gate on the `explore-loan` routes docs/LOANS.md lists (test/support/explore-gate-suite.ts). */
-const pathOf = (c: NamedContract) => (c.path.includes(':id') ? c.path.replace(':id', '31337-1') : `${c.path}?chain_id=31337`);
+const pathOf = (c: NamedRouteSpec) => (c.path.includes(':id') ? c.path.replace(':id', '31337-1') : `${c.path}?chain_id=31337`);
 
 describeExploreGate({
   action: 'explore-loan',

@@ -1,4 +1,4 @@
-import { ORDER_EXAMPLE } from '../../../api/routes/orders.contract';
+import { ORDER_EXAMPLE } from '../../../api/routes/orders.http';
 import { intentFromJson, orderJson, parseOrderRequest } from '../../../shared/orders';
 import { eip712TypeString, intentDataHash, ORDER_INTENT_TYPES, orderIntentHash } from '../../../shared/protocol';
 import { keccak256, toHex } from 'viem';

@@ -6,7 +6,7 @@ import { readDecimalUint, readUnixSeconds, MAX_TIMESTAMP, UINT256_MAX } from './
  * Field schemas of untrusted JSON bodies. Each refuses with one message that says what a valid
  * value looks like, so a 400 names every bad field in words a client can act on. Those that read
  * `unknown` carry their JSON Schema in `.meta()`: the API's documents are rendered from these
- * very schemas (api/contract/schema-docs.ts documents a pipe from `unknown` as its output side).
+ * very schemas (api/http/schema-docs.ts documents a pipe from `unknown` as its output side).
  */
 
 export const REQUIRED = 'is required';

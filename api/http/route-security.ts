@@ -1,6 +1,6 @@
 import { WHO_NEEDS_WHAT, type AuthRule } from '../auth/route-auth';
 import { AUTH_ERRORS, PLATFORM_ERRORS, type ErrorCase } from './error-cases';
-import type { RouteAuth } from './route-contract';
+import type { RouteAuth } from './route-spec';
 
 /**
  * The spec's credentials as OpenAPI security schemes, and what each auth rule of

@@ -1,7 +1,7 @@
-import { buildOpenApiDocument, type OpenApiDocument } from '../../api/contract/openapi-document';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../api/http/openapi-document';
 import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
-import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.contract';
+import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.http';
 import { ValidationError } from '../../shared/platform/errors';
 import { zeroAddress } from 'viem';
 import { direction, directionsHash } from '../../shared/protocol';

@@ -5,28 +5,28 @@ import { parseOrThrow } from '../../shared/platform/validation';
 import { noStore, publicCache } from '../../shared/platform/http/cache';
 import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
-import { Reply, type NamedContract, type RouteBinding, type RouteContract, type RouteHandler } from './route-contract';
+import { Reply, type NamedRouteSpec, type RouteBinding, type RouteSpec, type RouteHandler } from './route-spec';
 
-/** A contract with the handler that answers it. */
+/** A spec with the handler that answers it. */
 export interface BoundRoute {
-  contract: NamedContract;
-  binding: RouteBinding<RouteContract>;
+  spec: NamedRouteSpec;
+  binding: RouteBinding<RouteSpec>;
 }
 
-/** The contracts each app was built from: the API tests check its answers against them. */
-const MOUNTED = new WeakMap<Express, readonly NamedContract[]>();
+/** The specs each app was built from: the API tests check its answers against them. */
+const MOUNTED = new WeakMap<Express, readonly NamedRouteSpec[]>();
 
-export function recordContracts(app: Express, contracts: readonly NamedContract[]): void {
-  MOUNTED.set(app, contracts);
+export function recordRouteSpecs(app: Express, specs: readonly NamedRouteSpec[]): void {
+  MOUNTED.set(app, specs);
 }
 
-/** The contracts `app` mounts, or undefined for an app not built from contracts. */
-export function contractsOf(app: Express): readonly NamedContract[] | undefined {
+/** The specs `app` mounts, or undefined for an app not built from specs. */
+export function routeSpecsOf(app: Express): readonly NamedRouteSpec[] | undefined {
   return MOUNTED.get(app);
 }
 
 /** Explore routes each get their own `:explore` rate-limit bucket, named by the route id. */
-function authMiddleware(ctx: ApiContext, c: NamedContract): RequestHandler[] {
+function authMiddleware(ctx: ApiContext, c: NamedRouteSpec): RequestHandler[] {
   const auth = c.auth;
   if ('streamToken' in auth) return [];
   return auth.action === 'explore' ? routeAuth(ctx, 'explore', auth.challenge, c.id) : routeAuth(ctx, auth.action);
@@ -36,8 +36,8 @@ function parsePart(schema: z.ZodType | undefined, raw: unknown): unknown {
   return schema === undefined ? {} : parseOrThrow(schema, raw);
 }
 
-/** Each request part through its schema: params first (an id that cannot exist is a 404 when the contract says so), then query, headers, body. */
-function parseInput(c: RouteContract, req: Request) {
+/** Each request part through its schema: params first (an id that cannot exist is a 404 when the spec says so), then query, headers, body. */
+function parseInput(c: RouteSpec, req: Request) {
   const r = c.request;
   let params: unknown = {};
   if (r.params) {
@@ -45,23 +45,23 @@ function parseInput(c: RouteContract, req: Request) {
     if (!parsed.success) throw r.paramsMiss ? r.paramsMiss(req.params as Record<string, string>) : validationFromZod(parsed.error);
     params = parsed.data;
   }
-  const check = r.bodyCheck ?? 'contract';
+  const check = r.bodyCheck ?? 'spec';
   return {
     params,
     query: parsePart(r.query, req.query),
     headers: parsePart(r.headers, req.headers),
-    body: r.body === undefined ? undefined : check === 'contract' ? parseOrThrow(r.body, req.body as unknown) : (req.body as unknown),
+    body: r.body === undefined ? undefined : check === 'spec' ? parseOrThrow(r.body, req.body as unknown) : (req.body as unknown),
   };
 }
 
-/** The one success status of a contract, for handlers that answer a bare body. */
-function defaultStatus(c: NamedContract): number {
+/** The one success status of a spec, for handlers that answer a bare body. */
+function defaultStatus(c: NamedRouteSpec): number {
   const statuses = Object.keys(c.responses).map(Number);
   if (statuses.length !== 1) throw new Error(`route ${c.id} declares ${statuses.length} success statuses; its handler must answer with a Reply`);
   return statuses[0];
 }
 
-function answer(c: NamedContract, handle: RouteHandler<RouteContract>): RequestHandler {
+function answer(c: NamedRouteSpec, handle: RouteHandler<RouteSpec>): RequestHandler {
   const status = Object.keys(c.responses).length === 1 ? defaultStatus(c) : undefined;
   return async (req: Request, res: Response) => {
     const out: unknown = await handle(parseInput(c, req) as never, req, res);
@@ -84,7 +84,7 @@ function answer(c: NamedContract, handle: RouteHandler<RouteContract>): RequestH
  */
 export function mountRoutes(router: Router, base: string, routes: readonly BoundRoute[], ctx: ApiContext): void {
   const cache = { public: publicCache(ctx.config.PUBLIC_CACHE_SECONDS), 'no-store': noStore };
-  for (const { contract: c, binding } of routes) {
+  for (const { spec: c, binding } of routes) {
     if (!c.path.startsWith(`${base}/`)) throw new Error(`route ${c.id} (${c.path}) is not under ${base}/`);
     const { before, handle } = typeof binding === 'function' ? { before: [], handle: binding } : binding;
     const chain = [cache[c.cache], ...before, ...authMiddleware(ctx, c), answer(c, handle)];

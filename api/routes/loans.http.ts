@@ -13,9 +13,9 @@ import {
   streamQuery,
   summaryQuery,
 } from '../../shared/loans';
-import { defineRoute } from '../contract/route-contract';
-import { errorCase, VALIDATION_FAILED } from '../contract/error-cases';
-import { wireAddress, wireBlock, wireBytes32, wireChainId, wireDecimal, wireTime } from '../contract/wire-formats';
+import { defineRoute } from '../http/route-spec';
+import { errorCase, VALIDATION_FAILED } from '../http/error-cases';
+import { wireAddress, wireBlock, wireBytes32, wireChainId, wireDecimal, wireTime } from '../http/wire-formats';
 
 /**
  * Explore for loans (docs/LOANS.md): nine reads of the indexed reference lending market, behind
@@ -154,7 +154,7 @@ const explore = { action: 'explore', challenge: 'explore-loan' } as const;
 const tags = ['explore: loans'];
 const LOAN_NOT_FOUND = errorCase(404, 'loan_not_found', 'no loan 31337-999');
 
-export const loansContracts = {
+export const loansSpecs = {
   getLoanSummary: defineRoute({
     method: 'get',
     path: '/api/explore/loans/summary',

@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { WHO_NEEDS_WHAT, type ExploreAction, type RouteAction } from '../../api/auth';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../api/contract/openapi-document';
-import { openApiPath } from '../../api/contract/path-template';
-import type { NamedContract } from '../../api/contract/route-contract';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../api/http/openapi-document';
+import { openApiPath } from '../../api/http/path-template';
+import type { NamedRouteSpec } from '../../api/http/route-spec';
 import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { documentedExploreRoutes, EXPLORE_ROUTE_DOCS } from '../support/explore-routes';
@@ -120,7 +120,7 @@ const SPEC_AUTH: Record<string, (RouteAction | 'stream_token')[]> = {
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-const authOf = (c: NamedContract): RouteAction | 'stream_token' => ('streamToken' in c.auth ? 'stream_token' : c.auth.action);
+const authOf = (c: NamedRouteSpec): RouteAction | 'stream_token' => ('streamToken' in c.auth ? 'stream_token' : c.auth.action);
 
 describe('spec route table, OpenAPI document and mounted routes agree', () => {
   let env: TestEnv;

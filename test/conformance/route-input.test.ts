@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import type { ApiContext } from '../../api/context';
-import { buildOpenApiDocument } from '../../api/contract/openapi-document';
-import { defineRoute, type NamedContract } from '../../api/contract/route-contract';
+import { buildOpenApiDocument } from '../../api/http/openapi-document';
+import { defineRoute, type NamedRouteSpec } from '../../api/http/route-spec';
 import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { bearer, newWallet, signIn } from '../support/wallets';
@@ -15,8 +15,8 @@ async function apiKeyRows(env: TestEnv): Promise<number> {
   return n;
 }
 
-/** How the contracts parse a request before the handler runs, and what the document refuses to describe. */
-describe('route input parsed by the contract', () => {
+/** How the specs parse a request before the handler runs, and what the document refuses to describe. */
+describe('route input parsed by the spec', () => {
   let env: TestEnv;
   let app: Express;
   let ctx: ApiContext;
@@ -53,7 +53,7 @@ describe('route input parsed by the contract', () => {
     expect(await apiKeyRows(env)).toBe(before);
   });
 
-  it('answers a bad body of a contract-parsed route with 400 naming each field, and writes nothing', async () => {
+  it('answers a bad body of a spec-parsed route with 400 naming each field, and writes nothing', async () => {
     const before = await apiKeyRows(env);
     const res = await request(app).post('/api/maker/keys').set(bearer(adminToken)).send({ address: 'nope', name: '' }).expect(400);
     expect(res.body.code).toBe('validation_failed');
@@ -62,10 +62,10 @@ describe('route input parsed by the contract', () => {
   });
 
   it('refuses to describe a route with an undescribed tag or a path parameter without a schema', () => {
-    const base = API_ROUTES.find((r) => r.id === 'liveness') as NamedContract;
-    const tagged: NamedContract = { ...base, id: 'tagged', tags: ['nowhere'] };
+    const base = API_ROUTES.find((r) => r.id === 'liveness') as NamedRouteSpec;
+    const tagged: NamedRouteSpec = { ...base, id: 'tagged', tags: ['nowhere'] };
     expect(() => buildOpenApiDocument([tagged], ROUTE_TAGS, API_VERSION)).toThrow('tags without a description: nowhere');
-    const unparsed: NamedContract = {
+    const unparsed: NamedRouteSpec = {
       ...defineRoute({ ...base, path: '/things/:id', request: { query: z.object({}) } }),
       id: 'unparsed',
     };

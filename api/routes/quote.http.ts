@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { dutchQuoteRequestDocument } from '../../shared/dutch';
 import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes';
-import { defineRoute } from '../contract/route-contract';
-import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../contract/error-cases';
+import { defineRoute } from '../http/route-spec';
+import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../http/error-cases';
 import { createdQuoteAnswer, dutchBidBody, quotePollAnswer, submittedDutchBidAnswer, submittedOfferAnswer } from '../../wire/src/quote-answers';
 import type { PackageOfferBody, QuoteRequestBody } from '../../wire/src/quote-requests';
 
@@ -55,7 +55,7 @@ export const PACKAGE_OFFER_EXAMPLE = {
 const idParams = z.object({ id: z.string().meta({ description: 'The quote id (a uuid); anything else is not found.' }) });
 
 /** Standard RFQ: create, poll, and maker package offers. */
-export const quoteContracts = {
+export const quoteSpecs = {
   createQuote: defineRoute({
     method: 'post',
     path: '/api/quote',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../shared/platform/errors';
-import { errorCase } from '../contract/error-cases';
-import { defineRoute } from '../contract/route-contract';
+import { errorCase } from '../http/error-cases';
+import { defineRoute } from '../http/route-spec';
 
 /** The files the docs page loads, served from node_modules (no CDN): name -> package file. */
 export const DOCS_ASSETS = {
@@ -18,7 +18,7 @@ const assetNotFound = (name: string) => new NotFoundError(`no docs asset ${name}
 const PUBLIC_DOC = { tags: ['operations'], auth: { action: 'read_public' }, cache: 'public' } as const;
 
 /** The socket's machine-readable contract and the human docs page over both documents (issue #12). */
-export const docsPageContracts = {
+export const docsPageSpecs = {
   getAsyncApiDocument: defineRoute({
     method: 'get',
     path: '/api/asyncapi.json',

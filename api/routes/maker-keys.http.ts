@@ -9,10 +9,10 @@ import {
   transferAdminSchema,
 } from '../../wire/src/identity.wire';
 import { NotFoundError } from '../../shared/platform/errors';
-import { defineRoute } from '../contract/route-contract';
-import { errorCase } from '../contract/error-cases';
-import { wireAddress } from '../contract/wire-formats';
-import { RPC_UNAVAILABLE } from './identity.contract';
+import { defineRoute } from '../http/route-spec';
+import { errorCase } from '../http/error-cases';
+import { wireAddress } from '../http/wire-formats';
+import { RPC_UNAVAILABLE } from './identity.http';
 
 /** What checking a signed admin statement answers (docs/AUTH.md "Signed admin statements"). */
 export const STATEMENT_ERRORS = [
@@ -35,7 +35,7 @@ export const keyNotFound = (kind: 'maker' | 'taker') =>
   errorCase(404, 'key_not_found', `no ${kind} key 4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10 in this organization`);
 
 /** Maker organization administration: bot keys and the admin role, each change wallet-signed. */
-export const makerKeysContracts = {
+export const makerKeysSpecs = {
   listMakerKeys: defineRoute({
     ...manage,
     method: 'get',

@@ -1,6 +1,6 @@
 import { loginAnswer, loginNonceAnswer, loginSchema, sessionView } from '../../wire/src/identity.wire';
-import { defineRoute } from '../contract/route-contract';
-import { errorCase, PLATFORM_ERRORS } from '../contract/error-cases';
+import { defineRoute } from '../http/route-spec';
+import { errorCase, PLATFORM_ERRORS } from '../http/error-cases';
 
 /** Verifying a contract wallet's signature asks its chain (ERC-1271); an unreachable RPC is a 503. */
 export const RPC_UNAVAILABLE = errorCase(503, 'rpc_unavailable', 'cannot verify a contract wallet signature: chain 31337 RPC unreachable');
@@ -20,7 +20,7 @@ const SIWE_ERRORS = [
 ];
 
 /** Sign-in with Ethereum (EIP-4361) and the session it yields. */
-export const identityContracts = {
+export const identitySpecs = {
   getLoginNonce: defineRoute({
     method: 'get',
     path: '/api/login/nonce',

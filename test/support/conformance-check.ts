@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { errorBodySchema } from '../../api/contract/error-cases';
-import { pathPattern } from '../../api/contract/path-template';
-import { answersOf, fallbackAnswers, type RouteAnswers } from '../../api/contract/route-answers';
-import type { NamedContract } from '../../api/contract/route-contract';
+import { errorBodySchema } from '../../api/http/error-cases';
+import { pathPattern } from '../../api/http/path-template';
+import { answersOf, fallbackAnswers, type RouteAnswers } from '../../api/http/route-answers';
+import type { NamedRouteSpec } from '../../api/http/route-spec';
 
 /** The parts of an HTTP answer the check reads (a supertest Response has them). */
 export interface Answer {
@@ -12,10 +12,10 @@ export interface Answer {
   text: string;
 }
 
-/** The contract Express would run for `method path`: the first mounted match, as Express picks it. */
-export function matchRoute(contracts: readonly NamedContract[], method: string, path: string): NamedContract | undefined {
+/** The spec Express would run for `method path`: the first mounted match, as Express picks it. */
+export function matchRoute(specs: readonly NamedRouteSpec[], method: string, path: string): NamedRouteSpec | undefined {
   const m = method.toLowerCase();
-  return contracts.find((c) => (c.method === 'all' || c.method === m || (m === 'head' && c.method === 'get')) && pathPattern(c.path).test(path));
+  return specs.find((c) => (c.method === 'all' || c.method === m || (m === 'head' && c.method === 'get')) && pathPattern(c.path).test(path));
 }
 
 function bodyProblem(schema: z.ZodType, value: unknown): string | null {
@@ -29,19 +29,19 @@ function declared(a: RouteAnswers): string {
 }
 
 /**
- * Why `answer` breaks the contract of the route `method path` matched, or null when it keeps it:
+ * Why `answer` breaks the spec of the route `method path` matched, or null when it keeps it:
  * an undeclared status, a success body off its schema, an error body off ErrorBody or with a code
  * the route does not declare for that status. A path no route matches must get the fallback
  * answers (404, or what the platform answers first); so must an OPTIONS that CORS did not answer.
  */
-export function contractViolation(contracts: readonly NamedContract[], method: string, path: string, answer: Answer): string | null {
+export function specViolation(specs: readonly NamedRouteSpec[], method: string, path: string, answer: Answer): string | null {
   const what = `${method.toUpperCase()} ${path} answered ${answer.status}`;
   // A preflight from an allowed Origin is answered by CORS; outside /api, Express answers any
   // other OPTIONS of a known path with its Allow list; under /api only an `all` route takes it.
   const options = method.toLowerCase() === 'options';
   if (options && answer.status === 204) return null;
-  if (options && answer.status === 200 && !path.startsWith('/api/') && contracts.some((c) => pathPattern(c.path).test(path))) return null;
-  const route = matchRoute(contracts, method, path);
+  if (options && answer.status === 200 && !path.startsWith('/api/') && specs.some((c) => pathPattern(c.path).test(path))) return null;
+  const route = matchRoute(specs, method, path);
   const answers = route ? answersOf(route) : fallbackAnswers(method);
   const name = route ? `route ${route.id}` : 'the answer to unmatched paths';
   const contentType = String(answer.headers['content-type'] ?? '');

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { AUTH_ERRORS, errorBodySchema, PLATFORM_ERRORS, type ErrorCase } from './error-cases';
 import { openApiPath, pathParamNames } from './path-template';
 import { answersOf } from './route-answers';
-import type { HttpMethod, NamedContract, ResponseSpec } from './route-contract';
+import type { HttpMethod, NamedRouteSpec, ResponseSpec } from './route-spec';
 import { authDoc, authSentence, SECURITY_SCHEMES } from './route-security';
 import { describeSharedSchema } from './schema-docs';
 
 /**
- * The OpenAPI 3.1 document, generated from the route contracts when the app starts. Request
+ * The OpenAPI 3.1 document, generated from the route specs when the app starts. Request
  * schemas are rendered as clients send them (zod `io: 'input'`), responses as the service
  * answers them (`io: 'output'`); bodies become named components, error statuses share one
  * ErrorBody schema and show each code the route can answer as an example.
@@ -62,7 +62,7 @@ function refTo(registry: z.core.$ZodRegistry<{ id: string }>, schema: z.ZodType,
 }
 
 /** Path, query and header parameters; those a security scheme of the route already names are left to it. */
-function parameters(c: NamedContract): Json[] {
+function parameters(c: NamedRouteSpec): Json[] {
   const covered = new Set(
     authDoc(c.auth).security.flatMap((req) =>
       Object.keys(req).map((name) => {
@@ -135,7 +135,7 @@ function errorResponse(status: number, cases: ErrorCase[]): Json {
   };
 }
 
-function operation(c: NamedContract, inputs: z.core.$ZodRegistry<{ id: string }>, outputs: z.core.$ZodRegistry<{ id: string }>, operationId: string): Json {
+function operation(c: NamedRouteSpec, inputs: z.core.$ZodRegistry<{ id: string }>, outputs: z.core.$ZodRegistry<{ id: string }>, operationId: string): Json {
   const answers = answersOf(c);
   const responses: Json = {};
   for (const [status, spec] of answers.success) {
@@ -168,7 +168,7 @@ function operation(c: NamedContract, inputs: z.core.$ZodRegistry<{ id: string }>
 }
 
 /** The document for `routes`, in their mount order. `tags` describes each tag the routes use. */
-export function buildOpenApiDocument(routes: readonly NamedContract[], tags: Record<string, string>, version: string): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly NamedRouteSpec[], tags: Record<string, string>, version: string): OpenApiDocument {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
   outputs.add(errorBodySchema, { id: 'ErrorBody' });

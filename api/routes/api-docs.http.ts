@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineRoute } from '../contract/route-contract';
+import { defineRoute } from '../http/route-spec';
 
-/** The machine-readable contract itself. */
-export const apiDocsContracts = {
+/** The machine-readable spec itself. */
+export const apiDocsSpecs = {
   getOpenApiDocument: defineRoute({
     method: 'get',
     path: '/api/openapi.json',

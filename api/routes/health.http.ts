@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineRoute } from '../contract/route-contract';
-import { errorCase } from '../contract/error-cases';
+import { defineRoute } from '../http/route-spec';
+import { errorCase } from '../http/error-cases';
 
 /** Probes and the scrape, outside /api so load balancers and Prometheus need no credential. */
-export const healthContracts = {
+export const healthSpecs = {
   liveness: defineRoute({
     method: 'get',
     path: '/healthz',

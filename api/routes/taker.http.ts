@@ -1,12 +1,12 @@
 import { addTakerKeySchema, delegateAnswer, delegateBody, newTakerKey, removedTakerKey, takerKeyList } from '../../wire/src/identity.wire';
-import { defineRoute } from '../contract/route-contract';
-import { VALIDATION_FAILED } from '../contract/error-cases';
-import { keyIdParams, keyNotFound, STATEMENT_ERRORS } from './maker-keys.contract';
+import { defineRoute } from '../http/route-spec';
+import { VALIDATION_FAILED } from '../http/error-cases';
+import { keyIdParams, keyNotFound, STATEMENT_ERRORS } from './maker-keys.http';
 
 const manage = { tags: ['taker organization'], auth: { action: 'manage_taker_keys' }, cache: 'no-store' } as const;
 
 /** Taker organizations: long-lived API keys (admin session) and short-lived delegates. */
-export const takerContracts = {
+export const takerSpecs = {
   listTakerKeys: defineRoute({
     ...manage,
     method: 'get',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineRoute } from '../contract/route-contract';
-import { errorCase } from '../contract/error-cases';
-import { wireDecimal } from '../contract/wire-formats';
+import { defineRoute } from '../http/route-spec';
+import { errorCase } from '../http/error-cases';
+import { wireDecimal } from '../http/wire-formats';
 import { defaultPremiumTokensAnswer, networksAnswer, networkView, paymentToken, paymentTokensAnswer, tokenView } from '../../wire/src/public.wire';
 
 /** Operator content merged with the challenge config, tokens and networks. */
@@ -20,7 +20,7 @@ export type LandingPageSettings = z.input<typeof landingPageSettings>;
 const publicRoute = { tags: ['public data'], auth: { action: 'read_public' }, cache: 'public', request: {}, errors: [] } as const;
 
 /** The spec's public, unauthenticated registry and settings routes. */
-export const publicContracts = {
+export const publicSpecs = {
   listNetworks: defineRoute({
     ...publicRoute,
     method: 'get',

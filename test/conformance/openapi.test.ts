@@ -1,11 +1,11 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Express } from 'express';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../api/contract/openapi-document';
-import { AUTH_RULE_DOCS, SECURITY_SCHEMES } from '../../api/contract/route-security';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../api/http/openapi-document';
+import { AUTH_RULE_DOCS, SECURITY_SCHEMES } from '../../api/http/route-security';
 import { WHO_NEEDS_WHAT } from '../../api/auth';
 import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
-import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.contract';
+import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.http';
 import { delegateSchemas } from '../../shared/identity';
 import { parseOfferRequest } from '../../shared/quotes/offer-request';
 import { NetworksService } from '../../shared/networks';

@@ -1,6 +1,6 @@
 import { PLATFORM_ERRORS as P, VALIDATION_FAILED, type ErrorCase } from './error-cases';
 import { authDoc } from './route-security';
-import type { ResponseSpec, RouteContract, RouteMethod } from './route-contract';
+import type { ResponseSpec, RouteSpec, RouteMethod } from './route-spec';
 
 /** Everything a route can answer: its success bodies and, per error status, the codes it may carry. */
 export interface RouteAnswers {
@@ -28,9 +28,9 @@ function group(cases: readonly ErrorCase[]): Map<number, ErrorCase[]> {
 }
 
 /** True when the route parses a request part that can fail (a 400 naming the field). */
-function parsesInput(c: RouteContract): boolean {
+function parsesInput(c: RouteSpec): boolean {
   const r = c.request;
-  return (r.body !== undefined && (r.bodyCheck ?? 'contract') === 'contract') || r.query !== undefined || (r.params !== undefined && !r.paramsMiss);
+  return (r.body !== undefined && (r.bodyCheck ?? 'spec') === 'spec') || r.query !== undefined || (r.params !== undefined && !r.paramsMiss);
 }
 
 /**
@@ -38,7 +38,7 @@ function parsesInput(c: RouteContract): boolean {
  * /api, malformed path parameters, the write budgets, a dependency outage under /api, and the
  * bare 500 every route can answer.
  */
-export function answersOf(c: RouteContract): RouteAnswers {
+export function answersOf(c: RouteSpec): RouteAnswers {
   const underApi = c.path.startsWith('/api/');
   const cases: ErrorCase[] = [
     ...c.errors,

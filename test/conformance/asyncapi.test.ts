@@ -1,7 +1,7 @@
 import { Parser } from '@asyncapi/parser';
 import type { Express } from 'express';
 import { z } from 'zod';
-import { buildAsyncApiDocument, channelAddress, joinRuleDoc, type AsyncApiDocument } from '../../api/contract/asyncapi-document';
+import { buildAsyncApiDocument, channelAddress, joinRuleDoc, type AsyncApiDocument } from '../../api/http/asyncapi-document';
 import { API_VERSION } from '../../api/routes/route-tags';
 import { TOPIC_TABLE, type AnyTopicSpec } from '../../shared/events';
 import { buildApp, request } from '../support/http';

@@ -1,5 +1,5 @@
 import { pubsubRegistered, registrationSchema } from '../../wire/src/pubsub.wire';
-import { defineRoute } from '../contract/route-contract';
+import { defineRoute } from '../http/route-spec';
 
 const common = {
   tags: ['pubsub'],
@@ -9,7 +9,7 @@ const common = {
 } as const;
 
 /** Pubsub registration: where to connect and which topics to join for a chain's request feed. */
-export const pubsubContracts = {
+export const pubsubSpecs = {
   registerPremium: defineRoute({
     ...common,
     method: 'post',

@@ -5,7 +5,7 @@ import type { RouteAction } from '../auth/route-auth';
 import type { ErrorCase } from './error-cases';
 
 /**
- * A route's contract: everything a client needs to call it, declared once next to the route.
+ * A route's spec: everything a client needs to call it, declared once next to the route.
  * The app mounts routes from these (parsing each request part with its schema), the OpenAPI
  * document is generated from them, and the API tests check every response against them.
  * docs/API.md explains how to add one.
@@ -22,12 +22,12 @@ export type RouteMethod = HttpMethod | 'all';
 export type RouteAuth = { action: Exclude<RouteAction, 'explore'> } | { action: 'explore'; challenge: ExploreAction } | { streamToken: true };
 
 /**
- * Who checks the body: the contract (default: the route parses it before the handler runs),
+ * Who checks the body: the spec (default: the route parses it before the handler runs),
  * the handler (the schema depends on the caller, e.g. the delegate mint), or the domain service
- * (the quote and offer bodies, whose parser lives in shared/quotes). Only `contract` bodies
+ * (the quote and offer bodies, whose parser lives in shared/quotes). Only `spec` bodies
  * reach the handler typed; the schema documents the body in every case.
  */
-export type BodyCheck = 'contract' | 'handler' | 'service';
+export type BodyCheck = 'spec' | 'handler' | 'service';
 
 export interface RequestSpec {
   /** Path parameters, e.g. `{ id }` of `/api/quote/:id`. */
@@ -39,7 +39,7 @@ export interface RequestSpec {
   bodyCheck?: BodyCheck;
   /** Path parameters that do not parse name nothing that exists: answer this (a 404) instead of a 400. */
   paramsMiss?: (raw: Record<string, string>) => Error;
-  /** Named request body examples, shown in the OpenAPI document and parsed by the contract tests. */
+  /** Named request body examples, shown in the OpenAPI document and parsed by the conformance tests. */
   examples?: Record<string, { summary: string; value: unknown }>;
 }
 
@@ -55,7 +55,7 @@ export interface ResponseSpec {
 /** Success statuses and their bodies; error statuses come from `errors`. */
 export type SuccessResponses = Partial<Record<200 | 201 | 204, ResponseSpec>>;
 
-export interface RouteContract<Req extends RequestSpec = RequestSpec, Res extends SuccessResponses = SuccessResponses> {
+export interface RouteSpec<Req extends RequestSpec = RequestSpec, Res extends SuccessResponses = SuccessResponses> {
   method: RouteMethod;
   /** Express path template, from the root: `/api/quote/:id`. */
   path: string;
@@ -72,8 +72,8 @@ export interface RouteContract<Req extends RequestSpec = RequestSpec, Res extend
   deprecated?: boolean;
 }
 
-/** Declares a contract, keeping its schemas' types for the handler. */
-export function defineRoute<const Req extends RequestSpec, const Res extends SuccessResponses>(c: RouteContract<Req, Res>): RouteContract<Req, Res> {
+/** Declares a spec, keeping its schemas' types for the handler. */
+export function defineRoute<const Req extends RequestSpec, const Res extends SuccessResponses>(c: RouteSpec<Req, Res>): RouteSpec<Req, Res> {
   return c;
 }
 
@@ -100,16 +100,16 @@ type SuccessBody<Res extends SuccessResponses> = {
   [K in keyof Res]: Res[K] extends { schema: infer S extends z.ZodType } ? z.input<S> : never;
 }[keyof Res];
 
-export type RouteHandler<C extends RouteContract> =
-  C extends RouteContract<infer Req, infer Res>
+export type RouteHandler<C extends RouteSpec> =
+  C extends RouteSpec<infer Req, infer Res>
     ? (input: RouteInput<Req>, req: Request, res: Response) => Promise<SuccessBody<Res> | Reply<SuccessBody<Res>>>
     : never;
 
 /** A handler, optionally with middleware the route runs first (a per-route rate limit). */
-export type RouteBinding<C extends RouteContract> = RouteHandler<C> | { before: RequestHandler[]; handle: RouteHandler<C> };
+export type RouteBinding<C extends RouteSpec> = RouteHandler<C> | { before: RequestHandler[]; handle: RouteHandler<C> };
 
-/** A contract under its registry key, which is also its OpenAPI operationId and its handler's key. */
-export type NamedContract = RouteContract & { id: string };
+/** A spec under its registry key, which is also its OpenAPI operationId and its handler's key. */
+export type NamedRouteSpec = RouteSpec & { id: string };
 
-/** One binding per contract of a group: forgetting a handler is a type error. */
-export type RouteHandlers<T extends Record<string, RouteContract>> = { [K in keyof T]: RouteBinding<T[K]> };
+/** One binding per spec of a group: forgetting a handler is a type error. */
+export type RouteHandlers<T extends Record<string, RouteSpec>> = { [K in keyof T]: RouteBinding<T[K]> };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { chainIdQuery } from '../../shared/platform/validation';
-import { defineRoute } from '../contract/route-contract';
-import { errorCase } from '../contract/error-cases';
-import { wireAddress, wireChainId, wireTime } from '../contract/wire-formats';
+import { defineRoute } from '../http/route-spec';
+import { errorCase } from '../http/error-cases';
+import { wireAddress, wireChainId, wireTime } from '../http/wire-formats';
 
 const block = z.number().int();
 
@@ -57,7 +57,7 @@ const common = {
 } as const;
 
 /** Indexer health and discovered CLOBs; 503 only when the asked network, or every network, is down. */
-export const indexerContracts = {
+export const indexerSpecs = {
   getIndexerStatus: defineRoute({
     ...common,
     path: '/api/indexer/status',

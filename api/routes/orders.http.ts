@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { chainIdQuery } from '../../shared/platform/validation';
-import { defineRoute } from '../contract/route-contract';
-import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../contract/error-cases';
+import { defineRoute } from '../http/route-spec';
+import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../http/error-cases';
 import { exclusiveFillWire, ORDER_STATES, orderWire } from '../../wire/src/order.wire';
 import { addressIn, exclusiveFillCreateBody, orderCreateBody } from '../../wire/src/order-bodies';
 
@@ -36,7 +36,7 @@ export const ORDER_EXAMPLE = {
 
 const idParams = z.object({ id: z.string().meta({ description: 'The order id (a uuid); anything else is not found.' }) });
 
-export const ordersContracts = {
+export const ordersSpecs = {
   createOrder: defineRoute({
     method: 'post',
     path: '/api/orders',

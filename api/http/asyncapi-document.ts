@@ -62,7 +62,7 @@ const JOIN_RULES = new Map<unknown, JoinRuleDoc>([
 
 export function joinRuleDoc(spec: AnyTopicSpec): JoinRuleDoc {
   const doc = JOIN_RULES.get(spec.authorize);
-  if (!doc) throw new Error(`topic ${spec.name.template}: its join rule has no entry in JOIN_RULES (api/contract/asyncapi-document.ts)`);
+  if (!doc) throw new Error(`topic ${spec.name.template}: its join rule has no entry in JOIN_RULES (api/http/asyncapi-document.ts)`);
   return doc;
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addressSchema, chainIdQuery } from '../../shared/platform/validation';
-import { defineRoute } from '../contract/route-contract';
-import { wireAddress, wireChainId, wireDecimal, wireUnixSeconds } from '../contract/wire-formats';
+import { defineRoute } from '../http/route-spec';
+import { wireAddress, wireChainId, wireDecimal, wireUnixSeconds } from '../http/wire-formats';
 
 /** An option series decoded from its id; null fields when the id is not one of ours. */
 const series = {
@@ -37,7 +37,7 @@ const openOrder = z.strictObject({
 });
 
 /** Public portfolio snapshot of a wallet, from indexed chain data. */
-export const portfolioContracts = {
+export const portfolioSpecs = {
   getPortfolio: defineRoute({
     method: 'get',
     path: '/api/portfolio/:address',

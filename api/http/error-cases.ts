@@ -1,6 +1,6 @@
 /**
  * Every error a route can answer, as `{status, code}` with one real text as its example. A route's
- * contract lists its own cases; its auth rule and the platform (body parser, write limits,
+ * spec lists its own cases; its auth rule and the platform (body parser, write limits,
  * unknown errors) add theirs. The OpenAPI document shows them as examples of each status, and
  * the API tests refuse an error answer whose code the route did not declare for that status.
  */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { clobExploreSchemas as q } from '../../shared/explore';
 import { PAGE_LIMIT_MAX } from '../../shared/platform/pagination';
-import { errorCase } from '../contract/error-cases';
-import { defineRoute } from '../contract/route-contract';
-import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireTime, wireUnixSeconds } from '../contract/wire-formats';
+import { errorCase } from '../http/error-cases';
+import { defineRoute } from '../http/route-spec';
+import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireTime, wireUnixSeconds } from '../http/wire-formats';
 
 /**
  * Explore for CLOBs (docs/EXPLORE.md): analytics of one pair (CLOB) or of a chain's CLOBs, read
@@ -124,7 +124,7 @@ const windowTotals = {
 
 const clobIdentity = { chain_id: wireChainId, clob: wireAddress };
 
-export const exploreClobContracts = {
+export const exploreClobSpecs = {
   getExploreClob: defineRoute({
     method: 'get',
     path: '/api/explore/clobs/:address',
