@@ -5,6 +5,7 @@ import type { Config } from '../shared/platform/config';
 import type { Lifecycle } from '../shared/platform/lifecycle';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
+import type { JobQueue } from '../shared/platform/queue';
 import type { Redis } from '../shared/platform/redis';
 import { NetworksService } from '../shared/networks';
 import { createLivePublisher, type LivePublisher } from './publish/live-publisher';
@@ -22,6 +23,8 @@ export interface IndexerDeps {
   metrics?: Metrics;
   /** Tests may pass their own; by default events go to the socket tier through shared/events. */
   publisher?: LivePublisher;
+  /** Where the live publisher asks the workers to fan Explore events out. */
+  queue: JobQueue;
 }
 
 export interface Indexer {
@@ -58,7 +61,7 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
     config: deps.config,
     logger,
     metrics: deps.metrics,
-    publisher: deps.publisher ?? createLivePublisher({ db: deps.db, redis: deps.redis, config: deps.config, metrics: deps.metrics, logger }),
+    publisher: deps.publisher ?? createLivePublisher({ db: deps.db, redis: deps.redis, config: deps.config, metrics: deps.metrics, logger, queue: deps.queue }),
   };
   /** Enabled networks of the registry's last read. */
   let wanted = new Map<number, NetworkSpec>();
@@ -169,6 +172,8 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
     await queue;
     // Leases are released so that a standby takes the networks at its next round, not after the TTL.
     await Promise.all([...running.keys()].map((id) => stopNetwork(id, true)));
+    // Explore appends run behind the tail loops: let the ones handed over finish.
+    await tailerDeps.publisher.idle?.();
   };
   lifecycle.onClose('indexer', stop);
   return { networks: () => [...running.keys()], holder, refresh, stop };

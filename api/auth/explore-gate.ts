@@ -5,6 +5,10 @@ import { challengeRequired, passesChallenge } from './challenge-auth';
 import { principalOf } from './principal';
 import { credentialBuckets } from './caller';
 import { consumeAll, createLimiter, ipBucket } from './rate-limit';
+import { streamCaps } from './stream-caps';
+
+/** The stream mints (by route id) and their feeds: past the gate they count against the live-stream caps (stream-caps.ts). */
+const STREAM_MINTS: Record<string, 'clob' | 'loan'> = { postExploreClobStream: 'clob', mintLoanStream: 'loan' };
 
 /** The spec's widget actions: `/api/explore/clobs/*` and `/api/clob/*` vs `/api/explore/loans/*` and `/api/margin/loans*`. */
 export type ExploreAction = 'explore-clob' | 'explore-loan';
@@ -18,20 +22,22 @@ export type ExploreAction = 'explore-clob' | 'explore-loan';
  *   3. the per-credential rate limit (EXPLORE_RATE_LIMIT): a SIWE session spends its wallet's
  *      bucket; a delegate its own (taker organization + wallet) and its taker key's;
  *   4. access: a keyed delegate passes; a SIWE bearer needs an allowlisted Origin and the
- *      bot challenge for the route's action (which passes when no secret is configured).
+ *      bot challenge for the route's action (which passes when no secret is configured);
+ *   5. on the two stream mints, the caps on live stream tokens (stream-caps.ts).
  * Error texts are the spec's, verbatim; a 429 names the budget that ran out in `limit`. Each
  * route mounts its own gate with its action and its own buckets (its route id): `<bucket>:explore`
  * counts that route alone, so a client paging fills does not spend the budget of the book it
  * also watches.
  */
 export function exploreGate(ctx: ApiContext, action: ExploreAction, bucket = 'all'): RequestHandler {
+  const caps = STREAM_MINTS[bucket] ? streamCaps(ctx, STREAM_MINTS[bucket]) : null;
   const { config } = ctx;
   const window = config.EXPLORE_RATE_WINDOW_SECONDS;
   const perIp = createLimiter(ctx, `${bucket}:explore-ip`, config.EXPLORE_RATE_LIMIT_PER_IP, window);
   const perCredential = createLimiter(ctx, `${bucket}:explore`, config.EXPLORE_RATE_LIMIT, window);
   const blocked = new Set(config.GEOBLOCK_COUNTRIES);
 
-  return async (req: Request, _res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     await consumeAll(perIp, [ipBucket(req.ip)], 'EXPLORE_RATE_LIMIT_PER_IP');
     const p = await principalOf(ctx, req);
     if (p?.kind === 'delegate' && p.keyId === null) throw new UnauthorizedError('taker API key delegate required', 'delegate_key_required');
@@ -45,11 +51,12 @@ export function exploreGate(ctx: ApiContext, action: ExploreAction, bucket = 'al
     // able to spend that wallet's own budget, nor another organization's delegate budget.
     await consumeAll(perCredential, credentialBuckets(p), 'EXPLORE_RATE_LIMIT');
 
-    if (p.kind === 'delegate') return next();
+    const pass = caps ? () => caps(req, res, next) : () => next();
+    if (p.kind === 'delegate') return pass();
     const origin = req.get('origin');
     if (!origin) throw new ForbiddenError('origin header required', 'origin_required');
     if (!config.CORS_ORIGINS.includes(origin)) throw new ForbiddenError('origin not allowed', 'origin_not_allowed');
     if (!(await passesChallenge(ctx, req, action))) throw challengeRequired();
-    next();
+    return pass();
   };
 }

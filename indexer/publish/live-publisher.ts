@@ -1,7 +1,8 @@
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../../shared/platform/config';
-import { clobFeed, ExploreStreamHub, type FeedItem } from '../../shared/explore';
+import { ExploreStreamHub, type OutboxEntry } from '../../shared/explore';
+import type { JobQueue } from '../../shared/platform/queue';
 import { EventPublisher, topics, type JsonValue } from '../../shared/events';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
@@ -13,6 +14,7 @@ import type { EventRow, TransferRow } from '../projectors/changeset';
 import type { Changeset } from '../store/derived-tables';
 import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
 import type { LoanHealthCrossing } from '../store/loan-writer';
+import { FeedSpool } from './feed-spool';
 import { createLoanPublisher } from './loan-publisher';
 
 /**
@@ -35,14 +37,20 @@ export interface LivePublisher {
    * they are in again, to the taker's stream and to the makers that heard the fill.
    */
   reopened(chainId: number, quotes: ReopenedQuote[], point: RollbackPoint): Promise<void>;
-  /** Each pair event and transfer of a realtime batch, to the explore streams watching that pair whose snapshot is older. */
+  /**
+   * Each pair event and transfer of a realtime batch, appended once to its pair's explore outbox
+   * (the workers fan it out to the streams watching that pair whose snapshot is older). Returns
+   * at once: the append runs behind the tail loop, in order (see FeedSpool).
+   */
   explore(chainId: number, changes: Changeset): Promise<void>;
-  /** Tells watchers of `pairs` that their events above the rollback point were undone, then sends each a fresh snapshot. */
+  /** Appends a rollback to each of `pairs`' outboxes: its watchers hear it, then a fresh snapshot. Behind the tail loop too. */
   exploreReorg(chainId: number, pairs: string[], point: RollbackPoint): Promise<void>;
-  /** A realtime batch's loan events, price updates and at-risk crossings, to the network's loan streams. */
+  /** A realtime batch's loan events, price updates and at-risk crossings, to the network's loan outbox (behind the tail loop). */
   loans(chainId: number, changes: Changeset, crossings: LoanHealthCrossing[]): Promise<void>;
-  /** Tells the network's loan streams that loan or price rows above the rollback point were undone. */
+  /** Appends a rollback to the network's loan outbox (behind the tail loop). */
   loansReorg(chainId: number, point: RollbackPoint): Promise<void>;
+  /** Resolves once every explore and loan append handed over so far is done (or given up). */
+  idle?(): Promise<void>;
   /** Dutch winners that let their exclusive window pass: `dutch_fade` on each winner's rfq_maker topic, with its fade status. */
   fades(chainId: number, fades: NewFade[]): Promise<void>;
 }
@@ -56,10 +64,11 @@ export const takerStream = (streamTokenHash: string) => topics.rfqStream(streamT
 /** Events a pair (CLOB) emits are what its explore watchers follow. */
 const isPairEvent = (name: string) => isEventKind(name) && INDEXED_EVENTS[name].emitter === 'pair';
 
-export function createLivePublisher(deps: { db: DataSource; redis: Redis; config: Config; metrics?: Metrics; logger: Logger }): LivePublisher {
+export function createLivePublisher(deps: { db: DataSource; redis: Redis; config: Config; metrics?: Metrics; logger: Logger; queue: JobQueue }): LivePublisher {
   const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
   const hub = new ExploreStreamHub({ db: deps.db, redis: deps.redis, config: deps.config, events });
-  const loans = createLoanPublisher({ db: deps.db, events, hub });
+  const feeds = new FeedSpool(hub, deps.queue, deps.logger);
+  const loans = createLoanPublisher({ db: deps.db, feeds });
 
   const guard = async (what: string, fn: () => Promise<unknown>) => {
     try {
@@ -96,8 +105,8 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
     },
 
     async explore(chainId, changes) {
-      // Pair events and transfers, merged back into chain order, grouped by pair.
-      const byPair = new Map<string, FeedItem[]>();
+      // Pair events and transfers, merged back into chain order, grouped by pair: each once per pair.
+      const byPair = new Map<string, OutboxEntry[]>();
       const items = [
         ...changes.indexer_events.filter((e) => isPairEvent(e.event_name)).map((e) => ({ pair: e.address, row: e, transfer: false })),
         ...changes.indexer_transfers.map((t) => ({ pair: t.pair, row: t, transfer: true })),
@@ -111,47 +120,49 @@ export function createLivePublisher(deps: { db: DataSource; redis: Redis; config
           log_index: row.log_index,
           tx_hash: row.tx_hash,
         };
-        const once = { idempotencyKey: `${transfer ? 'tr' : 'ev'}:${row.block_hash}:${row.log_index}` };
-        const send = transfer
-          ? (hash: string) => {
-              const t = row as TransferRow;
-              const payload = {
-                chain_id: chainId,
-                clob: pair,
-                caller: t.caller,
-                sender: t.sender,
-                receiver: t.receiver,
-                option_id: t.option_id,
-                amount: t.amount,
-                ...position,
-              };
-              return events.publish(topics.exploreClobStream(hash), 'explore_clob_transfer', payload, once);
-            }
-          : (hash: string) => {
-              const e = row as EventRow;
-              const payload = { chain_id: chainId, clob: pair, event: e.event_name, args: e.args as JsonValue, ...position };
-              return events.publish(topics.exploreClobStream(hash), 'explore_clob_event', payload, once);
-            };
+        const key = `${transfer ? 'tr' : 'ev'}:${row.block_hash}:${row.log_index}`;
+        let entry: OutboxEntry;
+        if (transfer) {
+          const t = row as TransferRow;
+          const payload = {
+            chain_id: chainId,
+            clob: pair,
+            caller: t.caller,
+            sender: t.sender,
+            receiver: t.receiver,
+            option_id: t.option_id,
+            amount: t.amount,
+            ...position,
+          };
+          entry = { block: row.block_number, key, event: 'explore_clob_transfer', payload };
+        } else {
+          const e = row as EventRow;
+          const payload = { chain_id: chainId, clob: pair, event: e.event_name, args: e.args as JsonValue, ...position };
+          entry = { block: row.block_number, key, event: 'explore_clob_event', payload };
+        }
         const list = byPair.get(pair) ?? [];
-        list.push({ block_number: row.block_number, send });
+        list.push(entry);
         byPair.set(pair, list);
       }
-      for (const [pair, list] of byPair) await guard('explore', () => hub.deliver('clob', chainId, pair, list));
+      for (const [pair, list] of byPair) feeds.later('explore', () => feeds.append('clob', chainId, pair, list));
     },
 
     async exploreReorg(chainId, pairs, point) {
-      // Corrective: the rollback, then a fresh snapshot of the rolled-back state (docs/EXPLORE.md).
-      const notice = { ancestor_block: point.number, ancestor_hash: point.hash };
-      for (const pair of pairs) await guard('explore', () => hub.resnapshot(clobFeed, chainId, pair, notice, point.key.replace(/[^A-Za-z0-9:_.-]/g, '')));
+      // Corrective: the rollback, then a fresh snapshot of the rolled-back state (docs/EXPLORE.md), in order after the undone events.
+      const rollback = { ancestor_block: point.number, ancestor_hash: point.hash };
+      const key = point.key.replace(/[^A-Za-z0-9:_.-]/g, '');
+      for (const pair of pairs) feeds.later('explore', () => feeds.append('clob', chainId, pair, [{ block: point.number, key, rollback }]));
     },
 
     async loans(chainId, changes, crossings) {
-      await guard('explore_loan', () => loans.batch(chainId, changes, crossings));
+      feeds.later('explore_loan', () => loans.batch(chainId, changes, crossings));
     },
 
     async loansReorg(chainId, point) {
-      await guard('explore_loan', () => loans.reorg(chainId, point));
+      feeds.later('explore_loan', () => loans.reorg(chainId, point));
     },
+
+    idle: () => feeds.idle(),
 
     async fades(chainId, fades) {
       const policy = { limit: deps.config.DUTCH_FADE_LIMIT, windowSeconds: deps.config.DUTCH_FADE_WINDOW, cooldownSeconds: deps.config.DUTCH_FADE_COOLDOWN };

@@ -1,13 +1,12 @@
 import type { DataSource } from 'typeorm';
-import type { EventPublisher } from '../../shared/events';
-import { topics } from '../../shared/events';
-import type { ExploreStreamHub } from '../../shared/explore';
+import type { JsonValue } from '../../shared/events';
 import { formatWad } from '../../shared/loans/health';
-import { LOAN_FEED_SUBJECT, loanFeed } from '../../shared/loans/loan-feed';
+import { LOAN_FEED_SUBJECT } from '../../shared/loans/loan-feed';
 import { LoanRepository } from '../../shared/loans/loan.repository';
 import { isoFromUnix, loanEventView, loanPublicId } from '../../shared/loans/loan.views';
 import type { Changeset } from '../store/derived-tables';
 import type { LoanHealthCrossing } from '../store/loan-writer';
+import type { FeedSpool } from './feed-spool';
 
 /** One `explore_loan_event` to send: its payload and the idempotency key naming it once. */
 interface Outgoing {
@@ -19,24 +18,25 @@ interface Outgoing {
 
 /**
  * Live loan events for the loan streams watching a network (`explore_loan_stream:<token>`),
- * through the shared Explore stream hub (each watcher hears events of blocks after its
- * snapshot, in chain order): every loan event of a batch (`event: "loan"`, the /activity item),
+ * appended once to the network's loan outbox and fanned out by the workers (each watcher hears
+ * events of blocks after its snapshot, in chain order): every loan event of a batch (`event: "loan"`, the /activity item),
  * every price update (`event: "price"`), every crossing of the at-risk line (`event: "health"`);
  * after a rollback that undid loan or price rows, a `reorg` notice and a fresh snapshot. Best
  * effort after commit, like the other live events: the tables are the record.
  */
-export function createLoanPublisher(deps: { db: DataSource; events: EventPublisher; hub: ExploreStreamHub }) {
+export function createLoanPublisher(deps: { db: DataSource; feeds: FeedSpool }) {
   const repo = new LoanRepository(deps.db);
 
   const send = async (chainId: number, out: Outgoing[]) => {
     if (out.length === 0) return;
     out.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1]);
-    const items = out.map((o) => ({
-      block_number: o.order[0],
-      send: (hash: string) =>
-        deps.events.publish(topics.exploreLoanStream(hash), 'explore_loan_event', { chain_id: chainId, ...o.payload }, { idempotencyKey: o.key }),
+    const entries = out.map((o) => ({
+      block: o.order[0],
+      key: o.key,
+      event: 'explore_loan_event',
+      payload: { chain_id: chainId, ...o.payload } as JsonValue,
     }));
-    await deps.hub.deliver('loan', chainId, LOAN_FEED_SUBJECT, items);
+    await deps.feeds.append('loan', chainId, LOAN_FEED_SUBJECT, entries);
   };
 
   return {
@@ -93,8 +93,9 @@ export function createLoanPublisher(deps: { db: DataSource; events: EventPublish
     },
 
     async reorg(chainId: number, point: { number: number; hash: string | null; key: string }): Promise<void> {
-      const notice = { ancestor_block: point.number, ancestor_hash: point.hash };
-      await deps.hub.resnapshot(loanFeed, chainId, LOAN_FEED_SUBJECT, notice, `loan.${point.key.replace(/[^A-Za-z0-9:_.-]/g, '')}`);
+      const rollback = { ancestor_block: point.number, ancestor_hash: point.hash };
+      const key = `loan.${point.key.replace(/[^A-Za-z0-9:_.-]/g, '')}`;
+      await deps.feeds.append('loan', chainId, LOAN_FEED_SUBJECT, [{ block: point.number, key, rollback }]);
     },
   };
 }

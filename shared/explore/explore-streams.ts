@@ -1,11 +1,12 @@
 import type { DataSource } from 'typeorm';
-import type { EventPublisher } from '../events';
+import { topics, type EventPublisher } from '../events';
 import type { Config } from '../platform/config';
 import { ServiceUnavailableError } from '../platform/errors';
 import type { JobQueue } from '../platform/queue';
 import type { Redis } from '../platform/redis';
 import { hashStreamToken, StreamTokens } from '../platform/stream-tokens';
-import type { ExploreFeed, RollbackNotice } from './explore-feed';
+import type { ExploreFeed, SnapshotBlock } from './explore-feed';
+import { FeedOutbox, type OutboxEntry } from './feed-outbox';
 import { exploreStreamOpenJob } from './explore.jobs';
 import { ExploreWatchers, type ExploreFeedName } from './explore-watchers';
 import { FeedLock } from './feed-lock';
@@ -15,12 +16,6 @@ export interface MintedStream {
   stream_token: string;
   topic: string;
   expires_in: number;
-}
-
-/** A chain event bound for a subject's watchers: its block, and how to send it to one watcher. */
-export interface FeedItem {
-  block_number: number;
-  send(tokenHash: string): Promise<unknown>;
 }
 
 const lockName = (feed: ExploreFeedName, chainId: number, subject: string) => `${feed}:${chainId}:${subject.toLowerCase()}`;
@@ -53,61 +48,104 @@ export class ExploreStreamMinter {
   }
 }
 
+/** How many entries one fan-out turn reads, and how many token publishes it runs at once. */
+const FANOUT_READ = 200;
+const FANOUT_PARALLEL = 200;
+/** One turn holds the subject's lock at most about this long (well under the lock's TTL), then lets others in. */
+const FANOUT_TURN_MS = 3_000;
+
 /**
- * The publishing half, used by workers (opening streams) and the indexer (delivering chain
- * events, resending snapshots after a reorg). Every step that reads or moves a watcher holds
- * the subject's lock, which makes this rule hold: a watcher hears each event above its
- * snapshot's block exactly once, in chain order, after its snapshot. (The indexer publishes
- * after its commit; without the lock a snapshot read after a commit but published before that
- * commit's events would make the watcher miss nothing but hear them twice, or, read before it
- * and published after, miss them.)
+ * The stream machinery after the mint. The indexer appends each event of a subject to the
+ * subject's outbox once (`append`), whatever the number of streams; the workers open streams
+ * (`open`) and fan the outbox out to the subject's watchers (`fanout`). Opening and fanning out
+ * hold the subject's lock, which makes this rule hold: a watcher hears each event above its
+ * snapshot's block exactly once, in chain order, after its snapshot. (A snapshot may be read
+ * before or after an event's commit: the watcher's snapshot block decides whether the event is
+ * in it or is sent after it; the outbox keeps chain order, rollbacks included.)
  */
 export class ExploreStreamHub {
   private readonly watchers: ExploreWatchers;
   private readonly lock: FeedLock;
+  private readonly outbox: FeedOutbox;
 
   constructor(private readonly deps: { db: DataSource; redis: Redis; config: Config; events: EventPublisher }) {
     this.watchers = new ExploreWatchers(deps.redis, deps.config.REDIS_PREFIX);
     this.lock = new FeedLock(deps.redis, deps.config.REDIS_PREFIX);
-  }
-
-  /** Opens one minted stream: snapshot, watcher from its block, snapshot published (once per token). */
-  async open(feed: ExploreFeed, p: { chain_id: number; subject: string; token_hash: string; expires_at_ms: number }): Promise<void> {
-    if (p.expires_at_ms <= Date.now()) return;
-    await this.lock.with(lockName(feed.name, p.chain_id, p.subject), async () => {
-      const snap = await feed.snapshot(this.deps.db, p.chain_id, p.subject);
-      // Registered before the publish: a crash between the two leaves a watcher whose retry
-      // re-registers it at the retry's snapshot and publishes that one.
-      await this.watchers.watch(feed.name, p.chain_id, p.subject, p.token_hash, p.expires_at_ms, snap.block.number);
-      await feed.publishSnapshot(this.deps.events, p.token_hash, snap, 'join', 'snapshot.open');
-    });
-  }
-
-  /** Sends chain events (in chain order) to the subject's watchers whose snapshot is older than each event. */
-  async deliver(feed: ExploreFeedName, chainId: number, subject: string, items: readonly FeedItem[]): Promise<void> {
-    if (items.length === 0) return;
-    await this.lock.with(lockName(feed, chainId, subject), async () => {
-      const watching = await this.watchers.list(feed, chainId, subject);
-      if (watching.length === 0) return;
-      for (const item of items) for (const w of watching) if (item.block_number > w.fromBlock) await item.send(w.tokenHash);
-    });
+    this.outbox = new FeedOutbox(deps.redis, this.watchers);
   }
 
   /**
-   * After a rollback above `notice.ancestor_block`: each watcher hears the rollback, then a
-   * fresh snapshot (reason `reorg`) of the rolled-back state, and follows on from its block.
-   * `key` names the rollback once, so a repeated call sends nothing twice.
+   * The indexer's half: appends a subject's events (or a rollback) in chain order, once each.
+   * Answers the last entry's id and the subject's watcher count; with watchers, the caller asks
+   * a worker to fan out (`exploreStreamFanoutJob`).
    */
-  async resnapshot(feed: ExploreFeed, chainId: number, subject: string, notice: RollbackNotice, key: string): Promise<void> {
-    await this.lock.with(lockName(feed.name, chainId, subject), async () => {
-      const watching = await this.watchers.list(feed.name, chainId, subject);
-      if (watching.length === 0) return;
-      const snap = await feed.snapshot(this.deps.db, chainId, subject);
-      for (const w of watching) {
-        await feed.publishRollback(this.deps.events, w.tokenHash, chainId, subject, notice, `rollback.${key}`);
-        await feed.publishSnapshot(this.deps.events, w.tokenHash, snap, 'reorg', `snapshot.${key}`);
-        await this.watchers.advance(feed.name, chainId, subject, w.tokenHash, snap.block.number);
-      }
-    });
+  append(feed: ExploreFeedName, chainId: number, subject: string, entries: readonly OutboxEntry[]): Promise<{ id: string | null; watchers: number }> {
+    return this.outbox.append(feed, chainId, subject, entries);
   }
+
+  /** Opens one minted stream: snapshot, watcher from its block, snapshot published (once per token), then what the outbox holds past it. */
+  async open(feed: ExploreFeed, p: { chain_id: number; subject: string; token_hash: string; expires_at_ms: number }): Promise<void> {
+    if (p.expires_at_ms <= Date.now()) return;
+    const subject = p.subject;
+    const more = await this.lock.with(lockName(feed.name, p.chain_id, subject), async () => {
+      const snap = await feed.snapshot(this.deps.db, p.chain_id, p.subject);
+      // Registered before the publish: a crash between the two leaves a watcher whose retry
+      // re-registers it at the retry's snapshot and publishes that one.
+      await this.watchers.watch(feed.name, p.chain_id, subject, p.token_hash, p.expires_at_ms, snap.block.number);
+      await feed.publishSnapshot(this.deps.events, p.token_hash, snap, 'join', 'snapshot.open');
+      // An event committed after the snapshot may have been appended while nobody watched: send it now.
+      return this.drain(feed, p.chain_id, subject, Date.now() + FANOUT_TURN_MS);
+    });
+    if (more) await this.fanout(feed, p.chain_id, subject);
+  }
+
+  /**
+   * Sends the subject's outbox, in order, to its watchers: an event to each watcher whose
+   * snapshot is older than it; a rollback as the notice and a fresh snapshot (reason `reorg`) to
+   * every watcher, which then follows on from that snapshot's block. Idempotency keys name each
+   * send once, so a fan-out retried after a crash sends nothing twice.
+   */
+  async fanout(feed: ExploreFeed, chainId: number, subject: string): Promise<void> {
+    for (;;) {
+      const more = await this.lock.with(lockName(feed.name, chainId, subject), () => this.drain(feed, chainId, subject, Date.now() + FANOUT_TURN_MS));
+      if (!more) return;
+    }
+  }
+
+  /** One turn under the lock; true when entries are left for another turn. */
+  private async drain(feed: ExploreFeed, chainId: number, subject: string, until: number): Promise<boolean> {
+    for (;;) {
+      const batch = await this.outbox.read(feed.name, chainId, subject, FANOUT_READ);
+      if (batch.length === 0) return false;
+      const watching = await this.watchers.list(feed.name, chainId, subject);
+      const topic = feed.name === 'clob' ? topics.exploreClobStream : topics.exploreLoanStream;
+      let snap: { block: SnapshotBlock } | null = null;
+      for (const { entry } of batch) {
+        if (entry.rollback) {
+          if (watching.length === 0) continue;
+          snap ??= await feed.snapshot(this.deps.db, chainId, subject);
+          const fresh = snap;
+          await inChunks(watching, async (w) => {
+            await feed.publishRollback(this.deps.events, w.tokenHash, chainId, subject, entry.rollback, `rollback.${entry.key}`);
+            await feed.publishSnapshot(this.deps.events, w.tokenHash, fresh, 'reorg', `snapshot.${entry.key}`);
+            await this.watchers.advance(feed.name, chainId, subject, w.tokenHash, fresh.block.number);
+            w.fromBlock = fresh.block.number;
+          });
+          continue;
+        }
+        const to = watching.filter((w) => entry.block > w.fromBlock);
+        await inChunks(to, (w) =>
+          this.deps.events.publish(topic(w.tokenHash) as never, entry.event as never, entry.payload as never, { idempotencyKey: entry.key }),
+        );
+      }
+      await this.outbox.ack(feed.name, chainId, subject, batch[batch.length - 1].id);
+      if (batch.length < FANOUT_READ) return false;
+      if (Date.now() > until) return true;
+    }
+  }
+}
+
+/** Runs `fn` over `items`, up to FANOUT_PARALLEL at once (one topic each, so each topic still hears entries in order). */
+async function inChunks<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += FANOUT_PARALLEL) await Promise.all(items.slice(i, i + FANOUT_PARALLEL).map(fn));
 }

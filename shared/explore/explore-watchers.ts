@@ -18,7 +18,8 @@ export interface Watcher {
  *
  * Two keys per subject: a sorted set of token hashes scored by expiry (expired ones are dropped
  * on read) and a hash of token hash -> snapshot block. Both expire with the last token. Both
- * carry the chain and subject as their hash tag, so a MULTI over them stays in one cluster slot.
+ * carry the chain and subject as their hash tag, so a MULTI over them stays in one cluster slot;
+ * the subject's outbox and its cursor (feed-outbox.ts) carry the same tag.
  */
 export class ExploreWatchers {
   private readonly keys: RedisKeys;
@@ -30,7 +31,7 @@ export class ExploreWatchers {
     this.keys = new RedisKeys(prefix);
   }
 
-  key(feed: ExploreFeedName, chainId: number, subject: string, part: 'tokens' | 'from'): string {
+  key(feed: ExploreFeedName, chainId: number, subject: string, part: 'tokens' | 'from' | 'outbox' | 'cursor'): string {
     return this.keys.key('explore', feed, 'watchers', hashTag(`${chainId}:${subject.toLowerCase()}`), part);
   }
 

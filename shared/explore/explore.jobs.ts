@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineJob } from '../platform/queue/job-catalog';
 
-/** Explore work: opening live streams. */
+/** Explore work: opening live streams and fanning chain events out to them. */
 export const EXPLORE_QUEUE = 'explore';
 
 /**
@@ -21,6 +21,26 @@ export const exploreStreamOpenJob = defineJob({
     expires_at_ms: z.number().int().positive(),
   }),
   jobId: (p) => `explore-open.${p.token_hash}`,
+  attempts: 8,
+  backoffMs: 100,
+});
+
+/**
+ * Fans a subject's outbox out to its watchers (ExploreStreamHub.fanout). The indexer enqueues
+ * one after each append to a watched subject; each is named by the appended entry, so none is
+ * merged into a running one that has already read past it. A fan-out that finds the outbox
+ * drained does nothing.
+ */
+export const exploreStreamFanoutJob = defineJob({
+  name: 'explore.stream.fanout',
+  queue: EXPLORE_QUEUE,
+  schema: z.object({
+    feed: z.enum(['clob', 'loan']),
+    chain_id: z.number().int().positive(),
+    subject: z.string().min(1).max(128),
+    entry_id: z.string().regex(/^[0-9]+-[0-9]+$/),
+  }),
+  jobId: (p) => `explore-fanout.${p.feed}.${p.chain_id}.${p.subject.toLowerCase()}.${p.entry_id}`,
   attempts: 8,
   backoffMs: 100,
 });

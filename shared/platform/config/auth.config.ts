@@ -51,6 +51,14 @@ export const authEnv = {
   EXPLORE_RATE_WINDOW_SECONDS: envInt(60, 1, 86400),
   /** Lifetime of an explore stream token (POST /api/explore/.../stream): joins and live events stop with it. */
   EXPLORE_STREAM_TTL_SECONDS: envInt(3600, 60, 7 * 86400),
+  /** Live explore stream tokens (minted, not yet expired) per client IP (IPv6 per /64). */
+  EXPLORE_STREAMS_PER_IP: envInt(50, 1, 1000000),
+  /** Live explore stream tokens per wallet: a SIWE session's wallet, or a delegate's taker organization and wallet. */
+  EXPLORE_STREAMS_PER_WALLET: envInt(20, 1, 1000000),
+  /** Live explore stream tokens per taker API key (all delegates it minted together). */
+  EXPLORE_STREAMS_PER_TAKER_KEY: envInt(1000, 1, 1000000),
+  /** Live explore stream tokens per subject (one CLOB, one loan network). */
+  EXPLORE_STREAMS_PER_SUBJECT: envInt(20000, 1, 10000000),
   /** ISO 3166 alpha-2 codes refused by the Explore gate, e.g. `KP,IR`. Empty = no geoblock. */
   GEOBLOCK_COUNTRIES: envList('').pipe(
     z.array(

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { consumeAll, createLimiter } from '../../../api/auth/rate-limit';
 import { EventPublisher, PubsubRegistrations, topics } from '../../../shared/events';
 import { NonceStore } from '../../../shared/identity/nonce-store';
-import { EXPLORE_QUEUE, ExploreWatchers, FeedLock } from '../../../shared/explore';
+import { EXPLORE_QUEUE, ExploreWatchers, FeedLock, FeedOutbox } from '../../../shared/explore';
 import { ORDERS_QUEUE } from '../../../shared/orders';
 import { QUOTES_QUEUE } from '../../../shared/quotes';
 import { EventHistory, EventKeys } from '../../../shared/platform/event-bus';
@@ -115,6 +115,14 @@ describe('Redis keys: one cluster slot per script, transaction and multi-key com
     await watchers.watch('clob', 31337, '0xAbC', 'h2', Date.now() - 1, 5);
     expect(await watchers.list('clob', 31337, '0xabc')).toEqual([{ tokenHash: 'h1', fromBlock: 5 }]);
     expect(await new FeedLock(env.redis, prefix).with('clob:31337:0xabc', async () => 'held')).toBe('held');
+    // The subject's outbox: append (with the watcher count), read from the cursor, ack.
+    const outbox = new FeedOutbox(env.redis, watchers);
+    const appended = await outbox.append('clob', 31337, '0xAbC', [{ block: 6, key: 'k6', event: 'explore_clob_event', payload: { n: 6 } }]);
+    expect(appended.watchers).toBe(1);
+    const read = await outbox.read('clob', 31337, '0xabc', 10);
+    expect(read.map((r) => r.entry.key)).toEqual(['k6']);
+    await outbox.ack('clob', 31337, '0xabc', read[0].id);
+    expect(await outbox.read('clob', 31337, '0xabc', 10)).toEqual([]);
 
     // Rate limits, as the API counts them.
     const limiter = createLimiter(buildApp(env).ctx, 'slots', 2, 60);

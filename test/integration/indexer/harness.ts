@@ -55,7 +55,10 @@ export async function runIndexer(
 ): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
   const lifecycle = new Lifecycle(env.logger, 10_000);
   const config = { ...env.config, ...opts.config };
-  const indexer = await startIndexer({ config, logger: env.logger, db: env.db, redis: env.redis, metrics: env.metrics, publisher: opts.publisher }, lifecycle);
+  const indexer = await startIndexer(
+    { config, logger: env.logger, db: env.db, redis: env.redis, metrics: env.metrics, queue: env.queue, publisher: opts.publisher },
+    lifecycle,
+  );
   return { indexer, stop: () => lifecycle.shutdown('test') };
 }
 

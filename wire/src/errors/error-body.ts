@@ -33,7 +33,7 @@ export const errorBodySchema = z
       .meta({ description: "Only on `maker_faded`: when the maker's organization may bid again (ISO 8601; also as Retry-After, in seconds)." }),
     limit: z.string().optional().meta({
       description:
-        'Only on `rate_limited` from the Explore gate: the config key of the budget that ran out, `EXPLORE_RATE_LIMIT_PER_IP` (the client IP) or `EXPLORE_RATE_LIMIT` (the credential).',
+        'Only on `rate_limited` from the Explore gate: the config key of the budget that ran out, `EXPLORE_RATE_LIMIT_PER_IP` (the client IP) or `EXPLORE_RATE_LIMIT` (the credential); on the stream mints also a live-stream cap, `EXPLORE_STREAMS_PER_IP`, `EXPLORE_STREAMS_PER_WALLET`, `EXPLORE_STREAMS_PER_TAKER_KEY` or `EXPLORE_STREAMS_PER_SUBJECT`.',
     }),
     request_id: z.string().min(1).meta({ description: 'Also in the X-Request-Id header; quote it when asking for help.' }),
   })
