@@ -217,7 +217,7 @@ export const INDEXED_EVENTS = eventTable({
   OrderFilled: indexedEvent({
     abi: orderFilledEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_daily', 'indexer_clob_traders'],
+    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_daily', 'indexer_clob_traders', 'indexer_clob_pair_daily'],
     decode(log) {
       expectShape(log, 4, 4, 'OrderFilled');
       const t = log.topics;
@@ -557,7 +557,7 @@ export const INDEXED_EVENTS = eventTable({
   LoanOpened: indexedEvent({
     abi: loanOpenedEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 4, 7, 'LoanOpened');
       const t = log.topics;
@@ -631,7 +631,7 @@ export const INDEXED_EVENTS = eventTable({
   CollateralAdded: indexedEvent({
     abi: collateralAddedEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 3, 2, 'CollateralAdded');
       return { loanId: uint(log.topics[1]), from: topicAddress(log.topics[2]), amount: uint(word(log.data, 0)), collateral: uint(word(log.data, 1)) };
@@ -662,7 +662,7 @@ export const INDEXED_EVENTS = eventTable({
   CollateralWithdrawn: indexedEvent({
     abi: collateralWithdrawnEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 3, 2, 'CollateralWithdrawn');
       return { loanId: uint(log.topics[1]), to: topicAddress(log.topics[2]), amount: uint(word(log.data, 0)), collateral: uint(word(log.data, 1)) };
@@ -691,7 +691,7 @@ export const INDEXED_EVENTS = eventTable({
   LoanRepaid: indexedEvent({
     abi: loanRepaidEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 3, 3, 'LoanRepaid');
       const d = log.data;
@@ -726,7 +726,7 @@ export const INDEXED_EVENTS = eventTable({
   LoanLiquidated: indexedEvent({
     abi: loanLiquidatedEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 3, 3, 'LoanLiquidated');
       const d = log.data;
