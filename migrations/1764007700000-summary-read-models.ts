@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dropStatementTriggers, statementTrigger, statementTriggers as triggers } from '../shared/platform/db/statement-triggers';
 
 /**
  * Read models that make the CLOB summary and the loan summary read a bounded number of rows
@@ -23,23 +24,6 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /** The at-risk and liquidation lines (shared/loans/health.ts; a test checks they agree). */
 export const AT_RISK_WAD = '1100000000000000000';
 export const LIQUIDATABLE_WAD = '1000000000000000000';
-
-/** A plpgsql trigger function running `body(source)` on the statement's rows, signed +1 (new) and -1 (old). */
-function statementTrigger(name: string, body: (source: string) => string): string {
-  const src = (cols: string) => ({
-    INSERT: `(SELECT ${cols}, 1 AS sign FROM new_rows)`,
-    DELETE: `(SELECT ${cols}, -1 AS sign FROM old_rows)`,
-    UPDATE: `(SELECT ${cols}, 1 AS sign FROM new_rows UNION ALL SELECT ${cols}, -1 AS sign FROM old_rows)`,
-  });
-  return `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
-    BEGIN
-      IF TG_OP = 'INSERT' THEN ${body('INSERT')}
-      ELSIF TG_OP = 'DELETE' THEN ${body('DELETE')}
-      ELSE ${body('UPDATE')}
-      END IF;
-      RETURN NULL;
-    END $fn$`.replace(/%SRC\((.*?)\)%(INSERT|DELETE|UPDATE)/g, (_m, cols: string, op: 'INSERT' | 'DELETE' | 'UPDATE') => src(cols)[op]);
-}
 
 const DAILY_COLS = 'chain_id, pair, day, fills, volume, premium_volume';
 const TRADER_COLS = 'chain_id, pair, day';
@@ -79,15 +63,6 @@ const loanTotals = (op: string) => `
     FROM %SRC(${LOAN_COLS})%${op} l WHERE state = 'active' AND health_wad < ${AT_RISK_WAD} GROUP BY chain_id
   ON CONFLICT (chain_id) DO UPDATE SET at_risk = t.at_risk + EXCLUDED.at_risk, liquidatable = t.liquidatable + EXCLUDED.liquidatable;
   DELETE FROM indexer_loan_health_counts WHERE at_risk = 0;`;
-
-/** The three statement triggers (one per event: transition tables allow one event per trigger) of `table`. */
-async function triggers(q: QueryRunner, table: string, fn: string): Promise<void> {
-  await q.query(`CREATE TRIGGER ${table}_ins AFTER INSERT ON ${table} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`);
-  await q.query(
-    `CREATE TRIGGER ${table}_upd AFTER UPDATE ON ${table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-  );
-  await q.query(`CREATE TRIGGER ${table}_del AFTER DELETE ON ${table} REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`);
-}
 
 export class SummaryReadModels1764007700000 implements MigrationInterface {
   name = 'SummaryReadModels1764007700000';
@@ -147,8 +122,7 @@ export class SummaryReadModels1764007700000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['indexer_clob_daily', 'indexer_clob_traders', 'indexer_loans'])
-      for (const s of ['ins', 'upd', 'del']) await q.query(`DROP TRIGGER ${t}_${s} ON ${t}`);
+    for (const t of ['indexer_clob_daily', 'indexer_clob_traders', 'indexer_loans']) await dropStatementTriggers(q, t);
     await q.query(`DROP FUNCTION indexer_clob_pair_daily_from_daily()`);
     await q.query(`DROP FUNCTION indexer_clob_pair_daily_from_traders()`);
     await q.query(`DROP FUNCTION indexer_loan_totals_from_loans()`);

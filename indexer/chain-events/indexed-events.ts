@@ -159,7 +159,7 @@ export const INDEXED_EVENTS = eventTable({
   OrderPlaced: indexedEvent({
     abi: orderPlacedEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_series'],
+    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_series', 'indexer_clob_levels'],
     decode(log) {
       expectShape(log, 4, 3, 'OrderPlaced');
       const t = log.topics;
@@ -217,7 +217,15 @@ export const INDEXED_EVENTS = eventTable({
   OrderFilled: indexedEvent({
     abi: orderFilledEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_daily', 'indexer_clob_traders', 'indexer_clob_pair_daily'],
+    tables: [
+      'indexer_events',
+      'indexer_orders',
+      'indexer_clob_activity',
+      'indexer_clob_daily',
+      'indexer_clob_traders',
+      'indexer_clob_pair_daily',
+      'indexer_clob_levels',
+    ],
     decode(log) {
       expectShape(log, 4, 4, 'OrderFilled');
       const t = log.topics;
@@ -283,7 +291,7 @@ export const INDEXED_EVENTS = eventTable({
   OrderCancelled: indexedEvent({
     abi: orderCancelledEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity'],
+    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_levels'],
     decode(log) {
       expectShape(log, 3, 1, 'OrderCancelled');
       return { orderId: uint(log.topics[1]), owner: topicAddress(log.topics[2]), remaining: uint(word(log.data, 0)) };

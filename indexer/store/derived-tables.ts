@@ -184,6 +184,11 @@ export const DERIVED_TABLES = [
     order: { rollsBackAfter: ['indexer_events'], why: 'orders touched above the point are recomputed from the events that survive' },
   }),
   // Explore's CLOB read models.
+  effect({
+    table: 'indexer_clob_levels',
+    holds: 'open size and order count per pair, series, side and price: the sums of the open indexer_orders',
+    rollback: keptByTriggers,
+  }),
   projected({
     table: 'indexer_clob_series',
     holds: 'series each pair listed or minted, with open interest',

@@ -132,17 +132,18 @@ export class ClobExploreRepository {
   }
 
   /**
-   * The best `depth` price levels of each side of each series: one backward (bids) or forward
-   * (asks) walk of the open-order index per series and side, stopping after `depth` levels.
+   * The best `depth` price levels of each side of each series: per series and side, one walk of
+   * the primary key of the book read model `indexer_clob_levels` (one row per price, kept by
+   * triggers on the orders), stopping after `depth` rows.
    */
   async levels(m: Q, chainId: number, pairs: readonly string[], depth: number, optionId?: string): Promise<LevelRecord[]> {
     const level = (isBuy: boolean) => `
       SELECT s.pair, s.option_id, ${isBuy} AS is_buy, l.price, l.size, l.orders
         FROM indexer_clob_series s
         CROSS JOIN LATERAL (
-          SELECT o.price, sum(o.remaining) AS size, count(*) AS orders FROM indexer_orders o
-           WHERE o.chain_id = $1 AND o.pair = s.pair AND o.option_id = s.option_id AND o.is_buy = ${isBuy} AND o.state = 'open'
-           GROUP BY o.price ORDER BY o.price ${isBuy ? 'DESC' : 'ASC'} LIMIT $3
+          SELECT v.price, v.size, v.orders::text AS orders FROM indexer_clob_levels v
+           WHERE v.chain_id = $1 AND v.pair = s.pair AND v.option_id = s.option_id AND v.is_buy = ${isBuy}
+           ORDER BY v.price ${isBuy ? 'DESC' : 'ASC'} LIMIT $3
         ) l
        WHERE s.chain_id = $1 AND s.pair = ANY($2::text[]) AND ($4::numeric IS NULL OR s.option_id = $4)`;
     return m.query(`${level(true)} UNION ALL ${level(false)}`, [chainId, pairs, depth, optionId ?? null]);
