@@ -8,9 +8,9 @@ import { NetworksService } from '../../../shared/networks';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /**
- * The read models behind the CLOB summary and the loan summary (indexer_clob_pair_daily,
- * indexer_loan_token_totals, indexer_loan_health_counts) against an oracle: the SQL the
- * summaries ran before them, over the full history, kept here verbatim. History is written as
+ * The read models behind the CLOB summary, the books and the loan summary (indexer_clob_pair_daily,
+ * indexer_clob_levels, indexer_loan_token_totals, indexer_loan_health_counts) against an oracle:
+ * the SQL those routes ran before them, over the full history, kept here verbatim. History is written as
  * the indexer writes it (writeDerived, one transaction per batch) and undone as a reorg undoes
  * it (rollbackDerived); after every step the read-model answers must equal the oracle's.
  */
@@ -49,6 +49,8 @@ const pos = (block: number, log: number) => ({
 });
 
 let nextLoan = 1;
+let nextOrder = 1;
+const placedOrders: { pair: Hex; order_id: string; amount: bigint }[] = [];
 const openLoans: { loan_id: string; collateral: Hex; debt: Hex }[] = [];
 
 /** One batch in `block`: fills across pairs, series, days and wallets; loans opened, repaid and repriced. */
@@ -82,6 +84,51 @@ async function writeBlock(block: number): Promise<void> {
       },
     });
     add({ table: 'indexer_clob_daily', row: { pair, option_id, block_timestamp: p.block_timestamp, amount, price, maker, taker } });
+  }
+  // Orders on a few prices, so levels gather several; some older ones partly filled or cancelled.
+  for (let i = 0; i < 8; i++) {
+    const p = pos(block, log++);
+    const pair = PAIRS[rnd(PAIRS.length)];
+    const option_id = SERIES[rnd(SERIES.length)];
+    const order_id = String(nextOrder++);
+    const amount = BigInt(1 + rnd(100));
+    const row = { pair, order_id, owner: WALLETS[rnd(WALLETS.length)], option_id, is_buy: rnd(2) === 0, price: String(10 + rnd(6)) };
+    add({
+      table: 'indexer_orders',
+      row: {
+        placed: {
+          ...row,
+          amount: amount.toString(),
+          remaining: amount.toString(),
+          state: 'open',
+          placed_block: block,
+          placed_block_hash: p.block_hash,
+          placed_log_index: p.log_index,
+          tx_hash: p.tx_hash,
+          last_block: block,
+          last_log_index: p.log_index,
+        },
+      },
+    });
+    add({ table: 'indexer_clob_series', row: { pair, option_id, block, oi_delta: 0n, placed: 1, transfer: 0 } });
+    placedOrders.push({ pair, order_id, amount });
+  }
+  for (let i = 0; i < 3 && placedOrders.length > 8; i++) {
+    const o = placedOrders[rnd(placedOrders.length - 8)];
+    const cancel = rnd(3) === 0;
+    add({
+      table: 'indexer_orders',
+      row: {
+        change: {
+          pair: o.pair,
+          order_id: o.order_id,
+          remaining: cancel ? '0' : String(rnd(Number(o.amount))),
+          state: cancel ? 'cancelled' : 'open',
+          last_block: block,
+          last_log_index: log++,
+        },
+      },
+    });
   }
   for (const token of TOKENS)
     add({
@@ -229,6 +276,18 @@ const oracle = {
          FROM indexer_loans WHERE state = 'active' AND chain_id = $1 GROUP BY chain_id, collateral_token`,
       [CHAIN],
     ),
+  levels: (pairs: string[], depth: number, optionId?: string) => {
+    const level = (isBuy: boolean) => `
+      SELECT s.pair, s.option_id, ${isBuy} AS is_buy, l.price, l.size, l.orders
+        FROM indexer_clob_series s
+        CROSS JOIN LATERAL (
+          SELECT o.price, sum(o.remaining) AS size, count(*) AS orders FROM indexer_orders o
+           WHERE o.chain_id = $1 AND o.pair = s.pair AND o.option_id = s.option_id AND o.is_buy = ${isBuy} AND o.state = 'open'
+           GROUP BY o.price ORDER BY o.price ${isBuy ? 'DESC' : 'ASC'} LIMIT $3
+        ) l
+       WHERE s.chain_id = $1 AND s.pair = ANY($2::text[]) AND ($4::numeric IS NULL OR s.option_id = $4)`;
+    return env.db.query(`${level(true)} UNION ALL ${level(false)}`, [CHAIN, pairs, depth, optionId ?? null]);
+  },
   healthCounts: () =>
     env.db.query(
       `SELECT chain_id, count(*) FILTER (WHERE health_wad < $1::numeric)::text AS at_risk, count(*) FILTER (WHERE health_wad < $2::numeric)::text AS liquidatable
@@ -260,6 +319,13 @@ async function expectOracle(): Promise<number> {
         compared += 1;
       }
     }
+  const byLevel = (rows: { pair: string; option_id: string; is_buy: boolean; price: string }[]) =>
+    [...rows].sort((a, b) =>
+      `${a.pair}|${a.option_id}|${a.is_buy}|${a.price.padStart(8)}`.localeCompare(`${b.pair}|${b.option_id}|${b.is_buy}|${b.price.padStart(8)}`),
+    );
+  for (const depth of [1, 3, 50])
+    for (const optionId of [undefined, SERIES[0]])
+      expect(byLevel(await clob.levels(env.db, CHAIN, PAIRS, depth, optionId))).toEqual(byLevel(await oracle.levels(PAIRS, depth, optionId)));
   expect(byToken(await loans.debtTotals(CHAIN))).toEqual(byToken(await oracle.debtTotals()));
   expect(byToken(await loans.collateralTotals(CHAIN))).toEqual(byToken(await oracle.collateralTotals()));
   expect(await loans.healthCounts(CHAIN)).toEqual(await oracle.healthCounts());
@@ -305,6 +371,8 @@ describe('summary read models against the old queries', () => {
     );
     expect(repaid).toBeGreaterThan(0);
     expect(risky).toBeGreaterThan(0);
+    const [{ levels }] = await env.db.query(`SELECT count(*) FILTER (WHERE orders > 1)::int AS levels FROM indexer_clob_levels WHERE chain_id = $1`, [CHAIN]);
+    expect(levels).toBeGreaterThan(0);
 
     // A shallow reorg (the last block), a deep one (across days), then new blocks on the new branch.
     for (const at of [23, 14]) {
@@ -317,7 +385,7 @@ describe('summary read models against the old queries', () => {
     // Everything rolled back: the read models are empty, as the oracle's queries are.
     await env.db.transaction((m) => rollbackDerived(m, CHAIN, 0));
     await expectOracle();
-    for (const t of ['indexer_clob_pair_daily', 'indexer_loan_token_totals', 'indexer_loan_health_counts'])
+    for (const t of ['indexer_clob_pair_daily', 'indexer_clob_levels', 'indexer_loan_token_totals', 'indexer_loan_health_counts'])
       expect(await env.db.query(`SELECT * FROM ${t} WHERE chain_id = $1`, [CHAIN])).toEqual([]);
   }, 120_000);
 });
