@@ -159,7 +159,7 @@ export const INDEXED_EVENTS = eventTable({
   OrderPlaced: indexedEvent({
     abi: orderPlacedEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_series'],
+    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_series', 'indexer_clob_levels'],
     decode(log) {
       expectShape(log, 4, 3, 'OrderPlaced');
       const t = log.topics;
@@ -217,7 +217,15 @@ export const INDEXED_EVENTS = eventTable({
   OrderFilled: indexedEvent({
     abi: orderFilledEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_daily', 'indexer_clob_traders'],
+    tables: [
+      'indexer_events',
+      'indexer_orders',
+      'indexer_clob_activity',
+      'indexer_clob_daily',
+      'indexer_clob_traders',
+      'indexer_clob_pair_daily',
+      'indexer_clob_levels',
+    ],
     decode(log) {
       expectShape(log, 4, 4, 'OrderFilled');
       const t = log.topics;
@@ -283,7 +291,7 @@ export const INDEXED_EVENTS = eventTable({
   OrderCancelled: indexedEvent({
     abi: orderCancelledEvent,
     emitter: 'pair',
-    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity'],
+    tables: ['indexer_events', 'indexer_orders', 'indexer_clob_activity', 'indexer_clob_levels'],
     decode(log) {
       expectShape(log, 3, 1, 'OrderCancelled');
       return { orderId: uint(log.topics[1]), owner: topicAddress(log.topics[2]), remaining: uint(word(log.data, 0)) };
@@ -557,7 +565,7 @@ export const INDEXED_EVENTS = eventTable({
   LoanOpened: indexedEvent({
     abi: loanOpenedEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 4, 7, 'LoanOpened');
       const t = log.topics;
@@ -631,7 +639,7 @@ export const INDEXED_EVENTS = eventTable({
   CollateralAdded: indexedEvent({
     abi: collateralAddedEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 3, 2, 'CollateralAdded');
       return { loanId: uint(log.topics[1]), from: topicAddress(log.topics[2]), amount: uint(word(log.data, 0)), collateral: uint(word(log.data, 1)) };
@@ -662,7 +670,7 @@ export const INDEXED_EVENTS = eventTable({
   CollateralWithdrawn: indexedEvent({
     abi: collateralWithdrawnEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 3, 2, 'CollateralWithdrawn');
       return { loanId: uint(log.topics[1]), to: topicAddress(log.topics[2]), amount: uint(word(log.data, 0)), collateral: uint(word(log.data, 1)) };
@@ -691,7 +699,7 @@ export const INDEXED_EVENTS = eventTable({
   LoanRepaid: indexedEvent({
     abi: loanRepaidEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 3, 3, 'LoanRepaid');
       const d = log.data;
@@ -726,7 +734,7 @@ export const INDEXED_EVENTS = eventTable({
   LoanLiquidated: indexedEvent({
     abi: loanLiquidatedEvent,
     emitter: 'lending_market',
-    tables: ['indexer_loans', 'indexer_loan_events'],
+    tables: ['indexer_loans', 'indexer_loan_events', 'indexer_loan_token_totals'],
     decode(log) {
       expectShape(log, 3, 3, 'LoanLiquidated');
       const d = log.data;

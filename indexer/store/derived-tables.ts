@@ -110,6 +110,14 @@ const byHeight =
   };
 
 /**
+ * The rollback of a read model that statement triggers keep from its source table (migration
+ * SummaryReadModels1764007700000): the source's own rollback (deletes and updates) fires them,
+ * in the same transaction, so nothing is left to undo here. The entry is listed so indexed
+ * events can name the table and the rollback test checks it comes back row for row.
+ */
+async function keptByTriggers(): Promise<void> {}
+
+/**
  * Every table the indexer writes that holds chain-derived data, in the order their rollback
  * must run; a batch's writes run in the same order. Each entry's `order` says which other
  * tables it must come before or after, and a test fails when the list breaks one of those, or
@@ -176,6 +184,11 @@ export const DERIVED_TABLES = [
     order: { rollsBackAfter: ['indexer_events'], why: 'orders touched above the point are recomputed from the events that survive' },
   }),
   // Explore's CLOB read models.
+  effect({
+    table: 'indexer_clob_levels',
+    holds: 'open size and order count per pair, series, side and price: the sums of the open indexer_orders',
+    rollback: keptByTriggers,
+  }),
   projected({
     table: 'indexer_clob_series',
     holds: 'series each pair listed or minted, with open interest',
@@ -197,6 +210,11 @@ export const DERIVED_TABLES = [
     holds: 'fills per pair, UTC day and trader, written with indexer_clob_daily',
     rollback: rollbackTraders,
     order: { rollsBackBefore: ['indexer_clob_activity'], why: 'its rollback subtracts what the orphaned activity rows added' },
+  }),
+  effect({
+    table: 'indexer_clob_pair_daily',
+    holds: 'fills, volumes and distinct traders per pair and UTC day: the sums of indexer_clob_daily and indexer_clob_traders',
+    rollback: keptByTriggers,
   }),
   projected({
     table: 'indexer_clob_activity',
@@ -225,6 +243,16 @@ export const DERIVED_TABLES = [
       rollsBackBefore: ['indexer_loan_events'],
       why: "health reads the latest prices (the surviving ones in a rollback, whose tokens the prices' rollback notes); a rolled-back loan's state is rebuilt from its events",
     },
+  }),
+  effect({
+    table: 'indexer_loan_token_totals',
+    holds: 'active loans, amount and rate sum per token as debt and as collateral: the sums of indexer_loans',
+    rollback: keptByTriggers,
+  }),
+  effect({
+    table: 'indexer_loan_health_counts',
+    holds: 'active loans below the at-risk and the liquidation lines per network: counts of indexer_loans',
+    rollback: keptByTriggers,
   }),
   projected({
     table: 'indexer_loan_events',

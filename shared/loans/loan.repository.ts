@@ -260,34 +260,37 @@ export class LoanRepository {
     );
   }
 
-  /** Active loans per debt token: count, outstanding principal, average rate. */
+  /**
+   * Active loans per debt token: count, outstanding principal, average rate. One row per token
+   * of the read model `indexer_loan_token_totals`, kept by triggers on `indexer_loans`.
+   */
   async debtTotals(chainId: number | undefined): Promise<TokenTotalsRecord[]> {
     return this.q(
-      `SELECT chain_id, debt_token AS token, count(*)::text AS loans, sum(principal_outstanding)::text AS amount, avg(rate_bps)::text AS avg_rate_bps
-         FROM indexer_loans WHERE state = 'active' ${chainId === undefined ? '' : 'AND chain_id = $1'} GROUP BY chain_id, debt_token`,
+      `SELECT chain_id, token, loans::text AS loans, amount::text AS amount, (rate_sum / loans)::text AS avg_rate_bps
+         FROM indexer_loan_token_totals WHERE role = 'debt' ${chainId === undefined ? '' : 'AND chain_id = $1'}`,
       chainId === undefined ? [] : [chainId],
     );
   }
 
-  /** Active loans per collateral token: count and collateral held. */
+  /** Active loans per collateral token: count and collateral held (one row per token of the read model). */
   async collateralTotals(chainId: number | undefined): Promise<TokenTotalsRecord[]> {
     return this.q(
-      `SELECT chain_id, collateral_token AS token, count(*)::text AS loans, sum(collateral_amount)::text AS amount, NULL AS avg_rate_bps
-         FROM indexer_loans WHERE state = 'active' ${chainId === undefined ? '' : 'AND chain_id = $1'} GROUP BY chain_id, collateral_token`,
+      `SELECT chain_id, token, loans::text AS loans, amount::text AS amount, NULL AS avg_rate_bps
+         FROM indexer_loan_token_totals WHERE role = 'collateral' ${chainId === undefined ? '' : 'AND chain_id = $1'}`,
       chainId === undefined ? [] : [chainId],
     );
   }
 
-  /** Active loans below each health line, per network. */
-  async healthCounts(
-    chainId: number | undefined,
-    atRiskWad: bigint,
-    liquidatableWad: bigint,
-  ): Promise<{ chain_id: number; at_risk: string; liquidatable: string }[]> {
+  /**
+   * Active loans below the at-risk line (LOAN_AT_RISK_HEALTH_WAD) and below 1.0 (liquidatable),
+   * per network: one row per network of `indexer_loan_health_counts`, kept by triggers on
+   * `indexer_loans` for those two lines (test/integration/loans/summary-read-models.test.ts
+   * checks they are the lines the service passes).
+   */
+  async healthCounts(chainId: number | undefined): Promise<{ chain_id: number; at_risk: string; liquidatable: string }[]> {
     return this.q(
-      `SELECT chain_id, count(*) FILTER (WHERE health_wad < $1::numeric)::text AS at_risk, count(*) FILTER (WHERE health_wad < $2::numeric)::text AS liquidatable
-         FROM indexer_loans WHERE state = 'active' AND health_wad < $1::numeric ${chainId === undefined ? '' : 'AND chain_id = $3'} GROUP BY chain_id`,
-      chainId === undefined ? [atRiskWad.toString(), liquidatableWad.toString()] : [atRiskWad.toString(), liquidatableWad.toString(), chainId],
+      `SELECT chain_id, at_risk::text AS at_risk, liquidatable::text AS liquidatable FROM indexer_loan_health_counts ${chainId === undefined ? '' : 'WHERE chain_id = $1'}`,
+      chainId === undefined ? [] : [chainId],
     );
   }
 

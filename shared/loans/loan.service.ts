@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError } from '../platform/errors';
 import { encodeCursor, type Page } from '../platform/pagination';
 import { NetworksService } from '../networks';
-import { formatWad, LOAN_AT_RISK_HEALTH_WAD, parseWad, valueWad, WAD, type TokenPrice } from './health';
+import { formatWad, LOAN_AT_RISK_HEALTH_WAD, parseWad, valueWad, type TokenPrice } from './health';
 import { LoanRepository, type LoanEventRecord, type LoanRecord } from './loan.repository';
 import type { ActivityQuery, AtRiskQuery, CollateralQuery, EventsQuery, LoansQuery, RecentQuery, SummaryQuery } from './loan.schemas';
 import { loanEventView, loanView, parseLoanId, priceUpdateView, type ValuationContext } from './loan.views';
@@ -49,7 +49,7 @@ export class LoanService {
     const [debt, collateral, health] = await Promise.all([
       this.repo.debtTotals(q.chain_id),
       this.repo.collateralTotals(q.chain_id),
-      this.repo.healthCounts(q.chain_id, LOAN_AT_RISK_HEALTH_WAD, WAD),
+      this.repo.healthCounts(q.chain_id),
     ]);
     const chains = [...new Set([...debt, ...collateral].map((r) => r.chain_id))].sort((a, b) => a - b);
     if (q.chain_id !== undefined && !chains.includes(q.chain_id)) chains.push(q.chain_id);

@@ -132,17 +132,18 @@ export class ClobExploreRepository {
   }
 
   /**
-   * The best `depth` price levels of each side of each series: one backward (bids) or forward
-   * (asks) walk of the open-order index per series and side, stopping after `depth` levels.
+   * The best `depth` price levels of each side of each series: per series and side, one walk of
+   * the primary key of the book read model `indexer_clob_levels` (one row per price, kept by
+   * triggers on the orders), stopping after `depth` rows.
    */
   async levels(m: Q, chainId: number, pairs: readonly string[], depth: number, optionId?: string): Promise<LevelRecord[]> {
     const level = (isBuy: boolean) => `
       SELECT s.pair, s.option_id, ${isBuy} AS is_buy, l.price, l.size, l.orders
         FROM indexer_clob_series s
         CROSS JOIN LATERAL (
-          SELECT o.price, sum(o.remaining) AS size, count(*) AS orders FROM indexer_orders o
-           WHERE o.chain_id = $1 AND o.pair = s.pair AND o.option_id = s.option_id AND o.is_buy = ${isBuy} AND o.state = 'open'
-           GROUP BY o.price ORDER BY o.price ${isBuy ? 'DESC' : 'ASC'} LIMIT $3
+          SELECT v.price, v.size, v.orders::text AS orders FROM indexer_clob_levels v
+           WHERE v.chain_id = $1 AND v.pair = s.pair AND v.option_id = s.option_id AND v.is_buy = ${isBuy}
+           ORDER BY v.price ${isBuy ? 'DESC' : 'ASC'} LIMIT $3
         ) l
        WHERE s.chain_id = $1 AND s.pair = ANY($2::text[]) AND ($4::numeric IS NULL OR s.option_id = $4)`;
     return m.query(`${level(true)} UNION ALL ${level(false)}`, [chainId, pairs, depth, optionId ?? null]);
@@ -204,13 +205,24 @@ export class ClobExploreRepository {
     );
   }
 
-  /** Fills, volume and premium volume of the UTC days from `fromDay` on (inclusive), optionally of one series. */
+  /**
+   * Fills, volume and premium volume of the UTC days from `fromDay` to `toDay` (inclusive),
+   * optionally of one series: at most one row per day of the window is read (the pair's
+   * per-day rollup, or the series' rows of the per-series rollup through its covering index).
+   */
   async windowTotals(m: Q, chainId: number, pair: string, fromDay: string, toDay: string, optionId?: string): Promise<WindowTotals> {
-    const rows: WindowTotals[] = await m.query(
-      `SELECT sum(fills) AS fills, sum(volume) AS volume, sum(premium_volume) AS premium_volume FROM indexer_clob_daily
-        WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date AND ($5::numeric IS NULL OR option_id = $5)`,
-      [chainId, pair, fromDay, toDay, optionId ?? null],
-    );
+    const rows: WindowTotals[] =
+      optionId === undefined
+        ? await m.query(
+            `SELECT sum(fills) AS fills, sum(volume) AS volume, sum(premium_volume) AS premium_volume FROM indexer_clob_pair_daily
+              WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date AND fills > 0`,
+            [chainId, pair, fromDay, toDay],
+          )
+        : await m.query(
+            `SELECT sum(fills) AS fills, sum(volume) AS volume, sum(premium_volume) AS premium_volume FROM indexer_clob_daily
+              WHERE chain_id = $1 AND pair = $2 AND option_id = $5::numeric AND day >= $3::date AND day <= $4::date`,
+            [chainId, pair, fromDay, toDay, optionId],
+          );
     return rows[0];
   }
 
@@ -223,22 +235,42 @@ export class ClobExploreRepository {
     );
   }
 
-  /** One row per UTC day with fills in the window: totals and distinct traders of that day. */
+  /**
+   * One row per UTC day with fills in the window: totals and distinct traders of that day (of
+   * the whole pair, also when one series is asked for). At most one row per day is read.
+   */
   async days(m: Q, chainId: number, pair: string, fromDay: string, toDay: string, optionId?: string): Promise<DayRecord[]> {
+    if (optionId === undefined)
+      return m.query(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, fills, volume, premium_volume, traders FROM indexer_clob_pair_daily
+          WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date AND fills > 0
+          ORDER BY day`,
+        [chainId, pair, fromDay, toDay],
+      );
     return m.query(
-      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.fills, d.volume, d.premium_volume, COALESCE(t.traders, 0) AS traders
-         FROM (SELECT day, sum(fills) AS fills, sum(volume) AS volume, sum(premium_volume) AS premium_volume FROM indexer_clob_daily
-                WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date AND ($5::numeric IS NULL OR option_id = $5)
-                GROUP BY day) d
-         LEFT JOIN (SELECT day, count(*) AS traders FROM indexer_clob_traders
-                     WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date GROUP BY day) t ON t.day = d.day
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.fills::bigint AS fills, d.volume, d.premium_volume, COALESCE(p.traders, 0) AS traders
+         FROM indexer_clob_daily d
+         LEFT JOIN indexer_clob_pair_daily p ON p.chain_id = d.chain_id AND p.pair = d.pair AND p.day = d.day
+        WHERE d.chain_id = $1 AND d.pair = $2 AND d.option_id = $5::numeric AND d.day >= $3::date AND d.day <= $4::date
         ORDER BY d.day`,
-      [chainId, pair, fromDay, toDay, optionId ?? null],
+      [chainId, pair, fromDay, toDay, optionId],
     );
   }
 
-  /** Distinct wallets that made or took a fill in the window. */
+  /**
+   * Distinct wallets that made or took a fill in the window. One day is one row of the pair's
+   * per-day rollup; a longer window counts distinct traders over its trader-days, an index-only
+   * scan of the primary key of `indexer_clob_traders` (docs/EXPLORE.md says what bounds it).
+   */
   async uniqueTraders(m: Q, chainId: number, pair: string, fromDay: string, toDay: string): Promise<number> {
+    if (fromDay === toDay) {
+      const one: { traders: string }[] = await m.query(`SELECT traders FROM indexer_clob_pair_daily WHERE chain_id = $1 AND pair = $2 AND day = $3::date`, [
+        chainId,
+        pair,
+        fromDay,
+      ]);
+      return Number(one[0]?.traders ?? 0);
+    }
     const rows: { n: string }[] = await m.query(
       `SELECT count(DISTINCT trader) AS n FROM indexer_clob_traders WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date`,
       [chainId, pair, fromDay, toDay],
