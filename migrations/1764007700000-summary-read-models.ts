@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dropStatementTriggers, statementTrigger, statementTriggers as triggers } from '../shared/platform/db/statement-triggers';
+import { dropStatementTriggers, statementTrigger, statementTriggers as triggers } from './support/statement-triggers';
 
 /**
  * Read models that make the CLOB summary and the loan summary read a bounded number of rows

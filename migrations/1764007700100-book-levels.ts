@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dropStatementTriggers, statementTrigger, statementTriggers } from '../shared/platform/db/statement-triggers';
+import { dropStatementTriggers, statementTrigger, statementTriggers } from './support/statement-triggers';
 
 /**
  * `indexer_clob_levels`: the open book per pair, series, side and price (open size and order

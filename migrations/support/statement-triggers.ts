@@ -6,6 +6,9 @@ import type { QueryRunner } from 'typeorm';
  * event (a trigger with transition tables takes one event), all calling one function that sees
  * the statement's rows signed +1 (new) and -1 (old), so an insert, an update and a delete of
  * the source each move the sums by the same delta, once per statement.
+ *
+ * Frozen with the migrations that use it: what it emits is part of their history, so a change
+ * here is a new helper for a new migration, never an edit.
  */
 
 type Op = 'INSERT' | 'DELETE' | 'UPDATE';
