@@ -288,7 +288,15 @@ describe('npm run stack:scaled', () => {
     stack.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(ready.pids.length).toBeGreaterThanOrEqual(17);
-    expect(ready.pids.filter(alive)).toEqual([]);
+    // A postmaster removes its pid file (what pg_ctl stop waits for) a moment before it exits: on a busy machine that moment is visible.
+    expect(
+      await eventually(
+        async () => ready.pids.filter(alive),
+        (left) => left.length === 0,
+        30_000,
+        'every process of the stack gone',
+      ),
+    ).toEqual([]);
     expect(existsSync(ready.tmp)).toBe(false);
     expect(err).toContain('stopped; nothing left behind');
   }, 180_000);

@@ -73,7 +73,7 @@ beforeAll(async () => {
     async () => (await h.env.db.query(`SELECT count(*)::int AS n FROM indexer_bond_events WHERE maker = $1`, [h.chain.accounts[MAKER].address]))[0].n,
     (n) => n > 0,
   );
-}, 90_000);
+}, 240_000);
 
 afterAll(async () => {
   await ix?.stop();
