@@ -7,6 +7,7 @@ import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { topicEvents } from '../../support/events';
 import { expectSameAsFreshIndexer } from './fresh-indexer';
 import { cursorOf, mineBlocks, openHarness, runIndexer, waitFor, waitForHead, type Harness } from './harness';
+import { startWorkers, type Workers } from '../../support/workers';
 
 /**
  * The lending market and its oracle, indexed from a real node: loans projected with their
@@ -16,6 +17,8 @@ import { cursorOf, mineBlocks, openHarness, runIndexer, waitFor, waitForHead, ty
  */
 let h: Harness;
 let ix: Awaited<ReturnType<typeof runIndexer>>;
+/** The workers fan a subject's indexed events out to the stream tokens watching it. */
+let workers: Workers;
 let lend: LendingActions;
 const WAD = 10n ** 18n;
 const ETH = 10n ** 18n;
@@ -62,6 +65,7 @@ beforeAll(async () => {
   await h.register({ confirmations: 2 });
   // A watcher from before any block, as if its snapshot had been taken at genesis.
   await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('loan', 31337, LOAN_FEED_SUBJECT, streamHash, Date.now() + 3_600_000, -1);
+  workers = startWorkers(h.env);
   ix = await runIndexer(h.env);
   await mineBlocks(h.chain, 3);
   await waitForHead(h);
@@ -69,6 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ix?.stop();
+  await workers?.close();
   await h?.close();
 });
 

@@ -22,6 +22,7 @@ import {
   type Harness,
 } from './harness';
 import { expectMirrorsChain } from './mirror';
+import { startWorkers, type Workers } from '../../support/workers';
 
 /**
  * Reorgs of 1, 10 and 200 blocks under a running indexer on a real Hardhat node, made the way
@@ -35,6 +36,8 @@ const WINDOW = 64;
 const ENV = { INDEXER_REORG_WINDOW_BY_CHAIN: `31337:${WINDOW}` };
 let h: Harness;
 let ix: Awaited<ReturnType<typeof runIndexer>>;
+/** The workers fan a subject's indexed events (and reorg notices) out to the stream tokens watching it. */
+let workers: Workers;
 let app: ReturnType<typeof buildApp>['app'];
 let writes: Awaited<ReturnType<typeof recordWrites>>;
 let idA: bigint;
@@ -88,12 +91,14 @@ beforeAll(async () => {
   await mint(h.chain, pair(), 1, idA, 50n);
   await h.register({ confirmations: 0 });
   writes = await recordWrites(h.env);
+  workers = startWorkers(h.env);
   ix = await runIndexer(h.env);
   await waitForHead(h);
 }, 60_000);
 
 afterAll(async () => {
   await ix?.stop();
+  await workers?.close();
   await h?.close();
 });
 

@@ -23,6 +23,7 @@ import {
   type Harness,
 } from './harness';
 import { expectMirrorsChain } from './mirror';
+import { startWorkers, type Workers } from '../../support/workers';
 
 /**
  * The indexer against a real Hardhat node with the reference contracts: backfill of history in
@@ -30,6 +31,8 @@ import { expectMirrorsChain } from './mirror';
  */
 let h: Harness;
 let ix: Awaited<ReturnType<typeof runIndexer>>;
+/** The workers fan a subject's indexed events out to the stream tokens watching it. */
+let workers: Workers;
 let app: ReturnType<typeof buildApp>['app'];
 let idA: bigint;
 const alice = () => h.chain.accounts[1].address;
@@ -55,11 +58,13 @@ beforeAll(async () => {
   await pairCall(h.chain, 2, pair(), 'placeOrder', [idA, false, 7n, 2n]);
   await mineBlocks(h.chain, 40);
   await h.register({ confirmations: 2 });
+  workers = startWorkers(h.env);
   ix = await runIndexer(h.env);
 }, 60_000);
 
 afterAll(async () => {
   await ix?.stop();
+  await workers?.close();
   await h?.close();
 });
 
@@ -153,7 +158,9 @@ describe('indexer sync', () => {
 
   it('publishes live pair events to the explore streams watching that pair', async () => {
     const watcher = hashStreamToken(randomBytes(32).toString('base64url'));
-    await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('clob', 31337, pair(), watcher, Date.now() + 60_000, -1);
+    // Its snapshot is the chain's head now: it hears the events of later blocks, not the history.
+    const head = Number(await h.chain.publicClient.getBlockNumber());
+    await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('clob', 31337, pair(), watcher, Date.now() + 60_000, head);
     const { hash } = await pairCall(h.chain, 2, pair(), 'placeOrder', [idA, true, 4n, 1n]);
     await pairCall(h.chain, 1, pair(), 'transfer', [bob(), idA, 1n]);
     const seen = await waitFor(
