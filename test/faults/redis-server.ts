@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/chain';
+import { waitForPing } from '../support/redis-ping';
 
 /**
  * A private `redis-server` for one test file, on its own 127.0.0.1 port, that the test can stop
@@ -75,33 +75,4 @@ export async function startTestRedis(): Promise<TestRedis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** PING over a raw socket until the server answers PONG (not LOADING), or the process dies. */
-async function waitForPing(port: number, child: ChildProcess, stderr: () => string, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr()}`);
-    if ((await ping(port)) === '+PONG') return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`redis-server on ${port} did not answer PING: ${stderr()}`);
-}
-
-function ping(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    let buf = '';
-    s.setTimeout(500, () => s.destroy());
-    s.on('connect', () => s.write('PING\r\n'));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\r\n')) {
-        s.destroy();
-        resolve(buf.split('\r\n')[0]);
-      }
-    });
-    s.on('error', () => resolve(''));
-    s.on('close', () => resolve(buf.split('\r\n')[0]));
-  });
 }
