@@ -149,12 +149,18 @@ describe('Dutch fills on chain', () => {
     );
     expect(notices.filter((e) => e.event === 'rfq_result').map((e) => e.payload.state)).toEqual(['filled', 'open']);
   }, 60_000);
-  /** The indexer's decision on the quote's exclusive window, mining a block per look (it decides on new blocks). */
+  /**
+   * The indexer's decision on the quote's exclusive window. It decides on new blocks, so each look
+   * mines one and waits for the indexer to have indexed it: a look per indexed block, not per
+   * 40 ms, so a slow indexer (a busy machine, a reorg's re-sync) is not outrun by blocks it has
+   * yet to read.
+   */
   const outcome = (id: string, after = new Date(0)) =>
     waitFor(
       'exclusive window decided',
       async () => {
         await mineBlocks(h.chain, 1);
+        await waitForHead(h);
         const rows: { faded: boolean; winner: string; decided_block: string; created_at: Date }[] = await h.env.db.query(
           `SELECT faded, winner, decided_block::text, created_at FROM dutch_exclusive_outcomes WHERE quote_id = $1`,
           [id],
@@ -162,6 +168,7 @@ describe('Dutch fills on chain', () => {
         return rows.filter((r) => new Date(r.created_at) > after);
       },
       (r) => r.length === 1,
+      60_000,
     ).then((r) => r[0]);
 
   /** Moves the chain's time past the quote's exclusive end. */
@@ -182,7 +189,7 @@ describe('Dutch fills on chain', () => {
     );
     await passWindow(a.id);
     expect(await outcome(a.id)).toMatchObject({ faded: false, winner: maker().address });
-  }, 60_000);
+  }, 120_000);
 
   it('a winner that lets its window pass records a fade; a reorg below the deciding block undoes it until the chain decides again', async () => {
     const a = await auction({ bid: true });
@@ -203,5 +210,5 @@ describe('Dutch fills on chain', () => {
     expect(again).toMatchObject({ faded: true, winner: maker().address });
     const reorgs: { reorgs: number }[] = await h.env.db.query(`SELECT reorgs FROM indexer_reorg_stats WHERE chain_id = $1`, [h.chain.chainId]);
     expect(reorgs[0].reorgs).toBeGreaterThanOrEqual(1);
-  }, 60_000);
+  }, 180_000);
 });

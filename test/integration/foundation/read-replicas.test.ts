@@ -113,15 +113,17 @@ describe('read replicas', () => {
     // Everything but query and transaction is the primary's.
     expect(loose.reader().isInitialized).toBe(true);
     expect(loose.reader().options).toBe(primary.options);
-  });
+  }, 120_000);
 
   it('a replica behind by more than the bound serves nothing; reads go to the primary and return once it has caught up', async () => {
     // Replay is still paused with row 1 not replayed: the replica falls behind the 300 ms bound.
+    // A check that times out on a busy machine drops it as unreachable for a moment; what is
+    // claimed here is the drop for lag, so wait for a check that reached it and measured.
     const state = await eventually(
       async () => tight.states()[0],
-      (s) => !s.serving,
+      (s) => !s.serving && s.up,
       60_000,
-      'the tight router to drop the replica',
+      'the tight router to drop the replica for lag',
     );
     expect(state.up).toBe(true);
     expect(state.problem).toMatch(/^behind by \d+ ms$/);
@@ -142,7 +144,7 @@ describe('read replicas', () => {
     reads.tight.length = 0;
     expect(await count(tight.reader(), 1)).toBe(1);
     expect(reads.tight).toEqual(['replica']);
-  });
+  }, 240_000);
 
   it('an idle primary does not make a current replica look behind', async () => {
     // Nothing is written now: the last replayed commit ages, but the replica has replayed all
@@ -163,10 +165,19 @@ describe('read replicas', () => {
       60_000,
       'the last replayed commit older than 1 s',
     );
-    await tight.check();
-    expect(tight.states()[0].serving).toBe(true);
-    expect(tight.states()[0].lagMs).toBeLessThanOrEqual(300);
-  });
+    // A check that reached the replica (one that timed out on a busy machine says nothing of lag).
+    const state = await eventually(
+      async () => {
+        await tight.check();
+        return tight.states()[0];
+      },
+      (s) => s.up,
+      60_000,
+      'a check that reached the replica',
+    );
+    expect(state.serving).toBe(true);
+    expect(state.lagMs).toBeLessThanOrEqual(300);
+  }, 240_000);
 
   it('a killed replica costs no read an error: reads go to the primary at once, and back when it returns', async () => {
     await serving(loose);
@@ -191,7 +202,7 @@ describe('read replicas', () => {
     reads.loose.length = 0;
     expect(await count(loose.reader(), 2)).toBe(1);
     expect(reads.loose).toEqual(['replica']);
-  });
+  }, 240_000);
 
   it('an error of the read itself is not a dead replica: it reaches the caller and the replica keeps serving', async () => {
     await serving(loose);
@@ -199,5 +210,5 @@ describe('read replicas', () => {
     await expect(loose.reader().query('SELECT * FROM no_such_table')).rejects.toThrow(/no_such_table/);
     expect(reads.loose).toEqual([]);
     expect(loose.states()[0].serving).toBe(true);
-  });
+  }, 120_000);
 });
