@@ -204,8 +204,15 @@ async function run(redisMode: RedisMode): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     ...redisEnv,
   };
+  // The API and socket replicas sit behind HAProxy (option forwardfor): the client, for rate
+  // limits and idempotency scopes, is the last X-Forwarded-For hop, not HAProxy's address.
   const role = (name: string, roles: string, port = 0) =>
-    start(name, process.execPath, ['--import', 'tsx', 'bin/main.ts'], { ...roleEnv, ROLES: roles, PORT: String(port) });
+    start(name, process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
+      ...roleEnv,
+      ROLES: roles,
+      PORT: String(port),
+      ...(port ? { TRUST_PROXY_HOPS: '1' } : {}),
+    });
 
   say('two API, two socket, two worker and two indexer processes');
   const roles = [

@@ -284,6 +284,33 @@ describe('npm run stack:scaled', () => {
     }
   }, 300_000);
 
+  it('an API replica killed under a steady quote load: HAProxy retries what is safe to retry, nothing lost or duplicated', async () => {
+    const feed = await makerFeed();
+    const reads = readLoop('/api/networks');
+    try {
+      const victim = ready.processes['api-1'];
+      // Every create carries its own Idempotency-Key, so one that api-1 took and died with is
+      // sent again to api-2 (HAProxy's retry-on) and answered once, never created twice.
+      const load = await new QuoteLoad(ready.base_url, { ...LOAD, pair: await pairAddress(), idempotencyKeys: true }).run(async (l) => {
+        await l.waitAnswered(LOAD.requests / 3);
+        process.kill(victim, 'SIGKILL');
+      });
+      await reads.stop();
+      await eventually(
+        async () => alive(victim),
+        (a) => !a,
+        30_000,
+        'api-1 gone',
+      );
+      // GETs are retried too: no read failed, none saw a 502.
+      expect(reads.statuses.filter((s) => s !== '200')).toEqual([]);
+      await expectNothingLostOrDuplicated(load, feed, 'an API replica killed');
+    } finally {
+      await reads.stop();
+      await feed.close();
+    }
+  }, 300_000);
+
   it('SIGTERM stops everything: no process of the stack alive, its temporary directory gone', async () => {
     stack.kill('SIGTERM');
     expect(await exited).toBe(0);
