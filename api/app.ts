@@ -7,6 +7,8 @@ import { requestContext } from '../shared/platform/http/request-context';
 import { noStore } from '../shared/platform/http/cache';
 import { mountRoutes, recordRouteSpecs } from './http/mount-routes';
 import { API_ROUTES, boundRoutes } from './routes/route-table';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
+import { exportQueueDepths } from '../shared/platform/queue';
 
 /**
  * Builds the Express app from its dependencies. Stateless: every request can land on any
@@ -31,6 +33,11 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   );
   // Nothing is stored by caches unless its route says it is public (registry data).
   app.use(noStore);
+  const token = deps.config.OPS_DASHBOARD_TOKEN;
+  if (token !== undefined && deps.queueNames === undefined) throw new Error('OPS_DASHBOARD_TOKEN is set, but the app was given no queue names to show');
+  if (deps.queueNames !== undefined) exportQueueDepths(deps, deps.queueNames, deps.config.PROBE_TIMEOUT_MS);
+  // Not mounted at all without a token: the path then answers 404 like any unknown one.
+  if (token !== undefined && deps.queueNames !== undefined) app.use(QUEUE_DASHBOARD_PATH, queueDashboard(ctx, token, deps.queueNames));
   const routes = boundRoutes(ctx);
   const probes = express.Router();
   mountRoutes(

@@ -13,7 +13,14 @@ import { serviceSigner } from '../shared/chain/service-signer';
 import type { PrivateKeyAccount } from 'viem/accounts';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
-export type ApiDeps = ServiceDeps;
+export interface ApiDeps extends ServiceDeps {
+  /**
+   * Every BullMQ queue of the job catalog (workers/job-catalog.ts `QUEUE_NAMES`), which the api
+   * role may not import: the entry point hands them over. With them the app exports the queues'
+   * depths on /metrics and can serve the operator's queue dashboard (`OPS_DASHBOARD_TOKEN`).
+   */
+  queueNames?: readonly string[];
+}
 
 /** The services routes call, built once per app from its deps. */
 export interface ApiServices {

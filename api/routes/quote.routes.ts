@@ -16,17 +16,30 @@ function makerWallet(req: Request): `0x${string}` {
 /** Quotes: create (standard or Dutch), poll, maker package offers and Dutch bids. The quote and offer bodies are parsed by shared/quotes and shared/dutch. */
 export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteSpecs> {
   const { quotes, offers, dutch } = ctx.services;
+  // What the operator's quote-rate panels read: quotes and offers accepted, replays not counted.
+  const created = ctx.metrics.counter('rfq_quotes_created_total', 'Quotes created, by kind (rfq, dutch); idempotent replays not counted', ['kind']);
+  const offered = ctx.metrics.counter('rfq_offers_submitted_total', 'Maker package offers and Dutch bids accepted, by kind (offer, dutch_bid)', ['kind']);
   return {
     createQuote: async ({ headers, body }, req) => {
       const opts = { idempotencyKey: headers['idempotency-key'], caller: callerScope(req) };
-      const out = isDutchRequest(body) ? await dutch.create(body, opts) : await quotes.create(body, opts);
+      const kind = isDutchRequest(body) ? 'dutch' : 'rfq';
+      const out = kind === 'dutch' ? await dutch.create(body, opts) : await quotes.create(body, opts);
+      if (!out.replayed) created.inc({ kind });
       return new Reply(out.status, out.body, out.replayed ? { 'Idempotent-Replayed': 'true' } : {});
     },
     pollQuote: async ({ params, query, headers }) => {
       const out = await quotes.poll(params.id, query.stream_token ?? headers['x-quote-stream-token']);
       return out.quote.offer_format === 'dutch_only' ? { ...out, ...(await dutch.pollView(out)) } : out;
     },
-    submitOffer: async ({ params, body }, req) => ({ offer: await offers.submit(params.id, body, makerWallet(req)) }),
-    submitDutchBid: async ({ params, body }, req) => new Reply(201, { bid: await dutch.bid(params.id, body, makerWallet(req)) }),
+    submitOffer: async ({ params, body }, req) => {
+      const offer = await offers.submit(params.id, body, makerWallet(req));
+      offered.inc({ kind: 'offer' });
+      return { offer };
+    },
+    submitDutchBid: async ({ params, body }, req) => {
+      const bid = await dutch.bid(params.id, body, makerWallet(req));
+      offered.inc({ kind: 'dutch_bid' });
+      return new Reply(201, { bid });
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { Counter } from 'prom-client';
 import type { Metrics } from '../metrics';
 import { LuaScript, publishCommand, type Redis } from '../redis';
 import { StreamTokens } from '../stream-tokens';
@@ -101,12 +102,15 @@ export class TopicEventPublisher<C extends EventCatalog> {
   private readonly tokens: StreamTokens;
   private readonly logTtlMs: number;
   private readonly seqTtlMs: number;
+  /** Made with the publisher, so /metrics names it before the first event (a dashboard then reads 0, not no data). */
+  private readonly published: Counter<string> | undefined;
 
   constructor(private readonly deps: TopicEventPublisherDeps) {
     this.keys = new EventKeys(deps.config.REDIS_PREFIX);
     this.tokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
     this.logTtlMs = deps.config.SOCKET_HISTORY_MAX_AGE_SECONDS * 1000;
     this.seqTtlMs = Math.max(deps.config.SOCKET_SEQ_TTL_SECONDS * 1000, this.logTtlMs);
+    this.published = deps.metrics?.counter('events_published_total', 'Events published to socket topics', ['topic_kind', 'duplicate']);
   }
 
   async publish<K extends keyof C & string, E extends keyof C[K] & string>(
@@ -138,9 +142,7 @@ export class TopicEventPublisher<C extends EventCatalog> {
       publishCommand(this.deps.redis),
     ];
     const [seq, dup] = (await PUBLISH.run(this.deps.redis, keys, args)) as [number, number];
-    this.deps.metrics
-      ?.counter('events_published_total', 'Events published to socket topics', ['topic_kind', 'duplicate'])
-      .inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
+    this.published?.inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
     return { seq, duplicate: dup === 1 };
   }
 }
