@@ -1,5 +1,4 @@
 import { createBullBoard } from '@bull-board/api';
-import type { IServerAdapter } from '@bull-board/api/dist/types';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Router } from 'express';
@@ -27,10 +26,7 @@ export function queueDashboard(ctx: ApiContext, token: string, queueNames: reado
   const server = new ExpressAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
     queues: queueNames.map((name) => new BullMQAdapter(ctx.queue.queue(name), { readOnlyMode: true, allowRetries: false })),
-    // @bull-board/express 9.10.1 (its latest) declares its types against its own nested copy of
-    // @bull-board/api 9.10.1, whose classes TypeScript will not match with 9.10.2's (private
-    // fields). With one copy installed (api pinned to 9.10.1) this assertion is not needed.
-    serverAdapter: server as unknown as IServerAdapter,
+    serverAdapter: server,
     options: { uiConfig: { boardTitle: 'options-rfq queues' } },
   });
   const router = Router();
