@@ -11,6 +11,7 @@ import { limitsEnv } from './limits.config';
 import { signerEnv } from './signer.config';
 import { ordersEnv } from './orders.config';
 import { bondsEnv } from './bonds.config';
+import { tracingEnv } from './tracing.config';
 import { redisEndpointProblems } from './redis-endpoint';
 
 /**
@@ -30,6 +31,7 @@ const envSchema = z.object({
   ...signerEnv,
   ...ordersEnv,
   ...bondsEnv,
+  ...tracingEnv,
 });
 
 export type Env = z.output<typeof envSchema>;

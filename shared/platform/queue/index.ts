@@ -1,3 +1,4 @@
 export { defineJob, isJobSpec } from './job-catalog';
 export type { JobSpec, JobPayload } from './job-catalog';
 export { JobQueue } from './job-queue';
+export { TRACE_FIELD, takeTrace, withTrace } from './job-trace';

@@ -2,7 +2,7 @@ import { QueueEvents } from 'bullmq';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineJob, isJobSpec, type JobSpec } from '../../../shared/platform/queue';
+import { defineJob, isJobSpec, TRACE_FIELD, type JobSpec } from '../../../shared/platform/queue';
 import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/platform/redis';
 import { catalogOf, JOBS } from '../../../workers/job-catalog';
 import { HANDLERS } from '../../../workers/job-handlers';
@@ -106,6 +106,29 @@ describe('worker host and job binding', () => {
       expect(await failed).toMatch(/payload invalid/);
       const job = await env.queue.queue('test').getJob('bad');
       expect(job?.attemptsMade).toBe(1);
+    } finally {
+      await workers.close();
+      await events.close();
+      await closeRedis(conn);
+    }
+  });
+
+  it("a job's carried trace context is taken off before its payload is parsed, so even a strict schema accepts it", async () => {
+    const strict = defineJob({ name: 'test.strict', queue: 'test', schema: z.strictObject({ n: z.number().int() }), jobId: (p) => `strict.${p.n}` });
+    const seen: unknown[] = [];
+    const conn = createBullConnection(env.config);
+    const events = new QueueEvents('test', { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX, 'test') });
+    await events.waitUntilReady();
+    const workers = startWorkers(env, { catalog: { [strict.name]: strict }, handlers: [handles(strict, async (p) => void seen.push(p))] });
+    try {
+      const done = new Promise<string>((resolve) => {
+        events.on('completed', ({ jobId }) => resolve(jobId));
+        events.on('failed', ({ failedReason }) => resolve(`failed: ${failedReason}`));
+      });
+      // As a traced API enqueues it: the payload and, beside it, the W3C traceparent of its span.
+      await env.queue.queue('test').add(strict.name, { n: 3, [TRACE_FIELD]: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }, { jobId: 'strict.3' });
+      expect(await done).toBe('strict.3');
+      expect(seen).toEqual([{ n: 3 }]);
     } finally {
       await workers.close();
       await events.close();
