@@ -2,7 +2,7 @@ import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { bullPrefix, createBullConnection, closeRedis, type Redis, type RedisTarget } from '../shared/platform/redis';
 import { takeTrace, type JobSpec } from '../shared/platform/queue';
-import { markFailed, MESSAGING, roleTracer, traceparentContext } from '../shared/platform/tracing';
+import { markFailed, MESSAGING, roleTracer, traceIdOf, traceparentContext } from '../shared/platform/tracing';
 import type { BoundJob } from './job-binding';
 import { checkJobBinding } from './job-binding';
 import { RetryLater } from './retry-later';
@@ -57,7 +57,12 @@ export class WorkerHost {
       worker.on('completed', (job) => done.inc({ job: job.name, outcome: 'completed' }));
       worker.on('failed', (job, err) => {
         done.inc({ job: job?.name ?? 'unknown', outcome: 'failed' });
-        this.ctx.logger.warn({ job: job?.name, job_id: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed');
+        // Emitted outside the job's span: the line names the trace the job's data carried.
+        const traceId = traceIdOf(takeTrace(job?.data).traceparent);
+        this.ctx.logger.warn(
+          { job: job?.name, job_id: job?.id, attempt: job?.attemptsMade, err: err.message, ...(traceId && { trace_id: traceId }) },
+          'job failed',
+        );
       });
       worker.on('error', (err) => this.ctx.logger.error({ queue, err: err.message }, 'worker error'));
       this.workers.push(worker);
@@ -79,7 +84,7 @@ export class WorkerHost {
       try {
         await this.runParsed(job, payload, token);
       } catch (err) {
-        // A job moved back to the delayed set on purpose did not fail: the span says when it comes back.
+        // A job moved back to the delayed set on purpose did not fail: an event says so instead.
         if (err instanceof DelayedError) span.addEvent('delayed');
         else markFailed(span, err);
         throw err;

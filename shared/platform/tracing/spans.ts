@@ -22,6 +22,11 @@ export function currentTraceparent(): string | undefined {
   return carrier.traceparent;
 }
 
+/** The trace id a carried `traceparent` names, for a log line written outside its span. */
+export function traceIdOf(traceparent: string | undefined): string | undefined {
+  return traceparent === undefined ? undefined : /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent)?.[1];
+}
+
 /** The context a carried `traceparent` continues; the root context when none came. */
 export function traceparentContext(traceparent: string | undefined): Context {
   return traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent });

@@ -11,6 +11,8 @@ import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { startWorkers } from '../../support/workers';
+import { eventually } from '../../support/events';
+import { captureLogs } from './log-capture';
 
 const echo = defineJob({
   name: 'test.echo',
@@ -113,22 +115,34 @@ describe('worker host and job binding', () => {
     }
   });
 
-  it("a job's carried trace context is taken off before its payload is parsed, so even a strict schema accepts it", async () => {
+  it("a job's carried trace context is taken off before its payload is parsed, so even a strict schema accepts it; a failure's log line names its trace", async () => {
     const strict = defineJob({ name: 'test.strict', queue: 'test', schema: z.strictObject({ n: z.number().int() }), jobId: (p) => `strict.${p.n}` });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const seen: unknown[] = [];
+    const logs = captureLogs();
     const conn = createBullConnection(env.config);
     const events = new QueueEvents('test', { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX, 'test') });
     await events.waitUntilReady();
-    const workers = startWorkers(env, { catalog: { [strict.name]: strict }, handlers: [handles(strict, async (p) => void seen.push(p))] });
+    const workers = startWorkers(env, { catalog: { [strict.name]: strict }, handlers: [handles(strict, async (p) => void seen.push(p))], logger: logs.logger });
     try {
-      const done = new Promise<string>((resolve) => {
-        events.on('completed', ({ jobId }) => resolve(jobId));
-        events.on('failed', ({ failedReason }) => resolve(`failed: ${failedReason}`));
+      const outcomes = new Map<string, string>();
+      const both = new Promise<void>((resolve) => {
+        const settle = (id: string, outcome: string) => outcomes.set(id, outcome).size === 2 && resolve();
+        events.on('completed', ({ jobId }) => settle(jobId, 'completed'));
+        events.on('failed', ({ jobId, failedReason }) => settle(jobId, `failed: ${failedReason}`));
       });
-      // As a traced API enqueues it: the payload and, beside it, the W3C traceparent of its span.
-      await env.queue.queue('test').add(strict.name, { n: 3, [TRACE_FIELD]: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }, { jobId: 'strict.3' });
-      expect(await done).toBe('strict.3');
+      // As a traced API enqueues them: the payload and, beside it, the W3C traceparent of its span.
+      await env.queue.queue('test').add(strict.name, { n: 3, [TRACE_FIELD]: traceparent }, { jobId: 'strict.3' });
+      await env.queue.queue('test').add(strict.name, { n: 'x', [TRACE_FIELD]: traceparent }, { jobId: 'strict.x', attempts: 1 });
+      await both;
+      expect(outcomes.get('strict.3')).toBe('completed');
+      expect(outcomes.get('strict.x')).toMatch(/^failed: job test.strict payload invalid/);
       expect(seen).toEqual([{ n: 3 }]);
+      const failed = await eventually(
+        async () => logs.lines().find((l) => l.msg === 'job failed' && l.job_id === 'strict.x'),
+        (l) => l !== undefined,
+      );
+      expect(failed).toMatchObject({ trace_id: '0af7651916cd43dd8448eb211c80319c' });
     } finally {
       await workers.close();
       await events.close();

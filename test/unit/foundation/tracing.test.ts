@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../../shared/platform/config';
 import { parseLiveMessage } from '../../../shared/platform/event-bus';
 import { createLogger } from '../../../shared/platform/logging';
 import { takeTrace, TRACE_FIELD, withTrace } from '../../../shared/platform/queue';
-import { currentTraceparent, inSpan, traceparentContext, Tracing, tracesEndpoint } from '../../../shared/platform/tracing';
+import { currentTraceparent, inSpan, traceIdOf, traceparentContext, Tracing, tracesEndpoint } from '../../../shared/platform/tracing';
 import { startOtlpReceiver, type OtlpReceiver } from '../../support/otlp-receiver';
 
 /** A logger of the production kind (createLogger) whose lines the test reads back. */
@@ -57,6 +57,8 @@ describe('the trace context a job or a live message carries', () => {
     // A field of another type is dropped too: the payload a schema sees never has it.
     expect(takeTrace({ n: 1, [TRACE_FIELD]: 42 })).toEqual({ payload: { n: 1 }, traceparent: undefined });
     expect(takeTrace({ n: 1 })).toEqual({ payload: { n: 1 }, traceparent: undefined });
+    expect(traceIdOf('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(traceIdOf('not a traceparent')).toBeUndefined();
   });
 
   it('a live message reads the same with or without a traceparent before its data', () => {
