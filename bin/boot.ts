@@ -15,7 +15,7 @@ export interface Infra extends ServiceDeps {
 }
 
 export async function openInfra(config: Config, opts: { migrate: boolean; name: string }): Promise<Infra> {
-  const tracing = Tracing.start(config) ?? undefined;
+  const tracing = (await Tracing.start(config)) ?? undefined;
   const logger = createLogger({ level: config.LOG_LEVEL, base: { roles: config.ROLES.join(',') }, traceIds: tracing !== undefined });
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   // First registered, last closed: the spans of the drain itself are exported too.

@@ -1,6 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { NextFunction, Request, Response } from 'express';
+import { HTTP } from '../tracing';
 import { routeOf } from './request-context';
 
 /**
@@ -14,14 +14,14 @@ import { routeOf } from './request-context';
 export function requestSpan(tracer: Tracer) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!req.path.startsWith('/api/')) return next();
-    const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method } }, ROOT_CONTEXT);
+    const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [HTTP.method]: req.method } }, ROOT_CONTEXT);
     res.once('close', () => {
       // The id an error body quotes to an operator (set by requestContext, after this).
       span.setAttribute('rfq.request_id', req.id);
       const route = routeOf(req);
-      if (route !== null) span.updateName(`${req.method} ${route}`).setAttribute(ATTR_HTTP_ROUTE, route);
+      if (route !== null) span.updateName(`${req.method} ${route}`).setAttribute(HTTP.route, route);
       if (res.writableFinished) {
-        span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
+        span.setAttribute(HTTP.status, res.statusCode);
         if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       } else {
         span.setStatus({ code: SpanStatusCode.ERROR, message: 'connection closed before the response was sent' });

@@ -1,6 +1,16 @@
 import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 
 /**
+ * Attribute names of OpenTelemetry's (stable) HTTP conventions, written out so that a process
+ * that does not trace never loads the conventions package.
+ */
+export const HTTP = {
+  method: 'http.request.method',
+  route: 'http.route',
+  status: 'http.response.status_code',
+} as const;
+
+/**
  * Attribute names of OpenTelemetry's messaging conventions, which are still incubating: their
  * package asks users to copy such names rather than import them, as they may change.
  */

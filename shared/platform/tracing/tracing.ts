@@ -1,9 +1,6 @@
 import { hostname } from 'node:os';
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { Config, Role } from '../config';
 
 /** Every role's service name starts with it: `options-rfq-api`, `options-rfq-workers`, ... */
@@ -23,15 +20,28 @@ export function tracesEndpoint(config: Pick<TracingConfig, 'TRACING_OTLP_URL' | 
  * role the process runs, so each role's spans carry its own service name even when one process
  * runs all four (`npm start`); they share the AsyncLocalStorage context and the W3C propagator,
  * so a span of one role is the parent of the next role's, in this process or across Redis.
- * Without an endpoint nothing is built or registered: `Tracing.start` answers null, and every
- * instrumented place, handed no tracer, runs its work without a span.
+ * Without an endpoint nothing is loaded, built or registered: `Tracing.start` answers null, and
+ * every instrumented place, handed no tracer, runs its work without a span.
  */
 export class Tracing {
   private constructor(private readonly providers: ReadonlyMap<Role, NodeTracerProvider>) {}
 
-  static start(config: TracingConfig): Tracing | null {
+  static async start(config: TracingConfig): Promise<Tracing | null> {
     const url = tracesEndpoint(config);
     if (url === null) return null;
+    // Loaded only now: the SDK and the exporter would cost a process that does not trace a few
+    // hundred milliseconds of start-up and some memory.
+    const [
+      { OTLPTraceExporter },
+      { resourceFromAttributes },
+      { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler },
+      { ATTR_SERVICE_NAME },
+    ] = await Promise.all([
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/semantic-conventions'),
+    ]);
     const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.TRACING_SAMPLE_RATIO) });
     const instance = `${hostname()}:${process.pid}`;
     const providers = new Map<Role, NodeTracerProvider>();

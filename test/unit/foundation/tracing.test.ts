@@ -22,9 +22,9 @@ function capturingLogger(traceIds: boolean) {
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
 describe('tracing configuration', () => {
-  it('is off unless an endpoint is set; TRACING_OTLP_URL wins over the standard base endpoint, which gets /v1/traces', () => {
+  it('is off unless an endpoint is set; TRACING_OTLP_URL wins over the standard base endpoint, which gets /v1/traces', async () => {
     expect(tracesEndpoint(loadConfig({}))).toBeNull();
-    expect(Tracing.start(loadConfig({}))).toBeNull();
+    expect(await Tracing.start(loadConfig({}))).toBeNull();
     // Nothing registered: no span is ever active, so nothing is carried.
     expect(context.with(context.active(), () => currentTraceparent())).toBeUndefined();
     expect(tracesEndpoint(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }))).toBe('http://collector:4318/v1/traces');
@@ -93,7 +93,7 @@ describe('tracing on', () => {
   afterAll(() => receiver.close());
 
   it('each role exports under its own service name, a span of one role parenting the next, as JSON over OTLP/HTTP', async () => {
-    tracing = Tracing.start(loadConfig({ ROLES: 'api,workers', TRACING_OTLP_URL: receiver.url }))!;
+    tracing = (await Tracing.start(loadConfig({ ROLES: 'api,workers', TRACING_OTLP_URL: receiver.url })))!;
     expect(tracing.tracer('socket')).toBeUndefined();
     let carried = '';
     await inSpan(tracing.tracer('api'), 'POST /api/quote', {}, async () => {
@@ -117,7 +117,7 @@ describe('tracing on', () => {
   });
 
   it('a log line written inside a span carries its trace_id and span_id; outside one, or with trace ids off, none', async () => {
-    tracing = Tracing.start(loadConfig({ ROLES: 'workers', TRACING_OTLP_URL: receiver.url }))!;
+    tracing = (await Tracing.start(loadConfig({ ROLES: 'workers', TRACING_OTLP_URL: receiver.url })))!;
     const on = capturingLogger(true);
     const off = capturingLogger(false);
     let ids = { traceId: '', spanId: '' };
@@ -140,7 +140,7 @@ describe('tracing on', () => {
   });
 
   it('a sample ratio of 0 records nothing the service starts, and what it carries says so', async () => {
-    tracing = Tracing.start(loadConfig({ ROLES: 'api', TRACING_OTLP_URL: receiver.url, TRACING_SAMPLE_RATIO: '0' }))!;
+    tracing = (await Tracing.start(loadConfig({ ROLES: 'api', TRACING_OTLP_URL: receiver.url, TRACING_SAMPLE_RATIO: '0' })))!;
     let carried = '';
     await inSpan(tracing.tracer('api'), 'GET /api/networks', {}, async () => {
       carried = currentTraceparent()!;
