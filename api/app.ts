@@ -4,6 +4,8 @@ import { buildContext, type ApiContext, type ApiDeps } from './context';
 import { writeLimits } from './auth';
 import { errorHandler, notFound } from '../shared/platform/http/error-handler';
 import { requestContext } from '../shared/platform/http/request-context';
+import { requestSpan } from '../shared/platform/http/request-span';
+import { roleTracer } from '../shared/platform/tracing';
 import { noStore } from '../shared/platform/http/cache';
 import { mountRoutes, recordRouteSpecs } from './http/mount-routes';
 import { API_ROUTES, boundRoutes } from './routes/route-table';
@@ -22,6 +24,8 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   app.set('trust proxy', deps.config.TRUST_PROXY_HOPS);
   app.set('etag', 'weak');
 
+  const tracer = roleTracer(deps.tracing, 'api');
+  if (tracer) app.use(requestSpan(tracer));
   app.use(requestContext(deps.logger));
   app.use(
     cors({

@@ -12,6 +12,7 @@ import { signerEnv } from './signer.config';
 import { ordersEnv } from './orders.config';
 import { bondsEnv } from './bonds.config';
 import { opsEnv } from './ops.config';
+import { tracingEnv } from './tracing.config';
 import { redisEndpointProblems } from './redis-endpoint';
 
 /**
@@ -32,6 +33,7 @@ const envSchema = z.object({
   ...ordersEnv,
   ...bondsEnv,
   ...opsEnv,
+  ...tracingEnv,
 });
 
 export type Env = z.output<typeof envSchema>;
