@@ -1,8 +1,10 @@
 import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
+import { errorBody } from '../../shared/platform/http/error-handler';
 import { isDutchRequest } from '../../shared/dutch';
 import { callerScope } from '../auth';
 import type { ApiContext } from '../context';
+import { dryRunBodyRefusal } from '../http/offer-dry-run';
 import { Reply, type RouteHandlers } from '../http/route-spec';
 import type { quoteSpecs } from './quote.http';
 
@@ -13,9 +15,9 @@ function makerWallet(req: Request): `0x${string}` {
   throw new UnauthorizedError('maker rights required', 'maker_rights_required');
 }
 
-/** Quotes: create (standard or Dutch), poll, maker package offers and Dutch bids. The quote and offer bodies are parsed by shared/quotes and shared/dutch. */
+/** Quotes: create (standard or Dutch), poll, maker package offers and Dutch bids, and their dry-run. The quote, offer and bid bodies are parsed by shared/quotes and shared/dutch. */
 export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteSpecs> {
-  const { quotes, offers, dutch } = ctx.services;
+  const { quotes, offers, dutch, offerDryRun } = ctx.services;
   return {
     createQuote: async ({ headers, body }, req) => {
       const opts = { idempotencyKey: headers['idempotency-key'], caller: callerScope(req) };
@@ -28,5 +30,11 @@ export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteSpecs>
     },
     submitOffer: async ({ params, body }, req) => ({ offer: await offers.submit(params.id, body, makerWallet(req)) }),
     submitDutchBid: async ({ params, body }, req) => new Reply(201, { bid: await dutch.bid(params.id, body, makerWallet(req)) }),
+    submitOfferDryRun: async ({ params, body }, req) => {
+      const out = await offerDryRun.run(params.id, body, makerWallet(req), dryRunBodyRefusal(req));
+      const common = { dry_run: true as const, quote_id: out.quoteId, kind: out.kind };
+      if (!out.refusal) return { ...common, would: 'accept' as const, status: 201 as const, error: null };
+      return { ...common, would: 'refuse' as const, status: out.refusal.status, error: errorBody(out.refusal, req.id) };
+    },
   };
 }
