@@ -6,7 +6,7 @@ import { errorHandler, notFound } from '../shared/platform/http/error-handler';
 import { requestContext } from '../shared/platform/http/request-context';
 import { noStore } from '../shared/platform/http/cache';
 import { mountRoutes, recordRouteSpecs } from './http/mount-routes';
-import { keepDryRunBodyRefusal } from './http/offer-dry-run';
+import { keepingDryRunBodyRefusal } from './http/offer-dry-run';
 import { API_ROUTES, boundRoutes } from './routes/route-table';
 
 /**
@@ -45,8 +45,7 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   const api = express.Router();
   // Before the body parser: a refused write costs no parsing.
   api.use(writeLimits(ctx));
-  api.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
-  api.use(keepDryRunBodyRefusal);
+  api.use(keepingDryRunBodyRefusal(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true })));
   mountRoutes(
     api,
     '/api',

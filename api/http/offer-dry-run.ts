@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppError } from '../../shared/platform/errors';
 import { toAppError } from '../../shared/platform/http/error-handler';
 
@@ -10,17 +10,21 @@ export function isOfferDryRun(req: Request): boolean {
 const BODY_REFUSALS = new WeakMap<Request, AppError>();
 
 /**
- * Mounted right behind the /api JSON body parser. A body the parser refuses (malformed JSON,
- * too large, an unknown charset) is refused there by the real offer routes too, before any of
- * their checks; a dry-run keeps that refusal to report in its 200 instead of answering it (the
- * handler reads it with `dryRunBodyRefusal`). Any other route's error goes on to the error handler.
+ * The /api JSON body parser, but a body it refuses on a dry-run (malformed JSON, too large, an
+ * unknown charset) is kept instead of answered. The real offer routes refuse such a body there,
+ * before any of their checks; the dry-run reports that refusal in its 200 (the handler reads it
+ * with `dryRunBodyRefusal`). Only the parser's own errors are kept: a rate limit or an auth
+ * refusal of the dry-run itself never passes through here.
  */
-export function keepDryRunBodyRefusal(err: unknown, req: Request, _res: Response, next: NextFunction): void {
-  const refusal = isOfferDryRun(req) ? toAppError(err) : null;
-  if (!refusal || refusal.status >= 500) return next(err);
-  BODY_REFUSALS.set(req, refusal);
-  req.body = undefined;
-  next();
+export function keepingDryRunBodyRefusal(parse: RequestHandler): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) =>
+    parse(req, res, (err?: unknown) => {
+      const refusal = err !== undefined && isOfferDryRun(req) ? toAppError(err) : null;
+      if (!refusal || refusal.status >= 500) return next(err);
+      BODY_REFUSALS.set(req, refusal);
+      req.body = undefined;
+      next();
+    });
 }
 
 /** The body parser's refusal of this dry-run's body, if it refused it. */
