@@ -8,6 +8,7 @@ import { requestSpan } from '../shared/platform/http/request-span';
 import { roleTracer } from '../shared/platform/tracing';
 import { noStore } from '../shared/platform/http/cache';
 import { mountRoutes, recordRouteSpecs } from './http/mount-routes';
+import { keepingDryRunBodyRefusal } from './http/offer-dry-run';
 import { API_ROUTES, boundRoutes } from './routes/route-table';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
 import { exportQueueDepths } from '../shared/platform/queue';
@@ -55,7 +56,7 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   const api = express.Router();
   // Before the body parser: a refused write costs no parsing.
   api.use(writeLimits(ctx));
-  api.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
+  api.use(keepingDryRunBodyRefusal(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true })));
   mountRoutes(
     api,
     '/api',

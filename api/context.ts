@@ -1,6 +1,6 @@
 import type { ServiceDeps } from '../shared/platform/runtime';
 import { OfferService, PairDirectory, QuoteService } from '../shared/quotes';
-import { DutchService } from '../shared/dutch';
+import { DutchService, OfferDryRun } from '../shared/dutch';
 import { NetworksService } from '../shared/networks';
 import { PubsubRegistrations } from '../shared/events';
 import { StreamTokens } from '../shared/platform/stream-tokens';
@@ -31,6 +31,8 @@ export interface ApiServices {
   quotes: QuoteService;
   offers: OfferService;
   dutch: DutchService;
+  /** POST /api/quote/:id/dry-run: the checks of the offer or bid route, nothing stored. */
+  offerDryRun: OfferDryRun;
   indexerStatus: IndexerStatusService;
   portfolio: PortfolioService;
   clobExplore: ClobExploreService;
@@ -56,6 +58,8 @@ export function buildContext(deps: ApiDeps): ApiContext {
   // Indexed and Explore data tolerate a bounded lag: a replica serves them when there is one.
   // Everything a caller has just written (quotes, orders, Dutch, keys) is read from the primary.
   const readDb = deps.readDb ?? deps.db;
+  const offers = new OfferService({ ...deps, pairs });
+  const dutch = new DutchService({ ...deps, pairs, streamTokens });
   return {
     ...deps,
     services: {
@@ -64,8 +68,9 @@ export function buildContext(deps: ApiDeps): ApiContext {
       identity: new IdentityService(deps),
       pairs,
       quotes: new QuoteService({ ...deps, pairs, streamTokens }),
-      offers: new OfferService({ ...deps, pairs }),
-      dutch: new DutchService({ ...deps, pairs, streamTokens }),
+      offers,
+      dutch,
+      offerDryRun: new OfferDryRun(deps.db, offers, dutch),
       indexerStatus: new IndexerStatusService(readDb, deps.config.INDEXER_STATUS_STALE_MS),
       portfolio: new PortfolioService(readDb),
       clobExplore: new ClobExploreService(readDb),
