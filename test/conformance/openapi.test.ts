@@ -130,6 +130,26 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  it('declares the parameters routes read outside their specs, and the stream token as parameters too', () => {
+    type Parameter = { name?: string; in?: string; $ref?: string };
+    const params = (op: Operation) => (op as unknown as { parameters: Parameter[] }).parameters;
+    const poll = operations(doc).find((op) => op.operationId === 'pollQuote') as Operation;
+    expect(params(poll)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'stream_token', in: 'query', required: false }),
+        expect.objectContaining({ name: 'X-Quote-Stream-Token', in: 'header', required: false }),
+      ]),
+    );
+    for (const op of operations(doc)) {
+      const refs = params(op).flatMap((p) => (p.$ref ? [p.$ref] : []));
+      const explore = op.tags.includes('explore') || op.tags.includes('explore: loans');
+      const expected = ['#/components/parameters/RequestId', ...(explore ? ['#/components/parameters/GeoCountry'] : [])];
+      expect([op.operationId, refs]).toEqual([op.operationId, expected]);
+    }
+    expect(Object.keys(doc.components.parameters)).toEqual(['RequestId', 'GeoCountry']);
+    expect(doc.components.parameters.GeoCountry).toMatchObject({ name: 'CF-IPCountry', in: 'header' });
+  });
+
   it('lets each example parse with the schema it illustrates', () => {
     for (const route of API_ROUTES) {
       for (const [name, ex] of Object.entries(route.request.examples ?? {})) {
