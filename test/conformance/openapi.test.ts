@@ -112,8 +112,11 @@ describe('the OpenAPI document', () => {
 
   it("names each operation's bot-challenge widget action, as docs/API.md tables them, and lists them in the scheme", () => {
     // docs/API.md, "Bot-challenge actions": quote creation, the Explore CLOB routes, the Explore loan routes.
+    // Quote creation, and any later route with its auth row (its rule checks the same action).
+    const createsQuotes = new Set(API_ROUTES.filter((r) => 'action' in r.auth && r.auth.action === 'create_quote').map((r) => r.id));
+    expect(createsQuotes.has('createQuote')).toBe(true);
     const expected = (op: Operation) =>
-      op.operationId === 'createQuote'
+      createsQuotes.has(op.operationId)
         ? QUOTE_CHALLENGE_ACTION
         : op.tags.includes('explore: loans')
           ? 'explore-loan'
