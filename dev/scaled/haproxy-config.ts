@@ -51,6 +51,11 @@ defaults
   timeout server 60s
   timeout tunnel 1h
   timeout client-fin 5s${defaultServer}
+  # When no replica of a backend is ready (a Redis failover fails every /readyz for a few
+  # seconds), the answer is the API's own 503 body with Retry-After, not HAProxy's HTML page;
+  # its request_id is HAProxy's own (it also goes to HAProxy's log line).
+  unique-id-format %[uuid()]
+  http-error status 503 content-type application/json hdr Retry-After 2 lf-string "{\\"error\\":\\"temporarily unavailable: no replica is ready, retry shortly\\",\\"code\\":\\"no_replica_ready\\",\\"request_id\\":\\"%ID\\"}"
 
 frontend rfq
   bind ${opts.bind}
