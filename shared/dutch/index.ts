@@ -1,6 +1,7 @@
 export { DutchService } from './dutch.service';
 export { DutchAuctioneer } from './dutch-auctioneer';
 export { DutchRepository } from './dutch.repository';
+export { resultMakers } from './result-makers';
 export { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob, dutchOpenJob } from './dutch.jobs';
 export * from './dutch-views';
 export type { DutchBidRow, DutchColumns } from './dutch.types';
