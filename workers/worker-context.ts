@@ -1,7 +1,7 @@
 import type { ServiceDeps } from '../shared/platform/runtime';
 import { EventPublisher } from '../shared/events';
 import { PairDirectory, QuoteNotifier, type InterestedMakers } from '../shared/quotes';
-import { DutchAuctioneer } from '../shared/dutch';
+import { DutchAuctioneer, resultMakers } from '../shared/dutch';
 import { serviceSigner } from '../shared/chain/service-signer';
 import { roleTracer } from '../shared/platform/tracing';
 
@@ -29,5 +29,10 @@ export function buildWorkerContext(deps: WorkerDeps, interestedMakers: Intereste
     signer: deps.serviceSigner ?? serviceSigner(deps.config, []),
     skewMs: deps.config.QUOTE_EXPIRY_SKEW_MS,
   });
-  return { ...deps, events, notifier: new QuoteNotifier({ db: deps.db, events, logger: deps.logger, interestedMakers }), dutch };
+  return {
+    ...deps,
+    events,
+    notifier: new QuoteNotifier({ db: deps.db, events, logger: deps.logger, interestedMakers, resultMakers: resultMakers(deps.db) }),
+    dutch,
+  };
 }

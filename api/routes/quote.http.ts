@@ -197,6 +197,7 @@ export const quoteSpecs = {
       errorCase(409, 'competition_over', 'the competition of quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b ended at 2026-11-23T20:00:00.000Z; bids are closed'),
       errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; bids are closed'),
       errorCase(409, 'quote_filled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is filled; bids are closed'),
+      errorCase(409, 'quote_cancelled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is cancelled; bids are closed'),
     ],
   }),
   submitOfferDryRun: defineRoute({

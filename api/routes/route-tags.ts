@@ -1,5 +1,11 @@
-/** The version the OpenAPI document states; raise it with every change of a route spec. */
-export const API_VERSION = '0.4.0';
+import recorded from './api-version.json';
+
+/**
+ * The version the OpenAPI and AsyncAPI documents state: the one api-version.json records with
+ * their fingerprint. Any change of a route spec or a topic's payloads raises it, by `npm run
+ * api:fingerprint` (docs/API.md, "The API version"); a test fails until then.
+ */
+export const API_VERSION: string = recorded.version;
 
 /** What each tag of the OpenAPI document groups. */
 export const ROUTE_TAGS: Record<string, string> = {

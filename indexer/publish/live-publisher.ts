@@ -7,8 +7,8 @@ import type { JobQueue } from '../../shared/platform/queue';
 import { EventPublisher, topics, type JsonValue } from '../../shared/events';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
-import { publishQuoteResult, QuoteRepository, type ReopenedResultView } from '../../shared/quotes';
-import { fadeStatus, type NewFade } from '../../shared/dutch';
+import { publishQuoteResult, type ReopenedResultView } from '../../shared/quotes';
+import { fadeStatus, resultMakers, type NewFade } from '../../shared/dutch';
 import type { Redis } from '../../shared/platform/redis';
 import { INDEXED_EVENTS, isEventKind } from '../chain-events/indexed-events';
 import type { EventRow, TransferRow } from '../projectors/changeset';
@@ -78,6 +78,8 @@ export function createLivePublisher(deps: {
   const hub = new ExploreStreamHub({ db: deps.db, redis: deps.redis, config: deps.config, events });
   const feeds = new FeedSpool(hub, deps.queue, deps.logger);
   const loans = createLoanPublisher({ db: deps.db, feeds });
+  // Makers that offered or bid hear a quote's result.
+  const makersOf = resultMakers(deps.db);
 
   const guard = async (what: string, fn: () => Promise<unknown>) => {
     try {
@@ -95,18 +97,17 @@ export function createLivePublisher(deps: {
         // The settling maker hears it too, even if it never posted its offer through the API.
         const key = `rfq_result.${f.quote_id}.${f.settlement.block_hash.slice(2)}.${f.filled_at_ms}`;
         const opts = { idempotencyKey: key, alsoMakers: [f.settlement.maker as `0x${string}`] };
-        await guard('rfq_result', () => publishQuoteResult({ db: deps.db, events }, f.quote_id, opts));
+        await guard('rfq_result', () => publishQuoteResult({ db: deps.db, events, resultMakers: makersOf }, f.quote_id, opts));
       }
     },
 
     async reopened(chainId, quotes, point) {
-      const repo = new QuoteRepository(deps.db);
       for (const q of quotes) {
         // Nothing here names the taker: the same payload may go to makers.
         const payload: ReopenedResultView = { quote_id: q.quote_id, chain_id: chainId, state: q.state, reorged: true, rolled_back_to: point.number };
         const once = { idempotencyKey: `reorg:${q.quote_id}:${point.key}` };
         await guard('rfq_result', async () => {
-          const makers = new Set([...(await repo.offeringMakers(q.quote_id)), getAddress(q.maker)]);
+          const makers = new Set([...(await makersOf(q.quote_id)), getAddress(q.maker)]);
           await events.publish(takerStream(q.stream_token_hash), 'rfq_result', payload, once);
           for (const m of makers) await events.publish(topics.rfqMaker(m), 'rfq_result', payload, once);
         });

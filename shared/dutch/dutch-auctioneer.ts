@@ -5,9 +5,11 @@ import type { Logger } from '../platform/logging';
 import type { JobQueue } from '../platform/queue';
 import { DutchAwardSigner } from '../protocol';
 import { publishRfqRequest, QuoteRepository, type InterestedMakers, type PairDirectory } from '../quotes';
-import { awardDutchQuotes, openDutchQuotes, type DutchAwardDecision } from './dutch-state';
+import type { JobSpec } from '../platform/queue';
+import type { DutchPhase } from '../../wire/src/dutch.wire';
+import { awardDutchQuotes, openDutchQuotes, type AwardedPhase, type DutchAwardDecision } from './dutch-state';
 import { DutchRepository } from './dutch.repository';
-import { dutchOpenJob } from './dutch.jobs';
+import { dutchAwardJob, dutchOpenJob } from './dutch.jobs';
 import type { DutchQuote } from './dutch.types';
 import { decideAward } from './dutch-award-decision';
 import { competingView, exclusiveEndsAt, fillableView, makerBidView, takerBidView, takerDutchView, takerSide, winnerAwardView } from './dutch-views';
@@ -23,6 +25,18 @@ const BATCH_LIMIT = 64;
 const PUBLISH_GRACE_MS = 500;
 /** A quote held by a concurrent run is looked at again after this long (that run is deciding it). */
 const HELD_RETRY_MS = 250;
+
+/**
+ * What ends each phase: the job that moves a quote on at the phase's deadline (scheduled when
+ * the quote enters the phase: the award's at create, the opening's at the award), or null for
+ * the last phase, which the quote's own expiry ends (quote.expire). A phase added to
+ * DUTCH_PHASES without its entry here does not compile (docs/ARCHITECTURE.md, "Add a Dutch phase").
+ */
+export const PHASE_ENDS = {
+  competing: dutchAwardJob,
+  exclusive: dutchOpenJob,
+  open: null,
+} as const satisfies { [P in DutchPhase]: JobSpec | null };
 
 /** Thrown when a phase's job fires before its time (by our clock); the worker puts it back. */
 export class NotDueYet extends Error {
@@ -116,7 +130,7 @@ export class DutchAuctioneer {
    * Returns the phase this quote entered (by this or an earlier run), or null when the quote
    * is no longer live.
    */
-  async award(id: string): Promise<'exclusive' | 'open' | null> {
+  async award(id: string): Promise<AwardedPhase | null> {
     let p = await this.repo.progress(id);
     if (!p) return null;
     if (p.state === 'open' && p.dutch_phase === 'competing') {
@@ -145,7 +159,7 @@ export class DutchAuctioneer {
    * cannot be decided (no mothership on its chain, a request it cannot sign) stays competing
    * for its own job to retry, and does not hold up the rest.
    */
-  private async awardBatch(id: string | null): Promise<{ own: 'exclusive' | 'open' | null; awarded: number }> {
+  private async awardBatch(id: string | null): Promise<{ own: AwardedPhase | null; awarded: number }> {
     const now = this.clock();
     let ownError: unknown = null;
     const decided = await this.deps.db.transaction(async (m) => {
@@ -249,7 +263,7 @@ export class DutchAuctioneer {
     try {
       await this.deps.queue.enqueueMany(
         winners.map((s) => ({
-          spec: dutchOpenJob,
+          spec: PHASE_ENDS.exclusive,
           payload: { quote_id: s.q.id },
           opts: { delay: Math.max(0, exclusiveEndsAt(s.q, s.d).getTime() - this.clock()) },
         })),
@@ -288,7 +302,7 @@ export class DutchAuctioneer {
   }
 
   /** Every quote's payloads at once (the commands share the connection's pipeline); returns the quotes whose publishes all went out. */
-  private async publishAll(list: DutchQuote[], phaseOf: (s: DutchQuote) => 'exclusive' | 'open'): Promise<DutchQuote[]> {
+  private async publishAll(list: DutchQuote[], phaseOf: (s: DutchQuote) => AwardedPhase): Promise<DutchQuote[]> {
     const chains = [...new Set(list.map((s) => s.q.chain_id))];
     const makers = new Map(await Promise.all(chains.map(async (c) => [c, await this.deps.interestedMakers(c)] as const)));
     const results = await Promise.allSettled(list.map((s) => this.publishFillable(s, phaseOf(s), makers.get(s.q.chain_id) ?? [])));
@@ -300,7 +314,7 @@ export class DutchAuctioneer {
   }
 
   /** The fillable payload to the feed, interested makers and the taker; in `exclusive`, `dutch_award` to the winner alone. */
-  private async publishFillable({ q, d, legs }: DutchQuote, phase: 'exclusive' | 'open', makers: readonly `0x${string}`[]): Promise<void> {
+  private async publishFillable({ q, d, legs }: DutchQuote, phase: AwardedPhase, makers: readonly `0x${string}`[]): Promise<void> {
     const views = { taker: { ...takerDutchView(q, legs, d), dutch_phase: phase }, makers: { ...fillableView(q, legs, d), dutch_phase: phase } };
     await Promise.all([
       publishRfqRequest(this.deps.events, q, views, makers, `rfq_request.${q.id}.${phase}`),

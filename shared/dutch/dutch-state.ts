@@ -20,6 +20,28 @@ import { DUTCH_PHASE_SQL as DP } from './dutch.sql';
  * changed, so the caller publishes after its own commit.
  */
 
+/** The ways into a phase: a Dutch quote is created `competing` (DutchRepository.create); the rest are the functions below. */
+type PhaseTransition = 'create' | 'award' | 'open' | 'reopen';
+
+/** A table with an entry for every phase of DUTCH_PHASES: a phase added to the list without one does not compile. */
+type EveryPhase<T extends { [P in DutchPhase]: PhaseTransition }> = T;
+
+/**
+ * How a Dutch quote enters each phase (docs/ARCHITECTURE.md, "Add a Dutch phase"): the phases
+ * each transition below may write are read from here.
+ */
+type DutchPhaseEntries = EveryPhase<{
+  competing: 'create';
+  exclusive: 'award' | 'reopen';
+  open: 'award' | 'open' | 'reopen';
+}>;
+
+/** The phases `t` writes. */
+type EnteredBy<T extends PhaseTransition> = { [P in DutchPhase]: T extends DutchPhaseEntries[P] ? P : never }[DutchPhase];
+
+/** The phases an award enters: `exclusive` for a winner, `open` when no bid came. */
+export type AwardedPhase = EnteredBy<'award'>;
+
 /** What the auctioneer decided at the end of a competition. */
 export interface DutchAwardDecision {
   /** The winning maker, or null when no bid came (the quote goes straight to `open`). */
@@ -33,7 +55,7 @@ export interface DutchAwardDecision {
  * competing -> exclusive (a winner) | open (no bid). Returns the phase entered when this call
  * made the change, null when the quote was not competing (already awarded, closed or unknown).
  */
-export async function awardDutchQuote(m: Queryable, id: string, d: DutchAwardDecision): Promise<DutchPhase | null> {
+export async function awardDutchQuote(m: Queryable, id: string, d: DutchAwardDecision): Promise<AwardedPhase | null> {
   const [row] = await awardDutchQuotes(m, [{ ...d, id }]);
   return row?.dutch_phase ?? null;
 }
@@ -46,9 +68,9 @@ export async function awardDutchQuote(m: Queryable, id: string, d: DutchAwardDec
 export async function awardDutchQuotes(
   m: Queryable,
   decisions: readonly (DutchAwardDecision & { id: string })[],
-): Promise<{ id: string; dutch_phase: DutchPhase }[]> {
+): Promise<{ id: string; dutch_phase: AwardedPhase }[]> {
   if (decisions.length === 0) return [];
-  return updated<{ id: string; dutch_phase: DutchPhase }>(
+  return updated<{ id: string; dutch_phase: AwardedPhase }>(
     m,
     `UPDATE quotes q SET dutch_phase = d.phase, winner = d.winner, exclusive_ends_at = d.ends_at, award = d.award::jsonb,
             awarded_at = clock_timestamp(), opened_at = CASE WHEN d.phase = ${DP.open} THEN clock_timestamp() END
@@ -56,7 +78,7 @@ export async function awardDutchQuotes(
       WHERE q.id = d.id AND q.state = ${QS.open} AND q.dutch_phase = ${DP.competing} RETURNING q.id, q.dutch_phase`,
     [
       decisions.map((d) => d.id),
-      decisions.map((d): DutchPhase => (d.winner ? 'exclusive' : 'open')),
+      decisions.map((d): AwardedPhase => (d.winner ? 'exclusive' : 'open')),
       decisions.map((d) => d.winner),
       decisions.map((d) => d.exclusive_ends_at),
       decisions.map((d) => JSON.stringify(d.award)),

@@ -144,6 +144,12 @@ export class DutchRepository {
     return rows[0] ?? null;
   }
 
+  /** Makers that bid on a quote (each once): they hear its result (resultMakers). */
+  async biddingMakers(quoteId: string): Promise<`0x${string}`[]> {
+    const rows: { maker: `0x${string}` }[] = await this.ds.query(`SELECT DISTINCT maker FROM dutch_bids WHERE quote_id = $1 ORDER BY maker`, [quoteId]);
+    return rows.map((r) => r.maker);
+  }
+
   /** The quote's bids, best first for the taker's side (`buy` = the taker buys the package); ties: the earlier bid. */
   async bidsBestFirst(quoteId: string, side: 'buy' | 'sell', m: Queryable = this.ds): Promise<DutchBidRow[]> {
     const column = side === 'buy' ? 'buy_override_bps' : 'sell_override_bps';

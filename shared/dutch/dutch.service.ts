@@ -13,7 +13,8 @@ import { FillAuthorityReader, type FillAuthorityNetwork } from '../chain/fill-au
 import { quoteExpireJob, QuoteRepository, type ChainDirectory, type CreatedQuote, type PairDirectory, type QuoteLegRow, type QuoteRow } from '../quotes';
 import { parseDutchQuoteRequest, type DutchQuoteRequest } from './dutch-quote-request';
 import { NetworksService } from '../networks';
-import { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob } from './dutch.jobs';
+import { dutchAnnounceJob, dutchBidAnnounceJob } from './dutch.jobs';
+import { PHASE_ENDS } from './dutch-auctioneer';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';
 import type { DutchColumns, JsonObject } from './dutch.types';
 import { assertNotFaded, fadeStatus, type FadeStatus } from './dutch-fades';
@@ -176,7 +177,7 @@ export class DutchService {
     try {
       await this.deps.queue.enqueueMany([
         { spec: dutchAnnounceJob, payload: { quote_id: quoteId } },
-        { spec: dutchAwardJob, payload: { quote_id: quoteId }, opts: { delay: competeMs } },
+        { spec: PHASE_ENDS.competing, payload: { quote_id: quoteId }, opts: { delay: competeMs } },
         { spec: quoteExpireJob, payload: { quote_id: quoteId }, opts: { delay: Math.max(0, expiresInMs) } },
       ]);
     } catch (err) {

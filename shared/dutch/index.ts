@@ -3,6 +3,7 @@ export { OfferDryRun } from './offer-dry-run';
 export type { DryRunKind, DryRunOutcome } from './offer-dry-run';
 export { DutchAuctioneer } from './dutch-auctioneer';
 export { DutchRepository } from './dutch.repository';
+export { resultMakers } from './result-makers';
 export { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob, dutchOpenJob } from './dutch.jobs';
 export * from './dutch-views';
 export type { DutchBidRow, DutchColumns } from './dutch.types';

@@ -13,6 +13,6 @@ export * from './quote-views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';
 export { hashStreamToken } from '../platform/stream-tokens';
 export { QuoteNotifier, publishQuoteResult, publishRfqRequest } from './quote-notifier';
-export type { InterestedMakers } from './quote-notifier';
+export type { InterestedMakers, ResultMakers } from './quote-notifier';
 export * from '../../wire/src/quote.wire';
 export { QUOTE_STATE_SQL } from './quote.sql';

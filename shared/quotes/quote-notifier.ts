@@ -16,6 +16,13 @@ export const LATE_ANNOUNCE_MS = 5000;
 export type InterestedMakers = (chainId: number) => Promise<`0x${string}`[]>;
 
 /**
+ * The makers that took part in a quote and hear its result. The quotes domain knows only those
+ * that offered (QuoteRepository.offeringMakers); the roles pass shared/dutch's `resultMakers`,
+ * which adds a Dutch quote's bidders, so this domain never reads a Dutch table.
+ */
+export type ResultMakers = (quoteId: string) => Promise<`0x${string}`[]>;
+
+/**
  * Publishes what happens to a quote. Every publish carries an idempotency key derived from the
  * quote or offer id, so a retried or duplicated job, or the sweeper racing a job, sends each
  * event once. Maker-facing payloads come only from the maker views.
@@ -23,15 +30,20 @@ export type InterestedMakers = (chainId: number) => Promise<`0x${string}`[]>;
 export class QuoteNotifier {
   private readonly repo: QuoteRepository;
 
-  constructor(private readonly deps: { db: DataSource; events: EventPublisher; logger: Logger; interestedMakers: InterestedMakers }) {
+  constructor(
+    private readonly deps: { db: DataSource; events: EventPublisher; logger: Logger; interestedMakers: InterestedMakers; resultMakers: ResultMakers },
+  ) {
     this.repo = new QuoteRepository(deps.db);
   }
 
-  /** rfq_request to the maker feed, interested makers and the taker's stream; then marks the quote announced. */
+  /**
+   * rfq_request of a package quote to the maker feed, interested makers and the taker's stream;
+   * then marks the quote announced. A quote of another format is announced by its own domain
+   * (a Dutch one by shared/dutch, whose feed payload hides the directions).
+   */
   async announce(quoteId: string): Promise<void> {
     const q = await this.repo.findQuote(quoteId);
-    // A Dutch quote's announce is the auctioneer's (shared/dutch): its feed payload hides the directions.
-    if (!q || q.offer_format === 'dutch_only') return;
+    if (!q || q.offer_format !== 'package_only') return;
     // A quote whose window passed well before this run (a late sweep) is not worth a maker's
     // attention. One that was open moments ago is still announced: after an outage the recovery
     // sweep and the quote's own jobs reach it a little after its dependency came back, and a
@@ -88,19 +100,19 @@ export async function publishRfqRequest(
 
 /**
  * rfq_result of a closed quote: the taker view to the taker's stream, the maker view (no fill
- * transaction, whose sender is the taker) to every maker that offered. The expiry worker and
+ * transaction, whose sender is the taker) to every maker that took part (`resultMakers`). The expiry worker and
  * the indexer's settlement path both publish through here. The idempotency key defaults to one
  * result per quote; a fill passes its own (a fill re-mined after a reorg is news again).
  */
 export async function publishQuoteResult(
-  deps: { db: DataSource; events: EventPublisher },
+  deps: { db: DataSource; events: EventPublisher; resultMakers: ResultMakers },
   quoteId: string,
   opts: { idempotencyKey?: string; alsoMakers?: `0x${string}`[] } = {},
 ): Promise<boolean> {
   const repo = new QuoteRepository(deps.db);
   const q = await repo.findQuote(quoteId);
   if (!q || q.state === 'open') return false;
-  const makers = [...new Set([...(await repo.offeringMakers(quoteId)), ...(opts.alsoMakers ?? []).map((m) => getAddress(m))])];
+  const makers = [...new Set([...(await deps.resultMakers(quoteId)), ...(opts.alsoMakers ?? []).map((m) => getAddress(m))])];
   const once = { idempotencyKey: opts.idempotencyKey ?? `rfq_result.${q.id}` };
   const forMakers = { ...makerResultView(q) };
   await Promise.all([

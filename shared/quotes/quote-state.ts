@@ -25,8 +25,28 @@ import { QUOTE_STATE_SQL as QS } from './quote.sql';
  * it changed, so the caller publishes after its own commit.
  */
 
+/** The ways into a state: a new quote is `open` by the column's default (`create`); the rest are the functions below. */
+type QuoteTransition = 'create' | 'close' | 'fill' | 'reopen';
+
+/** A table with an entry for every state of QUOTE_STATES: a state added to the list without one does not compile. */
+type EveryState<T extends { [S in QuoteState]: QuoteTransition }> = T;
+
+/**
+ * How a quote enters each of its states (docs/ARCHITECTURE.md, "Add a quote state"): the
+ * states each transition below may write are read from here.
+ */
+type QuoteStateEntries = EveryState<{
+  open: 'create' | 'reopen';
+  expired: 'close' | 'reopen';
+  filled: 'fill';
+  cancelled: 'close';
+}>;
+
+/** The states `t` writes. */
+type EnteredBy<T extends QuoteTransition> = { [S in QuoteState]: T extends QuoteStateEntries[S] ? S : never }[QuoteState];
+
 /** States a quote leaves `open` for without the chain: by its clock, or by its owner. */
-export type ClosingState = Extract<QuoteState, 'expired' | 'cancelled'>;
+export type ClosingState = EnteredBy<'close'>;
 
 /** A quote a settlement filled. */
 export interface FilledQuoteRow {
@@ -40,7 +60,7 @@ export interface FilledQuoteRow {
 /** A quote whose fill was rolled back, in the state it is in again. */
 export interface ReopenedQuoteRow {
   quote_id: string;
-  state: Extract<QuoteState, 'open' | 'expired'>;
+  state: EnteredBy<'reopen'>;
   stream_token_hash: string;
   taker_address_hash: `0x${string}`;
 }

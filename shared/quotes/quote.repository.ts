@@ -183,12 +183,14 @@ export class QuoteRepository {
 
   /**
    * Work the sweeper must redo: unannounced quotes and offers, open quotes past their window,
-   * and closed quotes whose result was never published after their latest close.
+   * and closed quotes whose result was never published after their latest close. Only package
+   * quotes are this domain's to announce (QuoteNotifier.announce); a quote of another format is
+   * announced, and swept, by its own domain.
    */
   async overdue(graceSeconds: number, limit: number): Promise<{ unannounced: string[]; offers: string[]; expired: string[]; unpublished: string[] }> {
     const ids = (from: string, where: string, orderBy: string) => idsWhere(this.ds, { from, where, orderBy }, graceSeconds, limit);
     const [unannounced, offers, expired, unpublished] = await Promise.all([
-      ids('quotes', `announced_at IS NULL AND offer_format <> 'dutch_only' AND ${pastGrace('created_at')}`, 'created_at'),
+      ids('quotes', `announced_at IS NULL AND offer_format = 'package_only' AND ${pastGrace('created_at')}`, 'created_at'),
       ids('quote_offers', `announced_at IS NULL AND ${pastGrace('created_at')}`, 'created_at'),
       ids('quotes', `state = ${QS.open} AND ${pastGrace('expires_at')}`, 'expires_at'),
       ids('quotes', `state <> ${QS.open} AND (result_published_at IS NULL OR result_published_at < closed_at) AND ${pastGrace('closed_at')}`, 'closed_at'),
@@ -210,12 +212,9 @@ export class QuoteRepository {
     return count;
   }
 
-  /** Makers that offered on a quote, or bid on a Dutch one (they are told the result). */
+  /** Makers that offered on a quote (each once). A Dutch quote's bidders are shared/dutch's (resultMakers there). */
   async offeringMakers(quoteId: string): Promise<`0x${string}`[]> {
-    const rows: { maker: `0x${string}` }[] = await this.ds.query(
-      `SELECT maker FROM quote_offers WHERE quote_id = $1 UNION SELECT maker FROM dutch_bids WHERE quote_id = $1 ORDER BY maker`,
-      [quoteId],
-    );
+    const rows: { maker: `0x${string}` }[] = await this.ds.query(`SELECT DISTINCT maker FROM quote_offers WHERE quote_id = $1 ORDER BY maker`, [quoteId]);
     return rows.map((r) => r.maker);
   }
 }

@@ -1,8 +1,8 @@
-import type { OFFER_FORMATS, POLARITIES, QuoteState } from '../../wire/src/quote.wire';
+import type { OFFER_FORMATS, QuoteState } from '../../wire/src/quote.wire';
+import type { Polarity } from '../../wire/src/protocol/constants';
 
 /** Quote states (docs/QUOTES.md, "States"): the list QUOTE_STATES in quote.wire.ts (open -> expired | filled | cancelled). */
-export type { QuoteState };
-export type Polarity = (typeof POLARITIES)[number];
+export type { QuoteState, Polarity };
 
 export interface QuoteLegRow {
   idx: number;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
-import { legWire, OFFER_FORMATS, offerWire, POLARITIES, QUOTE_STATES, takerQuoteWire, type QuoteState } from './quote.wire';
+import { POLARITIES } from './protocol/constants';
+import { legWire, OFFER_FORMATS, offerWire, QUOTE_STATES, takerQuoteWire, type QuoteState } from './quote.wire';
 
 /**
  * The wire form of what only a Dutch quote sends (docs/DUTCH.md): its phases as data, the signed

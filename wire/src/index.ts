@@ -4,8 +4,6 @@
  * the error body, and the error a failed parse throws. Depends on zod and viem only.
  */
 export * from './protocol';
-// quote.wire.ts declares the same list for its zod enum; the protocol's is the one exported.
-export { POLARITIES } from './protocol';
 export * from './formats';
 export * from './quote.wire';
 export * from './dutch.wire';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
 import { errorBodySchema } from './errors/error-body';
+import { POLARITIES } from './protocol/constants';
 
 /**
  * The one home of a quote's wire form: the states as data, and the zod schema of
@@ -18,7 +19,6 @@ export const QUOTE_STATES = ['open', 'expired', 'filled', 'cancelled'] as const;
 export type QuoteState = (typeof QUOTE_STATES)[number];
 
 export const OFFER_FORMATS = ['package_only', 'dutch_only'] as const;
-export const POLARITIES = ['b_is_buy', 'a_is_buy'] as const;
 
 const bit = z.union([z.literal(0), z.literal(1)]);
 

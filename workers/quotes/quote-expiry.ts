@@ -17,8 +17,9 @@ export async function expireQuote(ctx: WorkerContext, quoteId: string): Promise<
     if (early > ctx.config.QUOTE_EXPIRY_SKEW_MS) throw new RetryLater(early, `quote ${quoteId} expires in ${early} ms`);
     // Still unannounced (its announce job was lost or is stuck behind an outage): announce it
     // before closing it, or no later run could (announce skips closed quotes). The notifier
-    // sends it only if its window ended moments ago (LATE_ANNOUNCE_MS), and once.
-    if (q.announced_at === null && q.offer_format !== 'dutch_only') await ctx.notifier.announce(quoteId);
+    // sends it only if its window ended moments ago (LATE_ANNOUNCE_MS), once, and only for the
+    // formats it announces.
+    if (q.announced_at === null) await ctx.notifier.announce(quoteId);
     const closed = await closeQuote(ctx.db, quoteId, 'expired');
     if (closed) {
       ctx.logger.info({ quote_id: quoteId }, 'quote expired');

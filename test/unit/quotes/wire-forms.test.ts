@@ -3,7 +3,16 @@ import { competingWire, fillableWire, makerBidWire, takerBidWire, takerDutchQuot
 import { TOPIC_TABLE } from '../../../shared/events/topic-table';
 import { exclusiveFillEventWire } from '../../../wire/src/order.wire';
 import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from '../../../shared/quotes/quote-views';
-import { makerQuoteWire, makerResultWire, offerWire, reopenedResultWire, takerQuoteWire, takerResultWire, type QuoteState } from '../../../wire/src/quote.wire';
+import {
+  makerQuoteWire,
+  makerResultWire,
+  offerWire,
+  QUOTE_STATES,
+  reopenedResultWire,
+  takerQuoteWire,
+  takerResultWire,
+  type QuoteState,
+} from '../../../wire/src/quote.wire';
 import type { OfferRow, QuoteLegRow, QuoteRow } from '../../../shared/quotes/quote.types';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -96,21 +105,18 @@ describe("a quote event's forms and the topic table", () => {
     }
   });
 
-  it.each(['open', 'expired', 'filled', 'cancelled'] as const)(
-    'the views of a quote in state %s parse with their strict wire schemas and their topics',
-    (state) => {
-      const q = quote(state);
-      const cases: [unknown, AnyObject, AnyObject][] = [
-        [makerQuoteView(q, legs), makerQuoteWire, documented('rfq_maker', 'rfq_request')],
-        [takerQuoteView(q, legs), takerQuoteWire, documented('rfq_stream', 'rfq_request')],
-        [offerView(offer), offerWire, documented('rfq_stream', 'rfq_offer')],
-        [makerResultView(q), makerResultWire, documented('rfq_maker', 'rfq_result')],
-        [takerResultView(q), takerResultWire, documented('rfq_stream', 'rfq_result')],
-      ];
-      for (const [view, form, topic] of cases) {
-        expect(form.safeParse(view).error?.issues ?? []).toEqual([]);
-        expect(topic.safeParse(view).error?.issues ?? []).toEqual([]);
-      }
-    },
-  );
+  it.each(QUOTE_STATES)('the views of a quote in state %s parse with their strict wire schemas and their topics', (state) => {
+    const q = quote(state);
+    const cases: [unknown, AnyObject, AnyObject][] = [
+      [makerQuoteView(q, legs), makerQuoteWire, documented('rfq_maker', 'rfq_request')],
+      [takerQuoteView(q, legs), takerQuoteWire, documented('rfq_stream', 'rfq_request')],
+      [offerView(offer), offerWire, documented('rfq_stream', 'rfq_offer')],
+      [makerResultView(q), makerResultWire, documented('rfq_maker', 'rfq_result')],
+      [takerResultView(q), takerResultWire, documented('rfq_stream', 'rfq_result')],
+    ];
+    for (const [view, form, topic] of cases) {
+      expect(form.safeParse(view).error?.issues ?? []).toEqual([]);
+      expect(topic.safeParse(view).error?.issues ?? []).toEqual([]);
+    }
+  });
 });
