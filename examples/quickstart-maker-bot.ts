@@ -82,9 +82,10 @@ const run = promisify(execFile);
  * A wallet that belongs to no maker organization cannot answer. On the devchain the bot makes
  * its own with the operator CLI (the same database `npm start` uses); elsewhere an operator must.
  */
-async function ensureMakerOrganization(api: RfqClient, account: PrivateKeyAccount, chainId: number): Promise<string> {
-  const session = await api.as((await api.signIn(account)).token).me();
-  if (session.tier === 'maker') return session.organization_id;
+async function signInAsMaker(api: RfqClient, account: PrivateKeyAccount, chainId: number): Promise<{ token: string; organization: string }> {
+  const { token } = await api.signIn(account);
+  const session = await api.as(token).me();
+  if (session.tier === 'maker') return { token, organization: session.organization_id };
   if (chainId !== 31337) {
     throw new Error(
       `${account.address} is in no maker organization: ask an operator for \`npm run ops -- org:create --kind maker --owner ${account.address}\``,
@@ -99,10 +100,11 @@ async function ensureMakerOrganization(api: RfqClient, account: PrivateKeyAccoun
       env: process.env,
     },
   );
-  const after = await api.as((await api.signIn(account)).token).me();
+  // Membership is read on every request: the same session now has maker rights.
+  const after = await api.as(token).me();
   if (after.tier !== 'maker') throw new Error(`org:create ran, but ${account.address} is still not a maker`);
   log('maker-bot', 'created a maker organization on the devchain (operator CLI org:create)', { owner: account.address, organization: after.organization_id });
-  return after.organization_id;
+  return { token, organization: after.organization_id };
 }
 
 /**
@@ -116,8 +118,7 @@ export async function runQuickstartMakerBot(cfg: QuickstartConfig): Promise<{ st
   const account = privateKeyToAccount(cfg.makerKey);
   const net = (await api.networks()).networks.find((n) => n.chain_id === cfg.chainId);
   if (!net) throw new Error(`chain ${cfg.chainId} is not served by ${cfg.baseUrl}: is \`npm start\` running?`);
-  const organization = await ensureMakerOrganization(api, account, cfg.chainId);
-  const { token } = await api.signIn(account);
+  const { token, organization } = await signInAsMaker(api, account, cfg.chainId);
   const maker = api.as(token);
   log('maker-bot', `signed in as ${account.address}`, { organization });
 

@@ -138,7 +138,7 @@ describe('end to end: npm run maker-bot against npm start, and the bond snippets
     await heard(`quote ${id} is filled`);
     const said = lines.filter((l) => l.includes(id));
     expect(said.slice(0, 4)).toEqual([
-      `[maker-bot] Dutch request ${id}: call_spread, bidding 25 bps on both sides`,
+      `[maker-bot] Dutch request ${id}: capped_call, bidding 25 bps on both sides`,
       `[maker-bot] dry-run accept: Dutch bid on ${id}`,
       `[maker-bot] bid sent on ${id}`,
       expect.stringMatching(new RegExp(`^\\[maker-bot\\] won Dutch ${id}: filling before `)),
