@@ -3,7 +3,13 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // The OTLP exporter loads node:http with import(), which jest's CommonJS sandbox cannot run
+    // (no --experimental-vm-modules): compiled as CommonJS, that import() becomes a require().
+    '/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@opentelemetry/otlp-exporter-base/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['reflect-metadata'],

@@ -4,9 +4,14 @@ import { buildContext, type ApiContext, type ApiDeps } from './context';
 import { writeLimits } from './auth';
 import { errorHandler, notFound } from '../shared/platform/http/error-handler';
 import { requestContext } from '../shared/platform/http/request-context';
+import { requestSpan } from '../shared/platform/http/request-span';
+import { roleTracer } from '../shared/platform/tracing';
 import { noStore } from '../shared/platform/http/cache';
 import { mountRoutes, recordRouteSpecs } from './http/mount-routes';
+import { keepingDryRunBodyRefusal } from './http/offer-dry-run';
 import { API_ROUTES, boundRoutes } from './routes/route-table';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
+import { exportQueueDepths } from '../shared/platform/queue';
 
 /**
  * Builds the Express app from its dependencies. Stateless: every request can land on any
@@ -20,6 +25,8 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   app.set('trust proxy', deps.config.TRUST_PROXY_HOPS);
   app.set('etag', 'weak');
 
+  const tracer = roleTracer(deps.tracing, 'api');
+  if (tracer) app.use(requestSpan(tracer));
   app.use(requestContext(deps.logger));
   app.use(
     cors({
@@ -31,6 +38,11 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   );
   // Nothing is stored by caches unless its route says it is public (registry data).
   app.use(noStore);
+  const token = deps.config.OPS_DASHBOARD_TOKEN;
+  if (token !== undefined && deps.queueNames === undefined) throw new Error('OPS_DASHBOARD_TOKEN is set, but the app was given no queue names to show');
+  if (deps.queueNames !== undefined) exportQueueDepths(deps, deps.queueNames, deps.config.PROBE_TIMEOUT_MS);
+  // Not mounted at all without a token: the path then answers 404 like any unknown one.
+  if (token !== undefined && deps.queueNames !== undefined) app.use(QUEUE_DASHBOARD_PATH, queueDashboard(ctx, token, deps.queueNames));
   const routes = boundRoutes(ctx);
   const probes = express.Router();
   mountRoutes(
@@ -44,7 +56,7 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   const api = express.Router();
   // Before the body parser: a refused write costs no parsing.
   api.use(writeLimits(ctx));
-  api.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
+  api.use(keepingDryRunBodyRefusal(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true })));
   mountRoutes(
     api,
     '/api',

@@ -1,6 +1,6 @@
 import type { ServiceDeps } from '../shared/platform/runtime';
 import { OfferService, PairDirectory, QuoteService } from '../shared/quotes';
-import { DutchService } from '../shared/dutch';
+import { DutchService, OfferDryRun } from '../shared/dutch';
 import { NetworksService } from '../shared/networks';
 import { PubsubRegistrations } from '../shared/events';
 import { StreamTokens } from '../shared/platform/stream-tokens';
@@ -13,7 +13,14 @@ import { serviceSigner } from '../shared/chain/service-signer';
 import type { PrivateKeyAccount } from 'viem/accounts';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
-export type ApiDeps = ServiceDeps;
+export interface ApiDeps extends ServiceDeps {
+  /**
+   * Every BullMQ queue of the job catalog (workers/job-catalog.ts `QUEUE_NAMES`), which the api
+   * role may not import: the entry point hands them over. With them the app exports the queues'
+   * depths on /metrics and can serve the operator's queue dashboard (`OPS_DASHBOARD_TOKEN`).
+   */
+  queueNames?: readonly string[];
+}
 
 /** The services routes call, built once per app from its deps. */
 export interface ApiServices {
@@ -24,6 +31,8 @@ export interface ApiServices {
   quotes: QuoteService;
   offers: OfferService;
   dutch: DutchService;
+  /** POST /api/quote/:id/dry-run: the checks of the offer or bid route, nothing stored. */
+  offerDryRun: OfferDryRun;
   indexerStatus: IndexerStatusService;
   portfolio: PortfolioService;
   clobExplore: ClobExploreService;
@@ -49,6 +58,8 @@ export function buildContext(deps: ApiDeps): ApiContext {
   // Indexed and Explore data tolerate a bounded lag: a replica serves them when there is one.
   // Everything a caller has just written (quotes, orders, Dutch, keys) is read from the primary.
   const readDb = deps.readDb ?? deps.db;
+  const offers = new OfferService({ ...deps, pairs });
+  const dutch = new DutchService({ ...deps, pairs, streamTokens });
   return {
     ...deps,
     services: {
@@ -57,8 +68,9 @@ export function buildContext(deps: ApiDeps): ApiContext {
       identity: new IdentityService(deps),
       pairs,
       quotes: new QuoteService({ ...deps, pairs, streamTokens }),
-      offers: new OfferService({ ...deps, pairs }),
-      dutch: new DutchService({ ...deps, pairs, streamTokens }),
+      offers,
+      dutch,
+      offerDryRun: new OfferDryRun(deps.db, offers, dutch),
       indexerStatus: new IndexerStatusService(readDb, deps.config.INDEXER_STATUS_STALE_MS),
       portfolio: new PortfolioService(readDb),
       clobExplore: new ClobExploreService(readDb),

@@ -7,6 +7,7 @@ import { Lifecycle } from '../shared/platform/lifecycle';
 import { createLogger } from '../shared/platform/logging';
 import { Metrics } from '../shared/platform/metrics';
 import { closeRedis, createRedis } from '../shared/platform/redis';
+import { Tracing } from '../shared/platform/tracing';
 
 /** The shared infrastructure every role uses, opened once per process and closed by the lifecycle. */
 export interface Infra extends ServiceDeps {
@@ -14,8 +15,11 @@ export interface Infra extends ServiceDeps {
 }
 
 export async function openInfra(config: Config, opts: { migrate: boolean; name: string }): Promise<Infra> {
-  const logger = createLogger({ level: config.LOG_LEVEL, base: { roles: config.ROLES.join(',') } });
+  const tracing = (await Tracing.start(config)) ?? undefined;
+  const logger = createLogger({ level: config.LOG_LEVEL, base: { roles: config.ROLES.join(',') }, traceIds: tracing !== undefined });
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
+  // First registered, last closed: the spans of the drain itself are exported too.
+  if (tracing) lifecycle.onClose('tracing', () => tracing.shutdown());
   if (config.DATABASE_CREATE_IF_MISSING && (await ensureDatabase(config.DATABASE_URL))) {
     logger.info('created database');
   }
@@ -71,5 +75,5 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   lifecycle.onClose('queue redis', () => closeRedis(queueRedis));
   const queue = new JobQueue(queueRedis, config.REDIS_PREFIX);
   lifecycle.onClose('job queues', () => queue.close());
-  return { config, logger, lifecycle, db, readDb, redis, metrics, queue };
+  return { config, logger, lifecycle, db, readDb, redis, metrics, queue, tracing };
 }

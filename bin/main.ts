@@ -5,6 +5,7 @@ import { socketOnlyApp, startSocket } from '../socket';
 import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
+import { QUEUE_NAMES } from '../workers/job-catalog';
 import { registeredServiceSigner } from '../shared/networks';
 import { openInfra } from './boot';
 
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   if (roles.has('indexer') && !stopped()) await startIndexer(infra, lifecycle);
   if (stopped()) return;
   if (roles.has('api')) {
-    const { app } = createApp(infra);
+    const { app } = createApp({ ...infra, queueNames: QUEUE_NAMES });
     const server = await listen({ app, host: config.HOST, port: config.PORT, logger, lifecycle, name: 'api' });
     if (roles.has('socket') && !stopped()) await startSocket(infra, server);
   } else if (roles.has('socket')) {

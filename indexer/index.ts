@@ -7,6 +7,7 @@ import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import type { JobQueue } from '../shared/platform/queue';
 import type { Redis } from '../shared/platform/redis';
+import { roleTracer, type Tracing } from '../shared/platform/tracing';
 import { NetworksService } from '../shared/networks';
 import { createLivePublisher, type LivePublisher } from './publish/live-publisher';
 import { IndexerStore } from './store/indexer-store';
@@ -25,6 +26,8 @@ export interface IndexerDeps {
   publisher?: LivePublisher;
   /** Where the live publisher asks the workers to fan Explore events out. */
   queue: JobQueue;
+  /** When the process traces: each batch commit and each live publish is a span of the indexer's. */
+  tracing?: Tracing;
 }
 
 export interface Indexer {
@@ -55,13 +58,15 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
   const logger = deps.logger.child({ role: 'indexer', holder });
   const registry = new NetworksService(deps.db);
   const leases = new LeaseStore(deps.db, deps.config.INDEXER_LEASE_TTL_MS);
-  const store = new IndexerStore(deps.db, { fadeWindowSeconds: deps.config.DUTCH_FADE_WINDOW });
+  const tracer = roleTracer(deps.tracing, 'indexer');
+  const store = new IndexerStore(deps.db, { fadeWindowSeconds: deps.config.DUTCH_FADE_WINDOW, tracer });
   const statusStore = new StatusStore(deps.db);
   const tailerDeps = {
     config: deps.config,
     logger,
     metrics: deps.metrics,
-    publisher: deps.publisher ?? createLivePublisher({ db: deps.db, redis: deps.redis, config: deps.config, metrics: deps.metrics, logger, queue: deps.queue }),
+    publisher:
+      deps.publisher ?? createLivePublisher({ db: deps.db, redis: deps.redis, config: deps.config, metrics: deps.metrics, logger, queue: deps.queue, tracer }),
   };
   /** Enabled networks of the registry's last read. */
   let wanted = new Map<number, NetworkSpec>();

@@ -8,6 +8,7 @@ import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import type { Redis } from '../shared/platform/redis';
 import { StreamTokens } from '../shared/platform/stream-tokens';
+import { roleTracer, type Tracing } from '../shared/platform/tracing';
 import { SocketServer } from './socket-server';
 
 export { SocketServer } from './socket-server';
@@ -22,6 +23,7 @@ export interface SocketDeps {
   db: DataSource;
   redis: Redis;
   metrics: Metrics;
+  tracing?: Tracing;
 }
 
 /** Builds a socket replica over the process's infrastructure, with the real identity and token services. */
@@ -37,6 +39,7 @@ export function createSocketServer(deps: SocketDeps): SocketServer {
     registrations: new PubsubRegistrations(deps.redis, deps.config),
     keyRevocations: new KeyRevocations(deps.db),
     revocations: { keys: revocationChannel(deps.config.REDIS_PREFIX), streamTokens: streams.revocationChannel },
+    tracer: roleTracer(deps.tracing, 'socket'),
   });
 }
 

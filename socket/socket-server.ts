@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Tracer } from '@opentelemetry/api';
 import { WebSocketServer, type RawData, type Server as WsServer, type WebSocket } from 'ws';
 import type { Config } from '../shared/platform/config';
 import {
@@ -46,6 +47,8 @@ export interface SocketServerDeps {
   keyRevocations: { revokedAmong: RevokedAmong };
   /** Pub/sub channels announcing revoked API keys (`{kind, keyId}`) and stream tokens (`{kind, hash}`). */
   revocations: { keys: string; streamTokens: string };
+  /** The socket role's tracer, when the process traces: each traced live event's delivery is a span. */
+  tracer?: Tracer;
 }
 
 /** What a connection that offered no credentials at connect holds: one object for all of them. */
@@ -99,7 +102,7 @@ export class SocketServer {
       },
       logger,
       metrics,
-      hub: new TopicHub(this.sub, config.REDIS_PREFIX, metrics, logger, (chs) => this.repairAll(chs)),
+      hub: new TopicHub(this.sub, config.REDIS_PREFIX, metrics, logger, (chs) => this.repairAll(chs), deps.tracer),
       lookups: { streams: deps.streams, identity: this.credentials, registrations: deps.registrations },
       history: new EventHistory(deps.redis, config),
       gate: new ReplayGate(config.SOCKET_REPLAY_CONCURRENCY),

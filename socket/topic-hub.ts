@@ -1,6 +1,8 @@
-import { EventKeys, parseLiveMessage, type TopicKey } from '../shared/platform/event-bus';
+import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
+import { EventKeys, parseLiveMessage, type DeliveredEvent, type TopicKey } from '../shared/platform/event-bus';
 import type { Logger } from '../shared/platform/logging';
 import { onMessage, subscribeTo, unsubscribeFrom, type Redis } from '../shared/platform/redis';
+import { MESSAGING, traceparentContext } from '../shared/platform/tracing';
 import type { Channel } from './socket-channel';
 import type { SocketMetrics } from './socket-metrics';
 import { SubscriberSet } from './subscriber-set';
@@ -35,6 +37,8 @@ export class TopicHub {
     private readonly logger: Logger,
     /** Called after the subscriber reconnected: events published meanwhile were lost live. */
     private readonly onResubscribed: (channels: Channel[]) => void,
+    /** The socket role's tracer, when the process traces: a live event published in a span is delivered in a child span. */
+    private readonly tracer?: Tracer,
   ) {
     this.keys = new EventKeys(prefix);
     onMessage(sub, (channel, message) => this.dispatch(channel, message));
@@ -96,8 +100,26 @@ export class TopicHub {
       return;
     }
     this.metrics.deliveryLag.observe(Math.max(0, Date.now() - ev.publishedAt) / 1000);
-    entry.forEach((ch) => ch.onLive(ev));
+    if (this.tracer && ev.traceparent !== undefined) this.deliverTraced(this.tracer, entry, ev);
+    else entry.forEach((ch) => ch.onLive(ev));
     this.metrics.fanout.observe(Math.max(0, Date.now() - ev.publishedAt) / 1000);
+  }
+
+  /** The delivery to this replica's channels as a span under the publish, in the publisher's trace. */
+  private deliverTraced(tracer: Tracer, entry: TopicEntry, ev: DeliveredEvent): void {
+    const span = tracer.startSpan(
+      `deliver ${ev.event}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: { [MESSAGING.system]: 'redis', [MESSAGING.operation]: 'process', 'rfq.event': ev.event, 'rfq.seq': ev.seq, 'rfq.channels': entry.size },
+      },
+      traceparentContext(ev.traceparent),
+    );
+    try {
+      context.with(trace.setSpan(context.active(), span), () => entry.forEach((ch) => ch.onLive(ev)));
+    } finally {
+      span.end();
+    }
   }
 
   private allChannels(): Channel[] {

@@ -26,3 +26,9 @@ export function catalogOf(specs: readonly JobSpec[]): Record<string, JobSpec> {
  * exactly one handler (workers/job-handlers.ts) and that no handler serves anything else.
  */
 export const JOBS: Record<string, JobSpec> = catalogOf(JOB_MODULES.flatMap((m) => Object.values(m).filter(isJobSpec)));
+
+/**
+ * Every BullMQ queue the catalog's jobs run on. The api role cannot import the workers, so the
+ * entry point hands it these for the operator's queue dashboard and the queue-depth metric.
+ */
+export const QUEUE_NAMES: readonly string[] = [...new Set(Object.values(JOBS).map((spec) => spec.queue))].sort();

@@ -3,6 +3,7 @@ import { EventPublisher } from '../shared/events';
 import { PairDirectory, QuoteNotifier, type InterestedMakers } from '../shared/quotes';
 import { DutchAuctioneer } from '../shared/dutch';
 import { serviceSigner } from '../shared/chain/service-signer';
+import { roleTracer } from '../shared/platform/tracing';
 
 /** What the workers role is started with. */
 export type WorkerDeps = ServiceDeps;
@@ -16,7 +17,7 @@ export interface WorkerContext extends WorkerDeps {
 }
 
 export function buildWorkerContext(deps: WorkerDeps, interestedMakers: InterestedMakers): WorkerContext {
-  const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
+  const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics, tracer: roleTracer(deps.tracing, 'workers') });
   const pairs = new PairDirectory(deps.db, deps.config.REGISTRY_CACHE_MS);
   const dutch = new DutchAuctioneer({
     db: deps.db,

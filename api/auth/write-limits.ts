@@ -3,6 +3,7 @@ import type { ApiContext } from '../context';
 import { credentialBuckets } from './caller';
 import { principalOf } from './principal';
 import { consumeAll, createLimiter, ipBucket } from './rate-limit';
+import { isOfferDryRun } from '../http/offer-dry-run';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -13,8 +14,9 @@ function isQuoteCreate(req: Request): boolean {
 
 /**
  * Budgets of every write under /api, mounted once in front of all its routes so a new write
- * route is covered without remembering to. Quote creation has its own budget; every other
- * POST/PUT/PATCH/DELETE shares the write budget. The IP is charged first, before the bearer is
+ * route is covered without remembering to. Quote creation has its own budget, and so has the
+ * offer dry-run (it writes nothing, and a maker bot that checks each offer first must not halve
+ * its offer budget); every other POST/PUT/PATCH/DELETE shares the write budget. The IP is charged first, before the bearer is
  * resolved, so a flood of forged credentials costs one Redis call each and no database lookup;
  * then each credential bucket the principal spends from. A refused request reaches no handler.
  */
@@ -28,9 +30,13 @@ export function writeLimits(ctx: ApiContext): RequestHandler {
     ip: createLimiter(ctx, 'write-ip', c.WRITE_RATE_LIMIT_PER_IP, c.WRITE_RATE_WINDOW_SECONDS),
     credential: createLimiter(ctx, 'write-credential', c.WRITE_RATE_LIMIT_PER_CREDENTIAL, c.WRITE_RATE_WINDOW_SECONDS),
   };
+  const dryRun = {
+    ip: createLimiter(ctx, 'dry-run-ip', c.DRY_RUN_RATE_LIMIT_PER_IP, c.DRY_RUN_RATE_WINDOW_SECONDS),
+    credential: createLimiter(ctx, 'dry-run-credential', c.DRY_RUN_RATE_LIMIT_PER_CREDENTIAL, c.DRY_RUN_RATE_WINDOW_SECONDS),
+  };
   return async (req: Request, _res: Response, next: NextFunction) => {
     if (!WRITE_METHODS.has(req.method)) return next();
-    const budget = isQuoteCreate(req) ? quote : write;
+    const budget = isQuoteCreate(req) ? quote : isOfferDryRun(req) ? dryRun : write;
     await consumeAll(budget.ip, [ipBucket(req.ip)]);
     const p = await principalOf(ctx, req);
     if (p) await consumeAll(budget.credential, credentialBuckets(p));

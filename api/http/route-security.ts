@@ -1,3 +1,4 @@
+import { QUOTE_CHALLENGE_ACTION } from '../auth/delegate-auth';
 import { WHO_NEEDS_WHAT, type AuthRule } from '../auth/route-auth';
 import { AUTH_ERRORS, PLATFORM_ERRORS, type ErrorCase } from './error-cases';
 import type { RouteAuth } from './route-spec';
@@ -8,7 +9,7 @@ import type { RouteAuth } from './route-spec';
  * rule cannot be mounted without being documented.
  */
 
-type SecurityScheme =
+export type SecurityScheme =
   | { type: 'http'; scheme: 'bearer'; bearerFormat?: string; description: string }
   | { type: 'apiKey'; in: 'header' | 'query'; name: string; description: string };
 
@@ -107,10 +108,22 @@ export function authDoc(auth: RouteAuth): AuthDoc {
   return AUTH_RULE_DOCS[WHO_NEEDS_WHAT[auth.action]];
 }
 
+/**
+ * The bot-challenge widget action a route's token must be solved for (docs/AUTH.md, "Bot
+ * challenge"), or null when its auth takes no challenge: the Explore routes name theirs, quote
+ * creation's rule always checks QUOTE_CHALLENGE_ACTION.
+ */
+export function challengeActionOf(auth: RouteAuth): string | null {
+  if ('streamToken' in auth) return null;
+  if (auth.action === 'explore') return auth.challenge;
+  return WHO_NEEDS_WHAT[auth.action] === 'challenge_or_delegate' ? QUOTE_CHALLENGE_ACTION : null;
+}
+
 /** The sentence the OpenAPI document shows for a route's auth. */
 export function authSentence(auth: RouteAuth): string {
   if ('streamToken' in auth) return 'The quote stream token, as header X-Quote-Stream-Token or query stream_token.';
   const rule = WHO_NEEDS_WHAT[auth.action];
-  const challenge = auth.action === 'explore' ? ` Widget action: ${auth.challenge}.` : '';
+  const action = challengeActionOf(auth);
+  const challenge = action ? ` Widget action: ${action}.` : '';
   return `Auth: ${auth.action.replace(/_/g, ' ')} (${rule.replace(/_/g, ' ')}).${challenge}`;
 }

@@ -4,6 +4,7 @@ import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes'
 import { defineRoute } from '../http/route-spec';
 import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../http/error-cases';
 import { createdQuoteAnswer, dutchBidBody, quotePollAnswer, submittedDutchBidAnswer, submittedOfferAnswer } from '../../wire/src/quote-answers';
+import { offerDryRunWire } from '../../wire/src/quote.wire';
 import type { PackageOfferBody, QuoteRequestBody } from '../../wire/src/quote-requests';
 
 /** Every body the wire package types for a client is one the parsers' documents accept (checked by tsc). */
@@ -161,7 +162,9 @@ export const quoteSpecs = {
     cache: 'no-store',
     request: {
       params: idParams,
+      // Parsed by the service (DutchService.checkBid), so the dry-run runs the same parse.
       body: dutchBidBody,
+      bodyCheck: 'service',
       examples: {
         bid: { summary: 'A both-side bid', value: { buy_override_bps: 25, sell_override_bps: 10 } },
         filler: {
@@ -195,5 +198,59 @@ export const quoteSpecs = {
       errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; bids are closed'),
       errorCase(409, 'quote_filled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is filled; bids are closed'),
     ],
+  }),
+  submitOfferDryRun: defineRoute({
+    method: 'post',
+    path: '/api/quote/:id/dry-run',
+    summary: 'Dry-run a package offer or a Dutch bid (makers)',
+    description:
+      'Takes the body the real route takes for this quote (a signed package offer on a standard quote, as POST /api/quote/:id; a both-side bid on a Dutch ' +
+      'quote, as POST /api/quote/:id/offer) and runs every check that route runs, without storing, publishing or spending the nonce. Answers 200 with what ' +
+      'the real route would answer: `would: "accept"` and status 201, or `would: "refuse"` with its status and exact error body. Its own rate-limit ' +
+      'budget (DRY_RUN_RATE_LIMIT_PER_IP, DRY_RUN_RATE_LIMIT_PER_CREDENTIAL), not the write budget; docs/QUOTES.md.',
+    tags: ['quotes'],
+    auth: { action: 'post_maker_offer' },
+    cache: 'no-store',
+    request: {
+      params: idParams,
+      // Parsed by the checks of the real route (OfferService.check, DutchService.checkBid): a bad body is a verdict, not a 400.
+      body: z.union([offerRequestDocument, dutchBidBody]).meta({
+        description: "The body of the quote's real offer route: a signed package offer (standard quote) or a both-side bid (Dutch quote).",
+      }),
+      bodyCheck: 'service',
+      examples: {
+        offer: { summary: 'A package offer on the butterfly example', value: PACKAGE_OFFER_EXAMPLE },
+        bid: { summary: 'A both-side bid on a Dutch quote', value: { buy_override_bps: 25, sell_override_bps: 10 } },
+      },
+    },
+    responses: {
+      200: {
+        description: 'What the real route would answer, and nothing done.',
+        schema: offerDryRunWire,
+        examples: {
+          accept: {
+            summary: 'The real route would store it',
+            value: { dry_run: true, quote_id: '0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b', kind: 'package_offer', would: 'accept', status: 201, error: null },
+          },
+          refuse: {
+            summary: 'The real route would refuse it: a nonce already used',
+            value: {
+              dry_run: true,
+              quote_id: '0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b',
+              kind: 'package_offer',
+              would: 'refuse',
+              status: 409,
+              error: {
+                error: 'nonce 1 was already used by 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC on chain 31337',
+                code: 'nonce_used',
+                details: [{ path: 'nonce', message: 'already used: sign a new offer with a fresh nonce' }],
+                request_id: '5f0d2c7e-8a61-4d1b-9b1e-3c2a7d9e4f10',
+              },
+            },
+          },
+        },
+      },
+    },
+    errors: [QUOTE_NOT_FOUND],
   }),
 };

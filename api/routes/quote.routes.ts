@@ -1,8 +1,10 @@
 import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
+import { errorBody } from '../../shared/platform/http/error-handler';
 import { isDutchRequest } from '../../shared/dutch';
 import { callerScope } from '../auth';
 import type { ApiContext } from '../context';
+import { dryRunBodyRefusal } from '../http/offer-dry-run';
 import { Reply, type RouteHandlers } from '../http/route-spec';
 import type { quoteSpecs } from './quote.http';
 
@@ -13,20 +15,39 @@ function makerWallet(req: Request): `0x${string}` {
   throw new UnauthorizedError('maker rights required', 'maker_rights_required');
 }
 
-/** Quotes: create (standard or Dutch), poll, maker package offers and Dutch bids. The quote and offer bodies are parsed by shared/quotes and shared/dutch. */
+/** Quotes: create (standard or Dutch), poll, maker package offers and Dutch bids, and their dry-run. The quote, offer and bid bodies are parsed by shared/quotes and shared/dutch. */
 export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteSpecs> {
-  const { quotes, offers, dutch } = ctx.services;
+  const { quotes, offers, dutch, offerDryRun } = ctx.services;
+  // What the operator's quote-rate panels read: quotes and offers accepted, replays not counted.
+  const created = ctx.metrics.counter('rfq_quotes_created_total', 'Quotes created, by kind (rfq, dutch); idempotent replays not counted', ['kind']);
+  const offered = ctx.metrics.counter('rfq_offers_submitted_total', 'Maker package offers and Dutch bids accepted, by kind (offer, dutch_bid)', ['kind']);
   return {
     createQuote: async ({ headers, body }, req) => {
       const opts = { idempotencyKey: headers['idempotency-key'], caller: callerScope(req) };
-      const out = isDutchRequest(body) ? await dutch.create(body, opts) : await quotes.create(body, opts);
+      const kind = isDutchRequest(body) ? 'dutch' : 'rfq';
+      const out = kind === 'dutch' ? await dutch.create(body, opts) : await quotes.create(body, opts);
+      if (!out.replayed) created.inc({ kind });
       return new Reply(out.status, out.body, out.replayed ? { 'Idempotent-Replayed': 'true' } : {});
     },
     pollQuote: async ({ params, query, headers }) => {
       const out = await quotes.poll(params.id, query.stream_token ?? headers['x-quote-stream-token']);
       return out.quote.offer_format === 'dutch_only' ? { ...out, ...(await dutch.pollView(out)) } : out;
     },
-    submitOffer: async ({ params, body }, req) => ({ offer: await offers.submit(params.id, body, makerWallet(req)) }),
-    submitDutchBid: async ({ params, body }, req) => new Reply(201, { bid: await dutch.bid(params.id, body, makerWallet(req)) }),
+    submitOffer: async ({ params, body }, req) => {
+      const offer = await offers.submit(params.id, body, makerWallet(req));
+      offered.inc({ kind: 'offer' });
+      return { offer };
+    },
+    submitDutchBid: async ({ params, body }, req) => {
+      const bid = await dutch.bid(params.id, body, makerWallet(req));
+      offered.inc({ kind: 'dutch_bid' });
+      return new Reply(201, { bid });
+    },
+    submitOfferDryRun: async ({ params, body }, req) => {
+      const out = await offerDryRun.run(params.id, body, makerWallet(req), dryRunBodyRefusal(req));
+      const common = { dry_run: true as const, quote_id: out.quoteId, kind: out.kind };
+      if (!out.refusal) return { ...common, would: 'accept' as const, status: 201 as const, error: null };
+      return { ...common, would: 'refuse' as const, status: out.refusal.status, error: errorBody(out.refusal, req.id) };
+    },
   };
 }

@@ -9,7 +9,16 @@ export interface Backend {
  * the socket replicas, everything else to the API replicas, round robin. A replica is taken out
  * when its `/readyz` stops answering 200 and put back when it does again. WebSockets: HAProxy
  * passes the upgrade through in `mode http`; `timeout tunnel` then bounds an idle socket (the
- * Phoenix heartbeat keeps live ones busy). Every answer names the replica that served it
+ * Phoenix heartbeat keeps live ones busy).
+ *
+ * Retries: a request whose connection a replica refused is sent to the other one (`redispatch`).
+ * A request a replica took and then died with (an empty or broken answer, or none within
+ * `timeout server`) is sent again only when that is safe: a GET or HEAD, or a write carrying an
+ * `Idempotency-Key` (the API stores the first answer in the transaction that did the work, so
+ * the retry gets that answer, never a second quote). Any other write answers 502 and its client
+ * decides; docs/SCALING.md says so.
+ *
+ * Every answer names the replica that served it
  * (`X-Served-By`); a request with `X-Rfq-Replica: <name>` is sent to that replica (tests and
  * operators pin a connection with it).
  */
@@ -34,8 +43,9 @@ defaults
   option httplog
   option http-server-close
   option forwardfor
-  retries 2
-  option redispatch
+  retries 3
+  option redispatch 1
+  retry-on conn-failure empty-response junk-response response-timeout
   timeout connect 5s
   timeout client 60s
   timeout server 60s
@@ -52,6 +62,7 @@ backend api
   balance roundrobin
   option httpchk GET /readyz
   http-check expect status 200
+  http-request disable-l7-retry if !METH_GET !{ req.hdr(idempotency-key) -m found }
   http-response set-header X-Served-By %s
 ${pins(opts.api)}
 ${servers(opts.api)}

@@ -150,9 +150,11 @@ async function run(redisMode: RedisMode): Promise<void> {
     redisCluster: [] as number[],
     redisPlain: redisMode === 'plain' ? await freePort() : 0,
     devchain: await freePort(),
-    haproxy: await freePort(),
-    api: [await freePort(), await freePort()],
-    socket: [await freePort(), await freePort()],
+    /** Picked just before HAProxy starts, so nothing else takes it meanwhile. */
+    haproxy: 0,
+    /** Filled in once the replicas listen (they bind a port of the kernel's choosing). */
+    api: [] as number[],
+    socket: [] as number[],
   };
   for (let i = 0; i < 6; i++) ports.redisCluster.push(await freePort(true));
 
@@ -204,23 +206,44 @@ async function run(redisMode: RedisMode): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     ...redisEnv,
   };
-  const role = (name: string, roles: string, port = 0) =>
-    start(name, process.execPath, ['--import', 'tsx', 'bin/main.ts'], { ...roleEnv, ROLES: roles, PORT: String(port) });
+  // The API and socket replicas sit behind HAProxy (option forwardfor): the client, for rate
+  // limits and idempotency scopes, is the last X-Forwarded-For hop, not HAProxy's address. They
+  // listen on a port of the kernel's choosing (PORT=0), read back from their log: a port picked
+  // free here could be taken by another process in the minutes before the role binds it.
+  const role = (name: string, roles: string, http = false) =>
+    start(name, process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
+      ...roleEnv,
+      ROLES: roles,
+      PORT: '0',
+      ...(http ? { TRUST_PROXY_HOPS: '1' } : {}),
+    });
 
   say('two API, two socket, two worker and two indexer processes');
   const roles = [
-    role('api-1', 'api', ports.api[0]),
-    role('api-2', 'api', ports.api[1]),
-    role('socket-1', 'socket', ports.socket[0]),
-    role('socket-2', 'socket', ports.socket[1]),
+    role('api-1', 'api', true),
+    role('api-2', 'api', true),
+    role('socket-1', 'socket', true),
+    role('socket-2', 'socket', true),
     role('workers-1', 'workers'),
     role('workers-2', 'workers'),
     role('indexer-1', 'indexer'),
     role('indexer-2', 'indexer'),
   ];
   await until('every role to start', () => roles.every((r) => readFileSync(r.log, 'utf8').includes('"msg":"started"')), 600_000);
+  /** The port a role's log says it listens on (`<role> listening`). */
+  const listening = (p: Proc, what: string): number => {
+    for (const line of readFileSync(p.log, 'utf8').split('\n')) {
+      if (!line.includes(`"msg":"${what} listening"`)) continue;
+      const port = (JSON.parse(line) as { port?: unknown }).port;
+      if (typeof port === 'number') return port;
+    }
+    throw new Error(`${p.name} logged no "${what} listening" line with a port`);
+  };
+  ports.api = roles.slice(0, 2).map((r) => listening(r, 'api'));
+  ports.socket = roles.slice(2, 4).map((r) => listening(r, 'socket'));
 
   say('HAProxy');
+  ports.haproxy = await freePort();
   const cfg = path.join(tmp, 'haproxy.cfg');
   writeFileSync(
     cfg,

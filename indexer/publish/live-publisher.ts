@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../../shared/platform/config';
@@ -64,8 +65,16 @@ export const takerStream = (streamTokenHash: string) => topics.rfqStream(streamT
 /** Events a pair (CLOB) emits are what its explore watchers follow. */
 const isPairEvent = (name: string) => isEventKind(name) && INDEXED_EVENTS[name].emitter === 'pair';
 
-export function createLivePublisher(deps: { db: DataSource; redis: Redis; config: Config; metrics?: Metrics; logger: Logger; queue: JobQueue }): LivePublisher {
-  const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics });
+export function createLivePublisher(deps: {
+  db: DataSource;
+  redis: Redis;
+  config: Config;
+  metrics?: Metrics;
+  logger: Logger;
+  queue: JobQueue;
+  tracer?: Tracer;
+}): LivePublisher {
+  const events = new EventPublisher({ redis: deps.redis, config: deps.config, metrics: deps.metrics, tracer: deps.tracer });
   const hub = new ExploreStreamHub({ db: deps.db, redis: deps.redis, config: deps.config, events });
   const feeds = new FeedSpool(hub, deps.queue, deps.logger);
   const loans = createLoanPublisher({ db: deps.db, feeds });

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { DataSource, EntityManager } from 'typeorm';
 import { CursorConflictError } from '../errors';
 import type { Hex, LightBlock } from '../rpc/rpc';
@@ -8,6 +9,7 @@ import { rollbackDerived, writeDerived, type Changeset, type RollbackEffects } f
 import { LeaseStore, type Fence } from './lease-store';
 import { exec, insertMany, type Queryable } from './sql';
 import { decideExclusiveWindows, type NewFade } from '../../shared/dutch';
+import { inSpan } from '../../shared/platform/tracing';
 
 export type { FilledQuote } from './changeset-writer';
 export type { ReopenedQuote, RollbackEffects } from './derived-tables';
@@ -37,6 +39,25 @@ export interface StoredHash {
   hash: Hex;
 }
 
+/** A batch `IndexerStore.commit` writes. */
+export interface CommitBatch {
+  chainId: number;
+  contractSet: string;
+  expected: Cursor;
+  cursor: LightBlock;
+  changes: Changeset;
+  window: { append: LightBlock[] } | { replace: LightBlock[]; checkpoints: StoredHash[] };
+  trimBelow?: number;
+  pruneBelow?: number;
+}
+
+/** What a committed batch did that the live publisher tells. */
+export interface Committed {
+  filled: FilledQuote[];
+  crossings: LoanHealthCrossing[];
+  fades: NewFade[];
+}
+
 /** Why a rollback happens; recorded in the same transaction. */
 export type RollbackCause = { kind: 'reorg'; depth: number; orphanedTip: number } | { kind: 'resync'; requestIds: number[]; outcome: string };
 
@@ -49,10 +70,11 @@ export class IndexerStore {
   /**
    * `fadeWindowSeconds` (DUTCH_FADE_WINDOW): awarded Dutch quotes whose exclusive window ended
    * longer ago than this before a batch's last block are not decided any more (they could not count).
+   * `tracer`: the indexer's, when the process traces; each commit is then a span.
    */
   constructor(
     private readonly ds: DataSource,
-    private readonly opts: { fadeWindowSeconds: number } = { fadeWindowSeconds: 86_400 },
+    private readonly opts: { fadeWindowSeconds: number; tracer?: Tracer } = { fadeWindowSeconds: 86_400 },
     /** The lease every write of this store checks in its transaction; null: unfenced (one indexer process, tests). */
     private readonly fence: Fence | null = null,
   ) {}
@@ -139,16 +161,16 @@ export class IndexerStore {
    * blocks it held becoming checkpoints with `checkpoints` (headers the range read anyway).
    * `trimBelow` moves window blocks below it to the checkpoints; `pruneBelow` forgets older checkpoints.
    */
-  async commit(args: {
-    chainId: number;
-    contractSet: string;
-    expected: Cursor;
-    cursor: LightBlock;
-    changes: Changeset;
-    window: { append: LightBlock[] } | { replace: LightBlock[]; checkpoints: StoredHash[] };
-    trimBelow?: number;
-    pruneBelow?: number;
-  }): Promise<{ filled: FilledQuote[]; crossings: LoanHealthCrossing[]; fades: NewFade[] }> {
+  async commit(args: CommitBatch): Promise<Committed> {
+    const attributes = { 'rfq.chain_id': args.chainId, 'rfq.block.from': args.expected.block_number + 1, 'rfq.block.to': args.cursor.number };
+    return inSpan(this.opts.tracer, 'indexer commit', { attributes }, async (span) => {
+      const written = await this.writeBatch(args);
+      span?.setAttribute('rfq.quotes_filled', written.filled.length);
+      return written;
+    });
+  }
+
+  private writeBatch(args: CommitBatch): Promise<Committed> {
     const { chainId } = args;
     return this.write(async (m) => {
       await relaxedCommit(m);

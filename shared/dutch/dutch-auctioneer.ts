@@ -10,7 +10,7 @@ import { DutchRepository } from './dutch.repository';
 import { dutchOpenJob } from './dutch.jobs';
 import type { DutchQuote } from './dutch.types';
 import { decideAward } from './dutch-award-decision';
-import { competingView, exclusiveEndsAt, fillableView, takerBidView, takerDutchView, takerSide, winnerAwardView } from './dutch-views';
+import { competingView, exclusiveEndsAt, fillableView, makerBidView, takerBidView, takerDutchView, takerSide, winnerAwardView } from './dutch-views';
 
 /** Most competitions (or windows) one run decides; the rest fall to their own jobs or the next batch. */
 const BATCH_LIMIT = 64;
@@ -87,18 +87,24 @@ export class DutchAuctioneer {
     await this.quotes.markAnnounced('quotes', id);
   }
 
-  /** A bid (one version) to the taker's stream: the side that applies to the taker. */
+  /**
+   * A bid (one version) to the taker's stream, the side that applies to the taker; and to the
+   * bidding maker's own topic as `dutch_bid`, the bid as stored (no taker field, as the POST answered it).
+   */
   async announceBid(bidId: string, version: number): Promise<void> {
     const b = await this.repo.findBid(bidId);
     if (!b || Number(b.version) !== version) return; // replaced meanwhile: its own job announces the newer one
     const q = await this.quotes.findQuote(b.quote_id);
     if (!q) return;
-    await this.deps.events.publish(
-      topics.rfqStream(q.stream_token_hash),
-      'rfq_offer',
-      { ...takerBidView(q, b) },
-      { idempotencyKey: `rfq_offer.${b.id}.${version}` },
-    );
+    await Promise.all([
+      this.deps.events.publish(
+        topics.rfqStream(q.stream_token_hash),
+        'rfq_offer',
+        { ...takerBidView(q, b) },
+        { idempotencyKey: `rfq_offer.${b.id}.${version}` },
+      ),
+      this.deps.events.publish(topics.rfqMaker(b.maker), 'dutch_bid', { ...makerBidView(b) }, { idempotencyKey: `dutch_bid.${b.id}.${version}` }),
+    ]);
     await this.repo.markBidAnnounced(bidId, version);
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { getAddress, toHex, zeroAddress, type Address } from 'viem';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { z } from 'zod';
 import type { Config } from '../platform/config';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../platform/errors';
 import { IdempotencyService } from '../platform/idempotency';
@@ -19,6 +20,10 @@ import { assertNotFaded, fadeStatus, type FadeStatus } from './dutch-fades';
 import { FillBondCheck } from '../bonds';
 import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
 import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
+import { parseOrThrow } from '../platform/validation';
+import { dutchBidBody } from '../../wire/src/quote-answers';
+
+type DutchBidBody = z.output<typeof dutchBidBody>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UNIQUE_VIOLATION = '23505';
@@ -183,19 +188,13 @@ export class DutchService {
    * A maker's both-side bid, while the quote competes; a later bid by the same maker replaces
    * its earlier one. Stored under the quote's lock, so a bid and the award cannot interleave.
    */
-  async bid(quoteId: string, body: { buy_override_bps: number; sell_override_bps: number; filler?: Address }, maker: Address) {
-    const quote = UUID.test(quoteId) ? await this.quotes.findQuote(quoteId) : null;
-    if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
-    const d = await this.repo.find(quoteId);
-    this.assertCompeting(quote, d);
-    await this.assertMayWin(quote, d, getAddress(maker));
-    const filler = getAddress(body.filler ?? maker);
-    await this.assertAllowedFiller(quote, filler);
+  async bid(quoteId: string, body: unknown, maker: Address) {
+    const { bid: b, filler } = await this.checkBid(quoteId, body, maker);
     const bid = await this.deps.db.transaction(async (m) => {
       const locked = await this.quotes.lockQuote(m, quoteId);
       if (!locked) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
       this.assertCompeting(locked, await this.repo.find(quoteId, m));
-      return this.repo.upsertBid(m, quoteId, getAddress(maker), body.buy_override_bps, body.sell_override_bps, filler);
+      return this.repo.upsertBid(m, quoteId, getAddress(maker), b.buy_override_bps, b.sell_override_bps, filler);
     });
     try {
       await this.deps.queue.enqueue(dutchBidAnnounceJob, { bid_id: bid.id, version: Number(bid.version) });
@@ -203,6 +202,23 @@ export class DutchService {
       this.deps.logger.error({ bid_id: bid.id, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this bid');
     }
     return makerBidView(bid);
+  }
+
+  /**
+   * Every check of POST /api/quote/:id/offer, in its order, reading only: `bid` runs it before
+   * it stores (and asks again under the quote's lock whether the competition is still open),
+   * the dry-run (shared/dutch/offer-dry-run.ts) runs it alone. Throws the refusal the route answers.
+   */
+  async checkBid(quoteId: string, body: unknown, maker: Address): Promise<{ bid: DutchBidBody; filler: Address }> {
+    const bid = parseOrThrow(dutchBidBody, body);
+    const quote = UUID.test(quoteId) ? await this.quotes.findQuote(quoteId) : null;
+    if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+    const d = await this.repo.find(quoteId);
+    this.assertCompeting(quote, d);
+    await this.assertMayWin(quote, d, getAddress(maker));
+    const filler = getAddress(bid.filler ?? maker);
+    await this.assertAllowedFiller(quote, filler);
+    return { bid, filler };
   }
 
   /**

@@ -1,4 +1,6 @@
 export { DutchService } from './dutch.service';
+export { OfferDryRun } from './offer-dry-run';
+export type { DryRunKind, DryRunOutcome } from './offer-dry-run';
 export { DutchAuctioneer } from './dutch-auctioneer';
 export { DutchRepository } from './dutch.repository';
 export { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob, dutchOpenJob } from './dutch.jobs';

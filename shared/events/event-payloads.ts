@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { EventPayload } from '../platform/event-bus';
 // The quote domain's payloads have their one home in its wire modules (which import nothing of the domains').
-import { dutchAwardEventWire, dutchFadeEventWire, rfqOfferTakerWire, rfqRequestMakerWire, rfqRequestTakerWire } from '../../wire/src/dutch.wire';
+import {
+  dutchAwardEventWire,
+  dutchBidEventWire,
+  dutchFadeEventWire,
+  rfqOfferTakerWire,
+  rfqRequestMakerWire,
+  rfqRequestTakerWire,
+} from '../../wire/src/dutch.wire';
 import { rfqOfferMakerWire, rfqResultMakerWire, rfqResultTakerWire } from '../../wire/src/quote.wire';
 import { EXCLUSIVE_FILL_STATES, exclusiveFillEventWire } from '../../wire/src/order.wire';
 
@@ -37,6 +44,8 @@ export const exclusiveFillPayload = z.looseObject({
   chain_id: z.number().int(),
   state: z.enum(EXCLUSIVE_FILL_STATES),
 });
+/** A maker's own Dutch bid as stored (the answer of its POST), each version once: rfq_maker:<maker> only, never the taker. */
+export const dutchBidPayload = dutchBidEventWire;
 /** A Dutch award to its winner alone: the fillable payload, whose signed `award` names the winner's `filler`. */
 export const dutchAwardPayload = dutchAwardEventWire;
 /** A Dutch award whose winner let the exclusive window pass without filling (decided by the indexer from the chain), with the maker's fade status. */
@@ -72,5 +81,6 @@ export type RfqOfferEvent = PayloadOf<typeof rfqOfferPayload>;
 export type RfqResultEvent = PayloadOf<typeof rfqResultPayload>;
 export type ExclusiveFillEvent = PayloadOf<typeof exclusiveFillPayload>;
 export type DutchAwardEvent = PayloadOf<typeof dutchAwardPayload>;
+export type DutchBidEvent = PayloadOf<typeof dutchBidPayload>;
 export type ExploreClobEvent = PayloadOf<typeof exploreClobPayload>;
 export type ExploreLoanEvent = PayloadOf<typeof exploreLoanPayload>;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { StreamKind } from '../platform/stream-tokens';
 import {
   dutchAwardPayload,
+  dutchBidPayload,
   dutchFadePayload,
   exclusiveFillPayload,
   exploreClobEventPayload,
@@ -65,6 +66,7 @@ export const TOPIC_TABLE = {
       rfq_request: rfqRequestPayload,
       rfq_offer: rfqOfferPayload,
       rfq_result: rfqResultPayload,
+      dutch_bid: dutchBidPayload,
       dutch_award: dutchAwardPayload,
       exclusive_fill_issued: exclusiveFillPayload,
       exclusive_fill_used: exclusiveFillPayload,

@@ -4,7 +4,7 @@ export { OrderRepository } from './order.repository';
 export type { OrderFilter } from './order.repository';
 export { parseOrderRequest, orderJson, intentFromJson } from './order-request';
 export { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
-export type { OrderRequest, OrderJson } from './order-request';
+export type { OrderRequest, OrderJson, NumberForms } from './order-request';
 export {
   cancelOrder,
   expireExclusiveFill,

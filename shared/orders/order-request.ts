@@ -176,10 +176,26 @@ function crossFieldRules(b: OrderBody, ctx: z.core.ParsePayload, now: number, la
 
 const schemaAt = rebuiltWhenChanged(orderRequestSchema);
 
-/** A parsed order: the chain, and the on-chain intent it is. */
+/**
+ * The fields the spec types as integers, which the answer echoes in the form the request sent
+ * (docs/ORDERS.md, "Number forms"): true when sent as a JSON integer (always a safe integer: the
+ * parser refuses one past 2^53), false when sent as a decimal string.
+ */
+export interface NumberForms {
+  fillerRewardMaxPerMintedUnit: boolean;
+  fillerRewardMinPerMintedUnit: boolean;
+  premiumStart: boolean;
+  premiumEnd: boolean;
+}
+
+/** Every field as a decimal string: the form of an intent with no request behind it. */
+const ALL_STRINGS: NumberForms = { fillerRewardMaxPerMintedUnit: false, fillerRewardMinPerMintedUnit: false, premiumStart: false, premiumEnd: false };
+
+/** A parsed order: the chain, the on-chain intent it is, and the forms its integer fields came in. */
 export interface OrderRequest {
   chain_id: number;
   intent: OrderIntent;
+  forms: NumberForms;
 }
 
 /**
@@ -189,8 +205,17 @@ export interface OrderRequest {
 export function parseOrderRequest(body: unknown, now: number, horizonSeconds: number): OrderRequest {
   const b = parseOrThrow(schemaAt(now, horizonSeconds), body);
   const d = b.data;
+  // The body parsed, so these objects are there; only the type of each value is read.
+  const sent = (body as { data: { rewardLimits: Record<string, unknown>; decayPremium: Record<string, unknown> } }).data;
+  const integer = (v: unknown) => typeof v === 'number';
   return {
     chain_id: b.chain_id,
+    forms: {
+      fillerRewardMaxPerMintedUnit: integer(sent.rewardLimits.fillerRewardMaxPerMintedUnit),
+      fillerRewardMinPerMintedUnit: integer(sent.rewardLimits.fillerRewardMinPerMintedUnit),
+      premiumStart: integer(sent.decayPremium.premiumStart),
+      premiumEnd: integer(sent.decayPremium.premiumEnd),
+    },
     intent: {
       from: b.destination.from as Address,
       to: b.destination.to as Address,
@@ -219,18 +244,26 @@ export function parseOrderRequest(body: unknown, now: number, horizonSeconds: nu
   };
 }
 
-/** The order's JSON form (what the API echoes): big integers as decimal strings, addresses checksummed. */
-export function orderJson(i: OrderIntent) {
+/**
+ * The order's JSON form (what the API stores and echoes): big integers as decimal strings,
+ * except the fields `forms` says came as JSON integers, which stay integers; addresses checksummed.
+ */
+export function orderJson(i: OrderIntent, forms: NumberForms = ALL_STRINGS) {
+  const echo = (v: bigint, integer: boolean): string | number => (integer ? Number(v) : v.toString());
   return {
     destination: { from: i.from, to: i.to, nonce: { prefix: Number(i.noncePrefix), nonce: i.nonce.toString() } },
     data: {
       options6909Contract: i.options6909Contract,
       rewardLimits: {
-        fillerRewardMaxPerMintedUnit: i.fillerRewardMaxPerMintedUnit.toString(),
-        fillerRewardMinPerMintedUnit: i.fillerRewardMinPerMintedUnit.toString(),
+        fillerRewardMaxPerMintedUnit: echo(i.fillerRewardMaxPerMintedUnit, forms.fillerRewardMaxPerMintedUnit),
+        fillerRewardMinPerMintedUnit: echo(i.fillerRewardMinPerMintedUnit, forms.fillerRewardMinPerMintedUnit),
       },
       pairKey: { optionType: i.optionType, startExecutionTimeStamp: i.startExecutionTimestamp, expiryTimestamp: i.expiryTimestamp },
-      decayPremium: { premiumStart: i.premiumStart.toString(), premiumEnd: i.premiumEnd.toString(), decayRateBpsPerSecond: i.premiumDecayRateBpsPerSecond },
+      decayPremium: {
+        premiumStart: echo(i.premiumStart, forms.premiumStart),
+        premiumEnd: echo(i.premiumEnd, forms.premiumEnd),
+        decayRateBpsPerSecond: i.premiumDecayRateBpsPerSecond,
+      },
       decayStrike: { strikeStart: i.strikeStart.toString(), strikeEnd: i.strikeEnd.toString(), decayRateBpsPerSecond: i.strikeDecayRateBpsPerSecond },
       decayMinFill: { startMinFill: i.startMinFill.toString(), decayRatePerSecond: i.minFillDecayRatePerSecond.toString() },
       buyOrSell: i.buyOrSell,

@@ -54,7 +54,8 @@ export class OrderService {
     }
     const byOwner = wallet !== null && by.ownCredential;
     const premiumToken = await this.premiumTokens.of(dir, i.options6909Contract);
-    const json = orderJson(i);
+    // Stored in the forms sent: a JSON integer cannot be told from its string once parsed.
+    const json = orderJson(i, req.forms);
     const expiresAt = new Date((i.orderOnExpiry === 1 ? i.expiryTimestamp : i.intentExpiry) * 1000);
     const row = {
       id: randomUUID(),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getAddress, type Address } from 'viem';
+import { getAddress, type Address, type Hex } from 'viem';
 import type { DataSource } from 'typeorm';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldProblem } from '../platform/errors';
 import type { JobQueue } from '../platform/queue';
@@ -14,6 +14,15 @@ import { parseOfferRequest } from './offer-request';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UNIQUE_VIOLATION = '23505';
+
+/** A package offer that passed every check of POST /api/quote/:id: what `store` writes. */
+export interface CheckedOffer {
+  quoteId: string;
+  chainId: number;
+  offer: PackageOffer;
+  signature: Hex;
+  digest: Hex;
+}
 
 /**
  * The maker's side of standard RFQ: verify a signed package offer against its quote, store it
@@ -31,6 +40,22 @@ export class OfferService {
 
   /** `maker` is the authenticated maker's wallet (SIWE address, or the API key's bot wallet). */
   async submit(quoteId: string, body: unknown, maker: Address): Promise<OfferView> {
+    const row = await this.store(await this.check(quoteId, body, maker));
+    try {
+      await this.deps.queue.enqueue(offerAnnounceJob, { offer_id: row.id });
+    } catch (err) {
+      this.deps.logger.error({ offer_id: row.id, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this offer');
+    }
+    return offerView(row);
+  }
+
+  /**
+   * Every check of POST /api/quote/:id, in its order, reading only: `submit` runs it before it
+   * stores, the dry-run (shared/dutch/offer-dry-run.ts) runs it alone. Throws the refusal the
+   * route answers. The nonce is looked up here so a dry-run can tell; the unique index behind
+   * `store` still decides a race between two offers of one nonce.
+   */
+  async check(quoteId: string, body: unknown, maker: Address): Promise<CheckedOffer> {
     const now = Math.floor(this.clock() / 1000);
     const { offer, signature } = parseOfferRequest(body, now);
     const quote = UUID.test(quoteId) ? await this.repo.findQuote(quoteId) : null;
@@ -65,18 +90,12 @@ export class OfferService {
     }
     if (signer !== offer.maker)
       throw ValidationError.field('signature', `recovers to ${signer}, not the maker ${offer.maker}: sign the PackageOffer typed data of this quote`);
-
-    const row = await this.store(quote.id, offer, signature, packageOfferDigest(ctx, offer), quote.chain_id);
-    try {
-      await this.deps.queue.enqueue(offerAnnounceJob, { offer_id: row.id });
-    } catch (err) {
-      this.deps.logger.error({ offer_id: row.id, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this offer');
-    }
-    return offerView(row);
+    if (await this.repo.nonceUsed(quote.chain_id, offer.maker, offer.nonce.toString())) throw nonceUsed(offer, quote.chain_id);
+    return { quoteId: quote.id, chainId: quote.chain_id, offer, signature, digest: packageOfferDigest(ctx, offer) };
   }
 
   /** Stores the offer under a lock on its quote, so an offer and the expiry cannot interleave. */
-  private async store(quoteId: string, offer: PackageOffer, signature: string, digest: string, chainId: number): Promise<OfferRow> {
+  private async store({ quoteId, chainId, offer, signature, digest }: CheckedOffer): Promise<OfferRow> {
     try {
       return await this.deps.db.transaction(async (m) => {
         const locked = await this.repo.lockQuote(m, quoteId);
@@ -94,19 +113,21 @@ export class OfferService {
           nonce: offer.nonce.toString(),
           deadline: offer.deadline,
           signature: signature.toLowerCase() as `0x${string}`,
-          digest: digest as `0x${string}`,
+          digest,
         };
         return { ...row, created_at: await this.repo.insertOffer(m, row) };
       });
     } catch (err) {
-      if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
-        throw new ConflictError(`nonce ${offer.nonce} was already used by ${offer.maker} on chain ${chainId}`, 'nonce_used', [
-          { path: 'nonce', message: 'already used: sign a new offer with a fresh nonce' },
-        ]);
-      }
+      if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw nonceUsed(offer, chainId);
       throw err;
     }
   }
+}
+
+function nonceUsed(offer: PackageOffer, chainId: number): ConflictError {
+  return new ConflictError(`nonce ${offer.nonce} was already used by ${offer.maker} on chain ${chainId}`, 'nonce_used', [
+    { path: 'nonce', message: 'already used: sign a new offer with a fresh nonce' },
+  ]);
 }
 
 function assertOpen(q: QuoteRow, nowSeconds: number): void {

@@ -149,6 +149,12 @@ export class QuoteRepository {
     return rows[0].created_at;
   }
 
+  /** Whether `(chain, maker, nonce)` already names a stored offer: the key of the unique index quote_offers_maker_nonce. */
+  async nonceUsed(chainId: number, maker: string, nonce: string): Promise<boolean> {
+    const rows: unknown[] = await this.ds.query(`SELECT 1 FROM quote_offers WHERE chain_id = $1 AND maker = $2 AND nonce = $3`, [chainId, maker, nonce]);
+    return rows.length > 0;
+  }
+
   async findOffer(id: string): Promise<OfferRow | null> {
     const rows: OfferRow[] = await this.ds.query(`SELECT ${OFFER_COLUMNS} FROM quote_offers WHERE id = $1`, [id]);
     return rows[0] ?? null;

@@ -3,6 +3,8 @@ import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.http';
 import { ValidationError } from '../../shared/platform/errors';
+import { parseOrThrow } from '../../shared/platform/validation';
+import { dutchBidBody } from '../../wire/src/quote-answers';
 import { zeroAddress } from 'viem';
 import { direction, directionsHash } from '../../shared/protocol';
 import { dutchQuoteRequestDocument, parseDutchQuoteRequest } from '../../shared/dutch';
@@ -22,12 +24,14 @@ type Json = Record<string, any>;
 const doc: OpenApiDocument = buildOpenApiDocument(API_ROUTES, ROUTE_TAGS, API_VERSION);
 const NOW = Math.floor(Date.now() / 1000);
 
+/** A schema, or the component it refers to (a body two routes share is documented once). */
+const resolved = (schema: Json): Json => (schema.$ref ? (doc.components as Json).schemas[schema.$ref.split('/').pop()] : schema);
+
 /** The documented body of a route, or its `member`-th alternative when it is a union. */
 function bodySchema(path: string, method: string, member?: number): Json {
   const op = (doc.paths as Json)[path][method];
-  const schema = op.requestBody.content['application/json'].schema as Json;
-  const body = schema.$ref ? (doc.components as Json).schemas[schema.$ref.split('/').pop()] : schema;
-  return member === undefined ? body : body.anyOf[member];
+  const body = resolved(op.requestBody.content['application/json'].schema as Json);
+  return member === undefined ? body : resolved(body.anyOf[member]);
 }
 
 /** A Dutch create the schema accepts: one leg, the taker buying, the premium rising toward the maker. */
@@ -60,6 +64,8 @@ const DUTCH_EXAMPLE = {
     referrer: zeroAddress,
   },
 };
+/** A Dutch bid naming its filler, so every field is exercised. */
+const BID_EXAMPLE = { buy_override_bps: 25, sell_override_bps: 10, filler: PACKAGE_OFFER_EXAMPLE.maker };
 const DUTCH_LIMITS = { max_exclusive_ms: 30_000, max_auction_seconds: 3_600, default_compete_ms: 2_000, default_exclusive_ms: 5_000 };
 
 /** Every leaf property of a JSON Schema object, with its dotted path (arrays: their first item). */
@@ -127,6 +133,30 @@ describe.each([
     document: offerRequestDocument,
     example: PACKAGE_OFFER_EXAMPLE,
     parse: (b: unknown) => parseOfferRequest(b, NOW),
+  },
+  {
+    route: 'POST /api/quote/:id/offer',
+    path: '/api/quote/{id}/offer',
+    member: undefined,
+    document: dutchBidBody,
+    example: BID_EXAMPLE,
+    parse: (b: unknown) => parseOrThrow(dutchBidBody, b),
+  },
+  {
+    route: 'POST /api/quote/:id/dry-run (package offer)',
+    path: '/api/quote/{id}/dry-run',
+    member: 0,
+    document: offerRequestDocument,
+    example: PACKAGE_OFFER_EXAMPLE,
+    parse: (b: unknown) => parseOfferRequest(b, NOW),
+  },
+  {
+    route: 'POST /api/quote/:id/dry-run (Dutch bid)',
+    path: '/api/quote/{id}/dry-run',
+    member: 1,
+    document: dutchBidBody,
+    example: BID_EXAMPLE,
+    parse: (b: unknown) => parseOrThrow(dutchBidBody, b),
   },
 ])('$route body', ({ path, member, document, example, parse }) => {
   const schema = bodySchema(path, 'post', member);

@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Express } from 'express';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../api/http/openapi-document';
 import { AUTH_RULE_DOCS, SECURITY_SCHEMES } from '../../api/http/route-security';
-import { WHO_NEEDS_WHAT } from '../../api/auth';
+import { QUOTE_CHALLENGE_ACTION, WHO_NEEDS_WHAT } from '../../api/auth';
 import { API_ROUTES } from '../../api/routes/route-table';
 import { API_VERSION, ROUTE_TAGS } from '../../api/routes/route-tags';
 import { BUTTERFLY_EXAMPLE, PACKAGE_OFFER_EXAMPLE } from '../../api/routes/quote.http';
@@ -15,6 +15,8 @@ import { createTestEnv, type TestEnv } from '../support/test-env';
 
 type Operation = {
   operationId: string;
+  tags: string[];
+  'x-challenge-action'?: string;
   security: Record<string, string[]>[];
   requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
   responses: Record<
@@ -106,6 +108,49 @@ describe('the OpenAPI document', () => {
     expect(parseOfferRequest(PACKAGE_OFFER_EXAMPLE, now).offer.legs).toHaveLength(3);
     // ...and the delegate body is the one a taker key mints with.
     expect(delegateSchemas(env.config.DELEGATE_MAX_TTL_SECONDS).withKey.safeParse(exampleOf('mintDelegate', 'withKey')).success).toBe(true);
+  });
+
+  it("names each operation's bot-challenge widget action, as docs/API.md tables them, and lists them in the scheme", () => {
+    // docs/API.md, "Bot-challenge actions": quote creation, the Explore CLOB routes, the Explore loan routes.
+    // Quote creation, and any later route with its auth row (its rule checks the same action).
+    const createsQuotes = new Set(API_ROUTES.filter((r) => 'action' in r.auth && r.auth.action === 'create_quote').map((r) => r.id));
+    expect(createsQuotes.has('createQuote')).toBe(true);
+    const expected = (op: Operation) =>
+      createsQuotes.has(op.operationId)
+        ? QUOTE_CHALLENGE_ACTION
+        : op.tags.includes('explore: loans')
+          ? 'explore-loan'
+          : op.tags.includes('explore')
+            ? 'explore-clob'
+            : undefined;
+    const wrong = operations(doc).filter((op) => op['x-challenge-action'] !== expected(op));
+    expect(wrong.map((op) => [op.operationId, op['x-challenge-action']])).toEqual([]);
+    const named = new Set(operations(doc).map((op) => op['x-challenge-action']));
+    expect([...named].sort()).toEqual(['explore-clob', 'explore-loan', 'quote-create', undefined]);
+    expect(QUOTE_CHALLENGE_ACTION).toBe('quote-create');
+    expect(doc.components.securitySchemes.challengeResponse.description).toContain(
+      'Widget actions: quote-create, explore-clob, explore-loan; each operation that takes the token names its action in x-challenge-action.',
+    );
+  });
+
+  it('declares the parameters routes read outside their specs, and the stream token as parameters too', () => {
+    type Parameter = { name?: string; in?: string; $ref?: string };
+    const params = (op: Operation) => (op as unknown as { parameters: Parameter[] }).parameters;
+    const poll = operations(doc).find((op) => op.operationId === 'pollQuote') as Operation;
+    expect(params(poll)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'stream_token', in: 'query', required: false }),
+        expect.objectContaining({ name: 'X-Quote-Stream-Token', in: 'header', required: false }),
+      ]),
+    );
+    for (const op of operations(doc)) {
+      const refs = params(op).flatMap((p) => (p.$ref ? [p.$ref] : []));
+      const explore = op.tags.includes('explore') || op.tags.includes('explore: loans');
+      const expected = ['#/components/parameters/RequestId', ...(explore ? ['#/components/parameters/GeoCountry'] : [])];
+      expect([op.operationId, refs]).toEqual([op.operationId, expected]);
+    }
+    expect(Object.keys(doc.components.parameters)).toEqual(['RequestId', 'GeoCountry']);
+    expect(doc.components.parameters.GeoCountry).toMatchObject({ name: 'CF-IPCountry', in: 'header' });
   });
 
   it('lets each example parse with the schema it illustrates', () => {

@@ -74,6 +74,7 @@ const BEYOND_SPEC: Record<string, string> = {
   'POST /api/taker/keys': 'docs/AUTH.md, "Integrator backend: taker keys and delegates"',
   'DELETE /api/taker/keys/{id}': 'docs/AUTH.md, "Integrator backend: taker keys and delegates"',
   'GET /api/abis': "issue #27: the reference contracts' ABIs, so an integrator funds its bond and fills an award without this repository",
+  'POST /api/quote/{id}/dry-run': 'issue #27: a maker checks an offer or a Dutch bid against every check of its real route, nothing stored (docs/QUOTES.md)',
   'GET /api/openapi.json': 'issue #12, the machine-readable contract',
   'GET /api/asyncapi.json': 'issue #12',
   'GET /docs': 'issue #12',
@@ -87,6 +88,15 @@ const BEYOND_SPEC: Record<string, string> = {
   'PATCH /api/premium/activate': 'removed route, 410 for any method',
   'DELETE /api/premium/activate': 'removed route, 410 for any method',
 };
+
+/**
+ * Mounted paths that are no part of the API and stay out of its documents, each prefix with
+ * where it was decided. The app below is built with them mounted, so they are seen here.
+ */
+const OPERATOR_ONLY: Record<string, string> = {
+  '/ops/queues': 'issue #27: the queue dashboard (bull-board), for operators holding OPS_DASHBOARD_TOKEN (docs/OPERATIONS.md)',
+};
+const operatorOnly = (route: string) => Object.keys(OPERATOR_ONLY).some((prefix) => route.split(' ')[1].startsWith(prefix));
 
 /**
  * An Explore route beyond the spec is decided by its row in its action's Routes table
@@ -131,7 +141,7 @@ describe('spec route table, OpenAPI document and mounted routes agree', () => {
   let mounted: Set<string>;
 
   beforeAll(async () => {
-    env = await createTestEnv();
+    env = await createTestEnv({ OPS_DASHBOARD_TOKEN: 'operator-token-of-the-conformance-test-0123' });
     app = buildApp(env).app;
     doc = buildOpenApiDocument(API_ROUTES, ROUTE_TAGS, API_VERSION);
     documented = new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)));
@@ -141,10 +151,15 @@ describe('spec route table, OpenAPI document and mounted routes agree', () => {
   });
   afterAll(() => env.close());
 
-  it('documents every mounted route, and mounts every documented one', () => {
-    expect({ mountedButUndocumented: [...mounted].filter((r) => !documented.has(r)) }).toEqual({ mountedButUndocumented: [] });
+  it('documents every mounted route but the operator-only ones, and mounts every documented one', () => {
+    expect({ mountedButUndocumented: [...mounted].filter((r) => !documented.has(r) && !operatorOnly(r)) }).toEqual({ mountedButUndocumented: [] });
     expect({ documentedButNotMounted: [...documented].filter((r) => !mounted.has(r)) }).toEqual({ documentedButNotMounted: [] });
     expect(mounted.size).toBeGreaterThan(25);
+  });
+
+  it('mounts each operator-only path, and documents none of it', () => {
+    for (const prefix of Object.keys(OPERATOR_ONLY)) expect([...mounted].filter((r) => r.split(' ')[1].startsWith(prefix)).length).toBeGreaterThan(0);
+    expect([...documented].filter(operatorOnly)).toEqual([]);
   });
 
   it('serves every spec route, unless an issue has declared it deferred', () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { randomAddress } from '../support/fixtures';
 import { intents, quoteBody, STRATEGY_ROWS } from '../support/quotes';
 
@@ -33,6 +34,11 @@ export interface LoadOptions {
   pair: string;
   /** Each request gives up after this long; a hang counts as a failure. */
   timeoutMs?: number;
+  /**
+   * Send each create with its own `Idempotency-Key`, as a client that wants retries does: a
+   * balancer may then send it again to another replica when the first died with it in flight.
+   */
+  idempotencyKeys?: boolean;
 }
 
 /**
@@ -86,7 +92,7 @@ export class QuoteLoad {
     try {
       const res = await fetch(`${this.apiUrl}/api/quote`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...(this.opts.idempotencyKeys ? { 'idempotency-key': randomUUID() } : {}) },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 15_000),
       });

@@ -51,6 +51,11 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
     'GET /api/quote/:id': { query: { stream_token: fc.constantFrom(m.streamToken, m.streamToken.slice(1), '') } },
     'POST /api/quote/:id': { body: m.signed.offer, auth: ['maker_key'] },
     'POST /api/quote/:id/offer': { body: { buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[1] }, auth: ['maker_key', 'maker_admin'] },
+    'POST /api/quote/:id/dry-run': {
+      body: m.signed.offer,
+      variants: [{ buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[1] }],
+      auth: ['maker_key', 'maker_admin'],
+    },
     'GET /api/me': { auth: ['wallet', 'maker_admin'] },
     'GET /api/maker/keys': { auth: ['maker_admin'] },
     'GET /api/taker/keys': { auth: ['taker_admin'] },

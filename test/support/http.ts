@@ -2,15 +2,16 @@ import type http from 'node:http';
 import type { Express } from 'express';
 import supertest from 'supertest';
 import { createApp } from '../../api/app';
+import { QUEUE_NAMES } from '../../workers/job-catalog';
 import type { ApiContext } from '../../api/context';
 import { routeSpecsOf } from '../../api/http/mount-routes';
 import type { NamedRouteSpec } from '../../api/http/route-spec';
 import { specViolation } from './conformance-check';
 import type { TestEnv } from './test-env';
 
-/** The real Express app over a test environment, for supertest. */
+/** The real Express app over a test environment, for supertest, given the catalog's queues as bin/main.ts gives them. */
 export function buildApp(env: TestEnv): { app: Express; ctx: ApiContext } {
-  return createApp({ config: env.config, logger: env.logger, db: env.db, redis: env.redis, metrics: env.metrics, queue: env.queue });
+  return createApp({ config: env.config, logger: env.logger, db: env.db, redis: env.redis, metrics: env.metrics, queue: env.queue, queueNames: QUEUE_NAMES });
 }
 
 type Target = Express | http.Server | string;

@@ -218,6 +218,13 @@ export const rfqOfferTakerWire = z.looseObject({
   quote_id: z.string(),
 });
 
+/** `dutch_bid` on the bidding maker's own topic: its bid as stored (makerBidWire), each version once. */
+export const dutchBidEventWire = z.looseObject({
+  ...makerBidWire.partial().shape,
+  bid_id: z.string(),
+  quote_id: z.string(),
+});
+
 /** `dutch_award` as the topic table documents it: the winner's fillable payload. */
 export const dutchAwardEventWire = z.looseObject({
   ...winnerAwardWire.partial().shape,

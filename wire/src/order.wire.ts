@@ -29,11 +29,19 @@ const destinationWire = z.strictObject({
   nonce: z.strictObject({ prefix: z.number().int().min(0), nonce: wireDecimal }),
 });
 
+/**
+ * A field the spec types as an integer, echoed in the form the request sent it (docs/ORDERS.md,
+ * "Number forms"): a JSON integer (a safe integer) stays one, a decimal string stays a string.
+ */
+const echoedUint = z.union([wireDecimal, z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]).meta({
+  description: 'As the request sent it: a JSON integer (below 2^53) stays an integer, a decimal string stays a string.',
+});
+
 const dataWire = z.strictObject({
   options6909Contract: wireAddress,
-  rewardLimits: z.strictObject({ fillerRewardMaxPerMintedUnit: wireDecimal, fillerRewardMinPerMintedUnit: wireDecimal }),
+  rewardLimits: z.strictObject({ fillerRewardMaxPerMintedUnit: echoedUint, fillerRewardMinPerMintedUnit: echoedUint }),
   pairKey: z.strictObject({ optionType: z.number().int(), startExecutionTimeStamp: wireUnixSeconds, expiryTimestamp: wireUnixSeconds }),
-  decayPremium: z.strictObject({ premiumStart: wireDecimal, premiumEnd: wireDecimal, decayRateBpsPerSecond: z.number().int() }),
+  decayPremium: z.strictObject({ premiumStart: echoedUint, premiumEnd: echoedUint, decayRateBpsPerSecond: z.number().int() }),
   decayStrike: z.strictObject({ strikeStart: wireDecimal, strikeEnd: wireDecimal, decayRateBpsPerSecond: z.number().int() }),
   decayMinFill: z.strictObject({ startMinFill: wireDecimal, decayRatePerSecond: wireDecimal }),
   buyOrSell: z.number().int(),

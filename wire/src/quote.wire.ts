@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, wireUnixSeconds } from './formats';
+import { errorBodySchema } from './errors/error-body';
 
 /**
  * The one home of a quote's wire form: the states as data, and the zod schema of
@@ -113,3 +114,33 @@ export const rfqResultTakerWire = rfqResultMakerWire.extend({ fill_tx_hash: wire
 
 /** `rfq_offer` on a maker's own topic: its own offer (offerWire). */
 export const rfqOfferMakerWire = z.looseObject({ ...offerWire.partial().shape, quote_id: z.string() });
+
+const dryRunCommon = {
+  dry_run: z.literal(true),
+  quote_id: z.uuid(),
+  kind: z.enum(['package_offer', 'dutch_bid']).meta({
+    description:
+      'The route the quote takes: `package_offer` (POST /api/quote/:id, a standard quote) or `dutch_bid` (POST /api/quote/:id/offer, a Dutch quote).',
+  }),
+};
+
+/**
+ * POST /api/quote/:id/dry-run: what the real offer route would answer for this body, had it been
+ * posted there now. Nothing was stored, published or enqueued, and no nonce was spent.
+ */
+export const offerDryRunWire = z
+  .discriminatedUnion('would', [
+    z.strictObject({
+      ...dryRunCommon,
+      would: z.literal('accept'),
+      status: z.literal(201).meta({ description: 'The real route would store it and answer 201.' }),
+      error: z.null(),
+    }),
+    z.strictObject({
+      ...dryRunCommon,
+      would: z.literal('refuse'),
+      status: z.number().int().min(400).max(599).meta({ description: 'The status the real route would answer (a 4xx, or 503 when it cannot decide).' }),
+      error: errorBodySchema.meta({ description: "The real route's error body, as it would answer it (its request_id is this request's)." }),
+    }),
+  ])
+  .meta({ description: 'The verdict of the real route on the body; a 200 whatever the verdict.' });

@@ -10,6 +10,9 @@ import { DEFAULT_HOST, isLoopbackHost } from './server.config';
  * The development secret is in the source, so a server reachable from other machines must not
  * use it: see `authKeyProblems`.
  */
+/** The edge header the Explore gate reads the client's country from, unless GEOBLOCK_HEADER names another (the OpenAPI document declares it). */
+export const DEFAULT_GEOBLOCK_HEADER = 'CF-IPCountry';
+
 export const authEnv = {
   /** HS256 key of session and delegate JWTs; at least 32 characters. Required when NODE_ENV=production. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').max(512).optional(),
@@ -72,7 +75,7 @@ export const authEnv = {
   GEOBLOCK_HEADER: z
     .string()
     .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a header name')
-    .default('CF-IPCountry'),
+    .default(DEFAULT_GEOBLOCK_HEADER),
 };
 
 /**

@@ -11,6 +11,8 @@ import { limitsEnv } from './limits.config';
 import { signerEnv } from './signer.config';
 import { ordersEnv } from './orders.config';
 import { bondsEnv } from './bonds.config';
+import { opsEnv } from './ops.config';
+import { tracingEnv } from './tracing.config';
 import { redisEndpointProblems } from './redis-endpoint';
 
 /**
@@ -30,6 +32,8 @@ const envSchema = z.object({
   ...signerEnv,
   ...ordersEnv,
   ...bondsEnv,
+  ...opsEnv,
+  ...tracingEnv,
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -2,7 +2,7 @@ import { envInt } from './schema-helpers';
 
 /**
  * Budgets of the write routes under /api, kept in Redis so every replica spends from the same
- * one. Two route classes (quote create; every other POST/PUT/PATCH/DELETE), each counted per
+ * one. Three route classes (quote create; the offer dry-run; every other POST/PUT/PATCH/DELETE), each counted per
  * client IP (an IPv6 client per /64) and per credential, in fixed windows.
  */
 export const limitsEnv = {
@@ -18,4 +18,10 @@ export const limitsEnv = {
   WRITE_RATE_LIMIT_PER_CREDENTIAL: envInt(600, 1, 10_000_000),
   /** Length of the write window, in seconds. */
   WRITE_RATE_WINDOW_SECONDS: envInt(60, 1, 86400),
+  /** POST /api/quote/:id/dry-run per client IP per window (its own budget: a dry-run spends nothing of the write budget). */
+  DRY_RUN_RATE_LIMIT_PER_IP: envInt(600, 1, 10_000_000),
+  /** POST /api/quote/:id/dry-run per credential per window. */
+  DRY_RUN_RATE_LIMIT_PER_CREDENTIAL: envInt(600, 1, 10_000_000),
+  /** Length of the dry-run window, in seconds. */
+  DRY_RUN_RATE_WINDOW_SECONDS: envInt(60, 1, 86400),
 };

@@ -38,8 +38,12 @@ const REDIS_MESSAGES = [
   /^Too many Cluster redirections/,
   /^Cluster isn't ready/,
 ];
-/** Replies a (re)starting or failing-over Redis sends before it can serve commands. */
-const REDIS_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY)\b/;
+/**
+ * Replies a (re)starting or failing-over Redis sends before it can serve commands; MOVED and ASK
+ * reach a caller only from a pipeline or MULTI that a failover moved half-way (single commands
+ * follow them), and the next try goes to the new owner of the slot.
+ */
+const REDIS_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|MOVED|ASK)\b/;
 
 /**
  * SQLSTATEs of a lost or refused session: class 08 (connection exception), the server shutting

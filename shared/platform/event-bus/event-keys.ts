@@ -64,9 +64,13 @@ export class EventKeys {
   }
 }
 
+const OPEN_BRACE = '{'.charCodeAt(0);
+
 /**
  * Live messages are `<seq>\t<event>\t<ms>\t<data>`: seq, event and time readable without
  * parsing the JSON, so a replica routes an event to a thousand channels without touching it.
+ * One published inside a span has the span's traceparent before the data
+ * (`<seq>\t<event>\t<ms>\t<traceparent>\t<data>`); the data, a JSON object, always starts with `{`.
  */
 export function parseLiveMessage(message: string): DeliveredEvent | null {
   const a = message.indexOf('\t');
@@ -76,5 +80,9 @@ export function parseLiveMessage(message: string): DeliveredEvent | null {
   const seq = Number(message.slice(0, a));
   const publishedAt = Number(message.slice(b + 1, c));
   if (!Number.isSafeInteger(seq) || seq < 1 || !Number.isFinite(publishedAt)) return null;
-  return { seq, event: message.slice(a + 1, b), publishedAt, data: message.slice(c + 1) };
+  const event = message.slice(a + 1, b);
+  if (message.charCodeAt(c + 1) === OPEN_BRACE) return { seq, event, publishedAt, data: message.slice(c + 1) };
+  const d = message.indexOf('\t', c + 1);
+  if (d < 0) return null;
+  return { seq, event, publishedAt, data: message.slice(d + 1), traceparent: message.slice(c + 1, d) };
 }

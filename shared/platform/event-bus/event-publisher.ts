@@ -1,7 +1,10 @@
+import { SpanKind, type Tracer } from '@opentelemetry/api';
 import type { Config } from '../config';
+import type { Counter } from 'prom-client';
 import type { Metrics } from '../metrics';
 import { LuaScript, publishCommand, type Redis } from '../redis';
 import { StreamTokens } from '../stream-tokens';
+import { currentTraceparent, inSpan, MESSAGING } from '../tracing';
 import { EventKeys } from './event-keys';
 import type { EventCatalog, TopicRef, TopicRules } from './event-types';
 
@@ -14,7 +17,8 @@ import type { EventCatalog, TopicRef, TopicRules } from './event-types';
  * key here, in the same step) instead of the shared topics' days.
  * KEYS: seq, log, once, stream token (token topics; else any key, unread), all in one cluster slot.
  * ARGV: live channel (same slot), event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once,
- * token grace ms ('' = shared topic), PUBLISH or SPUBLISH (sharded pub/sub on a cluster).
+ * token grace ms ('' = shared topic), PUBLISH or SPUBLISH (sharded pub/sub on a cluster), the
+ * publishing span's traceparent ('' = none; it goes in the live message only, never to a client).
  */
 const PUBLISH = new LuaScript(
   `
@@ -53,7 +57,9 @@ redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[4], s .. '-0', 'e', ARGV[2], 'd', dat
 redis.call('PEXPIRE', KEYS[2], string.format('%d', logTtl))
 redis.call('PEXPIRE', KEYS[1], string.format('%d', seqTtl))
 if ARGV[7] == '1' then redis.call('SET', KEYS[3], s, 'PX', string.format('%d', logTtl)) end
-redis.call(ARGV[9], ARGV[1], s .. '\\t' .. ARGV[2] .. '\\t' .. ms .. '\\t' .. data)
+local traced = ''
+if ARGV[10] ~= '' then traced = ARGV[10] .. '\\t' end
+redis.call(ARGV[9], ARGV[1], s .. '\\t' .. ARGV[2] .. '\\t' .. ms .. '\\t' .. traced .. data)
 return {seq, 0}
 `,
   4,
@@ -88,6 +94,8 @@ export interface TopicEventPublisherDeps {
   metrics?: Metrics;
   /** The topic table's answers: which events a kind carries, which topics a stream token names. */
   rules: TopicRules;
+  /** The publishing role's tracer: each publish is a span, and the live message carries it to the socket tier. */
+  tracer?: Tracer;
 }
 
 /**
@@ -101,12 +109,15 @@ export class TopicEventPublisher<C extends EventCatalog> {
   private readonly tokens: StreamTokens;
   private readonly logTtlMs: number;
   private readonly seqTtlMs: number;
+  /** Made with the publisher, so /metrics names it before the first event (a dashboard then reads 0, not no data). */
+  private readonly published: Counter<string> | undefined;
 
   constructor(private readonly deps: TopicEventPublisherDeps) {
     this.keys = new EventKeys(deps.config.REDIS_PREFIX);
     this.tokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
     this.logTtlMs = deps.config.SOCKET_HISTORY_MAX_AGE_SECONDS * 1000;
     this.seqTtlMs = Math.max(deps.config.SOCKET_SEQ_TTL_SECONDS * 1000, this.logTtlMs);
+    this.published = deps.metrics?.counter('events_published_total', 'Events published to socket topics', ['topic_kind', 'duplicate']);
   }
 
   async publish<K extends keyof C & string, E extends keyof C[K] & string>(
@@ -137,10 +148,22 @@ export class TopicEventPublisher<C extends EventCatalog> {
       token ? this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000 : '',
       publishCommand(this.deps.redis),
     ];
-    const [seq, dup] = (await PUBLISH.run(this.deps.redis, keys, args)) as [number, number];
-    this.deps.metrics
-      ?.counter('events_published_total', 'Events published to socket topics', ['topic_kind', 'duplicate'])
-      .inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
+    const send = (traceparent: string) => PUBLISH.run(this.deps.redis, keys, [...args, traceparent]) as Promise<[number, number]>;
+    const [seq, dup] = this.deps.tracer ? await traced(this.deps.tracer, topic.kind, event, send) : await send('');
+    this.published?.inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
     return { seq, duplicate: dup === 1 };
   }
+}
+
+/**
+ * A publish in a span of the publishing role, whose traceparent rides in the live message to the
+ * socket tier's delivery span. Named by the topic's kind, never its key: a key may name a wallet.
+ */
+function traced(tracer: Tracer, kind: string, event: string, send: (traceparent: string) => Promise<[number, number]>): Promise<[number, number]> {
+  const attributes = { [MESSAGING.system]: 'redis', [MESSAGING.operation]: 'send', [MESSAGING.destination]: kind, 'rfq.event': event };
+  return inSpan(tracer, `publish ${kind}`, { kind: SpanKind.PRODUCER, attributes }, async (span) => {
+    const sent = await send(currentTraceparent() ?? '');
+    span?.setAttributes({ 'rfq.seq': sent[0], 'rfq.duplicate': sent[1] === 1 });
+    return sent;
+  });
 }

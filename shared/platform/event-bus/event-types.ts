@@ -50,4 +50,6 @@ export interface DeliveredEvent {
   data: string;
   /** Unix ms when it was published (Redis clock). */
   publishedAt: number;
+  /** The publishing span's W3C traceparent, on a live message published inside one; never sent to a client. */
+  traceparent?: string;
 }

@@ -9,7 +9,8 @@ interface BodyParserError {
   expose?: boolean;
 }
 
-function toAppError(err: unknown): AppError | null {
+/** The project's error an error stands for (a body parser's, a zod parse's, an outage), or null for an unknown one (a bare 500). */
+export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (err instanceof ZodError) return validationFromZod(err);
   const outage = dependencyOutage(err);
@@ -59,11 +60,16 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
   if (app instanceof DependencyUnavailableError) req.log.warn({ code: app.code, err: app.cause }, 'dependency unavailable');
   else if (app.status >= 500) req.log.warn({ code: app.code, msg: app.message }, 'service error');
   for (const [k, v] of Object.entries(app.headers ?? {})) res.setHeader(k, v);
-  res.status(app.status).json({
+  res.status(app.status).json(errorBody(app, req.id));
+}
+
+/** The body an error is answered with (also reported, unsent, by the offer dry-run). */
+export function errorBody(app: AppError, requestId: string) {
+  return {
     error: app.message,
     code: app.code,
     ...(app.details && app.details.length > 0 ? { details: app.details } : {}),
     ...app.extra,
-    request_id: req.id,
-  });
+    request_id: requestId,
+  };
 }

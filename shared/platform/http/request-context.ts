@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logging';
 
@@ -10,6 +11,12 @@ declare module 'express-serve-static-core' {
 }
 
 const SAFE_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/** The route template that answered a request (`/api/quote/:id`), once routed; null for none. */
+export function routeOf(req: Request): string | null {
+  const routePath = (req.route as { path?: unknown } | undefined)?.path;
+  return routePath ? `${req.baseUrl}${String(routePath)}` : null;
+}
 
 /**
  * Gives each request an id (the caller's `X-Request-Id` when it is sane) and a child logger
@@ -25,15 +32,18 @@ export function requestContext(logger: Logger) {
     Object.defineProperty(req, 'log', { get: () => (log ??= logger.child({ request_id: req.id })), configurable: true });
     res.setHeader('X-Request-Id', req.id);
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const routePath = (req.route as { path?: unknown } | undefined)?.path;
-      const route = routePath ? `${req.baseUrl}${String(routePath)}` : req.path;
-      const line = { method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
-      const stamped = { request_id: req.id, ...line };
-      if (res.statusCode >= 500) logger.error(stamped, 'request failed');
-      else logger.info(stamped, 'request');
-    });
+    // Bound to the request's context: the line carries its trace id, when the request is traced.
+    res.on(
+      'finish',
+      context.bind(context.active(), () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        const route = routeOf(req) ?? req.path;
+        const line = { method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
+        const stamped = { request_id: req.id, ...line };
+        if (res.statusCode >= 500) logger.error(stamped, 'request failed');
+        else logger.info(stamped, 'request');
+      }),
+    );
     next();
   };
 }

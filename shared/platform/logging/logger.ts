@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 import { serializeError } from './error-serializer';
 
@@ -32,8 +33,27 @@ function serializeErrors(obj: Record<string, unknown>): Record<string, unknown> 
   return out ?? obj;
 }
 
-/** The process logger: JSON lines on stdout (or `destination`), one `role` field per process. */
-export function createLogger(opts: { level: string; name?: string; base?: Record<string, unknown>; destination?: pino.DestinationStream }): Logger {
+/**
+ * The active span's ids, so a log line and its trace find each other (docs/TRACING.md). A fresh
+ * object each time: pino merges the line's own fields into what this returns.
+ */
+function traceIds(): Record<string, string> {
+  const ctx = trace.getActiveSpan()?.spanContext();
+  return ctx && isSpanContextValid(ctx) ? { trace_id: ctx.traceId, span_id: ctx.spanId } : {};
+}
+
+/**
+ * The process logger: JSON lines on stdout (or `destination`), one `role` field per process.
+ * `traceIds`: every line logged while a span is active gets its `trace_id` and `span_id` (set
+ * when the process traces; off, lines cost nothing more).
+ */
+export function createLogger(opts: {
+  level: string;
+  name?: string;
+  base?: Record<string, unknown>;
+  destination?: pino.DestinationStream;
+  traceIds?: boolean;
+}): Logger {
   const options: pino.LoggerOptions = {
     level: opts.level,
     name: opts.name ?? 'options-rfq',
@@ -42,6 +62,7 @@ export function createLogger(opts: { level: string; name?: string; base?: Record
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }), log: serializeErrors },
     serializers: { err: serializeError, error: serializeError },
+    ...(opts.traceIds ? { mixin: traceIds } : {}),
   };
   // Stdout is written asynchronously: a synchronous write per line was a syscall on every request's
   // path (about a tenth of the API's CPU at full load); lines logged while a write is under way go

@@ -16,8 +16,12 @@ export class Metrics {
     return this.once(name, () => new Counter({ name, help, labelNames, registers: [this.registry] }));
   }
 
-  gauge(name: string, help: string, labelNames: string[] = []): Gauge<string> {
-    return this.once(name, () => new Gauge({ name, help, labelNames, registers: [this.registry] }));
+  /**
+   * `collect`, when given, runs on each scrape before the gauge is read: for values that live
+   * elsewhere (Redis) and are cheaper to read when asked for than to track.
+   */
+  gauge(name: string, help: string, labelNames: string[] = [], collect?: (this: Gauge<string>) => Promise<void>): Gauge<string> {
+    return this.once(name, () => new Gauge({ name, help, labelNames, registers: [this.registry], ...(collect ? { collect } : {}) }));
   }
 
   histogram(name: string, help: string, labelNames: string[] = [], buckets?: number[]): Histogram<string> {

@@ -1,6 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import { bullPrefix, type Redis } from '../redis';
 import type { JobPayload, JobSpec } from './job-catalog';
+import { withTrace } from './job-trace';
 
 export type EnqueueOptions = Pick<JobsOptions, 'delay' | 'priority'>;
 
@@ -9,7 +10,8 @@ type BulkJob = Parameters<Queue['addBulk']>[0][number];
 /**
  * Enqueues catalogued jobs. One BullMQ Queue per queue name, sharing one connection, each under
  * its own hash-tagged prefix (`bullPrefix`).
- * Payloads are validated before they leave, so a worker never sees a malformed job.
+ * Payloads are validated before they leave, so a worker never sees a malformed job; a job
+ * enqueued inside a span carries its trace context beside the payload (job-trace.ts).
  */
 export class JobQueue {
   private readonly queues = new Map<string, Queue>();
@@ -47,7 +49,7 @@ export class JobQueue {
       if (jobId.includes(':')) throw new Error(`job id ${jobId} of ${spec.name} contains ':', which BullMQ reserves`);
       return {
         name: spec.name,
-        data,
+        data: withTrace(data),
         opts: {
           jobId,
           attempts: spec.attempts ?? 5,

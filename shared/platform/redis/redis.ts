@@ -56,9 +56,14 @@ export function createRedis(target: RedisTarget, extra: RedisOptions = {}, use: 
     ...extra,
   };
   if (endpoint.kind === 'single') return new IORedis(endpoint.url, options);
-  const { enableAutoPipelining, enableOfflineQueue, lazyConnect, retryStrategy, ...nodeOptions } = options;
+  const { enableAutoPipelining: _batchingAsked, enableOfflineQueue, lazyConnect, retryStrategy, ...nodeOptions } = options;
   const cluster: ClusterOptions = {
-    enableAutoPipelining,
+    // No auto-pipelining on a cluster: a batch that meets a failover half-way comes back with
+    // some commands MOVED and some answered, and ioredis re-sends a pipeline only when every
+    // command moved to the same node, so the rest reach the caller as raw MOVED errors (seen as
+    // 500s in the scaled stack's Redis-master fault). Sent one by one, each command follows its
+    // MOVED to the new master after `retryDelayOnFailover`.
+    enableAutoPipelining: false,
     enableOfflineQueue,
     lazyConnect,
     clusterRetryStrategy: retryStrategy ? (times) => retryStrategy(times) : undefined,

@@ -4,6 +4,7 @@ import type { JobQueue } from '../queue';
 import type { Logger } from '../logging';
 import type { Metrics } from '../metrics';
 import type { Redis } from '../redis';
+import type { Tracing } from '../tracing';
 import type { PrivateKeyAccount } from 'viem/accounts';
 
 /** The process infrastructure a role is started with: opened once per process by bin/boot.ts, or per test file. */
@@ -26,4 +27,6 @@ export interface ServiceDeps {
    * it from the configuration alone.
    */
   serviceSigner?: PrivateKeyAccount;
+  /** The process's traces when TRACING_OTLP_URL (or OTEL_EXPORTER_OTLP_ENDPOINT) is set; absent = off (docs/TRACING.md). */
+  tracing?: Tracing;
 }

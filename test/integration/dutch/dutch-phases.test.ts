@@ -1,6 +1,6 @@
 import { zeroAddress } from 'viem';
 import type { z } from 'zod';
-import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../wire/src/dutch.wire';
+import { competingWire, fillableWire, makerBidWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../wire/src/dutch.wire';
 import { makerResultWire, takerResultWire } from '../../../wire/src/quote.wire';
 import { EventPublisher, topics } from '../../../shared/events';
 import { hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared/quotes';
@@ -165,7 +165,7 @@ describe('Dutch phases', () => {
     expect(of(mine, bought.body.quote.id)[0].payload).toEqual({ ...b.payload, seq: of(mine, bought.body.quote.id)[0].payload.seq });
   });
 
-  it('bids: maker rights, a documented range, a later bid replaces the earlier, the taker hears its side', async () => {
+  it('bids: maker rights, a documented range, a later bid replaces the earlier, the taker hears its side, the maker its own bid', async () => {
     startReplica();
     const q = await create({ polarity: 'a_is_buy', body: { compete_ms: LONG_COMPETE_MS } });
     const id = q.body.quote.id;
@@ -193,6 +193,21 @@ describe('Dutch phases', () => {
     const poll = await request(app).get(`/api/quote/${id}`).query({ stream_token: q.body.stream_token }).expect(200);
     expect(poll.body.bids).toEqual([expect.objectContaining({ maker: makerA.address, side: 'sell', override_bps: 40, version: 2 })]);
     expect(poll.body.quote.dutch_phase).toBe('competing');
+
+    // The bidding maker's own topic echoes each version as stored (both sides, its filler), as its POST answered it.
+    const echoes = await eventually(
+      () => topicEvents(env, topics.rfqMaker(makerA.address)),
+      (e) => of(e, id).filter((x) => x.event === 'dutch_bid').length >= 2,
+    );
+    const mine = of(echoes, id).filter((e) => e.event === 'dutch_bid');
+    expect(mine.map(({ payload: { seq: _seq, ...bid } }) => bid)).toEqual([first.body.bid, second.body.bid]);
+    // Nothing of the taker: not its address or salt, no referrer field (a Dutch request's referrer is always zero).
+    assertNoTakerIdentity(
+      mine.map((e) => e.payload),
+      { taker: q.taker.address, salt: q.body.quote.taker_salt },
+    );
+    // Another maker hears nothing of this bid.
+    expect(of(await topicEvents(env, topics.rfqMaker(makerB.address)), id).some((e) => e.event === 'dutch_bid')).toBe(false);
   });
 
   it('refuses a bid on a standard quote, and a package offer on a Dutch quote', async () => {
@@ -282,6 +297,7 @@ describe('Dutch phases', () => {
       ['feed competing', pub.filter((e) => e.payload.dutch_phase === 'competing'), competingWire],
       ['feed fillable', pub.filter((e) => e.payload.dutch_phase !== 'competing'), fillableWire],
       ['winner dutch_award', winner.filter((e) => e.event === 'dutch_award'), winnerAwardWire],
+      ['winner dutch_bid', winner.filter((e) => e.event === 'dutch_bid'), makerBidWire],
       ['winner rfq_result', winner.filter((e) => e.event === 'rfq_result'), makerResultWire],
     ];
     for (const [what, events, schema] of forms) {

@@ -77,6 +77,19 @@ describe('bot challenge: single-use tokens and the advertised settings', () => {
     expect(await challengeKeys(env)).toEqual(before);
   });
 
+  it("POST /api/quote checks the widget action its OpenAPI operation names (x-challenge-action), and refuses another action's token", async () => {
+    const { app: api } = app();
+    const doc = await request(api).get('/api/openapi.json').expect(200);
+    const action = doc.body.paths['/api/quote'].post['x-challenge-action'];
+    expect(action).toBe('quote-create');
+    challenge.accept('solved-for-explore', 'explore-clob');
+    refused(await request(api).post('/api/quote').set('X-Challenge-Response', 'solved-for-explore').send({}));
+    challenge.accept('solved-for-documented', action);
+    // Past the challenge, the empty body is the next thing refused.
+    const past = await request(api).post('/api/quote').set('X-Challenge-Response', 'solved-for-documented').send({}).expect(400);
+    expect(past.body.code).toBe('validation_failed');
+  });
+
   describe('GET /api/landing-page-settings challenge.enabled: true only with both a site key and a secret', () => {
     it.each([
       ['site key and secret', '0x4AAAAAAAsite', 'a-secret', true],

@@ -46,12 +46,74 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     expect(got.body).toEqual(res.body);
   });
 
-  it('accepts integers as JSON numbers where the spec shows integers, and answers them as strings', async () => {
-    const body = orderBody(owner.address);
-    const res = await create({ ...body, data: { ...body.data, rewardLimits: { fillerRewardMaxPerMintedUnit: 500, fillerRewardMinPerMintedUnit: 5 } } }).expect(
-      201,
-    );
-    expect(res.body.data.rewardLimits).toEqual({ fillerRewardMaxPerMintedUnit: '500', fillerRewardMinPerMintedUnit: '5' });
+  describe('number forms: rewardLimits.* and premiumStart/End echo as the request sent them (docs/ORDERS.md)', () => {
+    const withForms = (
+      rewardLimits: Record<string, string | number>,
+      premiums: { premiumStart: string | number; premiumEnd: string | number },
+      nonce: string,
+    ) => {
+      const body = orderBody(owner.address);
+      return {
+        ...body,
+        destination: { ...body.destination, nonce: { ...body.destination.nonce, nonce } },
+        data: { ...body.data, rewardLimits, decayPremium: { ...body.data.decayPremium, ...premiums } },
+      };
+    };
+
+    it('a JSON integer stays an integer and a string stays a string, field by field, in the answer and when read back', async () => {
+      const body = withForms(
+        { fillerRewardMaxPerMintedUnit: 500, fillerRewardMinPerMintedUnit: '5' },
+        { premiumStart: '125000000', premiumEnd: 100000000 },
+        '7001',
+      );
+      const res = await create(body).expect(201);
+      expect(res.body.data.rewardLimits).toEqual({ fillerRewardMaxPerMintedUnit: 500, fillerRewardMinPerMintedUnit: '5' });
+      expect(res.body.data.decayPremium).toEqual({
+        premiumStart: '125000000',
+        premiumEnd: 100000000,
+        decayRateBpsPerSecond: body.data.decayPremium.decayRateBpsPerSecond,
+      });
+      expect(res.body.data).toEqual(body.data);
+      const got = await request(app).get(`/api/orders/${res.body.id}`).expect(200);
+      expect(got.body.data).toEqual(body.data);
+      // The form is not the value: the intent hash is that of the same uint256s.
+      expect(res.body.intent_hash).toBe(orderIntentHash(intentFromJson(res.body)));
+    });
+
+    it('a number past 2^53 sent as a decimal string comes back as that exact string', async () => {
+      const big = '9007199254740993'; // 2^53 + 1: a JSON number would round it
+      const huge = (1n << 255n).toString();
+      const body = withForms({ fillerRewardMaxPerMintedUnit: huge, fillerRewardMinPerMintedUnit: big }, { premiumStart: big, premiumEnd: 1 }, '7002');
+      const res = await create(body).expect(201);
+      expect(res.body.data.rewardLimits).toEqual({ fillerRewardMaxPerMintedUnit: huge, fillerRewardMinPerMintedUnit: big });
+      expect(res.body.data.decayPremium).toMatchObject({ premiumStart: big, premiumEnd: 1 });
+      const got = await request(app).get(`/api/orders/${res.body.id}`).expect(200);
+      expect(got.body.data.decayPremium.premiumStart).toBe(big);
+      expect(intentFromJson(got.body).premiumStart).toBe(2n ** 53n + 1n);
+    });
+
+    it('refuses a JSON integer past 2^53 at its field, and records nothing', async () => {
+      const [{ n: before }] = await env.db.query('SELECT count(*)::int AS n FROM orders');
+      const body = withForms({ fillerRewardMaxPerMintedUnit: 2 ** 53 + 2, fillerRewardMinPerMintedUnit: 0 }, { premiumStart: 1, premiumEnd: 1 }, '7003');
+      const res = await create(body).expect(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', error: expect.stringMatching(/integers past 2\^53 must be decimal strings/) });
+      expect(res.body.details).toEqual([
+        { path: 'data.rewardLimits.fillerRewardMaxPerMintedUnit', message: expect.stringMatching(/integers past 2\^53 must be decimal strings/) },
+      ]);
+      const [{ n: after }] = await env.db.query('SELECT count(*)::int AS n FROM orders');
+      expect(after).toBe(before);
+    });
+
+    it('the same intent recorded again in other forms answers the first record, in its forms', async () => {
+      const first = await create(
+        withForms({ fillerRewardMaxPerMintedUnit: 900, fillerRewardMinPerMintedUnit: 9 }, { premiumStart: 77, premiumEnd: 66 }, '7004'),
+      ).expect(201);
+      const again = await create(
+        withForms({ fillerRewardMaxPerMintedUnit: '900', fillerRewardMinPerMintedUnit: '9' }, { premiumStart: '77', premiumEnd: '66' }, '7004'),
+      ).expect(200);
+      expect(again.body.id).toBe(first.body.id);
+      expect(again.body.data).toEqual(first.body.data);
+    });
   });
 
   it('with orderOnExpiry 1 the order rests until the option expires; the mothership is a valid destination', async () => {

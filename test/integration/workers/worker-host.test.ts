@@ -2,7 +2,7 @@ import { QueueEvents } from 'bullmq';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineJob, isJobSpec, type JobSpec } from '../../../shared/platform/queue';
+import { defineJob, isJobSpec, TRACE_FIELD, type JobSpec } from '../../../shared/platform/queue';
 import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/platform/redis';
 import { catalogOf, JOBS } from '../../../workers/job-catalog';
 import { HANDLERS } from '../../../workers/job-handlers';
@@ -11,6 +11,8 @@ import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { startWorkers } from '../../support/workers';
+import { eventually } from '../../support/events';
+import { captureLogs } from './log-capture';
 
 const echo = defineJob({
   name: 'test.echo',
@@ -106,6 +108,41 @@ describe('worker host and job binding', () => {
       expect(await failed).toMatch(/payload invalid/);
       const job = await env.queue.queue('test').getJob('bad');
       expect(job?.attemptsMade).toBe(1);
+    } finally {
+      await workers.close();
+      await events.close();
+      await closeRedis(conn);
+    }
+  });
+
+  it("a job's carried trace context is taken off before its payload is parsed, so even a strict schema accepts it; a failure's log line names its trace", async () => {
+    const strict = defineJob({ name: 'test.strict', queue: 'test', schema: z.strictObject({ n: z.number().int() }), jobId: (p) => `strict.${p.n}` });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const seen: unknown[] = [];
+    const logs = captureLogs();
+    const conn = createBullConnection(env.config);
+    const events = new QueueEvents('test', { connection: conn, prefix: bullPrefix(env.config.REDIS_PREFIX, 'test') });
+    await events.waitUntilReady();
+    const workers = startWorkers(env, { catalog: { [strict.name]: strict }, handlers: [handles(strict, async (p) => void seen.push(p))], logger: logs.logger });
+    try {
+      const outcomes = new Map<string, string>();
+      const both = new Promise<void>((resolve) => {
+        const settle = (id: string, outcome: string) => outcomes.set(id, outcome).size === 2 && resolve();
+        events.on('completed', ({ jobId }) => settle(jobId, 'completed'));
+        events.on('failed', ({ jobId, failedReason }) => settle(jobId, `failed: ${failedReason}`));
+      });
+      // As a traced API enqueues them: the payload and, beside it, the W3C traceparent of its span.
+      await env.queue.queue('test').add(strict.name, { n: 3, [TRACE_FIELD]: traceparent }, { jobId: 'strict.3' });
+      await env.queue.queue('test').add(strict.name, { n: 'x', [TRACE_FIELD]: traceparent }, { jobId: 'strict.x', attempts: 1 });
+      await both;
+      expect(outcomes.get('strict.3')).toBe('completed');
+      expect(outcomes.get('strict.x')).toMatch(/^failed: job test.strict payload invalid/);
+      expect(seen).toEqual([{ n: 3 }]);
+      const failed = await eventually(
+        async () => logs.lines().find((l) => l.msg === 'job failed' && l.job_id === 'strict.x'),
+        (l) => l !== undefined,
+      );
+      expect(failed).toMatchObject({ trace_id: '0af7651916cd43dd8448eb211c80319c' });
     } finally {
       await workers.close();
       await events.close();

@@ -130,4 +130,30 @@ describe('config', () => {
       expect(problemsOf({ DATABASE_REPLICA_CHECK_MS: '10' }).map((p) => p.key)).toEqual(['DATABASE_REPLICA_CHECK_MS']);
     });
   });
+
+  describe('OPS_DASHBOARD_TOKEN', () => {
+    const refusal = (token: string) => {
+      try {
+        loadConfig({ OPS_DASHBOARD_TOKEN: token });
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+      throw new Error(`accepted ${token}`);
+    };
+
+    it('is unset by default, and read as given when 32 to 512 printable characters', () => {
+      expect(loadConfig({}).OPS_DASHBOARD_TOKEN).toBeUndefined();
+      const token = 'k'.repeat(31) + ':';
+      expect(loadConfig({ OPS_DASHBOARD_TOKEN: token }).OPS_DASHBOARD_TOKEN).toBe(token);
+    });
+
+    it.each([
+      ['too short', 'k'.repeat(31), 'must be at least 32 characters'],
+      ['too long', 'k'.repeat(513), 'must be at most 512 characters'],
+      ['with a space', `${'k'.repeat(32)} x`, 'must be printable ASCII without spaces'],
+      ['with a non-ASCII character', `${'k'.repeat(32)}é`, 'must be printable ASCII without spaces'],
+    ])('refuses a token %s, naming the key', (_what, token, message) => {
+      expect(refusal(token)).toEqual([{ key: 'OPS_DASHBOARD_TOKEN', message }]);
+    });
+  });
 });

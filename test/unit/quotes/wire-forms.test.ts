@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { competingWire, fillableWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../wire/src/dutch.wire';
+import { competingWire, fillableWire, makerBidWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../wire/src/dutch.wire';
 import { TOPIC_TABLE } from '../../../shared/events/topic-table';
 import { exclusiveFillEventWire } from '../../../wire/src/order.wire';
 import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from '../../../shared/quotes/quote-views';
@@ -22,6 +22,7 @@ const FORMS: [topic: keyof typeof TOPIC_TABLE, event: string, forms: AnyObject[]
   ['rfq_stream', 'rfq_offer', [offerWire, takerBidWire]],
   ['rfq_maker', 'rfq_result', [makerResultWire, reopenedResultWire]],
   ['rfq_stream', 'rfq_result', [takerResultWire, reopenedResultWire]],
+  ['rfq_maker', 'dutch_bid', [makerBidWire]],
   ['rfq_maker', 'dutch_award', [winnerAwardWire]],
   ['rfq_maker', 'exclusive_fill_issued', [exclusiveFillEventWire]],
   ['rfq_maker', 'exclusive_fill_used', [exclusiveFillEventWire]],
