@@ -1,5 +1,5 @@
 /** The version the OpenAPI document states; raise it with every change of a route spec. */
-export const API_VERSION = '0.4.0';
+export const API_VERSION = '0.5.0';
 
 /** What each tag of the OpenAPI document groups. */
 export const ROUTE_TAGS: Record<string, string> = {
