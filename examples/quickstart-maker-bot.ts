@@ -4,7 +4,6 @@ import { promisify } from 'node:util';
 import { formatUnits, parseUnits, type Address } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import {
-  ApiError,
   networkContract,
   RfqClient,
   RfqSocket,
@@ -153,8 +152,8 @@ export async function runQuickstartMakerBot(cfg: QuickstartConfig): Promise<{ st
       }
       log('maker-bot', `dry-run refuse: ${what} on ${quoteId}: ${answer.status} ${answer.error?.code ?? ''} ${answer.error?.error ?? ''}`.trimEnd());
     } catch (err) {
-      const e = err as Error;
-      log('maker-bot', `dry-run failed: ${what} on ${quoteId}: ${err instanceof ApiError ? `${err.status} ${err.code} ${err.message}` : e.message}`);
+      // An ApiError's message carries the method, path, status and code.
+      log('maker-bot', `dry-run failed: ${what} on ${quoteId}: ${(err as Error).message}`);
     }
     return false;
   };
@@ -192,8 +191,7 @@ export async function runQuickstartMakerBot(cfg: QuickstartConfig): Promise<{ st
     log('maker-bot', `filled Dutch ${award.quote_id} on chain`, { tx });
   };
 
-  const failed = (what: string) => (err: unknown) =>
-    log('maker-bot', `${what} failed: ${err instanceof ApiError ? `${err.status} ${err.code} ${err.message}` : (err as Error).message}`);
+  const failed = (what: string) => (err: unknown) => log('maker-bot', `${what} failed: ${(err as Error).message}`);
   const reg = await maker.registerPremium(cfg.chainId);
   const socket = new RfqSocket({ url: api.socketUrl });
   await socket.subscribe<FeedEvents>(reg.quotes_requests_topic, {
