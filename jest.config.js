@@ -13,8 +13,9 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['reflect-metadata'],
-  // The client imports the wire package by its npm name; in this repository that is wire/src.
-  moduleNameMapper: { '^@options-rfq/wire$': '<rootDir>/wire/src/index.ts' },
+  // The client imports the wire package by its npm name, and the doc snippets (docs/snippets) the
+  // client by its own; in this repository those are wire/src and client/src.
+  moduleNameMapper: { '^@options-rfq/wire$': '<rootDir>/wire/src/index.ts', '^@options-rfq/client$': '<rootDir>/client/src/index.ts' },
   maxWorkers: 2,
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route-spec';
 import { errorCase } from '../http/error-cases';
 import { wireDecimal } from '../http/wire-formats';
-import { defaultPremiumTokensAnswer, networksAnswer, networkView, paymentToken, paymentTokensAnswer, tokenView } from '../../wire/src/public.wire';
+import {
+  contractAbisAnswer,
+  defaultPremiumTokensAnswer,
+  networksAnswer,
+  networkView,
+  paymentToken,
+  paymentTokensAnswer,
+  tokenView,
+} from '../../wire/src/public.wire';
 
 /** Operator content merged with the challenge config, tokens and networks. */
 const landingPageSettings = z.looseObject({
@@ -84,6 +92,16 @@ export const publicSpecs = {
         schema: z.strictObject({ tokens: z.record(z.string(), z.strictObject({ premium_bond_amount: wireDecimal, fill_bond_amount: wireDecimal })) }),
       },
     },
+  }),
+  getContractAbis: defineRoute({
+    ...publicRoute,
+    method: 'get',
+    path: '/api/abis',
+    summary: "The reference contracts' ABIs",
+    description:
+      "JSON ABIs of the contracts a maker or taker calls: the mothership, option pairs, the BondVault and the tokens (with the test tokens' `faucet()`). " +
+      'Addresses are in GET /api/networks. The same ABIs on every network: they belong to this build of the reference contracts.',
+    responses: { 200: { description: 'One JSON ABI per contract kind.', schema: contractAbisAnswer } },
   }),
   activatePremium: defineRoute({
     ...publicRoute,

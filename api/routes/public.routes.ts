@@ -1,3 +1,4 @@
+import { PUBLISHED_ABIS } from '../../shared/chain/abis';
 import { GoneError } from '../../shared/platform/errors';
 import type { ApiContext } from '../context';
 import type { RouteHandlers } from '../http/route-spec';
@@ -16,6 +17,7 @@ export function publicHandlers(ctx: ApiContext): RouteHandlers<typeof publicSpec
     // The service merges free-form operator content, so its type is loose; the spec states the fixed part.
     getLandingPageSettings: async () => (await registry.landingPageSettings(challenge)) as LandingPageSettings,
     getBondRequirements: async () => registry.bondRequirements(),
+    getContractAbis: async () => ({ abis: PUBLISHED_ABIS }),
     // Premium activation was removed from the product; clients still calling it learn so.
     activatePremium: async () => {
       throw new GoneError('premium activation has been removed; register with POST /api/pubsub/premium', 'removed');

@@ -1,5 +1,7 @@
+import type { Abi } from 'viem';
 import type { z } from 'zod';
 import type {
+  contractAbisAnswer,
   createdQuoteAnswer,
   defaultPremiumTokensAnswer,
   delegateAnswer,
@@ -54,6 +56,8 @@ export type NetworksResult = z.output<typeof networksAnswer>;
 export type Network = NetworksResult['networks'][number];
 export type PaymentTokensResult = z.output<typeof paymentTokensAnswer>;
 export type DefaultPremiumTokensResult = z.output<typeof defaultPremiumTokensAnswer>;
+/** GET /api/abis, typed as viem's `Abi` (what the server serves are viem's own parsed ABIs), ready for readContract / writeContract. */
+export type ContractAbis = { abis: Record<keyof z.output<typeof contractAbisAnswer>['abis'], Abi> };
 
 export type QuoteRequest = QuoteRequestBody;
 export type CreatedQuote = z.output<typeof createdQuoteAnswer>;

@@ -2,6 +2,7 @@ import type { LocalAccount } from 'viem/accounts';
 import { ApiError, foreignErrorBody } from './api-error';
 import type {
   AddMakerKeyRequest,
+  ContractAbis,
   CreatedExclusiveFill,
   ExclusiveFillRequest,
   OrderList,
@@ -111,6 +112,11 @@ export class RfqClient {
 
   defaultPremiumTokens(): Promise<DefaultPremiumTokensResult> {
     return this.send('GET', '/api/default-premium-tokens');
+  }
+
+  /** The reference contracts' ABIs (mothership, option pairs, BondVault, tokens); their addresses are in networks(). */
+  abis(): Promise<ContractAbis> {
+    return this.send('GET', '/api/abis');
   }
 
   // --- takers ----------------------------------------------------------------------------

@@ -322,3 +322,14 @@ export const fillAuthorityAbi = [
     'error ZeroFiller()',
   ]),
 ] as const;
+
+/**
+ * The ABIs an integrator calls the reference contracts with, served by `GET /api/abis` so a maker
+ * needs nothing of this repository to fund its bond or fill an award. Keyed as the answer is.
+ */
+export const PUBLISHED_ABIS = {
+  mothership: mothershipAbi,
+  option_pair: optionPairAbi,
+  bond_vault: bondVaultAbi,
+  erc20: mockErc20Abi,
+} as const;

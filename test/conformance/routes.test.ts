@@ -73,6 +73,7 @@ const BEYOND_SPEC: Record<string, string> = {
   'GET /api/taker/keys': 'docs/AUTH.md, "Integrator backend: taker keys and delegates" (the spec leaves /api/taker/* paths open)',
   'POST /api/taker/keys': 'docs/AUTH.md, "Integrator backend: taker keys and delegates"',
   'DELETE /api/taker/keys/{id}': 'docs/AUTH.md, "Integrator backend: taker keys and delegates"',
+  'GET /api/abis': "issue #27: the reference contracts' ABIs, so an integrator funds its bond and fills an award without this repository",
   'POST /api/quote/{id}/dry-run': 'issue #27: a maker checks an offer or a Dutch bid against every check of its real route, nothing stored (docs/QUOTES.md)',
   'GET /api/openapi.json': 'issue #12, the machine-readable contract',
   'GET /api/asyncapi.json': 'issue #12',

@@ -25,3 +25,23 @@ export const networkView = z.strictObject({
 export const networksAnswer = z.strictObject({ networks: z.array(networkView) });
 export const paymentTokensAnswer = z.strictObject({ tokens: z.array(paymentToken) });
 export const defaultPremiumTokensAnswer = z.strictObject({ tokens: z.array(tokenView) });
+
+/** One entry of a Solidity JSON ABI (a function, event or error, with its inputs and outputs), as viem and ethers read it. */
+const abiItem = z.looseObject({
+  type: z.enum(['function', 'event', 'error', 'constructor', 'fallback', 'receive']),
+  name: z.string().optional(),
+});
+const abiWire = z.array(abiItem).readonly().meta({ description: 'A Solidity JSON ABI.' });
+
+export const contractAbisAnswer = z.strictObject({
+  abis: z.strictObject({
+    mothership: abiWire.meta({ description: 'The mothership (registry key `mothership`): package offers, Dutch fills (`executeDutchFill`), digests.' }),
+    option_pair: abiWire.meta({
+      description: 'An option pair (CLOB; registry key `opshuns_core`, and every pair the factory creates): orders, `placeIntent`, `fillExclusive`.',
+    }),
+    bond_vault: abiWire.meta({ description: 'The BondVault (registry key `bond_vault`): `deposit`, `requestWithdrawal`, `withdraw`, `bondOf`.' }),
+    erc20: abiWire.meta({
+      description: "A network's token: ERC-20, plus `faucet()` and `faucetAmount()` on the test tokens the registry marks `faucet: true`.",
+    }),
+  }),
+});

@@ -1,3 +1,5 @@
+import { encodeFunctionData, type Abi } from 'viem';
+import { bondVaultAbi, PUBLISHED_ABIS } from '../../../shared/chain/abis';
 import { NetworksService } from '../../../shared/networks';
 import { networkFile } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
@@ -63,6 +65,24 @@ describe('public registry routes', () => {
   it('GET /api/bond-requirements is keyed by symbol with integer strings', async () => {
     const res = await request(app).get('/api/bond-requirements').expect(200);
     expect(res.body).toEqual({ tokens: { USDC: { premium_bond_amount: '1000000000', fill_bond_amount: '250000000' } } });
+  });
+
+  it("GET /api/abis serves the reference contracts' ABIs as viem parsed them, usable as they arrive", async () => {
+    const res = await request(app).get('/api/abis').expect(200);
+    expect(res.body).toEqual({ abis: JSON.parse(JSON.stringify(PUBLISHED_ABIS)) });
+    expect(res.headers['cache-control']).toMatch(/^public, max-age=/);
+    const names = (abi: Abi) => abi.map((item) => `${item.type} ${'name' in item ? item.name : ''}`);
+    expect(names(res.body.abis.mothership)).toEqual(
+      expect.arrayContaining(['function executeDutchFill', 'function executeFixedPackageIntent', 'error AwardNotYet']),
+    );
+    expect(names(res.body.abis.option_pair)).toEqual(expect.arrayContaining(['function placeIntent', 'function fillExclusive']));
+    expect(names(res.body.abis.bond_vault)).toEqual(expect.arrayContaining(['function deposit', 'function requestWithdrawal', 'function withdraw']));
+    expect(names(res.body.abis.erc20)).toEqual(expect.arrayContaining(['function faucet', 'function approve', 'function balanceOf']));
+    // What a client encodes with the served ABI is what the typed one gives.
+    const args = ['0xa513E6E4b8f2a923D98304ec87F64353C4D5C853', 2_000_000n] as const;
+    expect(encodeFunctionData({ abi: res.body.abis.bond_vault as Abi, functionName: 'deposit', args })).toBe(
+      encodeFunctionData({ abi: bondVaultAbi, functionName: 'deposit', args }),
+    );
   });
 
   it('GET /api/filler-page-settings returns the operator content', async () => {
