@@ -183,7 +183,12 @@ describe('npm run stack:scaled', () => {
       const ids = load.other5xx.map((t) => /"request_id":"([^"]+)"/.exec(t)?.[1]).filter((id): id is string => Boolean(id));
       return ['api-1', 'api-2'].flatMap((name) => {
         const file = path.join(ready.tmp, 'logs', `${name}.log`);
-        return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => ids.some((id) => l.includes(id))).slice(0, 5) : [];
+        return existsSync(file)
+          ? readFileSync(file, 'utf8')
+              .split('\n')
+              .filter((l) => ids.some((id) => l.includes(id)))
+              .slice(0, 5)
+          : [];
       });
     };
     expect({ other5xx: load.other5xx, logged: load.other5xx.length ? apiErrors() : [] }).toEqual({ other5xx: [], logged: [] });
