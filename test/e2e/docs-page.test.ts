@@ -1,16 +1,15 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { Express } from 'express';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { DOCS_ASSETS } from '../../api/routes/docs-page.http';
 import { DOCS_PAGE_CSP } from '../../api/routes/docs-page.routes';
 import { buildApp, request } from '../support/http';
+import { headlessChromium } from '../support/chromium';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = path.resolve(__dirname, '../../docs/img/docs-page.png');
 
 /** GET /docs: the human docs page, served by the app and rendered by Debian's chromium, headless. */
@@ -63,34 +62,19 @@ describe('the docs page', () => {
   describe('in a real browser', () => {
     let server: http.Server;
     let base: string;
-    let profile: string;
+    let chrome: Awaited<ReturnType<typeof headlessChromium>> | undefined;
     let browser: BrowserContext;
 
     beforeAll(async () => {
       server = app.listen(0, '127.0.0.1');
       await new Promise<void>((resolve) => server.once('listening', () => resolve()));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      profile = await mkdtemp(path.join(os.tmpdir(), 'docs-page-chromium-'));
-      browser = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-        viewport: { width: 1100, height: 760 },
-      });
+      chrome = await headlessChromium('docs-page', { viewport: { width: 1100, height: 760 } });
+      browser = chrome.browser;
     });
     afterAll(async () => {
-      await browser?.close();
       await new Promise((resolve) => server?.close(resolve));
-      if (profile) await rm(profile, { recursive: true, force: true });
+      await chrome?.close();
     });
 
     it('renders the quote route and the maker feed topic, with nothing fetched from elsewhere', async () => {

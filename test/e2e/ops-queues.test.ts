@@ -1,14 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { createApp } from '../../api/app';
 import { JOBS, QUEUE_NAMES } from '../../workers/job-catalog';
+import { headlessChromium } from '../support/chromium';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = path.resolve(__dirname, '../../docs/img/ops-queues.png');
 const TOKEN = 'ops-dashboard-token-for-the-browser-0123456789';
 
@@ -17,7 +16,7 @@ describe('the queue dashboard in a real browser', () => {
   let env: TestEnv;
   let server: http.Server;
   let base: string;
-  let profile: string;
+  let chrome: Awaited<ReturnType<typeof headlessChromium>> | undefined;
   let browser: BrowserContext;
 
   beforeAll(async () => {
@@ -28,29 +27,16 @@ describe('the queue dashboard in a real browser', () => {
     server = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    profile = await mkdtemp(path.join(os.tmpdir(), 'ops-queues-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+    chrome = await headlessChromium('ops-queues', {
       viewport: { width: 1280, height: 800 },
       // Sent only once the server asks (401 with its Basic challenge), as a person's browser does after the prompt.
       httpCredentials: { username: 'operator', password: TOKEN },
     });
+    browser = chrome.browser;
   });
   afterAll(async () => {
-    await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await chrome?.close();
     await env?.close();
   });
 
