@@ -55,16 +55,6 @@ export function packagePremium(legs: readonly { amount: string }[], perLeg: bigi
   return legs.reduce((sum, l) => sum + (perLeg * BigInt(l.amount)) / 10n ** 18n, 0n);
 }
 
-/** The answer of POST /api/quote/:id/dry-run: what the real offer or bid would get, nothing stored. */
-interface DryRun {
-  dry_run: true;
-  quote_id: string;
-  kind: 'package_offer' | 'dutch_bid';
-  would: 'accept' | 'refuse';
-  status: number;
-  error: null | { error: string; code: string };
-}
-
 /** The maker feed's `rfq_request`: a standard quote, or a Dutch auction in one of its phases. */
 type FeedRequest = MakerRfqRequest | { quote_id: string; offer_format: 'dutch_only'; dutch_phase: string; strategy: string };
 interface FeedEvents {
@@ -143,9 +133,9 @@ export async function runQuickstartMakerBot(cfg: QuickstartConfig): Promise<{ st
   let nonce = BigInt(Date.now()) * 1000n;
 
   /** Dry-runs the body at POST /api/quote/:id/dry-run; true when the real call would be accepted. */
-  const dryRun = async (quoteId: string, what: string, body: unknown): Promise<boolean> => {
+  const dryRun = async (quoteId: string, what: string, body: PackageOfferRequest | DutchBidRequest): Promise<boolean> => {
     try {
-      const answer = await maker.call<DryRun>('POST', `/api/quote/${encodeURIComponent(quoteId)}/dry-run`, body);
+      const answer = await maker.dryRunOffer(quoteId, body);
       if (answer.would === 'accept') {
         log('maker-bot', `dry-run accept: ${what} on ${quoteId}`);
         return true;

@@ -17,6 +17,7 @@ import type {
   makerQuoteWire,
   networksAnswer,
   newMakerKey,
+  offerDryRunWire,
   offerWire,
   orderCreateBody,
   orderWire,
@@ -69,6 +70,8 @@ export type SubmittedOffer = z.output<typeof submittedOfferAnswer>;
 export type DutchBidRequest = z.input<typeof dutchBidBody>;
 export type SubmittedDutchBid = z.output<typeof submittedDutchBidAnswer>;
 export type DutchBid = NonNullable<QuotePoll['bids']>[number];
+/** POST /api/quote/:id/dry-run: what the real offer or bid would be answered, nothing stored. */
+export type OfferDryRun = z.output<typeof offerDryRunWire>;
 
 export type OrderRequest = z.input<typeof orderCreateBody>;
 export type OrderView = z.output<typeof orderWire>;

@@ -26,6 +26,7 @@ import type {
   RemovedMakerKey,
   Session,
   SubmittedOffer,
+  OfferDryRun,
   DutchBidRequest,
   SubmittedDutchBid,
 } from './api-types';
@@ -179,6 +180,15 @@ export class RfqClient {
   /** Posts a signed package offer (see signPackageOffer). */
   submitOffer(quoteId: string, body: PackageOfferRequest): Promise<SubmittedOffer> {
     return this.send('POST', `/api/quote/${encodeURIComponent(quoteId)}`, { body });
+  }
+
+  /**
+   * Runs every check the real offer (a package offer's body, standard quote) or Dutch bid (a
+   * both-side bid's body, Dutch quote) would face, without storing or publishing anything:
+   * `would` is `accept` or `refuse`, with the status and error body the real call would get.
+   */
+  dryRunOffer(quoteId: string, body: PackageOfferRequest | DutchBidRequest): Promise<OfferDryRun> {
+    return this.send('POST', `/api/quote/${encodeURIComponent(quoteId)}/dry-run`, { body });
   }
 
   /** A both-side bid on a competing Dutch quote; a later bid replaces this maker's earlier one. */
