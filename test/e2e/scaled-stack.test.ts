@@ -215,7 +215,15 @@ describe('npm run stack:scaled', () => {
         (c) => ids.every((id) => c.has(id)),
         60_000,
         'every created quote announced',
-      );
+      ).catch((err: unknown) => {
+        // What the feed saw, to tell lost announcements from a stream whose seqs went back.
+        const c = announced();
+        const missing = ids.filter((id) => !c.has(id)).length;
+        throw new Error(
+          `${(err as Error).message}: ${missing} of ${ids.length} never announced; feed events=${feed.events.length} joins=${feed.joins} gaps=${feed.gaps} duplicates=${feed.duplicates}`,
+          { cause: err },
+        );
+      });
       const repeated = ids.filter((id) => counts.get(id)! > 1);
       expect(repeated).toEqual([]);
       expect({ gaps: feed.gaps, duplicates: feed.duplicates }).toEqual({ gaps: 0, duplicates: 0 });
