@@ -46,6 +46,24 @@ export class TopicHub {
       if (this.connectedOnce) this.onResubscribed(this.allChannels());
       this.connectedOnce = true;
     });
+    // On a cluster a shard's master can fail over while the cluster client stays ready, so no
+    // `ready` comes. ioredis replaces that shard's subscriber and emits `subscribersReady`; the
+    // topics here are then subscribed again on their shards (a second SSUBSCRIBE of a channel is
+    // a no-op, and it covers a channel ioredis did not carry over) and the channels are repaired
+    // from the topic logs, as after a reconnect: whatever was published while the shard's
+    // subscriber was away reaches them.
+    if (sub.isCluster) sub.on('subscribersReady', () => void this.resubscribeAll());
+  }
+
+  /** SSUBSCRIBEs every topic with channels here again, then repairs those channels from the logs. */
+  private async resubscribeAll(): Promise<void> {
+    const keys = [...this.topics.keys()];
+    if (keys.length === 0) return;
+    const failed = (await Promise.allSettled(keys.map((key) => subscribeTo(this.sub, this.keys.live(key))))).filter((r) => r.status === 'rejected');
+    if (failed.length > 0)
+      this.logger.warn({ topics: keys.length, failed: failed.length }, 'resubscribe after a cluster topology change failed for some topics');
+    this.logger.info({ topics: keys.length }, 'live topics resubscribed after a cluster topology change');
+    this.onResubscribed(this.allChannels());
   }
 
   /** Starts routing the topic's live events to `ch`; resolves once they are sure to arrive. */

@@ -10,9 +10,13 @@ export type Dependency = 'redis' | 'postgres';
 /** What one recovery sweep redid, per step (`announce`, `expire`, `expire_order`, ...). */
 export type Redone = Record<string, number>;
 
-/** A failed recovery sweep (the dependency flapped again, or the other one is down) is retried this often, this many times. */
+/**
+ * A failed recovery sweep (the dependency flapped again, the other one is down, or a Redis
+ * Cluster is still failing over) is retried this often, for this long: a failover takes the
+ * cluster's node timeout plus an election, seconds that a handful of quick attempts would miss.
+ */
 const RETRY_DELAY_MS = 500;
-const MAX_ATTEMPTS = 5;
+const RETRY_BUDGET_MS = 30_000;
 
 /**
  * Redoes lost work the moment a dependency comes back, instead of at the sweepers' next tick.
@@ -44,15 +48,29 @@ export class RecoverySweeper {
     private readonly sweep: (ctx: WorkerContext) => Promise<Redone> = sweepAfterRecovery,
   ) {}
 
-  /** Watches an ioredis client: a `ready` after a `close` is a recovery of Redis. */
+  /**
+   * Watches an ioredis client: a `ready` after a `close` is a recovery of Redis. A cluster client
+   * stays ready while one shard fails over, so there a node leaving or failing (`-node`,
+   * `node error`) is the loss and the slot map refreshed after it (`refresh`) the recovery; a
+   * sweep that runs before the new master serves is retried (RETRY_BUDGET_MS).
+   */
   watchRedis(client: Redis): this {
     const lost = () => this.lost('redis');
     const ready = () => this.back('redis');
-    client.on('close', lost);
-    client.on('ready', ready);
+    const events: [string, () => void][] = [
+      ['close', lost],
+      ['ready', ready],
+      ...(client.isCluster
+        ? ([
+            ['-node', lost],
+            ['node error', lost],
+            ['refresh', ready],
+          ] as [string, () => void][])
+        : []),
+    ];
+    for (const [event, fn] of events) client.on(event, fn);
     this.detach.push(() => {
-      client.off('close', lost);
-      client.off('ready', ready);
+      for (const [event, fn] of events) client.off(event, fn);
     });
     return this;
   }
@@ -106,7 +124,7 @@ export class RecoverySweeper {
   private async sweepFor(deps: Dependency[]): Promise<void> {
     const what = deps.join(' and ');
     const started = Date.now();
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS && !this.closed; attempt++) {
+    for (let attempt = 1; Date.now() - started <= RETRY_BUDGET_MS && !this.closed; attempt++) {
       try {
         const redone = await this.sweep(this.ctx);
         const items = Object.entries(redone).map(([step, n]) => `${step}=${n}`);
