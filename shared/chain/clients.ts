@@ -52,11 +52,15 @@ export function localWalletClient(rpcUrl: string, account: Account, chainId = DE
   return createWalletClient({ account, chain: localChain(rpcUrl, chainId), transport: http(rpcUrl, { retryCount: 0 }), pollingInterval: 50 });
 }
 
-/** One JSON-RPC call without viem, for probing a port that may not be a node at all. */
+/**
+ * One JSON-RPC call without viem, for probing a port that may not be a node at all. Each call has
+ * its own connection (`connection: close`): reusing a kept-alive one races the node closing it
+ * as idle, and on a busy machine a call then fails with "other side closed" before the node saw it.
+ */
 export async function rawRpc<T>(rpcUrl: string, method: string, params: unknown[] = [], timeoutMs = 2000): Promise<T> {
   const res = await fetch(rpcUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', connection: 'close' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     signal: AbortSignal.timeout(timeoutMs),
   });
