@@ -73,8 +73,9 @@ describe('the docs page', () => {
       browser = chrome.browser;
     });
     afterAll(async () => {
-      await new Promise((resolve) => server?.close(resolve));
+      // The browser first: server.close() waits for its kept-alive connections.
       await chrome?.close();
+      await new Promise((resolve) => server?.close(resolve));
     });
 
     it('renders the quote route and the maker feed topic, with nothing fetched from elsewhere', async () => {

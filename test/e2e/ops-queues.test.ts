@@ -35,8 +35,9 @@ describe('the queue dashboard in a real browser', () => {
     browser = chrome.browser;
   });
   afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+    // The browser first: server.close() waits for its kept-alive connections.
     await chrome?.close();
+    await new Promise((resolve) => server?.close(resolve));
     await env?.close();
   });
 
