@@ -7,7 +7,7 @@ import type { BrowserContext } from 'playwright-core';
 import { DOCS_ASSETS } from '../../api/routes/docs-page.http';
 import { DOCS_PAGE_CSP } from '../../api/routes/docs-page.routes';
 import { buildApp, request } from '../support/http';
-import { headlessChromium } from '../support/chromium';
+import { headlessChromium, watchedPage } from '../support/chromium';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
 const SCREENSHOT = path.resolve(__dirname, '../../docs/img/docs-page.png');
@@ -79,20 +79,7 @@ describe('the docs page', () => {
     });
 
     it('renders the quote route and the maker feed topic, with nothing fetched from elsewhere', async () => {
-      const foreign: string[] = [];
-      await browser.route('**/*', (route) => {
-        const url = route.request().url();
-        if (url.startsWith(`${base}/`)) return route.continue();
-        foreign.push(url);
-        return route.abort();
-      });
-      const page = await browser.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      const blocked: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' && /Content Security Policy/.test(m.text())) blocked.push(m.text());
-      });
+      const { page, foreign, errors, blocked } = await watchedPage(browser, base);
       await page.goto(`${base}/docs`);
       // Redoc draws the REST reference after fetching /api/openapi.json: wait until it has. A
       // locator, not a string predicate: Playwright evaluates those with eval, which the page's

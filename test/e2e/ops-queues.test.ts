@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { createApp } from '../../api/app';
 import { JOBS, QUEUE_NAMES } from '../../workers/job-catalog';
-import { headlessChromium } from '../support/chromium';
+import { headlessChromium, watchedPage } from '../support/chromium';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
 const SCREENSHOT = path.resolve(__dirname, '../../docs/img/ops-queues.png');
@@ -42,20 +42,7 @@ describe('the queue dashboard in a real browser', () => {
   });
 
   it('logs in through the Basic prompt and shows every queue of the job catalog, fetching nothing from elsewhere', async () => {
-    const foreign: string[] = [];
-    await browser.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${base}/`)) return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    const blocked: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy/.test(m.text())) blocked.push(m.text());
-    });
+    const { page, foreign, errors, blocked } = await watchedPage(browser, base);
     const answer = await page.goto(`${base}/ops/queues`);
     expect(answer?.status()).toBe(200);
     for (const name of QUEUE_NAMES) await page.getByText(name, { exact: true }).first().waitFor({ timeout: 30_000 });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's chromium (.ci/run installs the package). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -38,4 +38,33 @@ export async function headlessChromium(
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** A page of `browser` that may load only from `base`, with what it tried elsewhere, its script errors and its CSP refusals. */
+export interface WatchedPage {
+  page: Page;
+  /** URLs outside `base` the page asked for (each refused). */
+  foreign: string[];
+  /** Uncaught errors of the page's scripts. */
+  errors: string[];
+  /** Console errors reporting a Content Security Policy refusal. */
+  blocked: string[];
+}
+
+export async function watchedPage(browser: BrowserContext, base: string): Promise<WatchedPage> {
+  const foreign: string[] = [];
+  await browser.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${base}/`)) return route.continue();
+    foreign.push(url);
+    return route.abort();
+  });
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const blocked: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/.test(m.text())) blocked.push(m.text());
+  });
+  return { page, foreign, errors, blocked };
 }
