@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { packageRoot } from '../../shared/platform/runtime/package-root';
 import type { AsyncApiDocument } from '../http/asyncapi-document';
 
 /**
@@ -9,7 +10,7 @@ import type { AsyncApiDocument } from '../http/asyncapi-document';
  * Everything it loads comes from this server (no CDN).
  */
 
-export const GUIDES_DIR = path.resolve(__dirname, '../../docs/guides');
+export const GUIDES_DIR = path.join(packageRoot(__dirname), 'docs', 'guides');
 export const GUIDE_FILES = ['first-quote.html', 'first-offer.html'] as const;
 
 type Json = Record<string, unknown>;
