@@ -25,7 +25,12 @@ export interface DutchDemoResult extends DutchOutcome {
  */
 export async function runDutchDemo(
   baseUrl: string,
-  opts: { env?: NodeJS.ProcessEnv; onMessage?: (topic: string, event: string, payload: unknown) => void } = {},
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    onMessage?: (topic: string, event: string, payload: unknown) => void;
+    /** The competing window (the taker's default: 2 s). Longer gives the bots' bids room on a busy machine. */
+    competeMs?: number;
+  } = {},
 ): Promise<DutchDemoResult> {
   const client = new RfqClient(baseUrl);
   const { networks } = await client.networks();
@@ -78,6 +83,7 @@ export async function runDutchDemo(
       token0: networkContract(net, 'token0'),
       token1: networkContract(net, 'token1'),
       premiumToken: networkContract(net, 'usdc'),
+      competeMs: opts.competeMs,
     });
     const winner = makers.findIndex((m) => m.account.address === outcome.winner);
     if (winner < 0) throw new Error(`the winner ${outcome.winner} is none of the bots`);

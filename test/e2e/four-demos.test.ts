@@ -110,6 +110,9 @@ describe('end to end: npm start + the four demos in sequence', () => {
     const out = await runDutchDemo(whole.svc.url, {
       env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL },
       onMessage: (topic, event, payload) => seen.push({ topic, event, payload }),
+      // Both bots must bid inside the window: 2 s (the demo's) is lost to a busy machine's
+      // scheduling before a bid is signed and sent, and the auction then opens with no winner.
+      competeMs: 10_000,
     });
     // maker-b bid 60 bps on the buy side (the taker buys), maker-a 20: b wins though a's sell side was better.
     expect(out.winner).toBe(out.makers[1].address);
