@@ -30,6 +30,28 @@ function testSigner(env: Record<string, string>): Record<string, string> {
 }
 
 /**
+ * How a spawned service runs: from its TypeScript sources through tsx on this process's Node
+ * (the default, what `npm start` does), or compiled (`npm run build`'s `bin/main.js`, `main`)
+ * on a given Node binary, as the production image runs it. `RFQ_TEST_SERVICE_ENTRY=compiled`
+ * makes `dist/bin/main.js` the default for every spawned service (the LTS pass of `.ci/run`,
+ * which builds first).
+ */
+export interface ServiceRuntime {
+  node: string;
+  /** The compiled entry, relative to the repository; none: the sources through tsx. */
+  main?: string;
+}
+
+export function defaultRuntime(): ServiceRuntime {
+  return { node: process.execPath, ...(process.env.RFQ_TEST_SERVICE_ENTRY === 'compiled' ? { main: 'dist/bin/main.js' } : {}) };
+}
+
+/** The command that starts the service in the given form. */
+export function serviceCommand(runtime: ServiceRuntime = defaultRuntime()): [string, string[]] {
+  return [runtime.node, runtime.main !== undefined ? [runtime.main] : ['--import', 'tsx', 'bin/main.ts']];
+}
+
+/**
  * Starts `bin/main.ts` as a real process with the given environment and waits for the log line
  * that says the HTTP server listens (it reports the port, so PORT=0 works). A role without an
  * HTTP server passes `readyMsg` instead: the first line with that `msg` means it is up (main
@@ -37,11 +59,12 @@ function testSigner(env: Record<string, string>): Record<string, string> {
  */
 export async function spawnService(
   env: Record<string, string>,
-  opts: { timeoutMs?: number; listenMsg?: string; readyMsg?: string } = {},
+  opts: { timeoutMs?: number; listenMsg?: string; readyMsg?: string; runtime?: ServiceRuntime } = {},
 ): Promise<RunningService> {
-  // `node --import tsx` keeps the service in this one process, so a signal (SIGKILL included)
-  // reaches it rather than a wrapper that would leave it orphaned.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
+  // `node --import tsx` (or plain `node` on the compiled entry) keeps the service in this one
+  // process, so a signal (SIGKILL included) reaches it rather than a wrapper that would leave it orphaned.
+  const [command, args] = serviceCommand(opts.runtime);
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...testSigner(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,191 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { RfqClient } from '../../client/src';
+import { NetworksService } from '../../shared/networks';
+import { FeedRecorder } from '../faults/feed-recorder';
+import { startTestChain, type TestChain } from '../support/chain';
+import { assertNoTakerIdentity, eventually } from '../support/events';
+import { randomAddress } from '../support/fixtures';
+import { ops } from '../support/ops';
+import { intents, quoteBody, STRATEGY_ROWS } from '../support/quotes';
+import { spawnService, type RunningService } from '../support/spawn-service';
+import { createTestEnv, type TestEnv } from '../support/test-env';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+const RECORDER = path.join(ROOT, 'test/integration/foundation/fixtures/record-loaded-modules.cjs');
+const CHAIN_ID = 31337;
+
+const ROLE_PROCESSES = [
+  { roles: 'api', ready: { listenMsg: 'api listening' } },
+  { roles: 'socket', ready: { listenMsg: 'socket attached' } },
+  { roles: 'workers', ready: { readyMsg: 'started' } },
+  { roles: 'indexer', ready: { readyMsg: 'started' } },
+] as const;
+
+/**
+ * Production runs the compiled service: `npm run build` emits JavaScript and each role is
+ * `node dist/bin/main.js` (the Dockerfile's runtime image), with no TypeScript loader. Here the
+ * build goes to a folder of this test's own (`--outDir`, so a parallel test reading `dist/` is
+ * undisturbed; the LTS pass builds `dist/` first and the test uses that). The four roles run
+ * from it as one process each on this process's Node (the machine's Node 20 under `npm test`,
+ * the supported LTS under `.ci/run`'s LTS pass), and a quote goes from the compiled API through
+ * the compiled workers to a maker on the compiled socket tier while the compiled indexer
+ * follows the chain.
+ */
+describe(`compiled roles (npm run build, node ${process.version})`, () => {
+  // The LTS pass (.ci/test-lts) has just run `npm run build` to dist/ for every spawned service.
+  const prebuilt = process.env.RFQ_TEST_SERVICE_ENTRY === 'compiled';
+  const own = path.join(ROOT, '.build', `compiled-roles-${process.pid}`);
+  const outDir = prebuilt ? path.join(ROOT, 'dist') : path.join(own, 'dist');
+  let chain: TestChain;
+  let env: TestEnv;
+  const procs = new Map<string, RunningService>();
+  const modulesFile = (role: string) => path.join(own, `${role}-modules.txt`);
+  let feed: FeedRecorder | undefined;
+
+  beforeAll(async () => {
+    await mkdir(own, { recursive: true });
+    // The real script, its output redirected: a type error fails the build and this test.
+    if (!prebuilt) await run('npm', ['run', 'build', '--', '--outDir', outDir], { cwd: ROOT, timeout: 600_000 });
+    expect(existsSync(path.join(outDir, 'bin', 'main.js'))).toBe(true);
+    [chain, env] = await Promise.all([startTestChain(), createTestEnv()]);
+    await new NetworksService(env.db).upsertNetwork(chain.network);
+    const common = {
+      NODE_ENV: 'production',
+      DEVCHAIN: 'off',
+      MIGRATE_ON_START: 'false',
+      DATABASE_CREATE_IF_MISSING: 'false',
+      DATABASE_URL: env.config.DATABASE_URL,
+      REDIS_URL: env.config.REDIS_URL,
+      REDIS_PREFIX: env.config.REDIS_PREFIX,
+      INDEXER_POLL_INTERVAL_MS: '200',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
+      NODE_OPTIONS: `--require ${RECORDER}`,
+    };
+    const runtime = { node: process.execPath, main: path.relative(ROOT, path.join(outDir, 'bin', 'main.js')) };
+    await Promise.all(
+      ROLE_PROCESSES.map(async (p) =>
+        procs.set(
+          p.roles,
+          await spawnService({ ...common, ROLES: p.roles, LOADED_MODULES_FILE: modulesFile(p.roles) }, { timeoutMs: 90_000, runtime, ...p.ready }),
+        ),
+      ),
+    );
+  }, 900_000);
+
+  afterAll(async () => {
+    await feed?.close();
+    await Promise.allSettled([...procs.values()].map((p) => p.stop('SIGKILL')));
+    await env?.close();
+    await chain?.stop();
+    await rm(own, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a quote created on the compiled API reaches a maker on the compiled socket tier through the compiled workers, without the taker', async () => {
+    const api = procs.get('api')!;
+    const client = new RfqClient(api.url);
+    const maker = privateKeyToAccount(generatePrivateKey());
+    expect((await ops(env, 'org:create', '--kind', 'maker', '--name', 'Compiled maker', '--owner', maker.address)).code).toBe(0);
+    const token = (await client.signIn(maker)).token;
+    await client.call('POST', '/api/pubsub/premium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${token}` });
+    feed = await FeedRecorder.open(`ws://127.0.0.1:${procs.get('socket')!.port}/socket`, `quotes:${CHAIN_ID}:requests`, { token });
+
+    const taker = randomAddress();
+    const referrer = randomAddress();
+    const legs = STRATEGY_ROWS[0].legs;
+    const res = await fetch(`${api.url}/api/quote`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(quoteBody(taker, legs, { referrer, intents: intents(legs, { pair: chain.addresses.pair }) })),
+    });
+    expect(res.status).toBe(201);
+    const { quote } = (await res.json()) as { quote: { id: string; taker_salt: string } };
+    const got = await eventually(
+      async () => feed!.named('rfq_request').filter((p) => p.quote_id === quote.id),
+      (g) => g.length === 1,
+      60_000,
+      "the maker's rfq_request",
+    );
+    expect(got[0]).toMatchObject({ quote_id: quote.id, chain_id: CHAIN_ID });
+    assertNoTakerIdentity(feed.named('rfq_request'), { taker, referrer, salt: quote.taker_salt });
+  }, 120_000);
+
+  it('the compiled indexer follows the chain: indexer status is healthy past a newly mined block', async () => {
+    await chain.rpc('evm_mine');
+    const head = Number(await chain.publicClient.getBlockNumber());
+    type Status = { networks: { chain_id: number; healthy: boolean; state: string; cursors: { block_number: number }[] }[] };
+    const status = await eventually(
+      async () => {
+        const r = await fetch(`${procs.get('api')!.url}/api/indexer/status?chain_id=${CHAIN_ID}`);
+        return { code: r.status, body: (await r.json()) as Status };
+      },
+      (s) => s.code === 200 && s.body.networks[0]?.healthy === true && (s.body.networks[0]?.cursors ?? []).every((c) => c.block_number >= head),
+      60_000,
+      `indexer status healthy with every cursor past block ${head}`,
+    );
+    expect(status.body.networks[0]).toMatchObject({ chain_id: CHAIN_ID, healthy: true, state: 'realtime' });
+    expect(status.body.networks[0].cursors.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('the compiled operator CLI migrates an empty database to the schema the sources migrate to', async () => {
+    const name = `rfq_compiled_${process.pid}_${randomBytes(3).toString('hex')}`;
+    const url = new URL(env.config.DATABASE_URL);
+    const admin = new Client({ connectionString: env.config.DATABASE_URL });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE "${name}"`);
+      url.pathname = `/${name}`;
+      const migrate = await run(process.execPath, [path.join(outDir, 'bin', 'ops.js'), 'migrate'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, DATABASE_URL: url.toString() },
+        timeout: 120_000,
+      });
+      expect(migrate.stderr).toBe('');
+      const names = async (connectionString: string) => {
+        const c = new Client({ connectionString });
+        await c.connect();
+        try {
+          return (await c.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY timestamp')).rows.map((r) => r.name);
+        } finally {
+          await c.end();
+        }
+      };
+      const fromSources = await names(env.config.DATABASE_URL);
+      expect(fromSources.length).toBeGreaterThan(10);
+      expect(await names(url.toString())).toEqual(fromSources);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 180_000);
+
+  it('every role stops cleanly on SIGTERM, having loaded only compiled JavaScript: no tsx, no TypeScript source, no dev tooling', async () => {
+    for (const [role, p] of procs) {
+      expect({ role, code: await p.stop('SIGTERM') }).toEqual({ role, code: 0 });
+      expect({ role, errors: p.lines.filter((l) => l.level === 'fatal' || l.level === 'error') }).toEqual({ role, errors: [] });
+      expect(existsSync(modulesFile(role))).toBe(true);
+      const loaded = (await readFile(modulesFile(role), 'utf8'))
+        .split('\n')
+        .filter((f) => path.isAbsolute(f))
+        .map((f) => path.relative(ROOT, f));
+      const ours = loaded.filter((f) => !f.startsWith('node_modules/'));
+      // The recorder saw this role's entry and code: an empty list cannot pass by accident.
+      expect(ours).toContain(path.relative(ROOT, path.join(outDir, 'bin', 'main.js')));
+      expect(ours.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(20);
+      expect({ role, outside: ours.filter((f) => !f.startsWith(`${path.relative(ROOT, outDir)}/`) && f !== path.relative(ROOT, RECORDER)) }).toEqual({
+        role,
+        outside: [],
+      });
+      expect({ role, ts: ours.filter((f) => f.endsWith('.ts')) }).toEqual({ role, ts: [] });
+      expect({ role, loaders: loaded.filter((f) => /^node_modules\/(tsx|ts-node|typescript|esbuild|hardhat|solc)\//.test(f)) }).toEqual({ role, loaders: [] });
+    }
+  }, 120_000);
+});
