@@ -14,17 +14,39 @@ import type { WorkerContext } from './worker-context';
  * A job runs in a span whose parent is the span that enqueued it (the trace context its data
  * carried, taken off before the payload is parsed); a job enqueued outside any span starts a trace.
  */
+/** One queue's consumer: its BullMQ worker, the connection it owns, and when it last took or finished a job. */
+interface Consumer {
+  worker: Worker;
+  connection: Redis;
+  lastProgressAt: number;
+}
+
+/** How long a queue may hold due work while its consumer takes none before the consumer is replaced (WorkerHost's default). */
+export const CONSUMER_STUCK_AFTER_MS = 20_000;
+
 export class WorkerHost {
-  private readonly workers: Worker[] = [];
+  private readonly consumers = new Map<string, Consumer>();
+  /** Every connection a consumer was given, replaced ones included: watched for reconnects from the start. */
   private readonly connections: Redis[] = [];
   private readonly jobs: Map<string, BoundJob>;
   private readonly tracer: Tracer | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private checking: Promise<string[]> | undefined;
+  private closed = false;
 
   constructor(
     private readonly ctx: WorkerContext,
     catalog: Record<string, JobSpec>,
     registered: BoundJob[],
-    private readonly opts: { redis: RedisTarget; redisPrefix: string; concurrency: number; lockDurationMs?: number; stalledIntervalMs?: number },
+    private readonly opts: {
+      redis: RedisTarget;
+      redisPrefix: string;
+      concurrency: number;
+      lockDurationMs?: number;
+      stalledIntervalMs?: number;
+      /** See CONSUMER_STUCK_AFTER_MS; the watchdog looks every quarter of it. */
+      stuckAfterMs?: number;
+    },
   ) {
     this.jobs = checkJobBinding(catalog, registered);
     this.tracer = roleTracer(ctx.tracing, 'workers');
@@ -39,35 +61,114 @@ export class WorkerHost {
     return [...new Set([...this.jobs.values()].map((j) => j.spec.queue))].sort();
   }
 
+  /** The BullMQ worker consuming `queue` now (a replaced one is gone from here). */
+  consumer(queue: string): Worker | undefined {
+    return this.consumers.get(queue)?.worker;
+  }
+
   start(): void {
-    const done = this.ctx.metrics.counter('worker_jobs_total', 'Jobs finished by outcome', ['job', 'outcome']);
-    for (const queue of this.queueNames) {
-      const connection = createBullConnection(this.opts.redis);
-      this.connections.push(connection);
-      const worker = new Worker(queue, (job, token) => this.run(job, token), {
-        connection,
-        prefix: bullPrefix(this.opts.redisPrefix, queue),
-        concurrency: this.opts.concurrency,
-        autorun: true,
-        // A replica that dies mid-job stops renewing its lock; another replica takes the job
-        // over once the lock lapses. Handlers are idempotent, so a second run is harmless.
-        lockDuration: this.opts.lockDurationMs ?? 30_000,
-        stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
-      });
-      worker.on('completed', (job) => done.inc({ job: job.name, outcome: 'completed' }));
-      worker.on('failed', (job, err) => {
-        done.inc({ job: job?.name ?? 'unknown', outcome: 'failed' });
-        // Emitted outside the job's span: the line names the trace the job's data carried.
-        const traceId = traceIdOf(takeTrace(job?.data).traceparent);
-        this.ctx.logger.warn(
-          { job: job?.name, job_id: job?.id, attempt: job?.attemptsMade, err: err.message, ...(traceId && { trace_id: traceId }) },
-          'job failed',
-        );
-      });
-      worker.on('error', (err) => this.ctx.logger.error({ queue, err: err.message }, 'worker error'));
-      this.workers.push(worker);
-    }
+    for (const queue of this.queueNames) this.startConsumer(queue);
     this.ctx.logger.info({ queues: this.queueNames, jobs: [...this.jobs.keys()] }, 'workers started');
+    const every = Math.max(50, Math.floor((this.opts.stuckAfterMs ?? CONSUMER_STUCK_AFTER_MS) / 4));
+    this.watchdog = setInterval(() => {
+      this.checkConsumers().catch((err: unknown) => this.ctx.logger.error({ err: (err as Error).message }, 'queue consumer check failed'));
+    }, every);
+    this.watchdog.unref();
+  }
+
+  /**
+   * The watchdog. A BullMQ worker can stop taking jobs after its Redis fails over (a blocking
+   * command cut off mid-wait, a connection that reconnects without its blocking loop) while
+   * reporting itself running; BullMQ leaves restarting it to the application. A queue that holds
+   * due work (jobs waiting, or a delayed job past its time by the bound) while this replica's
+   * consumer has taken and finished nothing for the bound gets a new consumer on a new
+   * connection; the old one is closed with `force` (a job it still held is taken over by another
+   * consumer once its lock lapses; handlers are idempotent). While Redis cannot be read the check
+   * does nothing: a new consumer would fare no better.
+   */
+  async checkConsumers(now = Date.now()): Promise<string[]> {
+    // One check at a time: a caller arriving during the timer's check waits for it, then checks.
+    while (this.checking) await this.checking;
+    if (this.closed) return [];
+    const check = this.replaceStuck(now);
+    this.checking = check;
+    try {
+      return await check;
+    } finally {
+      this.checking = undefined;
+    }
+  }
+
+  private async replaceStuck(now: number): Promise<string[]> {
+    const replaced: string[] = [];
+    const bound = this.opts.stuckAfterMs ?? CONSUMER_STUCK_AFTER_MS;
+    // A snapshot: a replacement goes back into the map and must not be judged in the same pass.
+    for (const [queue, c] of [...this.consumers]) {
+      if (now - c.lastProgressAt < bound) continue;
+      const due = await this.dueWork(queue, now - bound).catch(() => null);
+      if (due === null || due.waiting + due.overdue === 0 || this.closed) continue;
+      this.ctx.logger.warn(
+        { queue, idle_ms: now - c.lastProgressAt, waiting: due.waiting, overdue_delayed: due.overdue },
+        'queue consumer took no job while work was due: replacing it',
+      );
+      this.ctx.metrics.counter('worker_consumers_replaced_total', 'Queue consumers replaced by the watchdog', ['queue']).inc({ queue });
+      this.consumers.delete(queue);
+      void this.retire(c);
+      this.startConsumer(queue);
+      replaced.push(queue);
+    }
+    return replaced;
+  }
+
+  /** Jobs waiting in `queue`, and whether its earliest delayed job was due before `overdueBefore`. */
+  private async dueWork(queue: string, overdueBefore: number): Promise<{ waiting: number; overdue: number }> {
+    const q = this.ctx.queue.queue(queue);
+    const counts = await q.getJobCounts('wait', 'prioritized');
+    const [earliest] = await q.getJobs(['delayed'], 0, 0, true);
+    const overdue = earliest && earliest.timestamp + earliest.delay < overdueBefore ? 1 : 0;
+    return { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), overdue };
+  }
+
+  /** Closes a replaced consumer without waiting on it for long: it may be the stuck one. */
+  private async retire(c: Consumer): Promise<void> {
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 5_000).unref());
+    await Promise.race([c.worker.close(true).catch(() => undefined), timeout]);
+    await Promise.race([closeRedis(c.connection).catch(() => undefined), timeout]);
+  }
+
+  private startConsumer(queue: string): void {
+    const done = this.ctx.metrics.counter('worker_jobs_total', 'Jobs finished by outcome', ['job', 'outcome']);
+    const connection = createBullConnection(this.opts.redis);
+    this.connections.push(connection);
+    const worker = new Worker(queue, (job, token) => this.run(job, token), {
+      connection,
+      prefix: bullPrefix(this.opts.redisPrefix, queue),
+      concurrency: this.opts.concurrency,
+      autorun: true,
+      // A replica that dies mid-job stops renewing its lock; another replica takes the job
+      // over once the lock lapses. Handlers are idempotent, so a second run is harmless.
+      lockDuration: this.opts.lockDurationMs ?? 30_000,
+      stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
+    });
+    const consumer: Consumer = { worker, connection, lastProgressAt: Date.now() };
+    const progressed = () => (consumer.lastProgressAt = Date.now());
+    worker.on('active', progressed);
+    worker.on('completed', (job) => {
+      progressed();
+      done.inc({ job: job.name, outcome: 'completed' });
+    });
+    worker.on('failed', (job, err) => {
+      progressed();
+      done.inc({ job: job?.name ?? 'unknown', outcome: 'failed' });
+      // Emitted outside the job's span: the line names the trace the job's data carried.
+      const traceId = traceIdOf(takeTrace(job?.data).traceparent);
+      this.ctx.logger.warn(
+        { job: job?.name, job_id: job?.id, attempt: job?.attemptsMade, err: err.message, ...(traceId && { trace_id: traceId }) },
+        'job failed',
+      );
+    });
+    worker.on('error', (err) => this.ctx.logger.error({ queue, err: err.message }, 'worker error'));
+    this.consumers.set(queue, consumer);
   }
 
   private run(job: Job, token: string | undefined): Promise<void> {
@@ -112,7 +213,9 @@ export class WorkerHost {
 
   /** Lets running jobs finish (BullMQ's close waits for them), then closes connections. `force` abandons them, as a crash would. */
   async close(force = false): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close(force)));
+    this.closed = true;
+    clearInterval(this.watchdog);
+    await Promise.all([...this.consumers.values()].map((c) => c.worker.close(force)));
     await Promise.all(this.connections.map((c) => closeRedis(c)));
   }
 }

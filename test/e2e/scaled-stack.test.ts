@@ -174,6 +174,19 @@ describe('npm run stack:scaled', () => {
     return sum;
   }
 
+  /** The log lines of the stack's roles (its temporary directory's logs/) that `keep` selects. */
+  function roleLog(names: string[], keep: (line: string) => boolean): string[] {
+    return names.flatMap((name) => {
+      const file = path.join(ready.tmp, 'logs', `${name}.log`);
+      return existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .split('\n')
+            .filter(keep)
+            .map((l) => `${name}: ${l.slice(0, 400)}`)
+        : [];
+    });
+  }
+
   /**
    * Every 201 of the load reaches a final state and is announced at most once on the maker's
    * request feed, with no gap or repeat in the feed; no 5xx but 503 with Retry-After. Every 201
@@ -186,15 +199,7 @@ describe('npm run stack:scaled', () => {
     // A 500 is a bug: show what the API replicas logged for those requests.
     const apiErrors = () => {
       const ids = load.other5xx.map((t) => /"request_id":"([^"]+)"/.exec(t)?.[1]).filter((id): id is string => Boolean(id));
-      return ['api-1', 'api-2'].flatMap((name) => {
-        const file = path.join(ready.tmp, 'logs', `${name}.log`);
-        return existsSync(file)
-          ? readFileSync(file, 'utf8')
-              .split('\n')
-              .filter((l) => ids.some((id) => l.includes(id)))
-              .slice(0, 5)
-          : [];
-      });
+      return roleLog(['api-1', 'api-2'], (l) => ids.some((id) => l.includes(id))).slice(0, 10);
     };
     expect({ other5xx: load.other5xx, logged: load.other5xx.length ? apiErrors() : [] }).toEqual({ other5xx: [], logged: [] });
     expect(load.otherFailures).toEqual([]);
@@ -209,7 +214,23 @@ describe('npm run stack:scaled', () => {
         (n) => n === ids.length,
         120_000,
         'every created quote in a final state',
-      );
+      ).catch(async (err: unknown) => {
+        // What the workers said, and the quotes left open: a stuck queue consumer or sweeper shows here.
+        const open = (
+          await db.query<{ id: string; state: string; expires_at: Date }>(
+            'SELECT id, state, expires_at FROM quotes WHERE id = ANY($1) AND state <> ALL($2) LIMIT 5',
+            [ids, FINAL_STATES],
+          )
+        ).rows;
+        throw new Error(
+          `${(err as Error).message}\nsome left: ${JSON.stringify(open)}\nworkers said:\n${roleLog(['workers-1', 'workers-2'], (l) =>
+            /"level":"(warn|error|fatal)"/.test(l),
+          )
+            .slice(-30)
+            .join('\n')}`,
+          { cause: err },
+        );
+      });
       // Open at the recovery: its window had not ended and it was not closed before.
       const rows = (
         await db.query<{ id: string; expires_at: Date; created_at: Date; closed_at: Date | null }>(

@@ -23,6 +23,8 @@ export interface WorkerOptions {
   /** How long a job's lock lasts and how often stalled jobs are looked for: how soon another replica takes a dead one's job (WorkerHost's defaults otherwise). */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** How long a queue may hold due work while its consumer takes none before the watchdog replaces it (WorkerHost's default otherwise). */
+  stuckAfterMs?: number;
 }
 
 /** A started worker host on a test environment's database, Redis and queue prefix. */
@@ -45,6 +47,7 @@ export function startWorkers(env: WorkerDeps, opts: WorkerOptions = {}): Workers
     concurrency: opts.concurrency ?? 4,
     ...(opts.lockDurationMs === undefined ? {} : { lockDurationMs: opts.lockDurationMs }),
     ...(opts.stalledIntervalMs === undefined ? {} : { stalledIntervalMs: opts.stalledIntervalMs }),
+    ...(opts.stuckAfterMs === undefined ? {} : { stuckAfterMs: opts.stuckAfterMs }),
   });
   host.start();
   let closing: Promise<void> | undefined;

@@ -115,6 +115,70 @@ describe('worker host and job binding', () => {
     }
   });
 
+  it('a consumer that stops taking jobs while its queue holds due work is replaced and the work gets done; a consumer with nothing due is left alone', async () => {
+    const seen: number[] = [];
+    const logs = captureLogs();
+    const workers = startWorkers(env, {
+      catalog: { [echo.name]: echo },
+      handlers: [handles(echo, async (p) => void seen.push(p.n))],
+      logger: logs.logger,
+      stuckAfterMs: 1000,
+    });
+    try {
+      const first = workers.host.consumer('test')!;
+      expect(first).toBeDefined();
+      // Nothing due: however long the consumer has been idle, it stays.
+      expect(await workers.host.checkConsumers(Date.now() + 60_000)).toEqual([]);
+      expect(workers.host.consumer('test')).toBe(first);
+      // It stops taking jobs (as BullMQ's loop can after a failover, still reporting itself running) while a job waits.
+      await first.pause(true);
+      await env.queue.enqueue(echo, { n: 41 });
+      // The host's own timer finds it: a new consumer on the queue, which runs the job.
+      const next = await eventually(
+        async () => workers.host.consumer('test'),
+        (c) => c !== first,
+        30_000,
+        'a new consumer for the queue',
+      );
+      expect(next?.isRunning()).toBe(true);
+      await eventually(
+        async () => seen,
+        (s) => s.includes(41),
+        30_000,
+        'the waiting job done by the new consumer',
+      );
+      expect(seen).toEqual([41]);
+      expect(logs.lines().filter((l) => l.msg === 'queue consumer took no job while work was due: replacing it')).toEqual([
+        expect.objectContaining({ level: 40, queue: 'test', waiting: 1, overdue_delayed: 0 }),
+      ]);
+      // A consumer that has just run a job is not stuck.
+      expect(await workers.host.checkConsumers()).toEqual([]);
+      // A delayed job past its time by the bound is due work too (no consumer has moved it to
+      // waiting): seen from a clock 5 s on, the stopped consumer's queue has some and is replaced.
+      await next!.pause(true);
+      await env.queue.enqueue(echo, { n: 42 }, { delay: 100 });
+      expect(await workers.host.checkConsumers(Date.now() + 5_000)).toEqual(['test']);
+      expect(workers.host.consumer('test')).not.toBe(next);
+      await eventually(
+        async () => seen,
+        (s) => s.includes(42),
+        30_000,
+        'the delayed job done by the third consumer',
+      );
+      expect(
+        logs
+          .lines()
+          .filter((l) => l.msg === 'queue consumer took no job while work was due: replacing it')
+          .at(-1),
+      ).toMatchObject({
+        queue: 'test',
+        overdue_delayed: 1,
+      });
+    } finally {
+      await workers.close(true);
+    }
+  });
+
   it("a job's carried trace context is taken off before its payload is parsed, so even a strict schema accepts it; a failure's log line names its trace", async () => {
     const strict = defineJob({ name: 'test.strict', queue: 'test', schema: z.strictObject({ n: z.number().int() }), jobId: (p) => `strict.${p.n}` });
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
