@@ -17,6 +17,9 @@ module.exports = {
   // client by its own; in this repository those are wire/src and client/src.
   moduleNameMapper: { '^@options-rfq/wire$': '<rootDir>/wire/src/index.ts', '^@options-rfq/client$': '<rootDir>/client/src/index.ts' },
   maxWorkers: 2,
-  testTimeout: 30000,
+  // A budget per test and hook, not a speed assertion: a test that waits on a chain, a queue and
+  // a socket one after the other takes several times its idle duration on a busy 2-core machine.
+  // Longer waits set their own.
+  testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -335,7 +335,9 @@ describe('live stream explore_clob_stream:<token>', () => {
     expect(fresh.find((s) => s.option_id === idA.toString())?.asks).toEqual([]);
     const seqs = joined.events.map((e) => e.payload.seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
-  });
+    // Seven waits of up to 20 s each, one after the other: jest's 30 s default is the sum of
+    // their normal durations on a busy machine, not a bound on any of them.
+  }, 180_000);
 
   it('refuses a join with a token that is not an explore_clob token', async () => {
     const j = await join(open(), 'explore_clob_stream:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
