@@ -8,12 +8,6 @@ import { checkJobBinding } from './job-binding';
 import { RetryLater } from './retry-later';
 import type { WorkerContext } from './worker-context';
 
-/**
- * Runs BullMQ workers, one per queue the registry uses. Each job's payload is checked with its
- * schema first: a payload that does not parse can never succeed, so it fails without retries.
- * A job runs in a span whose parent is the span that enqueued it (the trace context its data
- * carried, taken off before the payload is parsed); a job enqueued outside any span starts a trace.
- */
 /** One queue's consumer: its BullMQ worker, the connection it owns, and when it last took or finished a job. */
 interface Consumer {
   worker: Worker;
@@ -24,9 +18,15 @@ interface Consumer {
 /** How long a queue may hold due work while its consumer takes none before the consumer is replaced (WorkerHost's default). */
 export const CONSUMER_STUCK_AFTER_MS = 20_000;
 
+/**
+ * Runs BullMQ workers, one per queue the registry uses. Each job's payload is checked with its
+ * schema first: a payload that does not parse can never succeed, so it fails without retries.
+ * A job runs in a span whose parent is the span that enqueued it (the trace context its data
+ * carried, taken off before the payload is parsed); a job enqueued outside any span starts a trace.
+ */
 export class WorkerHost {
   private readonly consumers = new Map<string, Consumer>();
-  /** Every connection a consumer was given, replaced ones included: watched for reconnects from the start. */
+  /** Every connection a consumer was given, replaced ones included; `close` ends those still open. */
   private readonly connections: Redis[] = [];
   private readonly jobs: Map<string, BoundJob>;
   private readonly tracer: Tracer | undefined;
