@@ -20,6 +20,8 @@ import { createTestEnv, type TestEnv } from '../support/test-env';
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 const RECORDER = path.join(ROOT, 'test/integration/foundation/fixtures/record-loaded-modules.cjs');
+/** Makes this install behave like the image's `npm ci --omit=dev`: no devDependency resolves. */
+const HIDE_DEV_DEPS = path.join(ROOT, 'test/integration/foundation/fixtures/hide-dev-dependencies.cjs');
 const CHAIN_ID = 31337;
 
 const ROLE_PROCESSES = [
@@ -68,7 +70,7 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
       INDEXER_POLL_INTERVAL_MS: '200',
       JWT_SECRET: randomBytes(32).toString('hex'),
       SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
-      NODE_OPTIONS: `--require ${RECORDER}`,
+      NODE_OPTIONS: `--require ${HIDE_DEV_DEPS} --require ${RECORDER}`,
     };
     const runtime = { node: process.execPath, main: path.relative(ROOT, path.join(outDir, 'bin', 'main.js')) };
     await Promise.all(
@@ -145,7 +147,7 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
       url.pathname = `/${name}`;
       const migrate = await run(process.execPath, [path.join(outDir, 'bin', 'ops.js'), 'migrate'], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH, DATABASE_URL: url.toString() },
+        env: { PATH: process.env.PATH, DATABASE_URL: url.toString(), NODE_OPTIONS: `--require ${HIDE_DEV_DEPS}` },
         timeout: 120_000,
       });
       expect(migrate.stderr).toBe('');
@@ -180,7 +182,12 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
       // The recorder saw this role's entry and code: an empty list cannot pass by accident.
       expect(ours).toContain(path.relative(ROOT, path.join(outDir, 'bin', 'main.js')));
       expect(ours.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(20);
-      expect({ role, outside: ours.filter((f) => !f.startsWith(`${path.relative(ROOT, outDir)}/`) && f !== path.relative(ROOT, RECORDER)) }).toEqual({
+      expect({
+        role,
+        outside: ours.filter(
+          (f) => !f.startsWith(`${path.relative(ROOT, outDir)}/`) && ![RECORDER, HIDE_DEV_DEPS].map((x) => path.relative(ROOT, x)).includes(f),
+        ),
+      }).toEqual({
         role,
         outside: [],
       });
