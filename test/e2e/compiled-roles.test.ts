@@ -5,15 +5,11 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { RfqClient } from '../../client/src';
 import { NetworksService } from '../../shared/networks';
 import { FeedRecorder } from '../faults/feed-recorder';
 import { startTestChain, type TestChain } from '../support/chain';
 import { assertNoTakerIdentity, eventually } from '../support/events';
-import { randomAddress } from '../support/fixtures';
-import { ops } from '../support/ops';
-import { intents, quoteBody, STRATEGY_ROWS } from '../support/quotes';
+import { createQuote, premiumMakerFeed, ROLE_PROCESSES } from '../support/role-processes';
 import { spawnService, type RunningService } from '../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
@@ -23,13 +19,6 @@ const RECORDER = path.join(ROOT, 'test/integration/foundation/fixtures/record-lo
 /** Makes this install behave like the image's `npm ci --omit=dev`: no devDependency resolves. */
 const HIDE_DEV_DEPS = path.join(ROOT, 'test/integration/foundation/fixtures/hide-dev-dependencies.cjs');
 const CHAIN_ID = 31337;
-
-const ROLE_PROCESSES = [
-  { roles: 'api', ready: { listenMsg: 'api listening' } },
-  { roles: 'socket', ready: { listenMsg: 'socket attached' } },
-  { roles: 'workers', ready: { readyMsg: 'started' } },
-  { roles: 'indexer', ready: { readyMsg: 'started' } },
-] as const;
 
 /**
  * Production runs the compiled service: `npm run build` emits JavaScript and each role is
@@ -93,23 +82,10 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
 
   it('a quote created on the compiled API reaches a maker on the compiled socket tier through the compiled workers, without the taker', async () => {
     const api = procs.get('api')!;
-    const client = new RfqClient(api.url);
-    const maker = privateKeyToAccount(generatePrivateKey());
-    expect((await ops(env, 'org:create', '--kind', 'maker', '--name', 'Compiled maker', '--owner', maker.address)).code).toBe(0);
-    const token = (await client.signIn(maker)).token;
-    await client.call('POST', '/api/pubsub/premium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${token}` });
-    feed = await FeedRecorder.open(`ws://127.0.0.1:${procs.get('socket')!.port}/socket`, `quotes:${CHAIN_ID}:requests`, { token });
+    feed = await premiumMakerFeed(env, api.url, procs.get('socket')!.url, CHAIN_ID, 'Compiled maker');
 
-    const taker = randomAddress();
-    const referrer = randomAddress();
-    const legs = STRATEGY_ROWS[0].legs;
-    const res = await fetch(`${api.url}/api/quote`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(quoteBody(taker, legs, { referrer, intents: intents(legs, { pair: chain.addresses.pair }) })),
-    });
-    expect(res.status).toBe(201);
-    const { quote } = (await res.json()) as { quote: { id: string; taker_salt: string } };
+    const { status, quote, taker, referrer } = await createQuote(api.url, chain.addresses.pair);
+    expect(status).toBe(201);
     const got = await eventually(
       async () => feed!.named('rfq_request').filter((p) => p.quote_id === quote.id),
       (g) => g.length === 1,
@@ -129,9 +105,13 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
         const r = await fetch(`${procs.get('api')!.url}/api/indexer/status?chain_id=${CHAIN_ID}`);
         return { code: r.status, body: (await r.json()) as Status };
       },
-      (s) => s.code === 200 && s.body.networks[0]?.healthy === true && (s.body.networks[0]?.cursors ?? []).every((c) => c.block_number >= head),
+      (s) =>
+        s.code === 200 &&
+        s.body.networks[0]?.healthy === true &&
+        s.body.networks[0]?.state === 'realtime' &&
+        (s.body.networks[0]?.cursors ?? []).every((c) => c.block_number >= head),
       60_000,
-      `indexer status healthy with every cursor past block ${head}`,
+      `indexer status healthy and realtime with every cursor past block ${head}`,
     );
     expect(status.body.networks[0]).toMatchObject({ chain_id: CHAIN_ID, healthy: true, state: 'realtime' });
     expect(status.body.networks[0].cursors.length).toBeGreaterThan(0);

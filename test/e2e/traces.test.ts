@@ -1,13 +1,9 @@
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { RfqClient } from '../../client/src';
 import { NetworksService } from '../../shared/networks';
 import { FeedRecorder } from '../faults/feed-recorder';
 import { startTestChain, type TestChain } from '../support/chain';
 import { assertNoTakerIdentity, eventually } from '../support/events';
-import { randomAddress } from '../support/fixtures';
-import { ops } from '../support/ops';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { intents, quoteBody, STRATEGY_ROWS } from '../support/quotes';
+import { createQuote, premiumMakerFeed, ROLE_PROCESSES } from '../support/role-processes';
 import { spawnService, type RunningService } from '../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
@@ -16,13 +12,6 @@ const CHAIN_ID = 31337;
 const SERVER = 2;
 const PRODUCER = 4;
 const CONSUMER = 5;
-
-const ROLE_PROCESSES = [
-  { roles: 'api', ready: { listenMsg: 'api listening' } },
-  { roles: 'socket', ready: { listenMsg: 'socket attached' } },
-  { roles: 'workers', ready: { readyMsg: 'started' } },
-  { roles: 'indexer', ready: { readyMsg: 'started' } },
-] as const;
 
 /**
  * One quote's trace across the roles as production runs them, one process each, exporting to an
@@ -69,24 +58,10 @@ describe('traces across the roles (TRACING_OTLP_URL)', () => {
 
   it('one trace id joins POST /api/quote, the quote.announce job, its publish and the socket delivery to the maker', async () => {
     const api = procs.get('api')!;
-    const client = new RfqClient(api.url);
-    const maker = privateKeyToAccount(generatePrivateKey());
-    const created = await ops(env, 'org:create', '--kind', 'maker', '--name', 'Trace maker', '--owner', maker.address);
-    expect(created.code).toBe(0);
-    const token = (await client.signIn(maker)).token;
-    await client.call('POST', '/api/pubsub/premium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${token}` });
-    feed = await FeedRecorder.open(`ws://127.0.0.1:${procs.get('socket')!.port}/socket`, `quotes:${CHAIN_ID}:requests`, { token });
+    feed = await premiumMakerFeed(env, api.url, procs.get('socket')!.url, CHAIN_ID, 'Trace maker');
 
-    const taker = randomAddress();
-    const referrer = randomAddress();
-    const legs = STRATEGY_ROWS[0].legs;
-    const res = await fetch(`${api.url}/api/quote`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(quoteBody(taker, legs, { referrer, intents: intents(legs, { pair: chain.addresses.pair }) })),
-    });
-    expect(res.status).toBe(201);
-    const { quote } = (await res.json()) as { quote: { id: string; taker_salt: string } };
+    const { status, quote, taker, referrer } = await createQuote(api.url, chain.addresses.pair);
+    expect(status).toBe(201);
     await eventually(
       async () => feed!.named('rfq_request').filter((p) => p.quote_id === quote.id),
       (got) => got.length === 1,
