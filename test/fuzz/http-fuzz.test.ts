@@ -120,7 +120,12 @@ function pastHorizon(world: FuzzWorld, r: FuzzRequest, a: Answer): string | null
 function writeBetween(before: WriteSnapshot, after: WriteSnapshot): string | null {
   const tables = Object.keys(after.rows).filter((t) => after.rows[t] !== before.rows[t]);
   const parts = tables.map((t) => `${t} ${before.rows[t]} -> ${after.rows[t]}`);
-  if (after.redisKeys !== before.redisKeys) parts.push(`redis keys ${before.redisKeys} -> ${after.redisKeys}`);
+  const created = [...after.redisKeys.keys()].filter((k) => !before.redisKeys.has(k));
+  // A key gone is a delete unless its TTL had run out by the second snapshot: keys expire on their
+  // own, and how many do during the run depends on how long the machine takes over it.
+  const deleted = [...before.redisKeys].filter(([k, endsAt]) => !after.redisKeys.has(k) && endsAt > after.takenAt).map(([k]) => k);
+  if (created.length > 0) parts.push(`redis keys created: ${created.join(', ')}`);
+  if (deleted.length > 0) parts.push(`redis keys deleted: ${deleted.join(', ')}`);
   return parts.length > 0 ? parts.join(', ') : null;
 }
 

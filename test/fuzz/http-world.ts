@@ -45,10 +45,16 @@ export interface FuzzMaterial {
   };
 }
 
-/** What the fuzz compares around each request: rows per table and this test's Redis keys. */
+/**
+ * What the fuzz compares around each request: rows per table, and this test's Redis keys, each
+ * with the moment (ms since the epoch) its TTL runs out (Infinity without one), so that a key
+ * that expired on its own between two snapshots is not taken for a delete. `takenAt` is when the
+ * snapshot ended.
+ */
 export interface WriteSnapshot {
   rows: Record<string, number>;
-  redisKeys: number;
+  redisKeys: Map<string, number>;
+  takenAt: number;
 }
 
 export interface FuzzWorld {
@@ -160,6 +166,10 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   ).map((r: { table_name: string }) => r.table_name);
   const countSql = `SELECT json_build_object(${tables.map((t) => `'${t}', (SELECT count(*) FROM "${t}")`).join(', ')}) AS rows`;
   const prefix = env.config.REDIS_PREFIX;
+  // Keys made above with a TTL (sign-in nonces, the quote's stream token) may run out during a
+  // slow run; this one runs out during every run, so the snapshot's handling of a key that expires
+  // on its own is exercised whatever the machine's speed.
+  await env.redis.set(`${prefix}fuzz:expires-during-run`, '1', 'PX', 3000);
 
   return {
     env,
@@ -207,13 +217,21 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     async snapshot() {
       const [{ rows }] = await env.db.query(countSql);
       let cursor = '0';
-      let redisKeys = 0;
+      const redisKeys = new Map<string, number>();
       do {
         const [next, keys] = await env.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
         cursor = next;
-        redisKeys += keys.filter((k) => countsAsWrite(k, prefix)).length;
+        const watched = keys.filter((k) => countsAsWrite(k, prefix));
+        // Read before the TTLs, so each end computed from it is, if anything, early.
+        const readAt = Date.now();
+        const ttls = watched.length > 0 ? await watched.reduce((p, k) => p.pttl(k), env.redis.pipeline()).exec() : [];
+        watched.forEach((k, i) => {
+          const ms = Number(ttls?.[i]?.[1]);
+          // -1: no TTL; -2: gone since the SCAN listed it (expired, so it ends now).
+          redisKeys.set(k, ms === -1 ? Infinity : ms === -2 ? readAt : readAt + ms);
+        });
       } while (cursor !== '0');
-      return { rows, redisKeys };
+      return { rows, redisKeys, takenAt: Date.now() };
     },
     async close() {
       server.closeAllConnections();
