@@ -27,23 +27,45 @@ const realPath = (id: string, kind: Kind) => (kind === 'package_offer' ? `/api/q
 /** Sends a body as JSON; a string is sent as it is, as JSON that may not parse. */
 const sendBody = (test: request.Test, body: Body) => (typeof body === 'string' ? test.set('Content-Type', 'application/json').send(body) : test.send(body));
 
+const unixNow = () => Math.floor(Date.now() / 1000);
+
+/**
+ * An answer with each "now is <unix seconds>" of its messages checked to lie within the seconds
+ * the call took, [from, to], and written "now is <now>": the dry-run and the real call may fall in
+ * different seconds, and each names its own.
+ */
+function withNowChecked(answer: unknown, from: number, to: number): unknown {
+  return JSON.parse(
+    JSON.stringify(answer).replace(/now is (\d+)/g, (_text, n: string) => {
+      expect(Number(n)).toBeGreaterThanOrEqual(from);
+      expect(Number(n)).toBeLessThanOrEqual(to);
+      return 'now is <now>';
+    }),
+  ) as unknown;
+}
+
 /**
  * Posts `body` to the dry-run and then to the real route, and holds the dry-run's verdict to the
  * real answer: the same status and the same error body (the request id aside, each request has its
- * own). The dry-run goes first, so the real route sees what the dry-run left behind.
+ * own; a "now is" in a message, each call's own second). The dry-run goes first, so the real route
+ * sees what the dry-run left behind.
  */
 async function sameRefusal(app: Express, id: string, kind: Kind, token: string, body: Body, seen: unknown[]): Promise<Record<string, unknown>> {
+  const dryFrom = unixNow();
   const dry = await sendBody(request(app).post(`/api/quote/${id}/dry-run`).set(bearer(token)), body).expect(200);
+  const dryTo = unixNow();
   seen.push(dry.body);
+  const realFrom = unixNow();
   const real = await sendBody(request(app).post(realPath(id, kind)).set(bearer(token)), body);
+  const realTo = unixNow();
   expect(real.status).not.toBe(201);
-  expect(dry.body).toEqual({
+  expect(withNowChecked(dry.body, dryFrom, dryTo)).toEqual({
     dry_run: true,
     quote_id: id,
     kind,
     would: 'refuse',
     status: real.status,
-    error: { ...real.body, request_id: dry.headers['x-request-id'] },
+    error: withNowChecked({ ...real.body, request_id: dry.headers['x-request-id'] }, realFrom, realTo),
   });
   return real.body as Record<string, unknown>;
 }
