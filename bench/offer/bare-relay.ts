@@ -27,6 +27,10 @@ const wss = new WebSocketServer({ server, path: '/socket/websocket', perMessageD
 wss.on('connection', (ws) => {
   ws.on('message', (raw: Buffer) => {
     const [joinRef, ref, topic, event] = JSON.parse(raw.toString()) as [string | null, string | null, string, string];
+    if (event === 'phx_leave') {
+      joined.get(topic)?.delete(ws);
+      return;
+    }
     if (event !== 'phx_join') return;
     let set = joined.get(topic);
     if (!set) joined.set(topic, (set = new Set()));

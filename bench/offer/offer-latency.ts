@@ -36,6 +36,7 @@ const USDC = '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853';
 class PhoenixConnection {
   private ref = 0;
   private readonly pending = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly joinRefs = new Map<string, string>();
 
   private constructor(
     private readonly ws: WebSocket,
@@ -65,8 +66,17 @@ class PhoenixConnection {
     const ref = String(++this.ref);
     return new Promise((resolve, reject) => {
       this.pending.set(ref, { resolve, reject });
+      this.joinRefs.set(topic, ref);
       this.ws.send(JSON.stringify([ref, ref, topic, 'phx_join', payload]));
     });
+  }
+
+  /** Leaves `topic` (a connection may hold only so many channels); the reply is not waited for. */
+  leave(topic: string): void {
+    const joinRef = this.joinRefs.get(topic);
+    if (joinRef === undefined) return;
+    this.joinRefs.delete(topic);
+    this.ws.send(JSON.stringify([joinRef, String(++this.ref), topic, 'phx_leave', {}]));
   }
 
   close(): void {
@@ -101,12 +111,14 @@ async function paced(tick: (i: number) => Promise<void>): Promise<void> {
   const interval = 1000 / RATE;
   const start = performance.now();
   const running: Promise<void>[] = [];
-  for (let i = 0; i < SECONDS * RATE; i++) {
+  let failed: unknown = null;
+  for (let i = 0; i < SECONDS * RATE && failed === null; i++) {
     const wait = start + i * interval - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    running.push(tick(i));
+    running.push(tick(i).catch((err: unknown) => void (failed ??= err)));
   }
   await Promise.all(running);
+  if (failed !== null) throw failed;
   await new Promise((r) => setTimeout(r, DRAIN_MS));
 }
 
@@ -249,8 +261,11 @@ async function service(): Promise<{ lat: Latencies; created: number; offered: nu
     });
     conns.push(makerConn);
     await makerConn.join('quotes:31337:requests', { token });
-    const takerConn = await PhoenixConnection.open(api.socketUrl, (_topic, event, payload, at) => {
-      if (event === 'rfq_offer') lat.arrived(String(payload.quote_id), at);
+    // The taker leaves each stream once its offer is in, as a taker done with a quote does.
+    const takerConn: PhoenixConnection = await PhoenixConnection.open(api.socketUrl, (topic, event, payload, at) => {
+      if (event !== 'rfq_offer') return;
+      lat.arrived(String(payload.quote_id), at);
+      takerConn.leave(topic);
     });
     conns.push(takerConn);
 
@@ -285,8 +300,10 @@ async function bare(): Promise<Latencies> {
   try {
     const base = `http://127.0.0.1:${await listening}`;
     const lat = new Latencies();
-    const taker = await PhoenixConnection.open(`${base.replace(/^http/, 'ws')}/socket`, (topic, event, _payload, at) => {
-      if (event === 'rfq_offer') lat.arrived(topic, at);
+    const taker: PhoenixConnection = await PhoenixConnection.open(`${base.replace(/^http/, 'ws')}/socket`, (topic, event, _payload, at) => {
+      if (event !== 'rfq_offer') return;
+      lat.arrived(topic, at);
+      taker.leave(topic);
     });
     conns.push(taker);
     // An rfq_offer's size: ids, maker, amounts, nonce, deadline and a 65-byte signature.
