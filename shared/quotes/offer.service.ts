@@ -58,7 +58,8 @@ export class OfferService {
   async check(quoteId: string, body: unknown, maker: Address): Promise<CheckedOffer> {
     const now = Math.floor(this.clock() / 1000);
     const { offer, signature } = parseOfferRequest(body, now);
-    const quote = UUID.test(quoteId) ? await this.repo.findQuote(quoteId) : null;
+    // The quote and its legs at once: two reads, one wait.
+    const [quote, legs] = UUID.test(quoteId) ? await Promise.all([this.repo.findQuote(quoteId), this.repo.legs(quoteId)]) : [null, []];
     if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
     if (quote.offer_format === 'dutch_only') {
       throw new ConflictError(`quote ${quote.id} is a Dutch auction: bid with POST /api/quote/${quote.id}/offer`, 'dutch_quote');
@@ -75,13 +76,16 @@ export class OfferService {
     const problems: FieldProblem[] = [];
     if (offer.takerAddressHash !== quote.taker_address_hash)
       problems.push({ path: 'taker_address_hash', message: "must be the quote's taker_address_hash, copied exactly" });
-    problems.push(...compareLegs(offer.legs, quote, await this.repo.legs(quote.id)));
+    problems.push(...compareLegs(offer.legs, quote, legs));
     if (!dir.tokens.has(offer.premiumToken)) problems.push({ path: 'premium_token', message: `is not a registered token on chain ${quote.chain_id}` });
     const expiresAt = Math.floor(new Date(quote.expires_at).getTime() / 1000);
     if (offer.deadline > expiresAt) problems.push({ path: 'deadline', message: `must not be after the quote expires (${expiresAt})` });
     if (problems.length > 0) throw new ValidationError(problems, `offer does not match quote ${quote.id}: ${problems.map((p) => p.path).join(', ')}`);
 
     const ctx = { chainId: quote.chain_id, mothership: dir.mothership };
+    // The nonce lookup travels while the signature is recovered; a bad signature still wins.
+    const used = this.repo.nonceUsed(quote.chain_id, offer.maker, offer.nonce.toString());
+    used.catch(() => undefined);
     let signer: Address;
     try {
       signer = await recoverPackageOfferSigner(ctx, offer, signature);
@@ -90,37 +94,43 @@ export class OfferService {
     }
     if (signer !== offer.maker)
       throw ValidationError.field('signature', `recovers to ${signer}, not the maker ${offer.maker}: sign the PackageOffer typed data of this quote`);
-    if (await this.repo.nonceUsed(quote.chain_id, offer.maker, offer.nonce.toString())) throw nonceUsed(offer, quote.chain_id);
+    if (await used) throw nonceUsed(offer, quote.chain_id);
     return { quoteId: quote.id, chainId: quote.chain_id, offer, signature, digest: packageOfferDigest(ctx, offer) };
   }
 
-  /** Stores the offer under a lock on its quote, so an offer and the expiry cannot interleave. */
+  /**
+   * Stores the offer under a lock on its quote, so an offer and the expiry cannot interleave, in
+   * one statement (QuoteRepository.insertOfferIfOpen); when it stores nothing, the quote as that
+   * statement saw it gives the refusal, the same as the checks'.
+   */
   private async store({ quoteId, chainId, offer, signature, digest }: CheckedOffer): Promise<OfferRow> {
+    const now = Math.floor(this.clock() / 1000);
+    const row: Omit<OfferRow, 'created_at'> = {
+      id: randomUUID(),
+      quote_id: quoteId,
+      chain_id: chainId,
+      maker: offer.maker,
+      offer_type: 'package',
+      package_premium: offer.packagePremium.toString(),
+      maker_pays_taker: offer.makerPaysTaker,
+      premium_token: offer.premiumToken,
+      nonce: offer.nonce.toString(),
+      deadline: offer.deadline,
+      signature: signature.toLowerCase() as `0x${string}`,
+      digest,
+    };
+    let saw: Awaited<ReturnType<QuoteRepository['insertOfferIfOpen']>>;
     try {
-      return await this.deps.db.transaction(async (m) => {
-        const locked = await this.repo.lockQuote(m, quoteId);
-        if (!locked) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
-        assertOpen(locked, Math.floor(this.clock() / 1000));
-        const row: Omit<OfferRow, 'created_at'> = {
-          id: randomUUID(),
-          quote_id: quoteId,
-          chain_id: chainId,
-          maker: offer.maker,
-          offer_type: 'package',
-          package_premium: offer.packagePremium.toString(),
-          maker_pays_taker: offer.makerPaysTaker,
-          premium_token: offer.premiumToken,
-          nonce: offer.nonce.toString(),
-          deadline: offer.deadline,
-          signature: signature.toLowerCase() as `0x${string}`,
-          digest,
-        };
-        return { ...row, created_at: await this.repo.insertOffer(m, row) };
-      });
+      saw = await this.repo.insertOfferIfOpen(row, now);
     } catch (err) {
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw nonceUsed(offer, chainId);
       throw err;
     }
+    if (saw.created_at) return { ...row, created_at: saw.created_at };
+    if (!saw.state || !saw.expires_at) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
+    assertOpen({ id: quoteId, state: saw.state, expires_at: saw.expires_at }, now);
+    // The statement stores exactly when assertOpen passes on what it saw: this line is never reached.
+    throw new Error(`offer on quote ${quoteId} was not stored though the quote was open`);
   }
 }
 
@@ -130,7 +140,7 @@ function nonceUsed(offer: PackageOffer, chainId: number): ConflictError {
   ]);
 }
 
-function assertOpen(q: QuoteRow, nowSeconds: number): void {
+function assertOpen(q: Pick<QuoteRow, 'id' | 'state' | 'expires_at'>, nowSeconds: number): void {
   if (q.state !== 'open') throw new ConflictError(`quote ${q.id} is ${q.state}; offers are closed`, `quote_${q.state}`);
   if (new Date(q.expires_at).getTime() <= nowSeconds * 1000) throw new ConflictError(`quote ${q.id} is expired; offers are closed`, 'quote_expired');
 }

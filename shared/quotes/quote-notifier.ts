@@ -58,14 +58,14 @@ export class QuoteNotifier {
 
   /** rfq_offer to the taker's stream and to the offering maker's own topic. */
   async announceOffer(offerId: string): Promise<void> {
-    const o = await this.repo.findOffer(offerId);
-    if (!o) return;
-    const q = await this.repo.findQuote(o.quote_id);
-    if (!q) return;
-    const payload = { ...offerView(o) };
+    // The offer and where its taker listens in one read: this job is on the way to the taker.
+    const o = await this.repo.findOfferToAnnounce(offerId);
+    if (!o?.stream_token_hash) return;
+    const { stream_token_hash: stream, ...offer } = o;
+    const payload = { ...offerView(offer) };
     const once = { idempotencyKey: `rfq_offer.${o.id}` };
     await Promise.all([
-      this.deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_offer', payload, once),
+      this.deps.events.publish(topics.rfqStream(stream), 'rfq_offer', payload, once),
       this.deps.events.publish(topics.rfqMaker(o.maker), 'rfq_offer', payload, once),
     ]);
     await this.repo.markAnnounced('quote_offers', offerId);

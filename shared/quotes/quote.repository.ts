@@ -140,13 +140,42 @@ export class QuoteRepository {
     return m.query(`SELECT ${LEG_COLUMNS} FROM quote_legs WHERE quote_id = $1 ORDER BY idx`, [quoteId]);
   }
 
-  async insertOffer(m: Queryable, o: Omit<OfferRow, 'created_at'>): Promise<Date> {
-    const rows: { created_at: Date }[] = await m.query(
-      `INSERT INTO quote_offers (id, quote_id, chain_id, maker, offer_type, package_premium, maker_pays_taker, premium_token, nonce, deadline, signature, digest)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) RETURNING created_at`,
-      [o.id, o.quote_id, o.chain_id, o.maker, o.offer_type, o.package_premium, o.maker_pays_taker, o.premium_token, o.nonce, o.deadline, o.signature, o.digest],
+  /**
+   * Stores an offer if its quote is still open at `nowSeconds`, in one statement: the quote row
+   * is locked (`FOR UPDATE` in the CTE, held to the statement's commit) before the insert reads
+   * its state, so an offer and the expiry cannot interleave, as with an explicit transaction, at
+   * one round trip instead of four. Answers the offer's `created_at` (null when nothing was
+   * stored) and the quote's state and window as the statement saw them (null: no such quote), so
+   * the caller can say why without reading again.
+   */
+  async insertOfferIfOpen(
+    o: Omit<OfferRow, 'created_at'>,
+    nowSeconds: number,
+  ): Promise<{ created_at: Date | null; state: QuoteRow['state'] | null; expires_at: Date | null }> {
+    const rows: { created_at: Date | null; state: QuoteRow['state'] | null; expires_at: Date | null }[] = await this.ds.query(
+      `WITH q AS (SELECT state, expires_at FROM quotes WHERE id = $2 FOR UPDATE),
+       ins AS (
+         INSERT INTO quote_offers (id, quote_id, chain_id, maker, offer_type, package_premium, maker_pays_taker, premium_token, nonce, deadline, signature, digest)
+         SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12 FROM q WHERE q.state = ${QS.open} AND q.expires_at > to_timestamp($13)
+         RETURNING created_at)
+       SELECT (SELECT created_at FROM ins) AS created_at, (SELECT state FROM q) AS state, (SELECT expires_at FROM q) AS expires_at`,
+      [
+        o.id,
+        o.quote_id,
+        o.chain_id,
+        o.maker,
+        o.offer_type,
+        o.package_premium,
+        o.maker_pays_taker,
+        o.premium_token,
+        o.nonce,
+        o.deadline,
+        o.signature,
+        o.digest,
+        nowSeconds,
+      ],
     );
-    return rows[0].created_at;
+    return rows[0];
   }
 
   /** Whether `(chain, maker, nonce)` already names a stored offer: the key of the unique index quote_offers_maker_nonce. */
@@ -155,8 +184,13 @@ export class QuoteRepository {
     return rows.length > 0;
   }
 
-  async findOffer(id: string): Promise<OfferRow | null> {
-    const rows: OfferRow[] = await this.ds.query(`SELECT ${OFFER_COLUMNS} FROM quote_offers WHERE id = $1`, [id]);
+  /** An offer with its quote's stream token hash (where the taker hears it), in one read. */
+  async findOfferToAnnounce(id: string): Promise<(OfferRow & { stream_token_hash: string }) | null> {
+    const rows: (OfferRow & { stream_token_hash: string })[] = await this.ds.query(
+      `SELECT ${OFFER_COLUMNS}, (SELECT stream_token_hash FROM quotes WHERE quotes.id = quote_offers.quote_id) AS stream_token_hash
+         FROM quote_offers WHERE id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 

@@ -173,6 +173,41 @@ describe('maker package offers: POST /api/quote/:id', () => {
     expect(res.body.code).toBe('quote_expired');
   });
 
+  it('an offer that reaches its quote while the quote is being closed waits for the close, is refused, and stores nothing', async () => {
+    const q = await newQuote();
+    const body = await sign(q.quote);
+    const closer = env.db.createQueryRunner();
+    await closer.connect();
+    await closer.startTransaction();
+    try {
+      // The close holds the quote's row lock until it commits, as the expiry does.
+      expect(await closeQuote(closer.manager, q.quote.id, 'cancelled')).not.toBeNull();
+      // The offer's checks read the quote as still open (the close is not committed); its insert then waits on the lock.
+      const posted = request(app)
+        .post(`/api/quote/${q.quote.id}`)
+        .set(bearer(makerToken))
+        .send(body)
+        .then((r) => r);
+      await eventually(
+        async () =>
+          (await env.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0]
+            .n as number,
+        (n) => n >= 1,
+        30_000,
+        "the offer's insert waiting on the quote's lock",
+      );
+      await closer.commitTransaction();
+      const res = await posted;
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ error: `quote ${q.quote.id} is cancelled; offers are closed`, code: 'quote_cancelled', request_id: expect.any(String) });
+      const stored: { n: number }[] = await env.db.query(`SELECT count(*)::int AS n FROM quote_offers WHERE quote_id = $1`, [q.quote.id]);
+      expect(stored[0].n).toBe(0);
+    } finally {
+      if (closer.isTransactionActive) await closer.rollbackTransaction();
+      await closer.release();
+    }
+  });
+
   it('a wallet without maker rights is 403, no credential 401, and nothing is stored', async () => {
     const q = await newQuote();
     const body = await sign(q.quote, freemium);
