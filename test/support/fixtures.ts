@@ -34,3 +34,18 @@ export function networkFile(chainId = 31337, extra: Record<string, unknown> = {}
     ...extra,
   };
 }
+
+/**
+ * A deterministic stream of integers below `n` (a linear congruential generator from `seed`),
+ * for generated histories: the same seed writes the same history, so a failure replays.
+ */
+export function seededRandom(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state % n;
+  };
+}
+
+/** A 32-byte hex value made of `n` and `salt` (block hashes and transaction hashes of a generated history). */
+export const fakeHash = (n: number, salt: number) => `0x${(n * 1000 + salt).toString(16).padStart(64, '0')}` as `0x${string}`;

@@ -3,6 +3,7 @@ import { rollbackDerived, startChangeset, writeDerived, type ProjectedRow } from
 import { ClobExploreService } from '../../../shared/explore/clob/clob-explore.service';
 import { NetworksService } from '../../../shared/networks';
 import { encodeOptionId } from '../../../shared/protocol';
+import { fakeHash, seededRandom } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /**
@@ -35,12 +36,8 @@ const SERIES = [NOW - DAY, NOW + 7 * DAY, NOW + 30 * DAY].map((expiry, i) =>
 let env: TestEnv;
 let service: ClobExploreService;
 
-let seed = 11;
-const rnd = (n: number) => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return seed % n;
-};
-const hash = (n: number, salt: number) => `0x${(n * 1000 + salt).toString(16).padStart(64, '0')}` as Hex;
+const rnd = seededRandom(11);
+const hash = fakeHash;
 
 /**
  * Block `block` at `timestamp`: the pair's creation (block 1), placements, mints and burns, and

@@ -5,6 +5,7 @@ import { ClobExploreRepository } from '../../../shared/explore/clob/clob-explore
 import { LoanRepository } from '../../../shared/loans/loan.repository';
 import { LOAN_AT_RISK_HEALTH_WAD, WAD } from '../../../shared/loans/health';
 import { NetworksService } from '../../../shared/networks';
+import { fakeHash, seededRandom } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /**
@@ -32,14 +33,9 @@ let env: TestEnv;
 let clob: ClobExploreRepository;
 let loans: LoanRepository;
 
-/** A deterministic stream of numbers, so a failure replays. */
-let seed = 7;
-const rnd = (n: number) => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return seed % n;
-};
+const rnd = seededRandom(7);
 
-const hash = (n: number, salt: number) => `0x${(n * 1000 + salt).toString(16).padStart(64, '0')}` as Hex;
+const hash = fakeHash;
 const pos = (block: number, log: number) => ({
   block_number: block,
   block_hash: hash(block, 1),
