@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { devchainNetwork } from '../../dev/devchain';
@@ -13,6 +12,7 @@ import { EVENT_SELECTORS } from '../../indexer/decode/decode-log';
 import { benchDatabase } from '../support/bench-db';
 import { startLatencyProxy } from './latency-proxy';
 import { sprayEvents } from './spray';
+import { freePort } from '../support/free-port';
 
 /**
  * Indexer backfill throughput beside a bare `eth_getLogs` sweep of the same blocks, same node,
@@ -28,17 +28,6 @@ const TIME_LIMIT_MS = Number(process.env.BENCH_TIME_LIMIT_MS ?? 15 * 60_000);
 const SWEEP_SPANS = [10, 25, 100];
 /** Added round-trip latency between the indexer (and the sweep) and the node; 0 = straight to the node. */
 const RPC_LATENCY_MS = Number(process.env.BENCH_RPC_LATENCY_MS ?? 0);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
   const res = await fetch(url, {

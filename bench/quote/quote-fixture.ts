@@ -35,6 +35,27 @@ export function butterflyBody(): Record<string, unknown> {
   };
 }
 
+/** A one-leg call quote expiring in a day, from `takerAddress` (the fan-out and offer benches' body). */
+export function oneLegQuoteBody(takerAddress: string): Record<string, unknown> {
+  return {
+    chain_id: 31337,
+    taker_address: takerAddress,
+    polarity: 'b_is_buy',
+    expires_in: 300,
+    intents: [
+      {
+        pair6909_contract: BENCH_PAIR,
+        option_type: 'call',
+        structure: 0,
+        start_exercise_timestamp: 0,
+        expiry_timestamp: Math.floor(Date.now() / 1000) + 86400,
+        strike_wad: '3000000000000000000000',
+        amount: '1000000000000000000',
+      },
+    ],
+  };
+}
+
 /** A migrated throwaway database with the bench network registered; `drop()` removes it. */
 export async function quoteBenchDatabase(tag: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const db = await benchDatabase(tag);

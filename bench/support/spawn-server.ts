@@ -6,7 +6,9 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /**
  * Starts a TypeScript server script in its own process and resolves with the port from its
- * `readyMsg` log line. After that its log lines are drained unread, as a log shipper would.
+ * `readyMsg` log line (0 when that line names none: a process without a listener, such as the
+ * indexer role alone, logs `started`). After that its log lines are drained unread, as a log
+ * shipper would.
  */
 export function spawnServer(script: string, env: Record<string, string>, readyMsg: string): { child: ChildProcess; port: Promise<number> } {
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches every server a bench starts.
@@ -31,10 +33,10 @@ export function spawnServer(script: string, env: Record<string, string>, readyMs
         buf = buf.slice(nl + 1);
         try {
           const j = JSON.parse(line) as { msg?: string; port?: number };
-          if (j.msg === readyMsg && j.port) {
+          if (j.msg === readyMsg) {
             child.stdout?.off('data', onData);
             child.stdout?.resume();
-            resolve(j.port);
+            resolve(j.port ?? 0);
             return;
           }
         } catch {
