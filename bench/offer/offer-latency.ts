@@ -1,13 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import WebSocket from 'ws';
 import { RfqClient, signPackageOffer, type MakerRfqRequest } from '../../client/src';
 import { createDataSource } from '../../shared/entities';
 import { OrganizationService } from '../../shared/identity';
 import { NetworksService } from '../../shared/networks';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
-import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
+import { BENCH_PAIR, oneLegQuoteBody } from '../quote/quote-fixture';
+import { PhoenixConnection } from '../support/phoenix-connection';
+import { benchServiceEnv } from '../support/service-env';
+import { startOtlpReceiver } from '../../test/support/otlp-receiver';
+import { offerTraces, stageTable } from './offer-trace';
 
 /**
  * bench:offer: how long a maker's signed offer takes to reach the taker. At RATE quotes a
@@ -27,62 +29,15 @@ const WATCH_EVERY = Number(process.env.BENCH_WATCH_EVERY ?? 10);
 const PRICING_MS = Number(process.env.BENCH_PRICING_MS ?? 50);
 const DRAIN_MS = 3000;
 const DEADLINE_MS = (SECONDS + 120) * 1000;
+// BENCH_TRACE=1: the service exports its spans to a collector in this process, and the run ends
+// with each stage of an offer's way split out (bench/offer/offer-trace.ts). Tracing costs a little
+// itself: runs that record the figure leave it off.
+const TRACE = process.env.BENCH_TRACE === '1';
+// The exporter sends spans in batches every few seconds: wait that long after the load for the last.
+const TRACE_FLUSH_MS = 8000;
 
 const MOTHERSHIP = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
-const PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 const USDC = '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853';
-
-/** One raw Phoenix v2 connection: joins topics (resolving on the reply) and hands every other message to `onEvent`. */
-class PhoenixConnection {
-  private ref = 0;
-  private readonly pending = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
-  private readonly joinRefs = new Map<string, string>();
-
-  private constructor(
-    private readonly ws: WebSocket,
-    onEvent: (topic: string, event: string, payload: Record<string, unknown>, at: number) => void,
-  ) {
-    ws.on('message', (raw: Buffer) => {
-      const at = performance.now();
-      const [, ref, topic, event, payload] = JSON.parse(raw.toString()) as [string | null, string | null, string, string, Record<string, unknown>];
-      const waiting = event === 'phx_reply' && ref !== null ? this.pending.get(ref) : undefined;
-      if (waiting) {
-        this.pending.delete(ref!);
-        if ((payload as { status?: string }).status === 'ok') waiting.resolve();
-        else waiting.reject(new Error(`join of ${topic} refused: ${JSON.stringify(payload)}`));
-      } else onEvent(topic, event, payload, at);
-    });
-  }
-
-  static open(socketUrl: string, onEvent: (topic: string, event: string, payload: Record<string, unknown>, at: number) => void): Promise<PhoenixConnection> {
-    const ws = new WebSocket(`${socketUrl}/websocket?vsn=2.0.0`, { perMessageDeflate: false });
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(new PhoenixConnection(ws, onEvent)));
-      ws.once('error', reject);
-    });
-  }
-
-  join(topic: string, payload: Record<string, unknown> = {}): Promise<void> {
-    const ref = String(++this.ref);
-    return new Promise((resolve, reject) => {
-      this.pending.set(ref, { resolve, reject });
-      this.joinRefs.set(topic, ref);
-      this.ws.send(JSON.stringify([ref, ref, topic, 'phx_join', payload]));
-    });
-  }
-
-  /** Leaves `topic` (a connection may hold only so many channels); the reply is not waited for. */
-  leave(topic: string): void {
-    const joinRef = this.joinRefs.get(topic);
-    if (joinRef === undefined) return;
-    this.joinRefs.delete(topic);
-    this.ws.send(JSON.stringify([joinRef, String(++this.ref), topic, 'phx_leave', {}]));
-  }
-
-  close(): void {
-    this.ws.terminate();
-  }
-}
 
 /** Offer-sent and arrival times by key, and the samples they make. */
 class Latencies {
@@ -120,26 +75,6 @@ async function paced(tick: (i: number) => Promise<void>): Promise<void> {
   await Promise.all(running);
   if (failed !== null) throw failed;
   await new Promise((r) => setTimeout(r, DRAIN_MS));
-}
-
-function quoteBody() {
-  return {
-    chain_id: 31337,
-    taker_address: privateKeyToAccount(generatePrivateKey()).address,
-    polarity: 'b_is_buy',
-    expires_in: 300,
-    intents: [
-      {
-        pair6909_contract: PAIR,
-        option_type: 'call',
-        structure: 0,
-        start_exercise_timestamp: 0,
-        expiry_timestamp: Math.floor(Date.now() / 1000) + 86400,
-        strike_wad: '3000000000000000000000',
-        amount: '1000000000000000000',
-      },
-    ],
-  };
 }
 
 /** A Prometheus text exposition as series -> value (`name{labels}` as printed). */
@@ -191,7 +126,7 @@ function pauses(before: Map<string, number>, after: Map<string, number>, seconds
 }
 
 /** The service: a taker creating quotes, one maker offering on each, the taker watching one in WATCH_EVERY. */
-async function service(): Promise<{ lat: Latencies; created: number; offered: number; refused: string[]; pauses: string }> {
+async function service(): Promise<{ lat: Latencies; created: number; offered: number; refused: string[]; pauses: string; stages: string | null }> {
   const db = await benchDatabase('offer');
   const maker = privateKeyToAccount(generatePrivateKey());
   const ds = createDataSource({ url: db.url, poolSize: 1 });
@@ -200,26 +135,16 @@ async function service(): Promise<{ lat: Latencies; created: number; offered: nu
     chain_id: 31337,
     name: 'Bench',
     rpc_urls: ['http://127.0.0.1:8545'],
-    contracts: { mothership: MOTHERSHIP, opshuns_core: PAIR },
+    contracts: { mothership: MOTHERSHIP, opshuns_core: BENCH_PAIR },
     tokens: [{ address: USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6, payment: true, default_premium: true }],
   });
   await new OrganizationService(ds).create({ kind: 'maker', name: 'Bench makers', owner: maker.address });
   await ds.destroy();
+  const collector = TRACE ? await startOtlpReceiver() : null;
   const { child, port: listening } = spawnServer(
     'bin/main.ts',
-    {
-      ROLES: 'api,socket,workers',
-      PORT: '0',
-      DATABASE_URL: db.url,
-      REDIS_PREFIX: `bench:offer:${Date.now()}:`,
-      LOG_LEVEL: 'info',
-      DEVCHAIN: 'off',
-      NODE_ENV: 'production',
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      // production refuses the public development signing key; this bench's quotes are never filled
-      SERVICE_SIGNER_KEY: `0x${randomBytes(32).toString('hex')}`,
-      ...BENCH_WRITE_LIMITS,
-    },
+    // this bench's quotes are never filled: the service's signing key is a throwaway
+    benchServiceEnv({ roles: 'api,socket,workers', databaseUrl: db.url, tag: 'offer', extra: collector ? { TRACING_OTLP_URL: collector.url } : {} }),
     'api listening',
   );
   const killer = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS).unref();
@@ -272,15 +197,19 @@ async function service(): Promise<{ lat: Latencies; created: number; offered: nu
     const before = await scrape(api.baseUrl);
     const started = performance.now();
     await paced(async (i) => {
-      const q = await api.createQuote(quoteBody() as Parameters<RfqClient['createQuote']>[0]);
+      const q = await api.createQuote(oneLegQuoteBody(privateKeyToAccount(generatePrivateKey()).address) as Parameters<RfqClient['createQuote']>[0]);
       created++;
       if (i % WATCH_EVERY !== 0) return;
       await takerConn.join(q.topic);
       lat.joinedAt.set(q.quote.id, performance.now());
     });
     const after = await scrape(api.baseUrl);
-    return { lat, created, offered, refused, pauses: pauses(before, after, (performance.now() - started) / 1000) };
+    const seconds = (performance.now() - started) / 1000;
+    if (collector) await new Promise((r) => setTimeout(r, TRACE_FLUSH_MS));
+    const stages = collector ? stageTable(offerTraces(collector.spans)) : null;
+    return { lat, created, offered, refused, pauses: pauses(before, after, seconds), stages };
   } finally {
+    await collector?.close();
     for (const c of conns) c.close();
     child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));
@@ -356,6 +285,7 @@ export async function offerBench(): Promise<void> {
   process.stdout.write(`bare relay  POST sent -> ws message         ${baseline.line()}\n`);
   process.stdout.write(`${s.pauses}\n`);
   process.stdout.write(`p99 ratio service / bare: ${(p99 / bareP99).toFixed(2)}\n`);
+  if (s.stages) process.stdout.write(`\nwhere an offer's time goes, from the service's own spans (BENCH_TRACE=1):\n${s.stages}`);
 }
 
 if (require.main === module) {

@@ -12,6 +12,9 @@ export interface ReceivedSpan {
   /** OTLP's numbering: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
   kind: number;
   attributes: Record<string, string | number | boolean>;
+  /** Start and end, unix epoch milliseconds with the nanoseconds kept as the fraction (benchmarks line spans up with their own clocks). */
+  startMs: number;
+  endMs: number;
 }
 
 export interface OtlpReceiver {
@@ -37,9 +40,26 @@ interface KeyValue {
 interface ExportRequest {
   resourceSpans?: {
     resource?: { attributes?: KeyValue[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[] }[] }[];
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        startTimeUnixNano: string | number;
+        endTimeUnixNano: string | number;
+        attributes?: KeyValue[];
+      }[];
+    }[];
   }[];
 }
+
+/** OTLP JSON's nanosecond timestamps (a decimal string, past 2^53) as epoch milliseconds. */
+const nanosToMs = (n: string | number) => {
+  const ns = BigInt(n);
+  return Number(ns / 1_000_000n) + Number(ns % 1_000_000n) / 1e6;
+};
 
 const flatten = (kvs: KeyValue[] = []) =>
   Object.fromEntries(
@@ -80,6 +100,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               name: s.name,
               kind: s.kind,
               attributes: flatten(s.attributes),
+              startMs: nanosToMs(s.startTimeUnixNano),
+              endMs: nanosToMs(s.endTimeUnixNano),
             });
           }
         }
