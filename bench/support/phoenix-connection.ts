@@ -14,11 +14,20 @@ export class PhoenixConnection {
   private ref = 0;
   private readonly pending = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
   private readonly joinRefs = new Map<string, string>();
+  private readonly heartbeat: NodeJS.Timeout;
 
   private constructor(
     private readonly ws: WebSocket,
     onEvent: PhoenixEventHandler,
   ) {
+    // The socket tier closes a connection that sends nothing for SOCKET_IDLE_TIMEOUT_MS (60 s), as
+    // phoenix.js's heartbeat prevents; a bench's connection can idle longer than that between samples.
+    this.heartbeat = setInterval(() => ws.send(JSON.stringify([null, String(++this.ref), 'phoenix', 'heartbeat', {}])), 20_000);
+    this.heartbeat.unref();
+    ws.once('close', (code: number) => {
+      clearInterval(this.heartbeat);
+      if (!this.closing) process.stderr.write(`phoenix connection closed by the server (code ${code}): its channels hear nothing more\n`);
+    });
     ws.on('message', (raw: Buffer) => {
       const at = performance.now();
       const [, ref, topic, event, payload] = JSON.parse(raw.toString()) as [string | null, string | null, string, string, Record<string, unknown>];
@@ -57,7 +66,11 @@ export class PhoenixConnection {
     this.ws.send(JSON.stringify([joinRef, String(++this.ref), topic, 'phx_leave', {}]));
   }
 
+  private closing = false;
+
   close(): void {
+    this.closing = true;
+    clearInterval(this.heartbeat);
     this.ws.terminate();
   }
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 
@@ -45,6 +46,13 @@ export function spawnServer(script: string, env: Record<string, string>, readyMs
       }
     };
     child.stdout?.on('data', onData);
+    // BENCH_SERVER_LOG=<file>: every server's log lines are kept there too (an operator's view of a failed run).
+    const keep = process.env.BENCH_SERVER_LOG;
+    if (keep) {
+      const out = createWriteStream(keep, { flags: 'a' });
+      child.stdout?.on('data', (d: Buffer) => out.write(d));
+      child.once('exit', () => out.end());
+    }
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return { child, port };
