@@ -1,5 +1,4 @@
 import calculateSlot from 'cluster-key-slot';
-import type IORedis from 'ioredis';
 import { z } from 'zod';
 import { consumeAll, createLimiter } from '../../../api/auth/rate-limit';
 import { EventPublisher, PubsubRegistrations, topics } from '../../../shared/events';
@@ -16,6 +15,7 @@ import { RetryLater } from '../../../workers/retry-later';
 import { randomAddress } from '../../support/fixtures';
 import { buildApp } from '../../support/http';
 import { eventually } from '../../support/events';
+import { redisMonitor } from '../../support/redis-monitor';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { startWorkers } from '../../support/workers';
 
@@ -41,20 +41,20 @@ function jobOn(queue: string, name: string): JobSpec<typeof numbered> {
 
 describe('Redis keys: one cluster slot per script, transaction and multi-key command', () => {
   let env: TestEnv;
-  let monitor: IORedis;
+  let monitor: { close(): void } | undefined;
   const seen: Seen[] = [];
 
   beforeAll(async () => {
     env = await createTestEnv({ SOCKET_HISTORY_MAX_EVENTS: '50' });
-    monitor = await primaryNodes(env.redis)[0].monitor();
+    const node = primaryNodes(env.redis)[0];
     const prefix = env.config.REDIS_PREFIX;
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (args.some((a) => typeof a === 'string' && a.includes(prefix))) seen.push({ source, args: [args[0].toUpperCase(), ...args.slice(1)] });
+    monitor = await redisMonitor(node.options.host ?? '127.0.0.1', node.options.port ?? 6379, ({ args, source }) => {
+      if (args.some((a) => a.includes(prefix))) seen.push({ source, args: [args[0].toUpperCase(), ...args.slice(1)] });
       else if (args[0]?.toUpperCase() === 'MULTI' || args[0]?.toUpperCase() === 'EXEC') seen.push({ source, args: [args[0].toUpperCase()] });
     });
   });
   afterAll(async () => {
-    monitor?.disconnect();
+    monitor?.close();
     await env?.close();
   });
 
