@@ -4,6 +4,7 @@ import { ClobExploreService } from '../../../shared/explore/clob/clob-explore.se
 import { NetworksService } from '../../../shared/networks';
 import { encodeOptionId } from '../../../shared/protocol';
 import { fakeHash, seededRandom } from '../../support/fixtures';
+import { fillRows } from '../../support/indexed-rows';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /**
@@ -107,23 +108,7 @@ async function writeBlock(block: number, timestamp: number, fills: number): Prom
     const taker = rnd(6) === 0 ? maker : WALLETS[rnd(WALLETS.length)];
     const amount = BigInt(1 + rnd(500));
     const price = BigInt(1 + rnd(60));
-    add({
-      table: 'indexer_clob_activity',
-      row: {
-        ...p,
-        pair,
-        kind: 'filled',
-        option_id,
-        order_id: String(block * 10 + i),
-        is_buy: rnd(2) === 0,
-        price: price.toString(),
-        amount: amount.toString(),
-        remaining: '0',
-        account: maker,
-        counterparty: taker,
-      },
-    });
-    add({ table: 'indexer_clob_daily', row: { pair, option_id, block_timestamp: p.block_timestamp, amount, price, maker, taker } });
+    for (const r of fillRows(p, { pair, option_id, order_id: String(block * 10 + i), is_buy: rnd(2) === 0, price, amount, maker, taker })) add(r);
   }
   await env.db.transaction(async (m) => {
     await writeDerived(m, CHAIN, c.done());

@@ -6,6 +6,7 @@ import { LoanRepository } from '../../../shared/loans/loan.repository';
 import { LOAN_AT_RISK_HEALTH_WAD, WAD } from '../../../shared/loans/health';
 import { NetworksService } from '../../../shared/networks';
 import { fakeHash, seededRandom } from '../../support/fixtures';
+import { fillRows } from '../../support/indexed-rows';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /**
@@ -63,23 +64,7 @@ async function writeBlock(block: number): Promise<void> {
     const amount = BigInt(1 + rnd(1000));
     const price = BigInt(1 + rnd(50));
     const order_id = String(block * 100 + i);
-    add({
-      table: 'indexer_clob_activity',
-      row: {
-        ...p,
-        pair,
-        kind: 'filled',
-        option_id,
-        order_id,
-        is_buy: rnd(2) === 0,
-        price: price.toString(),
-        amount: amount.toString(),
-        remaining: '0',
-        account: maker,
-        counterparty: taker,
-      },
-    });
-    add({ table: 'indexer_clob_daily', row: { pair, option_id, block_timestamp: p.block_timestamp, amount, price, maker, taker } });
+    for (const r of fillRows(p, { pair, option_id, order_id, is_buy: rnd(2) === 0, price, amount, maker, taker })) add(r);
   }
   // Orders on a few prices, so levels gather several; some older ones partly filled or cancelled.
   for (let i = 0; i < 8; i++) {
