@@ -17,8 +17,8 @@ import { delegateToken } from './delegate';
  * API, socket tier and workers in another, both on one Hardhat node with the reference contracts.
  * One CLOB stream is minted through the gate and joined. Each sample places one order on chain
  * and times, from the moment the transaction is sent:
- *   - indexer lag: until the indexer's cursor (moved in the same transaction as the block's rows)
- *     covers the order's block, read from Postgres every 2 ms;
+ *   - indexer lag: until the indexer's cursor (moved in the same transaction as the block's rows;
+ *     the lowest of the chain's contract sets, as the Explore routes read the head) covers the order's block, read from Postgres every 2 ms;
  *   - block -> socket: until the joined stream reads the order's `explore_clob_event`.
  * Two phases in the same run, same chain and processes: with that one stream (the baseline), then
  * after TOKENS more streams on the same CLOB are minted through the gate and opened by the
@@ -47,6 +47,11 @@ interface Phase {
   indexerCpu: number;
   serviceCpu: number;
   seconds: number;
+}
+
+/** `p`, or a failure naming `what` after SAMPLE_DEADLINE_MS. */
+function within<T>(p: Promise<T>, what: string): Promise<T> {
+  return Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(what)), SAMPLE_DEADLINE_MS).unref())]);
 }
 
 const line = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms   max ${percentile(xs, 100).toFixed(1)} ms`;
@@ -97,15 +102,12 @@ async function main(): Promise<void> {
       waiting.get(hash)?.(at);
     });
     await conn.join(topic);
-    await Promise.race([
-      snapped,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the stream sent no snapshot')), SAMPLE_DEADLINE_MS).unref()),
-    ]);
+    await within(snapped, 'the stream sent no snapshot');
 
     const place = orderPlacer(node.rpcUrl, pair);
     const chain = localPublicClient(node.rpcUrl);
     const cursor = async () =>
-      Number((await pg.query<{ b: string | null }>(`SELECT max(block_number) AS b FROM indexer_cursors WHERE chain_id = 31337`)).rows[0]?.b ?? -1);
+      Number((await pg.query<{ b: string | null }>(`SELECT min(block_number) AS b FROM indexer_cursors WHERE chain_id = 31337`)).rows[0]?.b ?? -1);
 
     const phase = async (name: string): Promise<Phase> => {
       const out: Phase = { indexerLag: [], toSocket: [], indexerCpu: -cpuSeconds(indexer.child.pid!), serviceCpu: -cpuSeconds(service.child.pid!), seconds: 0 };
@@ -125,10 +127,7 @@ async function main(): Promise<void> {
           await new Promise((r) => setTimeout(r, 2));
         }
         out.indexerLag.push(performance.now() - sentAt);
-        const timeout = new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error(`${name}: ${key} never reached the stream`)), SAMPLE_DEADLINE_MS).unref(),
-        );
-        out.toSocket.push((await Promise.race([socket, timeout])) - sentAt);
+        out.toSocket.push((await within(socket, `${name}: ${key} never reached the stream`)) - sentAt);
         waiting.delete(key);
         await new Promise((r) => setTimeout(r, GAP_MS * (0.75 + Math.random() * 0.5)));
       }

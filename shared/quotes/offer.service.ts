@@ -7,7 +7,7 @@ import type { Logger } from '../platform/logging';
 import { packageOfferDigest, recoverPackageOfferSigner, type Leg, type PackageOffer } from '../protocol';
 import type { PairDirectory } from './pair-directory';
 import { offerAnnounceJob } from './quote.jobs';
-import { QuoteRepository } from './quote.repository';
+import { QuoteRepository, type OfferInsert } from './quote.repository';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 import { offerView, type OfferView } from './quote-views';
 import { parseOfferRequest } from './offer-request';
@@ -119,7 +119,7 @@ export class OfferService {
       signature: signature.toLowerCase() as `0x${string}`,
       digest,
     };
-    let saw: Awaited<ReturnType<QuoteRepository['insertOfferIfOpen']>>;
+    let saw: OfferInsert;
     try {
       saw = await this.repo.insertOfferIfOpen(row, now);
     } catch (err) {

@@ -61,11 +61,10 @@ export class QuoteNotifier {
     // The offer and where its taker listens in one read: this job is on the way to the taker.
     const o = await this.repo.findOfferToAnnounce(offerId);
     if (!o?.stream_token_hash) return;
-    const { stream_token_hash: stream, ...offer } = o;
-    const payload = { ...offerView(offer) };
+    const payload = { ...offerView(o) };
     const once = { idempotencyKey: `rfq_offer.${o.id}` };
     await Promise.all([
-      this.deps.events.publish(topics.rfqStream(stream), 'rfq_offer', payload, once),
+      this.deps.events.publish(topics.rfqStream(o.stream_token_hash), 'rfq_offer', payload, once),
       this.deps.events.publish(topics.rfqMaker(o.maker), 'rfq_offer', payload, once),
     ]);
     await this.repo.markAnnounced('quote_offers', offerId);

@@ -19,6 +19,13 @@ export const LEG_COLUMNS = `idx, option_type, structure, direction, strike_wad::
 const OFFER_COLUMNS = `id, quote_id, chain_id, maker, offer_type, package_premium::text AS package_premium, maker_pays_taker, premium_token,
   nonce::text AS nonce, deadline::float8 AS deadline, signature, digest, created_at`;
 
+/** What `insertOfferIfOpen` answers: the stored offer's time (null: not stored) and its quote as the statement saw it (null: no such quote). */
+export interface OfferInsert {
+  created_at: Date | null;
+  state: QuoteRow['state'] | null;
+  expires_at: Date | null;
+}
+
 /** Queries of quotes, their legs and offers. Raw SQL: the create path is hot and wants one round trip per table. */
 export class QuoteRepository {
   constructor(private readonly ds: DataSource) {}
@@ -148,11 +155,8 @@ export class QuoteRepository {
    * stored) and the quote's state and window as the statement saw them (null: no such quote), so
    * the caller can say why without reading again.
    */
-  async insertOfferIfOpen(
-    o: Omit<OfferRow, 'created_at'>,
-    nowSeconds: number,
-  ): Promise<{ created_at: Date | null; state: QuoteRow['state'] | null; expires_at: Date | null }> {
-    const rows: { created_at: Date | null; state: QuoteRow['state'] | null; expires_at: Date | null }[] = await this.ds.query(
+  async insertOfferIfOpen(o: Omit<OfferRow, 'created_at'>, nowSeconds: number): Promise<OfferInsert> {
+    const rows: OfferInsert[] = await this.ds.query(
       `WITH q AS (SELECT state, expires_at FROM quotes WHERE id = $2 FOR UPDATE),
        ins AS (
          INSERT INTO quote_offers (id, quote_id, chain_id, maker, offer_type, package_premium, maker_pays_taker, premium_token, nonce, deadline, signature, digest)
