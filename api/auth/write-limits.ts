@@ -4,6 +4,7 @@ import { credentialBuckets } from './caller';
 import { principalOf } from './principal';
 import { consumeAll, createLimiter, ipBucket } from './rate-limit';
 import { isOfferDryRun } from '../http/offer-dry-run';
+import { step } from '../../shared/platform/tracing';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -37,9 +38,9 @@ export function writeLimits(ctx: ApiContext): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     if (!WRITE_METHODS.has(req.method)) return next();
     const budget = isQuoteCreate(req) ? quote : isOfferDryRun(req) ? dryRun : write;
-    await consumeAll(budget.ip, [ipBucket(req.ip)]);
-    const p = await principalOf(ctx, req);
-    if (p) await consumeAll(budget.credential, credentialBuckets(p));
+    await step('limit.ip', () => consumeAll(budget.ip, [ipBucket(req.ip)]));
+    const p = await step('auth.bearer', () => principalOf(ctx, req));
+    if (p) await step('limit.credential', () => consumeAll(budget.credential, credentialBuckets(p)));
     next();
   };
 }

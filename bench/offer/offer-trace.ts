@@ -13,7 +13,23 @@ export interface OfferTrace {
   publish: ReceivedSpan;
   /** Only for offers whose taker was watching its stream (one in BENCH_WATCH_EVERY): a publish nobody joined is not delivered. */
   deliver: ReceivedSpan | undefined;
+  /** The request's own steps (`offer.read`, `offer.recover`, ...: shared/quotes/offer.service.ts), by name. */
+  steps: Map<string, ReceivedSpan>;
 }
+
+/** The steps of an offer's request, in the order the service runs them. */
+const STEPS = [
+  'limit.ip',
+  'auth.bearer',
+  'limit.credential',
+  'auth.maker_rights',
+  'offer.read',
+  'offer.pairs',
+  'offer.recover',
+  'offer.nonce',
+  'offer.store',
+  'offer.enqueue',
+] as const;
 
 /** Offer traces: a 201, its job and the publish to the taker's stream, with the delivery when a taker was watching. */
 export function offerTraces(spans: readonly ReceivedSpan[]): OfferTrace[] {
@@ -27,16 +43,40 @@ export function offerTraces(spans: readonly ReceivedSpan[]): OfferTrace[] {
   const out: OfferTrace[] = [];
   for (const request of spans) {
     if (request.name !== 'POST /api/quote/:id' || request.attributes['http.response.status_code'] !== 201) continue;
-    const job = child(request, 'job offer.announce');
+    const steps = new Map((byParent.get(request.spanId) ?? []).filter((s) => (STEPS as readonly string[]).includes(s.name)).map((s) => [s.name, s]));
+    // The job is enqueued inside the request's `offer.enqueue` step when the service has steps.
+    const enqueue = steps.get('offer.enqueue');
+    const job = child(enqueue ?? request, 'job offer.announce');
     const publish = job && child(job, 'publish rfq_stream');
     const deliver = publish && child(publish, 'deliver rfq_offer');
-    if (job && publish) out.push({ request, job, publish, deliver });
+    if (job && publish) out.push({ request, job, publish, deliver, steps });
   }
   return out;
 }
 
+const stepMs = (t: OfferTrace, name: string) => {
+  const s = t.steps.get(name);
+  return s ? s.endMs - s.startMs : NaN;
+};
+
+const gap = (t: OfferTrace, from: string, to: string) => {
+  const a = t.steps.get(from);
+  const b = t.steps.get(to);
+  return a && b ? b.startMs - a.endMs : NaN;
+};
+
 const STAGES: { name: string; of: (t: OfferTrace) => number }[] = [
   { name: 'API request (checks, commit, enqueue, answer)', of: (t) => t.request.endMs - t.request.startMs },
+  // Before the first step: the request's context, routing and the start of the middleware.
+  { name: '  request start -> first step', of: (t) => (t.steps.has('limit.ip') ? t.steps.get('limit.ip')!.startMs - t.request.startMs : NaN) },
+  // Body parsing and routing sit between the credential's limit and the maker-rights read.
+  { name: '  limits end -> maker-rights read (body parse, routing)', of: (t) => gap(t, 'limit.credential', 'auth.maker_rights') },
+  { name: '  maker-rights end -> offer.read (body checks)', of: (t) => gap(t, 'auth.maker_rights', 'offer.read') },
+  ...STEPS.map((name) => ({ name: `  ${name}`, of: (t: OfferTrace) => stepMs(t, name) })),
+  {
+    name: '  enqueue end -> request end (answer written)',
+    of: (t) => (t.steps.has('offer.enqueue') ? t.request.endMs - t.steps.get('offer.enqueue')!.endMs : NaN),
+  },
   { name: 'request end -> job starts (pickup)', of: (t) => t.job.startMs - t.request.endMs },
   { name: 'job start -> publish starts (reads)', of: (t) => t.publish.startMs - t.job.startMs },
   { name: 'publish to the taker stream', of: (t) => t.publish.endMs - t.publish.startMs },

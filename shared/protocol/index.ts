@@ -4,6 +4,7 @@ export { direction, directions, directionSchema, flipPolarity, polaritySchema, p
 export { recognizeStrategy, STRATEGY_NAMES } from './strategy';
 export type { StrategyName, StrategyLeg } from './strategy';
 export * from './signatures';
+export { ecdsaBackend, recoverDigestSigner } from './ecdsa';
 export { DutchAwardSigner } from './dutch-award-signer';
 export { encodeOptionId, decodeOptionId } from './option-id';
 export type { OptionSeries } from './option-id';

@@ -1,6 +1,7 @@
-import { getAddress, hashTypedData, keccak256, recoverTypedDataAddress, stringToBytes, type Address, type Hex } from 'viem';
+import { getAddress, hashTypedData, keccak256, stringToBytes, type Address, type Hex } from 'viem';
 import { z } from 'zod';
 import { parseOrThrow } from '../platform/validation';
+import { recoverDigestSigner } from './ecdsa';
 import {
   dutchAwardTypedData,
   dutchFillTypedData,
@@ -75,7 +76,7 @@ export function dutchAwardDigest(ctx: SigningContext, award: DutchAward): Hex {
 
 /** The address that signed a Dutch award (a registered auctioneer, when valid). */
 export function recoverDutchAwardSigner(ctx: SigningContext, award: DutchAward, signature: Hex): Promise<Address> {
-  return recoverTypedDataAddress({ ...dutchAwardTypedData(ctx.chainId, ctx.mothership, award), signature });
+  return recoverDigestSigner(dutchAwardDigest(ctx, award), signature);
 }
 
 /** EIP-712 digest of a package offer (equals the mothership's digestPackageOffer). */
@@ -90,17 +91,17 @@ export function exclusiveFillDigest(ctx: SigningContext, fill: ExclusiveFill): H
 
 /** The address that signed a Dutch request (the taker, when valid). */
 export function recoverDutchFillSigner(ctx: SigningContext, request: DutchFillRequest, signature: Hex): Promise<Address> {
-  return recoverTypedDataAddress({ ...dutchFillTypedData(ctx.chainId, ctx.mothership, request), signature });
+  return recoverDigestSigner(dutchFillDigest(ctx, request), signature);
 }
 
 /** The address that signed a package offer (must equal offer.maker). */
 export function recoverPackageOfferSigner(ctx: SigningContext, offer: PackageOffer, signature: Hex): Promise<Address> {
-  return recoverTypedDataAddress({ ...packageOfferTypedData(ctx.chainId, ctx.mothership, offer), signature });
+  return recoverDigestSigner(packageOfferDigest(ctx, offer), signature);
 }
 
 /** The address that signed an exclusive fill (must equal the API's signer). */
 export function recoverExclusiveFillSigner(ctx: SigningContext, fill: ExclusiveFill, signature: Hex): Promise<Address> {
-  return recoverTypedDataAddress({ ...exclusiveFillTypedData(ctx.chainId, ctx.mothership, fill), signature });
+  return recoverDigestSigner(exclusiveFillDigest(ctx, fill), signature);
 }
 
 /** Whether `signature` over the typed data recovers to `expected`; a malformed signature is false. */

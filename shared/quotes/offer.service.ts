@@ -4,7 +4,8 @@ import type { DataSource } from 'typeorm';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldProblem } from '../platform/errors';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
-import { packageOfferDigest, recoverPackageOfferSigner, type Leg, type PackageOffer } from '../protocol';
+import { step } from '../platform/tracing';
+import { packageOfferDigest, recoverDigestSigner, type Leg, type PackageOffer } from '../protocol';
 import type { PairDirectory } from './pair-directory';
 import { offerAnnounceJob } from './quote.jobs';
 import { QuoteRepository, type OfferInsert } from './quote.repository';
@@ -42,7 +43,7 @@ export class OfferService {
   async submit(quoteId: string, body: unknown, maker: Address): Promise<OfferView> {
     const row = await this.store(await this.check(quoteId, body, maker));
     try {
-      await this.deps.queue.enqueue(offerAnnounceJob, { offer_id: row.id });
+      await step('offer.enqueue', () => this.deps.queue.enqueue(offerAnnounceJob, { offer_id: row.id }));
     } catch (err) {
       this.deps.logger.error({ offer_id: row.id, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this offer');
     }
@@ -59,7 +60,9 @@ export class OfferService {
     const now = Math.floor(this.clock() / 1000);
     const { offer, signature } = parseOfferRequest(body, now);
     // The quote and its legs at once: two reads, one wait.
-    const [quote, legs] = UUID.test(quoteId) ? await Promise.all([this.repo.findQuote(quoteId), this.repo.legs(quoteId)]) : [null, []];
+    const [quote, legs] = UUID.test(quoteId)
+      ? await step('offer.read', () => Promise.all([this.repo.findQuote(quoteId), this.repo.legs(quoteId)]))
+      : [null, []];
     if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
     if (quote.offer_format === 'dutch_only') {
       throw new ConflictError(`quote ${quote.id} is a Dutch auction: bid with POST /api/quote/${quote.id}/offer`, 'dutch_quote');
@@ -70,7 +73,7 @@ export class OfferService {
       ]);
     }
     assertOpen(quote, now);
-    const dir = await this.deps.pairs.get(quote.chain_id);
+    const dir = await step('offer.pairs', () => this.deps.pairs.get(quote.chain_id));
     if (!dir?.mothership) throw new AppError(503, 'network_unavailable', `chain ${quote.chain_id} has no mothership configured`);
 
     const problems: FieldProblem[] = [];
@@ -83,19 +86,23 @@ export class OfferService {
     if (problems.length > 0) throw new ValidationError(problems, `offer does not match quote ${quote.id}: ${problems.map((p) => p.path).join(', ')}`);
 
     const ctx = { chainId: quote.chain_id, mothership: dir.mothership };
+    // Hashed once: the signer is recovered from the digest that is stored.
+    const digest = packageOfferDigest(ctx, offer);
     // The nonce lookup travels while the signature is recovered; a bad signature still wins.
     const used = this.repo.nonceUsed(quote.chain_id, offer.maker, offer.nonce.toString());
     used.catch(() => undefined);
-    let signer: Address;
-    try {
-      signer = await recoverPackageOfferSigner(ctx, offer, signature);
-    } catch {
-      throw ValidationError.field('signature', 'is not a valid signature');
-    }
+    const signer = await step('offer.recover', async () => {
+      try {
+        return await recoverDigestSigner(digest, signature);
+      } catch {
+        return null;
+      }
+    });
+    if (signer === null) throw ValidationError.field('signature', 'is not a valid signature');
     if (signer !== offer.maker)
       throw ValidationError.field('signature', `recovers to ${signer}, not the maker ${offer.maker}: sign the PackageOffer typed data of this quote`);
-    if (await used) throw nonceUsed(offer, quote.chain_id);
-    return { quoteId: quote.id, chainId: quote.chain_id, offer, signature, digest: packageOfferDigest(ctx, offer) };
+    if (await step('offer.nonce', () => used)) throw nonceUsed(offer, quote.chain_id);
+    return { quoteId: quote.id, chainId: quote.chain_id, offer, signature, digest };
   }
 
   /**
@@ -121,7 +128,7 @@ export class OfferService {
     };
     let saw: OfferInsert;
     try {
-      saw = await this.repo.insertOfferIfOpen(row, now);
+      saw = await step('offer.store', () => this.repo.insertOfferIfOpen(row, now));
     } catch (err) {
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw nonceUsed(offer, chainId);
       throw err;

@@ -1,6 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
-import { HTTP } from '../tracing';
+import { HTTP, madeByTracer } from '../tracing';
 import { routeOf } from './request-context';
 
 /**
@@ -14,7 +14,7 @@ import { routeOf } from './request-context';
 export function requestSpan(tracer: Tracer) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!req.path.startsWith('/api/')) return next();
-    const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [HTTP.method]: req.method } }, ROOT_CONTEXT);
+    const span = madeByTracer(tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [HTTP.method]: req.method } }, ROOT_CONTEXT), tracer);
     res.once('close', () => {
       // The id an error body quotes to an operator (set by requestContext, after this).
       span.setAttribute('rfq.request_id', req.id);

@@ -1,4 +1,15 @@
-import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /**
  * Attribute names of OpenTelemetry's (stable) HTTP conventions, written out so that a process
@@ -64,6 +75,7 @@ export async function inSpan<T>(
 ): Promise<T> {
   if (!tracer) return fn(undefined);
   return tracer.startActiveSpan(name, opts, parent, async (span) => {
+    madeBy.set(span, tracer);
     try {
       return await fn(span);
     } catch (err) {
@@ -73,4 +85,26 @@ export async function inSpan<T>(
       span.end();
     }
   });
+}
+
+/** The tracer that made each span of ours, so a step inside it is exported by the same role. */
+const madeBy = new WeakMap<Span, Tracer>();
+
+/** Records that `tracer` made `span` (for spans not made by `inSpan`, such as a request's). */
+export function madeByTracer(span: Span, tracer: Tracer): Span {
+  madeBy.set(span, tracer);
+  return span;
+}
+
+/**
+ * Runs `fn` as a named INTERNAL step of the active span, a child made by the same role's tracer:
+ * where a request or a job spends its time (`offer.recover`, `offer.store`). When nothing is
+ * traced (tracing off, or the active span is not one of ours) it only runs `fn`, with no span and
+ * no allocation beyond the lookup.
+ */
+export function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const active = trace.getActiveSpan();
+  const tracer = active && madeBy.get(active);
+  if (!tracer) return fn();
+  return inSpan(tracer, name, { kind: SpanKind.INTERNAL }, () => fn());
 }

@@ -83,6 +83,8 @@ describe('production install (npm ci --omit=dev)', () => {
     // 'api listening' comes before the socket tier attaches: stop only once every role has started.
     const started = await eventually(async () => running.lines.some((l) => l.msg === 'started'), Boolean, 60_000);
     expect(started).toBe(true);
+    // Signers are recovered by libsecp256k1: its prebuilt binding is part of the production install.
+    expect(running.lines.find((l) => l.msg === 'started')).toMatchObject({ ecdsa: 'libsecp256k1' });
     const health = await fetch(`${svc.url}/healthz`);
     expect(health.status).toBe(200);
     expect(((await health.json()) as { status: string }).status).toBe('ok');

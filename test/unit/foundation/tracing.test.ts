@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../../shared/platform/config';
 import { parseLiveMessage } from '../../../shared/platform/event-bus';
 import { createLogger } from '../../../shared/platform/logging';
 import { takeTrace, TRACE_FIELD, withTrace } from '../../../shared/platform/queue';
-import { currentTraceparent, inSpan, traceIdOf, traceparentContext, Tracing, tracesEndpoint } from '../../../shared/platform/tracing';
+import { currentTraceparent, inSpan, step, traceIdOf, traceparentContext, Tracing, tracesEndpoint } from '../../../shared/platform/tracing';
 import { startOtlpReceiver, type OtlpReceiver } from '../../support/otlp-receiver';
 
 /** A logger of the production kind (createLogger) whose lines the test reads back. */
@@ -114,6 +114,32 @@ describe('tracing on', () => {
     expect(spans.find((s) => s.name === 'POST /api/quote')).toMatchObject({ spanId: parentId, parentSpanId: '' });
     expect(spans.find((s) => s.name === 'job quote.announce')?.parentSpanId).toBe(parentId);
     expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/json']));
+  });
+
+  it("a step is a child of the active span exported by that span's role, not the registered one; outside a span it only runs", async () => {
+    // workers first: its provider is the registered (global) one, the api's is not.
+    tracing = (await Tracing.start(loadConfig({ ROLES: 'workers,api', TRACING_OTLP_URL: receiver.url })))!;
+    let carried = '';
+    const answer = await inSpan(tracing.tracer('api'), 'POST /api/quote/:id', {}, async () => {
+      carried = currentTraceparent()!;
+      const stored = await step('offer.store', async () => 'stored');
+      await step('offer.enqueue', async () => undefined);
+      return stored;
+    });
+    expect(answer).toBe('stored');
+    // No span active: the step runs, and nothing is exported for it.
+    expect(await step('offer.untraced', async () => 7)).toBe(7);
+    await tracing.shutdown();
+    tracing = null;
+
+    const [, traceId, requestId] = TRACEPARENT.exec(carried)!;
+    const spans = receiver.spans.filter((s) => s.traceId === traceId);
+    expect(spans.map((s) => [s.service, s.name, s.parentSpanId === requestId]).sort()).toEqual([
+      ['options-rfq-api', 'POST /api/quote/:id', false],
+      ['options-rfq-api', 'offer.enqueue', true],
+      ['options-rfq-api', 'offer.store', true],
+    ]);
+    expect(receiver.spans.some((s) => s.name === 'offer.untraced')).toBe(false);
   });
 
   it('a log line written inside a span carries its trace_id and span_id; outside one, or with trace ids off, none', async () => {
