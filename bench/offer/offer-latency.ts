@@ -144,7 +144,16 @@ async function service(): Promise<{ lat: Latencies; created: number; offered: nu
   const { child, port: listening } = spawnServer(
     'bin/main.ts',
     // this bench's quotes are never filled: the service's signing key is a throwaway
-    benchServiceEnv({ roles: 'api,socket,workers', databaseUrl: db.url, tag: 'offer', extra: collector ? { TRACING_OTLP_URL: collector.url } : {} }),
+    benchServiceEnv({
+      roles: 'api,socket,workers',
+      databaseUrl: db.url,
+      tag: 'offer',
+      extra: {
+        // One taker connection joins a stream for every watched quote: up to 30 a second at BENCH_WATCH_EVERY=1, past a client's default join rate.
+        SOCKET_JOIN_RATE_PER_MINUTE: String(Math.max(600, Math.ceil((RATE * 60 * 2) / WATCH_EVERY))),
+        ...(collector ? { TRACING_OTLP_URL: collector.url } : {}),
+      },
+    }),
     'api listening',
   );
   const killer = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS).unref();
