@@ -1,6 +1,7 @@
 import { keccak256, stringToHex, type Hex } from 'viem';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { ConfigError, isLoopbackHost, type Config } from '../platform/config';
+import { signingAccount } from '../protocol/ecdsa';
 
 /**
  * Public and therefore worthless: the key a fresh checkout signs with, so `npm start` and the
@@ -8,7 +9,7 @@ import { ConfigError, isLoopbackHost, type Config } from '../platform/config';
  */
 export const DEVELOPMENT_SERVICE_SIGNER_KEY: Hex = keccak256(stringToHex('options-rfq development service signer: do not deploy'));
 
-export const DEVELOPMENT_SERVICE_SIGNER: PrivateKeyAccount = privateKeyToAccount(DEVELOPMENT_SERVICE_SIGNER_KEY);
+export const DEVELOPMENT_SERVICE_SIGNER: PrivateKeyAccount = signingAccount(DEVELOPMENT_SERVICE_SIGNER_KEY);
 
 /** What the signer rule needs of a registered network: only its URLs are inspected, never contacted. */
 export interface SignerNetwork {
@@ -56,7 +57,7 @@ export function developmentKeyProblem(config: Pick<Config, 'NODE_ENV' | 'DEVCHAI
  * the process before it serves anything. The key itself never leaves the returned account.
  */
 export function serviceSigner(config: Pick<Config, 'SERVICE_SIGNER_KEY' | 'NODE_ENV' | 'DEVCHAIN'>, networks: readonly SignerNetwork[]): PrivateKeyAccount {
-  if (config.SERVICE_SIGNER_KEY) return privateKeyToAccount(config.SERVICE_SIGNER_KEY as Hex);
+  if (config.SERVICE_SIGNER_KEY) return signingAccount(config.SERVICE_SIGNER_KEY as Hex);
   const problem = developmentKeyProblem(config, networks);
   if (problem) throw new ConfigError([{ key: 'SERVICE_SIGNER_KEY', message: problem }]);
   return DEVELOPMENT_SERVICE_SIGNER;

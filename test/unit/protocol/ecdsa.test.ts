@@ -1,6 +1,7 @@
 import { keccak256, numberToHex, stringToBytes, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ecdsaBackend, recoverDigestSigner, recoverDigestSignerJs } from '../../../shared/protocol/ecdsa';
+import { ecdsaBackend, recoverDigestSigner, recoverDigestSignerJs, signingAccount } from '../../../shared/protocol/ecdsa';
+import { dutchAwardTypedData } from '../../../shared/protocol';
 import { SECP256K1_N } from '../../../shared/protocol';
 
 const pad = (n: bigint) => numberToHex(n, { size: 32 }).slice(2);
@@ -67,5 +68,23 @@ describe('signer recovery: libsecp256k1 against viem', () => {
     const recovered = await outcome(recoverDigestSigner, digest, cases['the wrong v']);
     expect(recovered).not.toBe('refused');
     expect(recovered).not.toBe(account.address);
+  });
+
+  it("signs what viem's account signs, byte for byte: 100 digests, and a Dutch award's typed data", async () => {
+    for (let i = 0; i < 100; i++) {
+      const viemAccount = privateKeyToAccount(key(i));
+      const fast = signingAccount(key(i));
+      expect(fast.address).toBe(viemAccount.address);
+      const digest = digestOf(i);
+      expect(await fast.sign({ hash: digest })).toBe(await viemAccount.sign({ hash: digest }));
+    }
+    const award = dutchAwardTypedData(31337, '0x5FbDB2315678afecb367f032d93F642f64180aa3', {
+      requestDigest: digestOf(7),
+      filler: privateKeyToAccount(key(8)).address,
+      improvementBps: 25n,
+      notBefore: 1_900_000_000,
+      exclusiveEnd: 1_900_000_030,
+    });
+    expect(await signingAccount(key(9)).signTypedData(award)).toBe(await privateKeyToAccount(key(9)).signTypedData(award));
   });
 });
