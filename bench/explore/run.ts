@@ -79,6 +79,11 @@ async function main(): Promise<void> {
         EXPLORE_RATE_LIMIT: '1000000',
         EXPLORE_RATE_LIMIT_PER_IP: '1000000',
         EXPLORE_RATE_WINDOW_SECONDS: '1',
+        // The mint route is timed 800 times a run from one address and one taker key: past the live-stream caps.
+        EXPLORE_STREAMS_PER_IP: '1000000',
+        EXPLORE_STREAMS_PER_WALLET: '1000000',
+        EXPLORE_STREAMS_PER_TAKER_KEY: '1000000',
+        EXPLORE_STREAMS_PER_SUBJECT: '10000000',
         LOGIN_RATE_LIMIT: '1000',
         ...BENCH_WRITE_LIMITS,
       },
