@@ -158,7 +158,19 @@ export const exploreClobSpecs = {
               volume_7d: wireDecimal,
             }),
           ),
-          windows: z.array(z.strictObject({ ...windowTotals, unique_traders: z.number().int().optional() })),
+          windows: z.array(
+            z.strictObject({
+              ...windowTotals,
+              unique_traders: z.number().int().optional(),
+              unique_traders_estimated: z
+                .boolean()
+                .meta({
+                  description:
+                    'True when unique_traders is estimated from per-day HyperLogLog sketches (windows of more than 2,000 trader-days; standard error about 2.3 %), false when it is exact.',
+                })
+                .optional(),
+            }),
+          ),
           last_fill: fill.nullable(),
         }),
       },
@@ -280,7 +292,16 @@ export const exploreClobSpecs = {
           option_id: wireDecimal.nullable(),
           from_day: z.iso.date(),
           to_day: z.iso.date(),
-          totals: z.strictObject({ fills: z.number().int(), volume: wireDecimal, premium_volume: wireDecimal, unique_traders: z.number().int() }),
+          totals: z.strictObject({
+            fills: z.number().int(),
+            volume: wireDecimal,
+            premium_volume: wireDecimal,
+            unique_traders: z.number().int(),
+            unique_traders_estimated: z.boolean().meta({
+              description:
+                'True when unique_traders is estimated from per-day HyperLogLog sketches (windows of more than 2,000 trader-days; standard error about 2.3 %), false when it is exact.',
+            }),
+          }),
           open_interest: wireDecimal,
           days: z.array(
             z.strictObject({ day: z.iso.date(), fills: z.number().int(), volume: wireDecimal, premium_volume: wireDecimal, unique_traders: z.number().int() }),

@@ -224,6 +224,7 @@ export const INDEXED_EVENTS = eventTable({
       'indexer_clob_daily',
       'indexer_clob_traders',
       'indexer_clob_pair_daily',
+      'indexer_clob_trader_sketch',
       'indexer_clob_levels',
     ],
     decode(log) {

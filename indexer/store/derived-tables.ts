@@ -216,6 +216,11 @@ export const DERIVED_TABLES = [
     holds: 'fills, volumes and distinct traders per pair and UTC day: the sums of indexer_clob_daily and indexer_clob_traders',
     rollback: keptByTriggers,
   }),
+  effect({
+    table: 'indexer_clob_trader_sketch',
+    holds: 'a HyperLogLog sketch of the distinct traders per pair and UTC day, rebuilt from indexer_clob_traders for each day a statement touches',
+    rollback: keptByTriggers,
+  }),
   projected({
     table: 'indexer_clob_activity',
     holds: 'orders placed, filled, cancelled and transfers per pair, with series and side',

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PairRecord } from '../../indexed';
+import { estimateDistinct, mergeSketches } from './trader-sketch';
 
 /**
  * Every query of Explore for CLOBs, over the indexer's tables and the read models it keeps for
@@ -8,6 +9,19 @@ import type { PairRecord } from '../../indexed';
  */
 
 type Q = Pick<EntityManager, 'query'> | DataSource;
+
+/**
+ * Up to this many trader-days in a window, its unique traders are counted exactly (a distinct
+ * over at most this many index entries, about a millisecond of Postgres); past it, estimated from
+ * the days' sketches.
+ */
+export const EXACT_TRADER_DAYS = 2_000;
+
+/** Distinct traders of a window, and whether the count is the sketches' estimate rather than exact. */
+export interface UniqueTraders {
+  count: number;
+  estimated: boolean;
+}
 
 export interface HeadRecord {
   block_number: string;
@@ -259,23 +273,32 @@ export class ClobExploreRepository {
 
   /**
    * Distinct wallets that made or took a fill in the window. One day is one row of the pair's
-   * per-day rollup; a longer window counts distinct traders over its trader-days, an index-only
-   * scan of the primary key of `indexer_clob_traders` (docs/EXPLORE.md says what bounds it).
+   * per-day rollup. A longer window with at most EXACT_TRADER_DAYS trader-days (the rollup's
+   * per-day counts summed) is counted exactly over them; a larger one merges the days' HyperLogLog
+   * sketches (one row per day: ./trader-sketch.ts), an estimate kept between the busiest day's
+   * count and the window's trader-days. docs/EXPLORE.md, "Unique traders".
    */
-  async uniqueTraders(m: Q, chainId: number, pair: string, fromDay: string, toDay: string): Promise<number> {
-    if (fromDay === toDay) {
-      const one: { traders: string }[] = await m.query(`SELECT traders FROM indexer_clob_pair_daily WHERE chain_id = $1 AND pair = $2 AND day = $3::date`, [
-        chainId,
-        pair,
-        fromDay,
-      ]);
-      return Number(one[0]?.traders ?? 0);
-    }
-    const rows: { n: string }[] = await m.query(
-      `SELECT count(DISTINCT trader) AS n FROM indexer_clob_traders WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date`,
+  async uniqueTraders(m: Q, chainId: number, pair: string, fromDay: string, toDay: string): Promise<UniqueTraders> {
+    const [span]: { trader_days: string | null; busiest: string | null }[] = await m.query(
+      `SELECT sum(traders) AS trader_days, max(traders) AS busiest FROM indexer_clob_pair_daily WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date`,
       [chainId, pair, fromDay, toDay],
     );
-    return Number(rows[0].n);
+    const traderDays = Number(span?.trader_days ?? 0);
+    const busiest = Number(span?.busiest ?? 0);
+    if (fromDay === toDay || traderDays === busiest) return { count: traderDays, estimated: false };
+    if (traderDays <= EXACT_TRADER_DAYS) {
+      const rows: { n: string }[] = await m.query(
+        `SELECT count(*) AS n FROM (SELECT DISTINCT trader FROM indexer_clob_traders WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date) t`,
+        [chainId, pair, fromDay, toDay],
+      );
+      return { count: Number(rows[0].n), estimated: false };
+    }
+    const sketches: { registers: Buffer }[] = await m.query(
+      `SELECT registers FROM indexer_clob_trader_sketch WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date`,
+      [chainId, pair, fromDay, toDay],
+    );
+    const estimate = Math.round(estimateDistinct(mergeSketches(sketches.map((s) => s.registers))));
+    return { count: Math.min(traderDays, Math.max(busiest, estimate)), estimated: true };
   }
 
   /** Runs `fn` on one repeatable-read snapshot: a snapshot's parts and its block agree. */

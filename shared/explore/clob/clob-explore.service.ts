@@ -105,7 +105,7 @@ export class ClobExploreService {
             volume_7d: num(t?.volume ?? null),
           };
         }),
-        windows: [window(1, today, d1), { ...window(7, from7, d7), unique_traders: traders7 }],
+        windows: [window(1, today, d1), { ...window(7, from7, d7), unique_traders: traders7.count, unique_traders_estimated: traders7.estimated }],
         last_fill: last[0] ? fillView(last[0]) : null,
       };
     });
@@ -186,7 +186,13 @@ export class ClobExploreService {
         option_id: q.option_id ?? null,
         from_day: from,
         to_day: to,
-        totals: { fills: Number(totals.fills ?? 0), volume: num(totals.volume), premium_volume: num(totals.premium_volume), unique_traders: traders },
+        totals: {
+          fills: Number(totals.fills ?? 0),
+          volume: num(totals.volume),
+          premium_volume: num(totals.premium_volume),
+          unique_traders: traders.count,
+          unique_traders_estimated: traders.estimated,
+        },
         open_interest: oi.toString(),
         days: days.map((d) => ({ day: d.day, fills: Number(d.fills), volume: d.volume, premium_volume: d.premium_volume, unique_traders: Number(d.traders) })),
       };

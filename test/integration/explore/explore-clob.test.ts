@@ -87,7 +87,7 @@ describe('reads', () => {
       }),
     ]);
     // 4 x 5 + 2 x 9 of premium; makers 1 and 4, taker 5.
-    expect(body.windows[1]).toMatchObject({ days: 7, fills: 2, volume: '6', premium_volume: '38', unique_traders: 3 });
+    expect(body.windows[1]).toMatchObject({ days: 7, fills: 2, volume: '6', premium_volume: '38', unique_traders: 3, unique_traders_estimated: false });
     expect(body.last_fill).toMatchObject({
       order_id: orders.ask1.toString(),
       maker: addr(4),
@@ -209,7 +209,7 @@ describe('reads', () => {
 
   it('summary: per day fills, volume, unique traders, totals and open interest over a window', async () => {
     const { body } = await get(`/api/clob/${pair()}/summary`).expect(200);
-    expect(body.totals).toEqual({ fills: 2, volume: '6', premium_volume: '38', unique_traders: 3 });
+    expect(body.totals).toEqual({ fills: 2, volume: '6', premium_volume: '38', unique_traders: 3, unique_traders_estimated: false });
     expect(body.open_interest).toBe('6');
     expect(body.days).toEqual([{ day: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), fills: 2, volume: '6', premium_volume: '38', unique_traders: 3 }]);
     const b = (await get(`/api/clob/${pair()}/summary?option_id=${idB}`).expect(200)).body;

@@ -293,7 +293,7 @@ async function expectOracle(): Promise<number> {
   let compared = 0;
   for (const pair of PAIRS)
     for (const [from, to] of WINDOWS) {
-      expect(await clob.uniqueTraders(env.db, CHAIN, pair, from, to)).toBe(await oracle.uniqueTraders(pair, from, to));
+      expect(await clob.uniqueTraders(env.db, CHAIN, pair, from, to)).toEqual({ count: await oracle.uniqueTraders(pair, from, to), estimated: false });
       for (const optionId of [undefined, ...SERIES, '99']) {
         expect([await clob.windowTotals(env.db, CHAIN, pair, from, to, optionId)]).toEqual(await oracle.windowTotals(pair, from, to, optionId));
         expect(await clob.days(env.db, CHAIN, pair, from, to, optionId)).toEqual(await oracle.days(pair, from, to, optionId));
@@ -310,6 +310,15 @@ async function expectOracle(): Promise<number> {
   expect(byToken(await loans.debtTotals(CHAIN))).toEqual(byToken(await oracle.debtTotals()));
   expect(byToken(await loans.collateralTotals(CHAIN))).toEqual(byToken(await oracle.collateralTotals()));
   expect(await loans.healthCounts(CHAIN)).toEqual(await oracle.healthCounts());
+  // Every day's trader sketch is the one built from scratch from its trader-days, and only days with traders have one.
+  const sketches = await env.db.query(`SELECT pair, day, registers FROM indexer_clob_trader_sketch WHERE chain_id = $1 ORDER BY pair, day`, [CHAIN]);
+  expect(sketches).toEqual(
+    await env.db.query(
+      `SELECT pair, day, indexer_trader_sketch_of(chain_id, pair, day) AS registers
+         FROM (SELECT DISTINCT chain_id, pair, day FROM indexer_clob_traders WHERE chain_id = $1) d ORDER BY pair, day`,
+      [CHAIN],
+    ),
+  );
   return compared;
 }
 
@@ -366,7 +375,7 @@ describe('summary read models against the old queries', () => {
     // Everything rolled back: the read models are empty, as the oracle's queries are.
     await env.db.transaction((m) => rollbackDerived(m, CHAIN, 0));
     await expectOracle();
-    for (const t of ['indexer_clob_pair_daily', 'indexer_clob_levels', 'indexer_loan_token_totals', 'indexer_loan_health_counts'])
+    for (const t of ['indexer_clob_pair_daily', 'indexer_clob_trader_sketch', 'indexer_clob_levels', 'indexer_loan_token_totals', 'indexer_loan_health_counts'])
       expect(await env.db.query(`SELECT * FROM ${t} WHERE chain_id = $1`, [CHAIN])).toEqual([]);
   }, 120_000);
 });
