@@ -5,10 +5,18 @@ import { spawnServer } from '../support/spawn-server';
 import { PhoenixConnection } from '../support/phoenix-connection';
 import { benchServiceEnv } from '../support/service-env';
 import { oneLegQuoteBody, quoteBenchDatabase } from './quote-fixture';
+import { startOtlpReceiver } from '../../test/support/otlp-receiver';
+import { fanoutStageTable, quoteTraces } from './fanout-trace';
 
 const MAKERS = Number(process.env.BENCH_MAKERS ?? 500);
 const QUOTES = Number(process.env.BENCH_QUOTES ?? 100);
 const DEADLINE_MS = 5 * 60_000;
+// BENCH_TRACE=1: the service exports its spans to a collector in this process, and the run ends
+// with each stage from the 201 to the makers split out (bench/quote/fanout-trace.ts). Tracing costs
+// a little itself: runs that record the figure leave it off.
+const TRACE = process.env.BENCH_TRACE === '1';
+// The exporter sends spans in batches every few seconds: wait that long after the load for the last.
+const TRACE_FLUSH_MS = 8000;
 
 /** One maker: signs in, registers freemium for the chain, joins the feed over a raw Phoenix v2 socket. */
 async function maker(api: ApiClient, onRequest: (quoteId: string, at: number) => void): Promise<PhoenixConnection> {
@@ -24,6 +32,7 @@ async function maker(api: ApiClient, onRequest: (quoteId: string, at: number) =>
 /** 201-to-rfq_request latency at N joined makers: API, socket and workers in one child process. */
 export async function fanout(): Promise<void> {
   const db = await quoteBenchDatabase('fanout');
+  const collector = TRACE ? await startOtlpReceiver() : null;
   const { child, port: listening } = spawnServer(
     'bin/main.ts',
     benchServiceEnv({
@@ -35,6 +44,7 @@ export async function fanout(): Promise<void> {
         LOGIN_RATE_LIMIT: '100000',
         // every bench maker connects from 127.0.0.1
         SOCKET_MAX_CONNECTIONS_PER_IP: String(MAKERS + 100),
+        ...(collector ? { TRACING_OTLP_URL: collector.url } : {}),
       },
     }),
     'api listening',
@@ -58,6 +68,8 @@ export async function fanout(): Promise<void> {
     const fromSent: number[] = [];
     let beforeAnswer = 0;
     let complete = 0;
+    // Each quote's makers' arrival times on the epoch clock the spans use, in the order the quotes were sent.
+    const arrivalsInOrder: number[][] = [];
     for (let q = 0; q < QUOTES; q++) {
       const sent = performance.now();
       const created = await api.call<{ quote: { id: string } }>('POST', '/api/quote', body);
@@ -66,6 +78,7 @@ export async function fanout(): Promise<void> {
       while ((arrivals.get(created.quote.id)?.length ?? 0) < MAKERS && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
       const got = arrivals.get(created.quote.id) ?? [];
       if (got.length === MAKERS) complete++;
+      arrivalsInOrder.push(got.map((at) => performance.timeOrigin + at));
       for (const at of got) {
         // A maker may hear the quote before the taker's client has read its 201: counted, and as 0.
         if (at < t201) beforeAnswer++;
@@ -81,7 +94,14 @@ export async function fanout(): Promise<void> {
       `p50 ${percentile(xs, 50).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms   max ${percentile(xs, 100).toFixed(1)} ms`;
     process.stdout.write(`201 -> rfq_request   ${line(latencies)}   target p99 < 15 ms (${beforeAnswer} deliveries arrived before the 201 was read)\n`);
     process.stdout.write(`sent -> rfq_request  ${line(fromSent)}   target p99 < 40 ms\n`);
+    if (collector) {
+      await new Promise((r) => setTimeout(r, TRACE_FLUSH_MS));
+      process.stdout.write(
+        `\nwhere a quote's way to the makers goes, from the service's own spans (BENCH_TRACE=1):\n${fanoutStageTable(quoteTraces(collector.spans, arrivalsInOrder))}`,
+      );
+    }
   } finally {
+    await collector?.close();
     for (const s of sockets) s.close();
     child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));
