@@ -17,12 +17,15 @@ const DEADLINE_MS = 5 * 60_000;
 const TRACE = process.env.BENCH_TRACE === '1';
 // The exporter sends spans in batches every few seconds: wait that long after the load for the last.
 const TRACE_FLUSH_MS = 8000;
+// BENCH_SOCKET_PROCESS=1: the socket tier in a process of its own (ROLES=socket), the API and the
+// workers in another, as an operator scales them; by default all three share one process.
+const SOCKET_PROCESS = process.env.BENCH_SOCKET_PROCESS === '1';
 
 /** One maker: signs in, registers freemium for the chain, joins the feed over a raw Phoenix v2 socket. */
-async function maker(api: ApiClient, onRequest: (quoteId: string, at: number) => void): Promise<PhoenixConnection> {
+async function maker(api: ApiClient, socketUrl: string, onRequest: (quoteId: string, at: number) => void): Promise<PhoenixConnection> {
   const token = (await api.signIn(privateKeyToAccount(generatePrivateKey()))).token;
   await api.call('POST', '/api/pubsub/freemium', { chain_id: 31337 }, { authorization: `Bearer ${token}` });
-  const conn = await PhoenixConnection.open(api.socketUrl, (_topic, event, payload, at) => {
+  const conn = await PhoenixConnection.open(socketUrl, (_topic, event, payload, at) => {
     if (event === 'rfq_request') onRequest(String(payload.quote_id), at);
   });
   await conn.join('quotes:31337:requests', { token });
@@ -33,27 +36,30 @@ async function maker(api: ApiClient, onRequest: (quoteId: string, at: number) =>
 export async function fanout(): Promise<void> {
   const db = await quoteBenchDatabase('fanout');
   const collector = TRACE ? await startOtlpReceiver() : null;
-  const { child, port: listening } = spawnServer(
-    'bin/main.ts',
-    benchServiceEnv({
-      roles: 'api,socket,workers',
-      databaseUrl: db.url,
-      tag: 'fanout',
-      extra: {
-        NONCE_RATE_LIMIT: '100000',
-        LOGIN_RATE_LIMIT: '100000',
-        // every bench maker connects from 127.0.0.1
-        SOCKET_MAX_CONNECTIONS_PER_IP: String(MAKERS + 100),
-        ...(collector ? { TRACING_OTLP_URL: collector.url } : {}),
-      },
-    }),
-    'api listening',
-  );
-  const killer = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS).unref();
+  const env = benchServiceEnv({
+    roles: SOCKET_PROCESS ? 'api,workers' : 'api,socket,workers',
+    databaseUrl: db.url,
+    tag: 'fanout',
+    extra: {
+      NONCE_RATE_LIMIT: '100000',
+      LOGIN_RATE_LIMIT: '100000',
+      // every bench maker connects from 127.0.0.1
+      SOCKET_MAX_CONNECTIONS_PER_IP: String(MAKERS + 100),
+      ...(collector ? { TRACING_OTLP_URL: collector.url } : {}),
+    },
+  });
+  const { child, port: listening } = spawnServer('bin/main.ts', env, 'api listening');
+  // The same secrets, database and Redis prefix: one deployment in two processes.
+  const socketTier = SOCKET_PROCESS ? spawnServer('bin/main.ts', { ...env, ROLES: 'socket' }, 'socket listening') : null;
+  const killer = setTimeout(() => {
+    child.kill('SIGKILL');
+    socketTier?.child.kill('SIGKILL');
+  }, DEADLINE_MS).unref();
   const sockets: PhoenixConnection[] = [];
   try {
     const port = await listening;
     const api = new ApiClient(`http://127.0.0.1:${port}`);
+    const socketUrl = socketTier ? new ApiClient(`http://127.0.0.1:${await socketTier.port}`).socketUrl : api.socketUrl;
     const arrivals = new Map<string, number[]>();
     const onRequest = (id: string, at: number) => {
       const list = arrivals.get(id);
@@ -61,7 +67,7 @@ export async function fanout(): Promise<void> {
       else arrivals.set(id, [at]);
     };
     for (let i = 0; i < MAKERS; i += 50) {
-      sockets.push(...(await Promise.all(Array.from({ length: Math.min(50, MAKERS - i) }, () => maker(api, onRequest)))));
+      sockets.push(...(await Promise.all(Array.from({ length: Math.min(50, MAKERS - i) }, () => maker(api, socketUrl, onRequest)))));
     }
     const body = oneLegQuoteBody('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
     const latencies: number[] = [];
@@ -88,7 +94,7 @@ export async function fanout(): Promise<void> {
       await new Promise((r) => setTimeout(r, 20));
     }
     process.stdout.write(
-      `\nfan-out: ${MAKERS} joined makers, ${QUOTES} quotes, ${latencies.length} deliveries (${complete}/${QUOTES} quotes reached every maker)\n`,
+      `\nfan-out${SOCKET_PROCESS ? ' (socket tier in its own process)' : ''}: ${MAKERS} joined makers, ${QUOTES} quotes, ${latencies.length} deliveries (${complete}/${QUOTES} quotes reached every maker)\n`,
     );
     const line = (xs: number[]) =>
       `p50 ${percentile(xs, 50).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms   max ${percentile(xs, 100).toFixed(1)} ms`;
@@ -104,6 +110,7 @@ export async function fanout(): Promise<void> {
     await collector?.close();
     for (const s of sockets) s.close();
     child.kill('SIGTERM');
+    socketTier?.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));
     clearTimeout(killer);
     await db.drop();
