@@ -6,6 +6,7 @@ import { createDataSource } from '../../shared/entities';
 import { OrganizationService } from '../../shared/identity/organization.service';
 import { NetworksService } from '../../shared/networks';
 import { benchDatabase } from '../support/bench-db';
+import { CpuBudget } from '../support/cpu-budget';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_BORROWER, BENCH_TOKENS, seedLoans } from './loans-seed';
 
@@ -31,7 +32,7 @@ const ROUTES: [string, string][] = [
 
 async function load(url: string, headers: Record<string, string> = {}) {
   const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return { rps: r.requests.average, requests: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 /**
@@ -91,14 +92,24 @@ async function main(): Promise<void> {
     }
     await load(`http://127.0.0.1:${barePort}/loan`);
     process.stdout.write(`\nloan routes, ${CONNECTIONS} connections, ${DURATION_S}s each, ${RUNS} runs; base = bare Express + one indexed one-row SELECT\n`);
+    // Where each route's time goes on two shared cores: CPU per request in the server and in Postgres.
+    const budget = CpuBudget.standard({ api: api.child.pid, bare: bare.child.pid });
+    const perRequest = (server: 'api' | 'bare', cpu: Record<string, number>, requests: number) =>
+      `CPU/request: ${server} ${((cpu[server] * 1e6) / Math.max(1, requests)).toFixed(0)} µs, postgres ${((cpu.postgres * 1e6) / Math.max(1, requests)).toFixed(0)} µs`;
     for (let run = 1; run <= RUNS; run++) {
+      budget.begin();
       const base = await load(`http://127.0.0.1:${barePort}/loan`);
-      process.stdout.write(`run ${run}: base p50 ${base.p50} ms  p99 ${base.p99} ms  ${base.rps.toFixed(0)} req/s\n`);
+      const baseCpu = budget.end();
+      process.stdout.write(
+        `run ${run}: base p50 ${base.p50} ms  p99 ${base.p99} ms  ${base.rps.toFixed(0)} req/s  ${perRequest('bare', baseCpu, base.requests)}\n`,
+      );
       for (const [name, path] of ROUTES) {
+        budget.begin();
         const r = await load(`http://127.0.0.1:${apiPort}${path}`, auth);
+        const cpu = budget.end();
         process.stdout.write(
           `  ${name.padEnd(30)} p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ${r.rps.toFixed(0).padStart(6)} req/s  ` +
-            `p99 ratio ${(r.p99 / Math.max(1, base.p99)).toFixed(2)}  non-2xx ${r.non2xx}  errors ${r.errors}\n`,
+            `p99 ratio ${(r.p99 / Math.max(1, base.p99)).toFixed(2)}  non-2xx ${r.non2xx}  errors ${r.errors}  ${perRequest('api', cpu, r.requests)}\n`,
         );
       }
     }
