@@ -104,6 +104,12 @@ const activity = z.strictObject({
   counterparty: wireAddress.nullable().meta({ description: "The filler of a fill, or the transfer's receiver (zero address: a burn)." }),
 });
 
+/** Whether a window's unique_traders came from the per-day sketches (docs/EXPLORE.md, "Unique traders"). */
+const uniqueTradersEstimated = z.boolean().meta({
+  description:
+    'True when unique_traders is estimated from per-day HyperLogLog sketches (windows of more than 2,000 trader-days; standard error about 2.3 %), false when it is exact.',
+});
+
 const page = <T extends z.ZodType>(item: T) =>
   z.strictObject({
     items: z.array(item),
@@ -162,13 +168,7 @@ export const exploreClobSpecs = {
             z.strictObject({
               ...windowTotals,
               unique_traders: z.number().int().optional(),
-              unique_traders_estimated: z
-                .boolean()
-                .meta({
-                  description:
-                    'True when unique_traders is estimated from per-day HyperLogLog sketches (windows of more than 2,000 trader-days; standard error about 2.3 %), false when it is exact.',
-                })
-                .optional(),
+              unique_traders_estimated: uniqueTradersEstimated.optional(),
             }),
           ),
           last_fill: fill.nullable(),
@@ -297,10 +297,7 @@ export const exploreClobSpecs = {
             volume: wireDecimal,
             premium_volume: wireDecimal,
             unique_traders: z.number().int(),
-            unique_traders_estimated: z.boolean().meta({
-              description:
-                'True when unique_traders is estimated from per-day HyperLogLog sketches (windows of more than 2,000 trader-days; standard error about 2.3 %), false when it is exact.',
-            }),
+            unique_traders_estimated: uniqueTradersEstimated,
           }),
           open_interest: wireDecimal,
           days: z.array(

@@ -1,5 +1,6 @@
 import type { ReceivedSpan } from '../../test/support/otlp-receiver';
 import { percentile } from '../support/bench-db';
+import { spanTree } from '../support/span-tree';
 
 /**
  * Splits each offer's way to the taker into its stages, from the spans the service exported
@@ -33,17 +34,15 @@ const STEPS = [
 
 /** Offer traces: a 201, its job and the publish to the taker's stream, with the delivery when a taker was watching. */
 export function offerTraces(spans: readonly ReceivedSpan[]): OfferTrace[] {
-  const byParent = new Map<string, ReceivedSpan[]>();
-  for (const s of spans) {
-    const list = byParent.get(s.parentSpanId);
-    if (list) list.push(s);
-    else byParent.set(s.parentSpanId, [s]);
-  }
-  const child = (parent: ReceivedSpan, name: string) => byParent.get(parent.spanId)?.find((s) => s.name === name);
+  const { children, child } = spanTree(spans);
   const out: OfferTrace[] = [];
   for (const request of spans) {
     if (request.name !== 'POST /api/quote/:id' || request.attributes['http.response.status_code'] !== 201) continue;
-    const steps = new Map((byParent.get(request.spanId) ?? []).filter((s) => (STEPS as readonly string[]).includes(s.name)).map((s) => [s.name, s]));
+    const steps = new Map(
+      children(request)
+        .filter((s) => (STEPS as readonly string[]).includes(s.name))
+        .map((s) => [s.name, s]),
+    );
     // The job is enqueued inside the request's `offer.enqueue` step when the service has steps.
     const enqueue = steps.get('offer.enqueue');
     const job = child(enqueue ?? request, 'job offer.announce');

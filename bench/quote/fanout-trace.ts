@@ -1,5 +1,6 @@
 import type { ReceivedSpan } from '../../test/support/otlp-receiver';
 import { percentile } from '../support/bench-db';
+import { spanTree } from '../support/span-tree';
 
 /**
  * Splits each quote's way from its 201 to the makers into stages, from the spans the service
@@ -20,13 +21,7 @@ export interface QuoteTrace {
 
 /** The traces of `quotes` sequential quote creates (in the order they were sent), each with its makers' arrival times. */
 export function quoteTraces(spans: readonly ReceivedSpan[], arrivalsInOrder: readonly number[][]): QuoteTrace[] {
-  const byParent = new Map<string, ReceivedSpan[]>();
-  for (const s of spans) {
-    const list = byParent.get(s.parentSpanId);
-    if (list) list.push(s);
-    else byParent.set(s.parentSpanId, [s]);
-  }
-  const child = (parent: ReceivedSpan, name: string) => byParent.get(parent.spanId)?.find((s) => s.name === name);
+  const { child } = spanTree(spans);
   // The bench sends one quote at a time, so the creates' spans in start order are its quotes in order.
   const creates = spans
     .filter((s) => s.name === 'POST /api/quote' && s.attributes['http.response.status_code'] === 201)

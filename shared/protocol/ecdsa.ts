@@ -42,7 +42,7 @@ function recoveryBit(v: number): 0 | 1 {
 
 /** The checksummed address that signed `digest`; throws when the signature recovers nothing. */
 export async function recoverDigestSigner(digest: Hex, signature: Hex): Promise<Address> {
-  if (!binding) return recoverAddress({ hash: digest, signature });
+  if (!binding) return recoverDigestSignerJs(digest, signature);
   const bytes = hexToBytes(signature);
   if (bytes.length !== 65) throw new Error('invalid signature length');
   const publicKey = binding.ecdsaRecover(bytes.subarray(0, 64), recoveryBit(bytes[64]), hexToBytes(digest), false);

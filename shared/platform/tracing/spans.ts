@@ -61,6 +61,9 @@ export function markFailed(span: Span, err: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
 }
 
+/** The tracer that made each span of ours, so a step inside it is exported by the same role. */
+const madeBy = new WeakMap<Span, Tracer>();
+
 /**
  * Runs `fn` in a span of `tracer`, active for everything `fn` awaits (its log lines carry the
  * trace id, the jobs it enqueues and the events it publishes carry the span); a throw marks the
@@ -86,9 +89,6 @@ export async function inSpan<T>(
     }
   });
 }
-
-/** The tracer that made each span of ours, so a step inside it is exported by the same role. */
-const madeBy = new WeakMap<Span, Tracer>();
 
 /** Records that `tracer` made `span` (for spans not made by `inSpan`, such as a request's). */
 export function madeByTracer(span: Span, tracer: Tracer): Span {
