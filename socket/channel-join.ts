@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authorizeJoin, replaysFromStart, type JoinCredentials } from '../shared/events';
+import { authorizeJoin, isRelayed, replaysFromStart, type JoinCredentials } from '../shared/events';
 import type { HistoryRead } from '../shared/platform/event-bus';
 import type { Ref } from './phoenix-codec';
 import type { Channel } from './socket-channel';
@@ -24,6 +24,8 @@ export interface JoinHost {
   acceptJoin(ch: Channel, msgRef: Ref, response: { seq: number; recovered?: boolean }): void;
   refuseJoin(ch: Channel, msgRef: Ref, reason: string): void;
   end(ch: Channel, how: 'close' | 'error', reason: string | null, code: string): void;
+  /** Joins a relayed topic (feed-relay.ts) once it is authorised and within the replay budget. */
+  joinRelayed(ch: Channel, msgRef: Ref, lastSeq: number | undefined): Promise<void>;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, ms
       host.refuseJoin(ch, msgRef, fromStart ? reason : `${reason}, or join without last_seq to start live`);
       return;
     }
+    if (isRelayed(kind)) return await host.joinRelayed(ch, msgRef, params.last_seq);
     ch.hold();
     await rt.hub.add(ch);
     if (!ch.isOpen) return;
@@ -91,7 +94,7 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, ms
  * missing events; when history no longer has them, end the channel with phx_error so the
  * client rejoins with its last_seq and learns `recovered: false`.
  */
-export function runRepair(rt: SocketRuntime, host: JoinHost, ch: Channel): void {
+export function runRepair(rt: SocketRuntime, host: Pick<JoinHost, 'end'>, ch: Channel): void {
   const from = ch.lastSeq;
   rt.gate
     .run(() => rt.history.readSince(ch.key, from))

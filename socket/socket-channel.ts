@@ -36,6 +36,8 @@ export class Channel {
   keyId: string | null = null;
   /** The join was answered ok (it counts in the joined-channels gauge). */
   joined = false;
+  /** A relayed topic's relay from its feed once the snapshot is out (feed-relay.ts); null otherwise. */
+  relay: { stop(): void } | null = null;
   private held: DeliveredEvent[] | null = null;
 
   constructor(

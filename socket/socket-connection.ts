@@ -1,9 +1,10 @@
 import { WebSocket, type RawData } from 'ws';
-import { parseTopic, type JoinCredentials } from '../shared/events';
-import type { DeliveredEvent } from '../shared/platform/event-bus';
-import { joinParamsSchema, runJoin, runRepair, type JoinHost } from './channel-join';
+import { isRelayed, parseTopic, type JoinCredentials } from '../shared/events';
+import { withSeq, type DeliveredEvent } from '../shared/platform/event-bus';
+import { joinParamsSchema, runJoin, runRepair } from './channel-join';
 import { decodeBinary, decodeText, encodeMessage, encodeReply, type InboundMessage, type Ref, type Vsn } from './phoenix-codec';
 import { ChannelSlots } from './channel-slots';
+import { relayAfterSnapshot, runRelayedJoin, type RelayHost } from './feed-relay';
 import { takeJoin } from './join-bucket';
 import { ReplayBudget } from './replay-budget';
 import { Channel, type ChannelOwner } from './socket-channel';
@@ -27,7 +28,7 @@ const AS_TEXT = { binary: false } as const;
  * joined is answered `unmatched topic`, and one carrying an old join_ref is dropped.
  * A malformed frame is dropped on its own; too many of them close the connection (1008).
  */
-export class SocketConnection implements ChannelOwner, JoinHost {
+export class SocketConnection implements ChannelOwner, RelayHost {
   readonly channels = new ChannelSlots<Channel>();
   lastSeen = Date.now();
   private badFrames = 0;
@@ -164,6 +165,17 @@ export class SocketConnection implements ChannelOwner, JoinHost {
     let frame = byRef.get(ch.joinRef);
     if (!frame) byRef.set(ch.joinRef, (frame = Buffer.from(encodeMessage(this.vsn, ch.joinRef, null, ch.topic, ev.event, ev.data))));
     this.send(frame, 'event');
+    // A relayed stream joined before its snapshot was out: the feed's later events follow it.
+    if (ev.seq === 1 && ch.relay === null && isRelayed(ch.parsed.kind)) relayAfterSnapshot(this.rt, this, ch);
+  }
+
+  /** A feed event relayed to a stream, renumbered: each stream has its own seq and its own topic name, so its frame is its own. */
+  sendRelayed(ch: Channel, ev: DeliveredEvent, seq: number): void {
+    this.send(encodeMessage(this.vsn, ch.joinRef, null, ch.topic, ev.event, withSeq(ev.data, seq)), 'event');
+  }
+
+  joinRelayed(ch: Channel, msgRef: Ref, lastSeq: number | undefined): Promise<void> {
+    return runRelayedJoin(this.rt, this, ch, msgRef, lastSeq);
   }
 
   repair(ch: Channel): void {
@@ -197,6 +209,7 @@ export class SocketConnection implements ChannelOwner, JoinHost {
   private drop(ch: Channel): void {
     if (!ch.isOpen) return;
     ch.close();
+    ch.relay?.stop();
     this.channels.delete(ch);
     this.rt.hub.remove(ch);
     this.rt.index.remove(ch);

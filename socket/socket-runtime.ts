@@ -1,5 +1,5 @@
 import type { JoinLookups } from '../shared/events';
-import type { EventHistory } from '../shared/platform/event-bus';
+import type { EventHistory, RelayAnchors } from '../shared/platform/event-bus';
 import type { Logger } from '../shared/platform/logging';
 import type { ChannelIndex } from './channel-index';
 import type { ReplayGate } from './replay-gate';
@@ -27,6 +27,8 @@ export interface SocketRuntime {
   /** What join rules look up (stream tokens, bearers, registrations); the topic table decides. */
   lookups: JoinLookups;
   history: EventHistory;
+  /** Where relayed topics join their feed topics. */
+  anchors: RelayAnchors;
   gate: ReplayGate;
   index: ChannelIndex;
 }

@@ -12,7 +12,7 @@ import {
   type RevokedAmong,
   type StreamTokenVerifier,
 } from '../shared/events';
-import { EventHistory } from '../shared/platform/event-bus';
+import { EventHistory, RelayAnchors } from '../shared/platform/event-bus';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import { closeRedis, createSubscriber, onMessage, subscribeTo, type Redis } from '../shared/platform/redis';
@@ -105,6 +105,7 @@ export class SocketServer {
       hub: new TopicHub(this.sub, config.REDIS_PREFIX, metrics, logger, (chs) => this.repairAll(chs), deps.tracer),
       lookups: { streams: deps.streams, identity: this.credentials, registrations: deps.registrations },
       history: new EventHistory(deps.redis, config),
+      anchors: new RelayAnchors(deps.redis, config.REDIS_PREFIX),
       gate: new ReplayGate(config.SOCKET_REPLAY_CONCURRENCY),
       index,
     };

@@ -22,12 +22,15 @@ import { delegateToken } from './delegate';
  *   - block -> socket: until the joined stream reads the order's `explore_clob_event`.
  * Two phases in the same run, same chain and processes: with that one stream (the baseline), then
  * after TOKENS more streams on the same CLOB are minted through the gate and opened by the
- * workers. Blocks are GAP_MS apart, so each is measured on its own.
+ * workers, JOINED of them joined on the socket tier (100 per connection), which relays the
+ * pair's feed topic to each. Blocks are GAP_MS apart, so each is measured on its own.
  *
- *   npm run bench:explore-flood                      # 10,000 tokens, 40 blocks per phase
- *   BENCH_STREAM_TOKENS=2000 BENCH_BLOCKS=20 npm run bench:explore-flood
+ *   npm run bench:explore-flood                      # 10,000 tokens, 2,000 joined, 40 blocks per phase
+ *   BENCH_STREAM_TOKENS=2000 BENCH_JOINED_STREAMS=500 BENCH_BLOCKS=20 npm run bench:explore-flood
  */
 const TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 10_000);
+const JOINED = Math.min(TOKENS, Number(process.env.BENCH_JOINED_STREAMS ?? 2_000));
+const PER_CONNECTION = 100;
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 40);
 const GAP_MS = Number(process.env.BENCH_BLOCK_GAP_MS ?? 1000);
 const MINT_PARALLEL = 32;
@@ -74,6 +77,9 @@ async function main(): Promise<void> {
       EXPLORE_STREAMS_PER_TAKER_KEY: many,
       NONCE_RATE_LIMIT: '100000',
       LOGIN_RATE_LIMIT: '100000',
+      // Each bench connection joins its 100 streams at once.
+      SOCKET_MAX_CHANNELS: String(PER_CONNECTION),
+      SOCKET_JOIN_BURST: String(PER_CONNECTION + 10),
     },
   });
   // The same prefix and database: the indexer appends to the outboxes the workers drain.
@@ -82,6 +88,9 @@ async function main(): Promise<void> {
   const redis = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const pg = new Client({ connectionString: db.url });
   let conn: PhoenixConnection | null = null;
+  const joinedConns: PhoenixConnection[] = [];
+  /** Events the JOINED streams read, of the pair's orders: each block's one placement should reach every one. */
+  let relayedEvents = 0;
   try {
     await indexer.port;
     const base = `http://127.0.0.1:${await service.port}`;
@@ -142,11 +151,12 @@ async function main(): Promise<void> {
     // TOKENS more streams on the same CLOB, through the gate; the workers open each (snapshot, watcher).
     const mintStarted = performance.now();
     let minted = 0;
+    const floodTopics: string[] = [];
     await Promise.all(
       Array.from({ length: MINT_PARALLEL }, async () => {
         while (minted < TOKENS) {
           minted++;
-          await mintClobStream(base, bearer, pair);
+          floodTopics.push(await mintClobStream(base, bearer, pair));
         }
       }),
     );
@@ -154,15 +164,26 @@ async function main(): Promise<void> {
     const watchers = new ExploreWatchers(redis, env.REDIS_PREFIX);
     const openUntil = Date.now() + OPEN_DEADLINE_MS;
     let live = 0;
-    while ((live = (await watchers.list('clob', 31337, pair)).length) < TOKENS + 1) {
+    while ((live = await watchers.count('clob', 31337, pair)) < TOKENS + 1) {
       if (Date.now() > openUntil) throw new Error(`only ${live} of ${TOKENS + 1} streams opened`);
       await new Promise((r) => setTimeout(r, 1000));
     }
     const openSeconds = (performance.now() - mintStarted) / 1000;
+    const socketUrl = `${base.replace(/^http/, 'ws')}/socket`;
+    for (let i = 0; i < JOINED; i += PER_CONNECTION) {
+      const c = await PhoenixConnection.open(socketUrl, (_topic, event) => {
+        if (event === 'explore_clob_event') relayedEvents++;
+      });
+      joinedConns.push(c);
+      await Promise.all(floodTopics.slice(i, Math.min(JOINED, i + PER_CONNECTION)).map((t) => c.join(t)));
+    }
     // Let the snapshots' publishes finish before timing.
     await new Promise((r) => setTimeout(r, 3000));
+    relayedEvents = 0;
 
     const flooded = await phase(`${TOKENS} streams`);
+    // The last block's events may still be on their way to the joined streams.
+    await new Promise((r) => setTimeout(r, 2000));
 
     const ratio = (a: number[], b: number[], p: number) => (percentile(a, p) / percentile(b, p)).toFixed(3);
     const cpu = (p: Phase) =>
@@ -178,8 +199,12 @@ async function main(): Promise<void> {
     process.stdout.write(`one stream (baseline)  block -> socket ${line(quiet.toSocket)}\n`);
     process.stdout.write(`${String(live).padEnd(6)} streams          block -> socket ${line(flooded.toSocket)}\n`);
     process.stdout.write(`baseline: ${cpu(quiet)}\nflooded:  ${cpu(flooded)}\n`);
+    process.stdout.write(
+      `${JOINED} joined streams read ${relayedEvents} order events in the flooded phase: ${(relayedEvents / Math.max(1, JOINED)).toFixed(1)} each for ${BLOCKS} blocks\n`,
+    );
   } finally {
     conn?.close();
+    for (const c of joinedConns) c.close();
     indexer.child.kill('SIGTERM');
     service.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));

@@ -13,6 +13,7 @@ export {
   tokenTopicKey,
   streamTokenOf,
   replaysFromStart,
+  isRelayed,
   authorizeJoin,
   quotesRequestsTopic,
   rfqMakerTopic,

@@ -40,6 +40,12 @@ interface TopicSpec<P extends object, A, H> {
   replayFromStart: boolean;
   /** The stream-token kind whose token names the topic (a single-use, token-keyed topic); null for shared topics. */
   streamKind: StreamKind | null;
+  /**
+   * The topic's own log holds only its snapshot; what follows is relayed by the socket tier from
+   * a feed topic published to once per event for every token that follows it (a relay anchor,
+   * shared/platform/event-bus/relay-anchor.ts; docs/SOCKETS.md, "Relayed topics").
+   */
+  relayed: boolean;
   /** Event name -> payload schema (event-payloads.ts): the only events publishers may send here. */
   events: { readonly [event: string]: z.ZodType };
 }
@@ -54,6 +60,7 @@ export const TOPIC_TABLE = {
     authorize: registeredForChain,
     replayFromStart: false,
     streamKind: null,
+    relayed: false,
     events: { rfq_request: rfqRequestPayload },
   },
   rfq_maker: {
@@ -62,6 +69,7 @@ export const TOPIC_TABLE = {
     authorize: thatMakerOnly,
     replayFromStart: false,
     streamKind: null,
+    relayed: false,
     events: {
       rfq_request: rfqRequestPayload,
       rfq_offer: rfqOfferPayload,
@@ -80,6 +88,7 @@ export const TOPIC_TABLE = {
     authorize: holdsStreamToken,
     replayFromStart: true,
     streamKind: 'rfq',
+    relayed: false,
     events: { rfq_request: rfqRequestTakerPayload, rfq_offer: rfqOfferTakerPayload, rfq_result: rfqResultTakerPayload },
   },
   explore_clob_stream: {
@@ -88,6 +97,7 @@ export const TOPIC_TABLE = {
     authorize: holdsStreamToken,
     replayFromStart: true,
     streamKind: 'explore_clob',
+    relayed: true,
     events: {
       explore_clob_snapshot: exploreClobSnapshotPayload,
       explore_clob_event: exploreClobEventPayload,
@@ -100,6 +110,7 @@ export const TOPIC_TABLE = {
     authorize: holdsStreamToken,
     replayFromStart: true,
     streamKind: 'explore_loan',
+    relayed: true,
     events: { explore_loan_snapshot: exploreLoanPayload, explore_loan_event: exploreLoanPayload },
   },
   margin_requests: {
@@ -108,6 +119,7 @@ export const TOPIC_TABLE = {
     authorize: comingSoon,
     replayFromStart: false,
     streamKind: null,
+    relayed: false,
     events: {},
   },
   margin_lender: {
@@ -116,6 +128,7 @@ export const TOPIC_TABLE = {
     authorize: comingSoon,
     replayFromStart: false,
     streamKind: null,
+    relayed: false,
     events: {},
   },
   margin_rfq_stream: {
@@ -124,6 +137,7 @@ export const TOPIC_TABLE = {
     authorize: comingSoon,
     replayFromStart: true,
     streamKind: null,
+    relayed: false,
     events: {},
   },
 } as const satisfies Record<string, AnyTopicSpec>;

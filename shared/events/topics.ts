@@ -105,6 +105,11 @@ export function replaysFromStart(kind: TopicKind): boolean {
   return TOPIC_TABLE[kind].replayFromStart;
 }
 
+/** The topic's events after its snapshot are relayed from a feed topic (topic-table.ts, `relayed`). */
+export function isRelayed(kind: TopicKind): boolean {
+  return TOPIC_TABLE[kind].relayed;
+}
+
 /** Runs the topic's own join rule with the lookups the socket tier provides. */
 export function authorizeJoin(topic: ParsedTopic, credentials: JoinCredentials, lookups: JoinLookups): Promise<JoinGrant> {
   const spec: AnyTopicSpec = TOPIC_TABLE[topic.kind];

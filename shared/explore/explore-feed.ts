@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { EventPublisher } from '../events';
+import type { TopicKey, TopicRef } from '../platform/event-bus';
 import type { StreamKind } from '../platform/stream-tokens';
 import type { ExploreFeedName } from './explore-watchers';
 
@@ -21,10 +22,31 @@ export interface RollbackNotice {
 }
 
 /**
+ * Where a feed publishes: a stream token's own topic (its join snapshot, the topic's only event)
+ * or the subject's feed topic (every later event, rollbacks and reorg snapshots, once for all the
+ * subject's streams; the socket tier relays them to each stream's topic).
+ */
+export type FeedTopicRef = TopicRef<'explore_clob_stream' | 'explore_loan_stream'>;
+
+/**
+ * The feed topic of one subject: the stream kind's events under a key no client-visible name
+ * parses to (`explore_<feed>_feed:<chain>:<subject>`), so nobody can join it; the socket tier
+ * follows it for the streams relayed from it.
+ */
+export function feedTopic(feed: 'clob', chainId: number, subject: string): TopicRef<'explore_clob_stream'>;
+export function feedTopic(feed: 'loan', chainId: number, subject: string): TopicRef<'explore_loan_stream'>;
+export function feedTopic(feed: ExploreFeedName, chainId: number, subject: string): FeedTopicRef;
+export function feedTopic(feed: ExploreFeedName, chainId: number, subject: string): FeedTopicRef {
+  const kind = feed === 'clob' ? 'explore_clob_stream' : 'explore_loan_stream';
+  return { kind, key: `explore_${feed}_feed:${chainId}:${subject.toLowerCase()}` as TopicKey };
+}
+
+/**
  * One live Explore feed (CLOB, loans): how its snapshot is read and how it is sent. The stream
  * machinery (explore-streams.ts) is the same for all: mint a token through the gate, open the
- * stream in a worker (snapshot + watcher, under the subject's lock), deliver later chain events
- * to watchers past their snapshot block, resend a snapshot after a reorg. A feed is exported by
+ * stream in a worker (snapshot to the token's topic, under the subject's lock), publish later
+ * chain events once to the subject's feed topic, from which the socket tier relays them to each
+ * stream past its snapshot block, and publish a fresh snapshot there after a reorg. A feed is exported by
  * its domain and listed in `EXPLORE_FEEDS` (workers/explore/explore-feeds.ts).
  */
 export interface ExploreFeed<S extends { block: SnapshotBlock } = { block: SnapshotBlock }> {
@@ -35,8 +57,10 @@ export interface ExploreFeed<S extends { block: SnapshotBlock } = { block: Snaps
   topic(token: string): string;
   /** The subject's state at the indexed head, read in one transaction with the block it reflects. */
   snapshot(db: DataSource, chainId: number, subject: string): Promise<S>;
-  /** Sends a snapshot to one watcher's topic. */
-  publishSnapshot(events: EventPublisher, tokenHash: string, snapshot: S, reason: SnapshotReason, idempotencyKey: string): Promise<void>;
-  /** Tells one watcher that events above the ancestor were undone (a fresh snapshot follows). */
-  publishRollback(events: EventPublisher, tokenHash: string, chainId: number, subject: string, notice: RollbackNotice, idempotencyKey: string): Promise<void>;
+  /** The topic of one stream token, from its sha-256. */
+  tokenTopic(tokenHash: string): FeedTopicRef;
+  /** Sends a snapshot: a stream's join snapshot to its token topic, a reorg snapshot to the subject's feed topic. */
+  publishSnapshot(events: EventPublisher, to: FeedTopicRef, snapshot: S, reason: SnapshotReason, idempotencyKey: string): Promise<void>;
+  /** Tells the subject's streams, on its feed topic, that events above the ancestor were undone (a fresh snapshot follows). */
+  publishRollback(events: EventPublisher, to: FeedTopicRef, chainId: number, subject: string, notice: RollbackNotice, idempotencyKey: string): Promise<void>;
 }

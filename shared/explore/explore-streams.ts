@@ -1,11 +1,12 @@
 import type { DataSource } from 'typeorm';
-import { topics, type EventPublisher } from '../events';
+import type { EventPublisher } from '../events';
 import type { Config } from '../platform/config';
 import { ServiceUnavailableError } from '../platform/errors';
 import type { JobQueue } from '../platform/queue';
 import type { Redis } from '../platform/redis';
 import { hashStreamToken, StreamTokens } from '../platform/stream-tokens';
-import type { ExploreFeed, SnapshotBlock } from './explore-feed';
+import { EventHistory, EventKeys, RelayAnchors } from '../platform/event-bus';
+import { feedTopic, type ExploreFeed, type SnapshotBlock } from './explore-feed';
 import { FeedOutbox, type OutboxEntry } from './feed-outbox';
 import { exploreStreamOpenJob } from './explore.jobs';
 import { ExploreWatchers, type ExploreFeedName } from './explore-watchers';
@@ -48,30 +49,42 @@ export class ExploreStreamMinter {
   }
 }
 
-/** How many entries one fan-out turn reads, and how many token publishes it runs at once. */
+/** How many entries one fan-out turn reads. */
 const FANOUT_READ = 200;
-const FANOUT_PARALLEL = 200;
 /** One turn holds the subject's lock at most about this long (well under the lock's TTL), then lets others in. */
 const FANOUT_TURN_MS = 3_000;
+/** The idempotency key of a stream's join snapshot on its token topic: published once per token. */
+const JOIN_SNAPSHOT_KEY = 'snapshot.open';
 
 /**
  * The stream machinery after the mint. The indexer appends each event of a subject to the
- * subject's outbox once (`append`), whatever the number of streams; the workers open streams
- * (`open`) and fan the outbox out to the subject's watchers (`fanout`). Opening and fanning out
- * hold the subject's lock, which makes this rule hold: a watcher hears each event above its
- * snapshot's block exactly once, in chain order, after its snapshot. (A snapshot may be read
- * before or after an event's commit: the watcher's snapshot block decides whether the event is
- * in it or is sent after it; the outbox keeps chain order, rollbacks included.)
+ * subject's outbox once (`append`), whatever the number of streams; the workers publish the
+ * outbox once to the subject's feed topic (`fanout`) and open streams (`open`): a stream's
+ * topic gets its join snapshot, and a relay anchor tells the socket tier where in the feed topic
+ * that snapshot stands, so each replica relays the feed's later events to the stream
+ * (docs/SOCKETS.md, "Relayed topics"). Nothing here is done once per stream per event.
+ *
+ * Opening and fanning out hold the subject's lock, which makes this rule hold: a stream hears
+ * each event above its snapshot's block exactly once, in chain order, after its snapshot. The
+ * anchor is the feed's head read under the lock after the snapshot; an event committed before
+ * the snapshot but appended after it lands in the feed after the anchor with a block at or below
+ * the snapshot's, and the relay skips that leading run.
  */
 export class ExploreStreamHub {
   private readonly watchers: ExploreWatchers;
   private readonly lock: FeedLock;
   private readonly outbox: FeedOutbox;
+  private readonly anchors: RelayAnchors;
+  private readonly history: EventHistory;
+  private readonly eventKeys: EventKeys;
 
   constructor(private readonly deps: { db: DataSource; redis: Redis; config: Config; events: EventPublisher }) {
     this.watchers = new ExploreWatchers(deps.redis, deps.config.REDIS_PREFIX);
     this.lock = new FeedLock(deps.redis, deps.config.REDIS_PREFIX);
     this.outbox = new FeedOutbox(deps.redis, this.watchers);
+    this.anchors = new RelayAnchors(deps.redis, deps.config.REDIS_PREFIX);
+    this.history = new EventHistory(deps.redis, deps.config);
+    this.eventKeys = new EventKeys(deps.config.REDIS_PREFIX);
   }
 
   /**
@@ -83,27 +96,40 @@ export class ExploreStreamHub {
     return this.outbox.append(feed, chainId, subject, entries);
   }
 
-  /** Opens one minted stream: snapshot, watcher from its block, snapshot published (once per token), then what the outbox holds past it. */
+  /**
+   * Opens one minted stream: the outbox sent (or, with nobody watching, dropped), the watcher
+   * recorded, the snapshot read, the anchor at the feed's head, then the snapshot published to
+   * the token's topic. A retry after the snapshot went out changes nothing: the anchor written
+   * before it stands.
+   */
   async open(feed: ExploreFeed, p: { chain_id: number; subject: string; token_hash: string; expires_at_ms: number }): Promise<void> {
     if (p.expires_at_ms <= Date.now()) return;
     const subject = p.subject;
-    const more = await this.lock.with(lockName(feed.name, p.chain_id, subject), async () => {
+    const tokenTopic = feed.tokenTopic(p.token_hash);
+    await this.lock.with(lockName(feed.name, p.chain_id, subject), async () => {
+      // What was appended while nobody watched is older than the snapshot: sent on (or dropped) before the anchor is read.
+      while (await this.drain(feed, p.chain_id, subject, Date.now() + FANOUT_TURN_MS));
+      await this.watchers.watch(feed.name, p.chain_id, subject, p.token_hash, p.expires_at_ms);
       const snap = await feed.snapshot(this.deps.db, p.chain_id, p.subject);
-      // Registered before the publish: a crash between the two leaves a watcher whose retry
-      // re-registers it at the retry's snapshot and publishes that one.
-      await this.watchers.watch(feed.name, p.chain_id, subject, p.token_hash, p.expires_at_ms, snap.block.number);
-      await feed.publishSnapshot(this.deps.events, p.token_hash, snap, 'join', 'snapshot.open');
-      // An event committed after the snapshot may have been appended while nobody watched: send it now.
-      return this.drain(feed, p.chain_id, subject, Date.now() + FANOUT_TURN_MS);
+      if ((await this.deps.redis.exists(this.eventKeys.once(tokenTopic.key, JOIN_SNAPSHOT_KEY))) === 1) return;
+      const from = feedTopic(feed.name, p.chain_id, subject);
+      const anchor = { feed: from.key, after: await this.history.head(from.key), block: snap.block.number };
+      // As long as the token's topic can be joined (its log lives the token's life plus the grace).
+      const ttlMs = p.expires_at_ms - Date.now() + this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000;
+      await this.anchors.set(tokenTopic.key, anchor, ttlMs);
+      await feed.publishSnapshot(this.deps.events, tokenTopic, snap, 'join', JOIN_SNAPSHOT_KEY);
     });
-    if (more) await this.fanout(feed, p.chain_id, subject);
+    // An event appended between the drain and the watcher's record asked for no fan-out: send it now.
+    await this.fanout(feed, p.chain_id, subject);
   }
 
   /**
-   * Sends the subject's outbox, in order, to its watchers: an event to each watcher whose
-   * snapshot is older than it; a rollback as the notice and a fresh snapshot (reason `reorg`) to
-   * every watcher, which then follows on from that snapshot's block. Idempotency keys name each
-   * send once, so a fan-out retried after a crash sends nothing twice.
+   * Publishes the subject's outbox, in order, once to its feed topic: an event as it is (with a
+   * top-level `block_number`, which relays filter on); a rollback as the notice and a fresh
+   * snapshot (reason `reorg`), after which events at or below that snapshot's block are dropped
+   * (the snapshot has them). With nobody watching, entries are acknowledged and dropped: a stream
+   * opened later starts from its own snapshot. Idempotency keys name each publish once, so a
+   * fan-out retried after a crash sends nothing twice.
    */
   async fanout(feed: ExploreFeed, chainId: number, subject: string): Promise<void> {
     for (;;) {
@@ -114,30 +140,30 @@ export class ExploreStreamHub {
 
   /** One turn under the lock; true when entries are left for another turn. */
   private async drain(feed: ExploreFeed, chainId: number, subject: string, until: number): Promise<boolean> {
+    const to = feedTopic(feed.name, chainId, subject);
+    const floorKey = this.watchers.key(feed.name, chainId, subject, 'floor');
     for (;;) {
       const batch = await this.outbox.read(feed.name, chainId, subject, FANOUT_READ);
       if (batch.length === 0) return false;
-      const watching = await this.watchers.list(feed.name, chainId, subject);
-      const topic = feed.name === 'clob' ? topics.exploreClobStream : topics.exploreLoanStream;
+      const watched = (await this.watchers.count(feed.name, chainId, subject)) > 0;
+      const stored = await this.deps.redis.get(floorKey);
+      let floor = stored === null ? null : Number(stored);
       let snap: { block: SnapshotBlock } | null = null;
       for (const { entry } of batch) {
         if (entry.rollback) {
-          if (watching.length === 0) continue;
+          floor = null;
+          if (!watched) continue;
           snap ??= await feed.snapshot(this.deps.db, chainId, subject);
-          const fresh = snap;
-          await inChunks(watching, async (w) => {
-            await feed.publishRollback(this.deps.events, w.tokenHash, chainId, subject, entry.rollback, `rollback.${entry.key}`);
-            await feed.publishSnapshot(this.deps.events, w.tokenHash, fresh, 'reorg', `snapshot.${entry.key}`);
-            await this.watchers.advance(feed.name, chainId, subject, w.tokenHash, fresh.block.number);
-            w.fromBlock = fresh.block.number;
-          });
+          await feed.publishRollback(this.deps.events, to, chainId, subject, entry.rollback, `rollback.${entry.key}`);
+          await feed.publishSnapshot(this.deps.events, to, snap, 'reorg', `snapshot.${entry.key}`);
+          floor = snap.block.number;
           continue;
         }
-        const to = watching.filter((w) => entry.block > w.fromBlock);
-        await inChunks(to, (w) =>
-          this.deps.events.publish(topic(w.tokenHash) as never, entry.event as never, entry.payload as never, { idempotencyKey: entry.key }),
-        );
+        if (!watched || (floor !== null && entry.block <= floor)) continue;
+        await this.deps.events.publish(to as never, entry.event as never, withBlock(entry) as never, { idempotencyKey: entry.key });
       }
+      if (floor === null) await this.deps.redis.del(floorKey);
+      else await this.deps.redis.set(floorKey, String(floor), 'PX', FLOOR_TTL_MS);
       await this.outbox.ack(feed.name, chainId, subject, batch[batch.length - 1].id);
       if (batch.length < FANOUT_READ) return false;
       if (Date.now() > until) return true;
@@ -145,7 +171,11 @@ export class ExploreStreamHub {
   }
 }
 
-/** Runs `fn` over `items`, up to FANOUT_PARALLEL at once (one topic each, so each topic still hears entries in order). */
-async function inChunks<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += FANOUT_PARALLEL) await Promise.all(items.slice(i, i + FANOUT_PARALLEL).map(fn));
+/** As long as the outbox itself lives after its last append (feed-outbox.ts). */
+const FLOOR_TTL_MS = 24 * 3600 * 1000;
+
+/** The entry's payload with its block as a top-level `block_number` (the relays' filter reads it); the indexer's payloads have it already. */
+function withBlock(entry: { block: number; payload?: unknown }): unknown {
+  const payload = entry.payload as Record<string, unknown>;
+  return Object.hasOwn(payload, 'block_number') ? payload : { ...payload, block_number: entry.block };
 }

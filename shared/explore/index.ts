@@ -1,7 +1,8 @@
 export { ExploreWatchers } from './explore-watchers';
-export type { ExploreFeedName, Watcher } from './explore-watchers';
+export type { ExploreFeedName } from './explore-watchers';
 export { FeedLock } from './feed-lock';
-export type { ExploreFeed, SnapshotBlock, SnapshotReason, RollbackNotice } from './explore-feed';
+export { feedTopic } from './explore-feed';
+export type { ExploreFeed, FeedTopicRef, SnapshotBlock, SnapshotReason, RollbackNotice } from './explore-feed';
 export { ExploreStreamMinter, ExploreStreamHub } from './explore-streams';
 export type { MintedStream } from './explore-streams';
 export { FeedOutbox, OUTBOX_MAX_ENTRIES } from './feed-outbox';

@@ -40,10 +40,16 @@ export const loanFeed: ExploreFeed<LoanSnapshot> = {
       return { block, chain_id: chainId, summary: summary.networks[0] ?? null, at_risk: atRisk.items };
     });
   },
-  async publishSnapshot(events: EventPublisher, tokenHash, snap, reason, idempotencyKey) {
-    await events.publish(topics.exploreLoanStream(tokenHash), 'explore_loan_snapshot', { ...snap, reason } as never, { idempotencyKey });
+  tokenTopic: (tokenHash) => topics.exploreLoanStream(tokenHash),
+  async publishSnapshot(events: EventPublisher, to, snap, reason, idempotencyKey) {
+    await events.publish(to as ReturnType<typeof topics.exploreLoanStream>, 'explore_loan_snapshot', { ...snap, reason } as never, { idempotencyKey });
   },
-  async publishRollback(events: EventPublisher, tokenHash, chainId, _subject, notice, idempotencyKey) {
-    await events.publish(topics.exploreLoanStream(tokenHash), 'explore_loan_event', { chain_id: chainId, event: 'reorg', ...notice }, { idempotencyKey });
+  async publishRollback(events: EventPublisher, to, chainId, _subject, notice, idempotencyKey) {
+    await events.publish(
+      to as ReturnType<typeof topics.exploreLoanStream>,
+      'explore_loan_event',
+      { chain_id: chainId, event: 'reorg', ...notice },
+      { idempotencyKey },
+    );
   },
 };

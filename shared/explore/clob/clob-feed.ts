@@ -13,11 +13,12 @@ export const clobFeed: ExploreFeed<ClobSnapshot> = {
   streamKind: 'explore_clob',
   topic: (token) => exploreClobStreamTopic(token),
   snapshot: (db, chainId, subject) => new ClobExploreService(db).snapshot(chainId, subject),
-  async publishSnapshot(events: EventPublisher, tokenHash, snap, reason, idempotencyKey) {
-    await events.publish(topics.exploreClobStream(tokenHash), 'explore_clob_snapshot', { ...snap, reason }, { idempotencyKey });
+  tokenTopic: (tokenHash) => topics.exploreClobStream(tokenHash),
+  async publishSnapshot(events: EventPublisher, to, snap, reason, idempotencyKey) {
+    await events.publish(to as ReturnType<typeof topics.exploreClobStream>, 'explore_clob_snapshot', { ...snap, reason }, { idempotencyKey });
   },
-  async publishRollback(events: EventPublisher, tokenHash, chainId, subject, notice, idempotencyKey) {
+  async publishRollback(events: EventPublisher, to, chainId, subject, notice, idempotencyKey) {
     const payload = { chain_id: chainId, clob: subject, event: 'reorg', ...notice };
-    await events.publish(topics.exploreClobStream(tokenHash), 'explore_clob_event', payload, { idempotencyKey });
+    await events.publish(to as ReturnType<typeof topics.exploreClobStream>, 'explore_clob_event', payload, { idempotencyKey });
   },
 };

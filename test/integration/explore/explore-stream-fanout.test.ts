@@ -1,23 +1,30 @@
 import { optionPairAbi } from '../../../shared/chain/abis';
-import { clobFeed, ExploreStreamMinter, ExploreWatchers } from '../../../shared/explore';
+import { clobFeed, ExploreStreamMinter, ExploreWatchers, feedTopic } from '../../../shared/explore';
 import { topics } from '../../../shared/events';
-import { EventHistory, type DeliveredEvent } from '../../../shared/platform/event-bus';
+import { EventHistory, RelayAnchors, type DeliveredEvent } from '../../../shared/platform/event-bus';
 import { closeRedis, createRedis, type Redis } from '../../../shared/platform/redis';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { startWorkers, type Workers } from '../../support/workers';
 import { cursorOf, openHarness, optionId, pairCall, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
+import { disconnect, join, phoenixSocket, startReplica, type Joined, type Replica } from '../socket/socket-harness';
 
 /**
- * Explore streams do not multiply the indexer's work: with 300 live CLOB stream tokens the
- * indexer appends each event once to the pair's outbox and publishes to no stream topic itself;
- * the workers fan the outbox out, and every token's topic holds its snapshot, then exactly the
- * pair's events above its snapshot's block, in chain order, once each.
+ * Explore streams multiply neither the indexer's work nor the workers': with 300 live CLOB
+ * stream tokens the indexer appends each event once to the pair's outbox and publishes to no
+ * stream topic itself; the workers publish each event once to the pair's feed topic and each
+ * token's topic holds only its snapshot; the socket tier relays the feed to every joined stream,
+ * which reads its snapshot, then exactly the pair's events above its snapshot's block, in chain
+ * order, once each, numbered 1, 2, 3...
  */
 const TOKENS = 300;
+/** Streams joined over the socket (two connections, within the per-connection channel cap). */
+const JOINED = 150;
 let h: Harness;
 let ix: Awaited<ReturnType<typeof runIndexer>>;
 let workers: Workers;
 let indexerRedis: Redis;
+let replica: Replica;
+const sockets: ReturnType<typeof phoenixSocket>[] = [];
 /** Every command the indexer's own Redis client sent, as its argument strings. */
 const sent: string[][] = [];
 
@@ -36,31 +43,53 @@ beforeAll(async () => {
   ix = await runIndexer({ ...h.env, redis: indexerRedis });
   await waitForHead(h);
   workers = startWorkers(h.env);
+  replica = await startReplica(h.env, { settings: { SOCKET_MAX_CHANNELS: 100, SOCKET_JOIN_BURST: JOINED } });
 }, 90_000);
 
 afterAll(async () => {
+  await Promise.all(sockets.map((s) => disconnect(s)));
+  await replica?.close();
   await ix?.stop();
   await workers?.close(true);
   if (indexerRedis) await closeRedis(indexerRedis);
   await h?.close();
 });
 
-it(`${TOKENS} live stream tokens: one outbox append per batch from the indexer, every token its snapshot then its events`, async () => {
+it(`${TOKENS} live stream tokens: one outbox append per batch from the indexer, one feed publish per event from the workers, every joined stream its snapshot then its events`, async () => {
   const minter = new ExploreStreamMinter({ redis: h.env.redis, config: h.env.config, queue: h.env.queue });
   const minted: Awaited<ReturnType<ExploreStreamMinter['mint']>>[] = [];
   for (let i = 0; i < TOKENS; i++) minted.push(await minter.mint(clobFeed, 31337, pair()));
   const watchers = new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX);
   await waitFor(
     'every stream opened',
-    () => watchers.list('clob', 31337, pair()),
-    (w) => w.length === TOKENS,
+    () => watchers.count('clob', 31337, pair()),
+    (n) => n === TOKENS,
     60_000,
   );
+  const history = new EventHistory(h.env.redis, h.env.config);
+  const ownTopic = (token: string) => topics.exploreClobStream(hashStreamToken(token)).key;
+  await waitFor(
+    'every snapshot published',
+    async () => Promise.all(minted.map(async (m) => history.head(ownTopic(m.stream_token)))),
+    (heads) => heads.every((n) => n === 1),
+    60_000,
+  );
+
+  // Half the streams joined on the socket, over two connections.
+  const joined: Joined[] = [];
+  for (let c = 0; c < 2; c++) {
+    const socket = phoenixSocket(replica.url);
+    sockets.push(socket);
+    for (let i = c * (JOINED / 2); i < (c + 1) * (JOINED / 2); i++) joined.push(await join(socket, minted[i].topic));
+  }
+  expect(joined.every((j) => j.reply.status === 'ok')).toBe(true);
 
   // Live activity: five placements, one block each.
   const id = await optionId(h.chain, 3000n);
   const nextOrderId = () => h.chain.publicClient.readContract({ address: pair(), abi: optionPairAbi, functionName: 'nextOrderId' });
   const placed: string[] = [];
+  const feed = feedTopic('clob', 31337, pair()).key;
+  const feedBefore = await history.head(feed);
   sent.length = 0;
   for (let i = 0; i < 5; i++) {
     placed.push((await nextOrderId()).toString());
@@ -69,18 +98,11 @@ it(`${TOKENS} live stream tokens: one outbox append per batch from the indexer, 
   await waitForHead(h);
   const head = (await cursorOf(h.env, 31337))!.block_number;
 
-  const history = new EventHistory(h.env.redis, h.env.config);
-  const eventsOf = async (token: string): Promise<DeliveredEvent[]> =>
-    (await history.readSince(topics.exploreClobStream(hashStreamToken(token)).key, 0)).events;
-  const placedOf = (evs: DeliveredEvent[]) =>
-    evs
-      .map((e) => JSON.parse(e.data) as { event?: string; args?: { orderId?: string } })
-      .filter((p) => p.event === 'OrderPlaced')
-      .map((p) => p.args?.orderId);
-  // The workers deliver every placement to every token.
+  const placedOf = (payloads: readonly object[]) =>
+    (payloads as { event?: unknown; args?: { orderId?: string } }[]).filter((p) => p.event === 'OrderPlaced').map((p) => p.args?.orderId);
   await waitFor(
-    'every token heard the five placements',
-    async () => Promise.all(minted.map(async (m) => placedOf(await eventsOf(m.stream_token)).length)),
+    'every joined stream heard the five placements',
+    async () => joined.map((j) => placedOf(j.events.map((e) => e.payload)).length),
     (counts) => counts.every((c) => c === 5),
     60_000,
   );
@@ -92,14 +114,21 @@ it(`${TOKENS} live stream tokens: one outbox append per batch from the indexer, 
   expect(appends.length).toBeGreaterThanOrEqual(1);
   expect(appends.length).toBeLessThanOrEqual(placed.length);
 
-  // Each token: its snapshot first (seq 1), then exactly the events above its snapshot's block, in chain order, once each.
-  for (const m of minted) {
-    const evs = await eventsOf(m.stream_token);
-    expect(evs.map((e) => e.seq)).toEqual(evs.map((_, i) => i + 1));
+  // The workers published each placement once, to the feed topic; every token's own topic still holds only its snapshot.
+  const feedEvents: DeliveredEvent[] = (await history.readSince(feed, feedBefore)).events;
+  expect(placedOf(feedEvents.map((e) => JSON.parse(e.data) as object))).toEqual(placed);
+  expect(await Promise.all(minted.map((m) => history.head(ownTopic(m.stream_token))))).toEqual(minted.map(() => 1));
+  const anchors = new RelayAnchors(h.env.redis, h.env.config.REDIS_PREFIX);
+  for (const m of minted.slice(0, 10)) expect((await anchors.get(ownTopic(m.stream_token)))?.feed).toBe(feed);
+
+  // Each joined stream: its snapshot first (seq 1), then exactly the events above its snapshot's block, in chain order, once each.
+  for (const j of joined) {
+    const evs = j.events;
+    expect(evs.map((e) => e.payload.seq)).toEqual(evs.map((_, i) => i + 1));
     expect(evs[0].event).toBe('explore_clob_snapshot');
-    const snap = JSON.parse(evs[0].data) as { block: { number: number }; reason: string };
+    const snap = evs[0].payload as unknown as { block: { number: number }; reason: string };
     expect(snap.reason).toBe('join');
-    const live = evs.slice(1).map((e) => JSON.parse(e.data) as { block_number: number; log_index: number; clob: string });
+    const live = evs.slice(1).map((e) => e.payload as unknown as { block_number: number; log_index: number; clob: string });
     for (const e of live) {
       expect(e.block_number).toBeGreaterThan(snap.block.number);
       expect(e.block_number).toBeLessThanOrEqual(head);
@@ -108,6 +137,6 @@ it(`${TOKENS} live stream tokens: one outbox append per batch from the indexer, 
     const order = live.map((e) => e.block_number * 1e6 + e.log_index);
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(new Set(order).size).toBe(order.length);
-    expect(placedOf(evs)).toEqual(placed);
+    expect(placedOf(evs.map((e) => e.payload))).toEqual(placed);
   }
 }, 180_000);

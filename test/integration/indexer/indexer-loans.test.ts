@@ -1,7 +1,6 @@
 import { lendingActions, type LendingActions } from '../../../dev/lending';
-import { topics } from '../../../shared/events';
 import { healthWad, LOAN_AT_RISK_HEALTH_WAD } from '../../../shared/loans/health';
-import { ExploreWatchers } from '../../../shared/explore';
+import { ExploreWatchers, feedTopic } from '../../../shared/explore';
 import { LOAN_FEED_SUBJECT } from '../../../shared/loans';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { topicEvents } from '../../support/events';
@@ -63,8 +62,8 @@ beforeAll(async () => {
   await lend.setPrice(h.chain.wallets[0], h.chain.addresses.usdc, WAD);
   // Confirmations > 0: new blocks are followed block by block (realtime), which is what publishes live events.
   await h.register({ confirmations: 2 });
-  // A watcher from before any block, as if its snapshot had been taken at genesis.
-  await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('loan', 31337, LOAN_FEED_SUBJECT, streamHash, Date.now() + 3_600_000, -1);
+  // A watcher from before any block: the workers publish every loan event once to the network's feed topic.
+  await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('loan', 31337, LOAN_FEED_SUBJECT, streamHash, Date.now() + 3_600_000);
   workers = startWorkers(h.env);
   ix = await runIndexer(h.env);
   await mineBlocks(h.chain, 3);
@@ -121,7 +120,7 @@ describe('loan indexing', () => {
     expect((await loanRow(loanId))!.health_wad).toBe('1040000000000000000');
     const crossing = await waitFor(
       'at-risk crossing on the loan stream',
-      () => topicEvents(h.env, topics.exploreLoanStream(streamHash)),
+      () => topicEvents(h.env, feedTopic('loan', 31337, LOAN_FEED_SUBJECT)),
       (es) => es.some((e) => e.payload.event === 'health' && e.payload.loan_id === loanId.toString()),
     );
     expect(crossing.find((e) => e.payload.event === 'health' && e.payload.loan_id === loanId.toString())!.payload).toMatchObject({
@@ -131,7 +130,7 @@ describe('loan indexing', () => {
       loan: `31337-${loanId}`,
       health_after: '1.04',
     });
-    const stream = await topicEvents(h.env, topics.exploreLoanStream(streamHash));
+    const stream = await topicEvents(h.env, feedTopic('loan', 31337, LOAN_FEED_SUBJECT));
     expect(stream.some((e) => e.payload.event === 'price' && e.payload.price_usd === '2600')).toBe(true);
 
     await lend.setPrice(h.chain.wallets[0], h.chain.addresses.weth, 2000n * WAD);
@@ -140,7 +139,7 @@ describe('loan indexing', () => {
     expect(await loanRow(loanId)).toMatchObject({ state: 'liquidated', collateral_amount: '0', principal_outstanding: '0', health_wad: null });
     const live = await waitFor(
       'liquidation on the loan stream',
-      () => topicEvents(h.env, topics.exploreLoanStream(streamHash)),
+      () => topicEvents(h.env, feedTopic('loan', 31337, LOAN_FEED_SUBJECT)),
       (es) => es.some((e) => e.payload.event === 'loan' && e.payload.kind === 'liquidated'),
     );
     expect(live.find((e) => e.payload.kind === 'liquidated')!.payload).toMatchObject({
@@ -179,14 +178,14 @@ describe('loan indexing', () => {
     expect(await loanRow(kept)).toEqual(before);
     const notice = await waitFor(
       'reorg notice on the loan stream',
-      () => topicEvents(h.env, topics.exploreLoanStream(streamHash)),
+      () => topicEvents(h.env, feedTopic('loan', 31337, LOAN_FEED_SUBJECT)),
       (es) => es.some((e) => e.payload.event === 'reorg'),
     );
     expect(notice.find((e) => e.payload.event === 'reorg')!.payload).toMatchObject({ chain_id: 31337, ancestor_block: forkAt });
     // Then a fresh snapshot of the rolled-back state.
     const fresh = await waitFor(
       'the snapshot after the reorg',
-      () => topicEvents(h.env, topics.exploreLoanStream(streamHash)),
+      () => topicEvents(h.env, feedTopic('loan', 31337, LOAN_FEED_SUBJECT)),
       (es) => es.some((e) => e.event === 'explore_loan_snapshot'),
     );
     const snap = fresh.find((e) => e.event === 'explore_loan_snapshot')!;

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { optionPairAbi, pairFactoryAbi } from '../../../shared/chain/abis';
-import { ExploreWatchers } from '../../../shared/explore';
+import { ExploreWatchers, feedTopic } from '../../../shared/explore';
 import { topics } from '../../../shared/events';
+import { EventHistory } from '../../../shared/platform/event-bus';
 import { hashStreamToken } from '../../../shared/platform/stream-tokens';
 import { assertNoTakerIdentity, topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
@@ -106,8 +107,10 @@ describe.each([1, 10, 200])('a reorg of %i blocks under a running indexer', (dep
   it('rolls back, re-syncs the longer chain, tells clients, and ends equal to a fresh indexer row for row', async () => {
     const { fillable, cancellable } = await beforeFork();
     const watcher = hashStreamToken(randomBytes(32).toString('base64url'));
-    await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('clob', 31337, pair(), watcher, Date.now() + 600_000, -1);
+    await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).watch('clob', 31337, pair(), watcher, Date.now() + 600_000);
     const reorgsBefore = (await request(app).get('/api/indexer/status').expect(200)).body.networks[0].reorgs.count;
+    // Every depth's reorg goes to the pair's one feed topic: this depth's notice is the first after what it holds now.
+    const feedBefore = await new EventHistory(h.env.redis, h.env.config).head(feedTopic('clob', 31337, pair()).key);
     const forkAt = await waitForHead(h);
     const snapshot = await h.chain.rpc<string>('evm_snapshot');
 
@@ -165,7 +168,7 @@ describe.each([1, 10, 200])('a reorg of %i blocks under a running indexer', (dep
     // Explore watchers of the pair hear that its events above the ancestor are gone.
     const explore = await waitFor(
       'explore reorg notice',
-      () => topicEvents(h.env, topics.exploreClobStream(watcher)),
+      async () => (await topicEvents(h.env, feedTopic('clob', 31337, pair()))).filter((x) => x.seq > feedBefore),
       (e) => e.some((x) => x.payload.event === 'reorg'),
     );
     expect(explore.find((x) => x.payload.event === 'reorg')!.payload).toMatchObject({

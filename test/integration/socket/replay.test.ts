@@ -1,7 +1,7 @@
 import type { Socket } from 'phoenix';
 import type { Redis } from '../../../shared/platform/redis';
 import { LIVE_TOPIC_KINDS, rfqStreamTopic, TOPIC_TABLE, topicName, topicRef, topics, type TopicRef } from '../../../shared/events';
-import { EventHistory } from '../../../shared/platform/event-bus';
+import { EventHistory, RelayAnchors, type TopicKey } from '../../../shared/platform/event-bus';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { disconnect, join, phoenixSocket, publisher, sleep, startReplica, waitFor, waitForAsync, type Joined, type Replica } from './socket-harness';
@@ -94,7 +94,14 @@ describe('socket tier: ordered, replayable delivery', () => {
       const event = Object.keys(events)[0];
       const ref = topicRef(kind, hashStreamToken(token) as never);
       // one payload that every schema of the table accepts: the test reaches every kind, not one's shape
-      for (let i = 0; i < 2; i++) await publisher(env).publish(ref, event as never, { quote_id: 'q', chain_id: 1, clob: '0x1', i } as never);
+      const payload = (i: number) => ({ quote_id: 'q', chain_id: 1, clob: '0x1', i, block_number: 1 }) as never;
+      if (TOPIC_TABLE[kind].relayed) {
+        // A relayed topic holds its snapshot; what follows it comes from its feed, from the anchor on (feed-relay.test.ts).
+        const feed = { kind, key: `replay_test_feed:${kind}:${token}` as TopicKey };
+        await new RelayAnchors(env.redis, env.config.REDIS_PREFIX).set(ref.key, { feed: feed.key, after: 0, block: 0 }, 600_000);
+        await publisher(env).publish(ref, event as never, payload(0));
+        await publisher(env).publish(feed, event as never, payload(1));
+      } else for (let i = 0; i < 2; i++) await publisher(env).publish(ref, event as never, payload(i));
       const j = await join(client(a), topicName(kind, token as never));
       expect([kind, j.reply.response]).toEqual([kind, { seq: 0, recovered: true }]);
       await waitFor(() => j.events.length === 2, 5000, `${kind} to replay`);
