@@ -7,7 +7,7 @@ import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
 import { QUEUE_NAMES } from '../workers/job-catalog';
 import { registeredServiceSigner } from '../shared/networks';
-import { ecdsaBackend } from '../shared/protocol';
+import { ecdsaBackend, keccakBackend } from '../shared/protocol';
 import { openInfra } from './boot';
 
 /** The one entry point: starts the roles named in ROLES in this process. */
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     const server = await listen({ app: socketOnlyApp(infra), host: config.HOST, port: config.PORT, logger, lifecycle, name: 'socket' });
     await startSocket(infra, server);
   }
-  if (!lifecycle.shuttingDown) logger.info({ roles: config.ROLES, ecdsa: ecdsaBackend }, 'started');
+  if (!lifecycle.shuttingDown) logger.info({ roles: config.ROLES, ecdsa: ecdsaBackend, keccak: keccakBackend }, 'started');
 }
 
 main().catch((err: unknown) => {

@@ -8,7 +8,7 @@ import { IdempotencyService } from '../platform/idempotency';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
-import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHash } from '../protocol';
+import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHashFast } from '../protocol';
 import { FillAuthorityReader, type FillAuthorityNetwork } from '../chain/fill-authority';
 import { quoteExpireJob, QuoteRepository, type ChainDirectory, type CreatedQuote, type PairDirectory, type QuoteLegRow, type QuoteRow } from '../quotes';
 import { parseDutchQuoteRequest, type DutchQuoteRequest } from './dutch-quote-request';
@@ -140,7 +140,7 @@ export class DutchService {
       taker_address: req.taker_address,
       referrer: req.request.referrer,
       taker_salt: salt,
-      taker_address_hash: takerAddressHash(req.taker_address, salt, req.directions, req.request.referrer),
+      taker_address_hash: takerAddressHashFast(req.taker_address, salt, req.directions, req.request.referrer),
       directions: req.directions,
       pair_contract: getAddress(req.request.intents[0].pair6909Contract),
       expiry_timestamp: intents[0].expiry_timestamp,

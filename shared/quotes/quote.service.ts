@@ -6,7 +6,7 @@ import { NotFoundError, UnauthorizedError, ValidationError } from '../platform/e
 import { IdempotencyService } from '../platform/idempotency';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
-import { directions as deriveDirections, recognizeStrategy, takerAddressHash } from '../protocol';
+import { directions as deriveDirections, recognizeStrategy, takerAddressHashFast } from '../protocol';
 import { PairDirectory, type ChainDirectory } from './pair-directory';
 import { quoteAnnounceJob, quoteExpireJob } from './quote.jobs';
 import { QuoteRepository, type NewQuoteRow } from './quote.repository';
@@ -95,7 +95,7 @@ export class QuoteService {
       taker_address: req.taker_address,
       referrer: req.referrer,
       taker_salt: salt,
-      taker_address_hash: takerAddressHash(req.taker_address, salt, dirs, req.referrer),
+      taker_address_hash: takerAddressHashFast(req.taker_address, salt, dirs, req.referrer),
       directions: dirs,
       pair_contract: req.intents[0].pair6909_contract,
       expiry_timestamp: req.intents[0].expiry_timestamp,

@@ -85,6 +85,8 @@ describe('production install (npm ci --omit=dev)', () => {
     expect(started).toBe(true);
     // Signers are recovered by libsecp256k1: its prebuilt binding is part of the production install.
     expect(running.lines.find((l) => l.msg === 'started')).toMatchObject({ ecdsa: 'libsecp256k1' });
+    // And keccak-256 (taker address hashes) by the `keccak` package's prebuilt binding.
+    expect(running.lines.find((l) => l.msg === 'started')).toMatchObject({ keccak: 'native' });
     const health = await fetch(`${svc.url}/healthz`);
     expect(health.status).toBe(200);
     expect(((await health.json()) as { status: string }).status).toBe('ok');

@@ -1,7 +1,7 @@
 export * from './constants';
 export { intentListSchema, optionTypeSchema, structureSchema, parseIntents, intentToJson, intentToLeg, jsonLegToLeg, legToIntent } from './intents';
 export type { Intent, IntentJson, Leg } from './intents';
-export { takerAddressHash, directionsHash } from './taker-hash';
+export { takerAddressHash, directionsHash, checkDirections } from './taker-hash';
 export * from './typed-data';
 export { parseDutchRequest, dutchRequestField, dutchRequestToJson } from './dutch-request';
 export type { DutchRequestJson } from './dutch-request';

@@ -10,7 +10,8 @@ const TAKER_HASH_PARAMS = [
 
 const DIRECTIONS_PARAMS = [{ name: 'directions', type: 'uint8[]' }] as const;
 
-function checkDirections(directions: readonly number[]): void {
+/** Every direction is 0 (Buy) or 1 (Sell); a RangeError names the first that is not. */
+export function checkDirections(directions: readonly number[]): void {
   directions.forEach((d, i) => {
     if (d !== 0 && d !== 1) throw new RangeError(`directions[${i}] is ${d}; a direction is 0 (Buy) or 1 (Sell)`);
   });
