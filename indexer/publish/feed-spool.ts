@@ -39,6 +39,15 @@ export class FeedSpool {
       .finally(() => this.pending--);
   }
 
+  /**
+   * Whether anyone watches the subject now. Asked after the batch's commit: a stream whose
+   * watcher is recorded after this answer reads its snapshot after it too, so a batch skipped
+   * on a 0 is in that snapshot.
+   */
+  async watched(feed: ExploreFeedName, chainId: number, subject: string): Promise<boolean> {
+    return (await retry(() => this.hub.watching(feed, chainId, subject))) > 0;
+  }
+
   /** Appends a subject's entries once, then asks the workers to fan them out if anyone watches. */
   async append(feed: ExploreFeedName, chainId: number, subject: string, entries: readonly OutboxEntry[]): Promise<void> {
     const { id, watchers } = await retry(() => this.hub.append(feed, chainId, subject, entries));

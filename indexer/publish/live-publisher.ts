@@ -39,9 +39,10 @@ export interface LivePublisher {
    */
   reopened(chainId: number, quotes: ReopenedQuote[], point: RollbackPoint): Promise<void>;
   /**
-   * Each pair event and transfer of a realtime batch, appended once to its pair's explore outbox
-   * (the workers fan it out to the streams watching that pair whose snapshot is older). Returns
-   * at once: the append runs behind the tail loop, in order (see FeedSpool).
+   * Each pair event and transfer of a batch, appended once to its pair's explore outbox when
+   * someone watches that pair (the workers publish it once to the pair's feed topic; the socket
+   * tier relays it to the streams); nothing is built for a pair nobody watches. Returns at once:
+   * the check and the append run behind the tail loop, in order (see FeedSpool).
    */
   explore(chainId: number, changes: Changeset): Promise<void>;
   /** Appends a rollback to each of `pairs`' outboxes: its watchers hear it, then a fresh snapshot. Behind the tail loop too. */
@@ -61,6 +62,36 @@ export interface LivePublisher {
  * token-named streams are keyed by that hash (shared/events), so the hash addresses it.
  */
 export const takerStream = (streamTokenHash: string) => topics.rfqStream(streamTokenHash);
+
+/** One pair event or transfer as its explore outbox entry (`explore_clob_event` / `explore_clob_transfer`). */
+function clobEntry(chainId: number, pair: string, row: EventRow | TransferRow, transfer: boolean): OutboxEntry {
+  const position = {
+    block_number: row.block_number,
+    block_hash: row.block_hash,
+    block_timestamp: row.block_timestamp,
+    time: new Date(row.block_timestamp * 1000).toISOString(),
+    log_index: row.log_index,
+    tx_hash: row.tx_hash,
+  };
+  const key = `${transfer ? 'tr' : 'ev'}:${row.block_hash}:${row.log_index}`;
+  if (transfer) {
+    const t = row as TransferRow;
+    const payload = {
+      chain_id: chainId,
+      clob: pair,
+      caller: t.caller,
+      sender: t.sender,
+      receiver: t.receiver,
+      option_id: t.option_id,
+      amount: t.amount,
+      ...position,
+    };
+    return { block: row.block_number, key, event: 'explore_clob_transfer', payload };
+  }
+  const e = row as EventRow;
+  const payload = { chain_id: chainId, clob: pair, event: e.event_name, args: e.args as JsonValue, ...position };
+  return { block: row.block_number, key, event: 'explore_clob_event', payload };
+}
 
 /** Events a pair (CLOB) emits are what its explore watchers follow. */
 const isPairEvent = (name: string) => isEventKind(name) && INDEXED_EVENTS[name].emitter === 'pair';
@@ -116,45 +147,31 @@ export function createLivePublisher(deps: {
 
     async explore(chainId, changes) {
       // Pair events and transfers, merged back into chain order, grouped by pair: each once per pair.
-      const byPair = new Map<string, OutboxEntry[]>();
+      const byPair = new Map<string, { row: EventRow | TransferRow; transfer: boolean }[]>();
       const items = [
         ...changes.indexer_events.filter((e) => isPairEvent(e.event_name)).map((e) => ({ pair: e.address, row: e, transfer: false })),
         ...changes.indexer_transfers.map((t) => ({ pair: t.pair, row: t, transfer: true })),
       ].sort((a, b) => a.row.block_number - b.row.block_number || a.row.log_index - b.row.log_index);
       for (const { pair, row, transfer } of items) {
-        const position = {
-          block_number: row.block_number,
-          block_hash: row.block_hash,
-          block_timestamp: row.block_timestamp,
-          time: new Date(row.block_timestamp * 1000).toISOString(),
-          log_index: row.log_index,
-          tx_hash: row.tx_hash,
-        };
-        const key = `${transfer ? 'tr' : 'ev'}:${row.block_hash}:${row.log_index}`;
-        let entry: OutboxEntry;
-        if (transfer) {
-          const t = row as TransferRow;
-          const payload = {
-            chain_id: chainId,
-            clob: pair,
-            caller: t.caller,
-            sender: t.sender,
-            receiver: t.receiver,
-            option_id: t.option_id,
-            amount: t.amount,
-            ...position,
-          };
-          entry = { block: row.block_number, key, event: 'explore_clob_transfer', payload };
-        } else {
-          const e = row as EventRow;
-          const payload = { chain_id: chainId, clob: pair, event: e.event_name, args: e.args as JsonValue, ...position };
-          entry = { block: row.block_number, key, event: 'explore_clob_event', payload };
-        }
         const list = byPair.get(pair) ?? [];
-        list.push(entry);
+        list.push({ row, transfer });
         byPair.set(pair, list);
       }
-      for (const [pair, list] of byPair) feeds.later('explore', () => feeds.append('clob', chainId, pair, list));
+      // A pair's entries are built and appended only if someone watches it when its turn comes,
+      // after this batch's commit: a stream whose watcher is recorded later reads its snapshot
+      // later still, and the batch is in it (explore-streams.ts records the watcher first). A
+      // backfill nobody watches thus builds no payloads. Rollbacks are always appended.
+      for (const [pair, list] of byPair) {
+        feeds.later('explore', async () => {
+          if (!(await feeds.watched('clob', chainId, pair))) return;
+          await feeds.append(
+            'clob',
+            chainId,
+            pair,
+            list.map(({ row, transfer }) => clobEntry(chainId, pair, row, transfer)),
+          );
+        });
+      }
     },
 
     async exploreReorg(chainId, pairs, point) {

@@ -96,6 +96,11 @@ export class ExploreStreamHub {
     return this.outbox.append(feed, chainId, subject, entries);
   }
 
+  /** How many live streams watch the subject (the indexer skips building what nobody watches). */
+  watching(feed: ExploreFeedName, chainId: number, subject: string): Promise<number> {
+    return this.watchers.count(feed, chainId, subject);
+  }
+
   /**
    * Opens one minted stream: the outbox sent (or, with nobody watching, dropped), the watcher
    * recorded, the snapshot read, the anchor at the feed's head, then the snapshot published to

@@ -55,6 +55,19 @@ afterAll(async () => {
   await h?.close();
 });
 
+it('an unwatched pair costs the indexer no outbox append: it asks whether anyone watches, after the commit, and builds nothing', async () => {
+  const id = await optionId(h.chain, 2900n);
+  sent.length = 0;
+  await pairCall(h.chain, 1, pair(), 'placeOrder', [id, true, 4n, 1n]);
+  await waitForHead(h);
+  const touches = (part: string) => sent.filter((c) => c.some((a) => a.includes(part)));
+  // The question, asked behind the tail loop once the batch committed...
+  await waitFor('the watcher check', async () => touches(':tokens').length, (n) => n >= 1, 30_000);
+  // ...answered nobody: no entry was appended to the pair's outbox.
+  expect(touches(':outbox')).toEqual([]);
+  expect(await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).count('clob', 31337, pair())).toBe(0);
+}, 60_000);
+
 it(`${TOKENS} live stream tokens: one outbox append per batch from the indexer, one feed publish per event from the workers, every joined stream its snapshot then its events`, async () => {
   const minter = new ExploreStreamMinter({ redis: h.env.redis, config: h.env.config, queue: h.env.queue });
   const minted: Awaited<ReturnType<ExploreStreamMinter['mint']>>[] = [];
