@@ -73,7 +73,7 @@ export async function quoteBenchDatabase(tag: string): Promise<{ url: string; dr
 }
 
 /** One API process (production mode, no devchain) on that database. */
-export function spawnQuoteApi(databaseUrl: string) {
+export function spawnQuoteApi(databaseUrl: string, extraEnv: Record<string, string> = {}) {
   return spawnServer(
     'bin/main.ts',
     {
@@ -87,6 +87,7 @@ export function spawnQuoteApi(databaseUrl: string) {
       DATABASE_POOL_SIZE: '20',
       JWT_SECRET: randomBytes(32).toString('hex'),
       ...BENCH_WRITE_LIMITS,
+      ...extraEnv,
     },
     'api listening',
   );

@@ -1,10 +1,17 @@
 import autocannon from 'autocannon';
 import { CpuBudget } from '../support/cpu-budget';
 import { spawnServer } from '../support/spawn-server';
+import { startOtlpReceiver } from '../../test/support/otlp-receiver';
 import { butterflyBody, quoteBenchDatabase, spawnQuoteApi } from './quote-fixture';
+import { quoteStageTable } from './quote-trace';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+// BENCH_TRACE=1: the API exports its spans to a collector in this process, and the run ends with
+// where a create's time goes (bench/quote/quote-trace.ts). Tracing costs CPU: read the throughput
+// of an untraced run.
+const TRACE = process.env.BENCH_TRACE === '1';
+const TRACE_FLUSH_MS = 8000;
 
 async function load(url: string, body: string) {
   const r = await autocannon({
@@ -22,7 +29,8 @@ async function load(url: string, body: string) {
 export async function quoteThroughput(): Promise<void> {
   const db = await quoteBenchDatabase('quote');
   const body = JSON.stringify(butterflyBody());
-  const api = spawnQuoteApi(db.url);
+  const collector = TRACE ? await startOtlpReceiver() : null;
+  const api = spawnQuoteApi(db.url, collector ? { TRACING_OTLP_URL: collector.url } : {});
   const bare = spawnServer('bench/quote/bare-server.ts', {}, 'bare listening');
   try {
     const [apiPort, barePort] = await Promise.all([api.port, bare.port]);
@@ -37,6 +45,7 @@ export async function quoteThroughput(): Promise<void> {
     });
     if (warm.non2xx > 0) throw new Error(`quote route answered ${warm.non2xx} non-2xx during warm-up`);
     const budget = CpuBudget.standard({ 'bare server': bare.child.pid, api: api.child.pid });
+    collector?.spans.splice(0);
     budget.begin();
     const baseline = await load(`http://127.0.0.1:${barePort}/api/quote`, body);
     const baseCpu = budget.end();
@@ -61,7 +70,12 @@ export async function quoteThroughput(): Promise<void> {
     process.stdout.write(
       `ratio quote/base: ${ratio.toFixed(3)} (target >= 0.40: ${ratio >= 0.4 ? 'met' : 'MISSED'})   p99 quote/base: ${p99Ratio.toFixed(2)} (target <= 2.5: ${p99Ratio <= 2.5 ? 'met' : 'MISSED'})\n`,
     );
+    if (collector) {
+      await new Promise((r) => setTimeout(r, TRACE_FLUSH_MS));
+      process.stdout.write(`\nwhere a create's time goes under this load, from the API's own spans (BENCH_TRACE=1):\n${quoteStageTable(collector.spans)}`);
+    }
   } finally {
+    await collector?.close();
     api.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));

@@ -16,6 +16,7 @@ import type { QuoteLegRow, QuoteRow } from './quote.types';
 import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote-views';
 import { pooledRandomBytes, secretMatches } from '../platform/secrets';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
+import { step } from '../platform/tracing';
 
 export interface CreatedQuote {
   quote: TakerQuoteView;
@@ -53,17 +54,18 @@ export class QuoteService {
       now: Math.floor(nowMs / 1000),
       maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN,
     });
-    const dir = await this.deps.pairs.get(req.chain_id);
+    const dir = await step('quote.pairs', () => this.deps.pairs.get(req.chain_id));
     if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
     checkPair(req, dir);
 
     // The token opens rfq_stream:<token> on the socket tier until a while after the window closes,
     // so the taker still hears the result; polling checks the hash stored on the quote instead.
     const ttl = req.expires_in + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
-    const work = async (m: EntityManager | null) => this.insert(m, req, nowMs, await this.deps.streamTokens.mint('rfq', ttl, {}));
+    const work = async (m: EntityManager | null) => this.insert(m, req, nowMs, await step('quote.mint', () => this.deps.streamTokens.mint('rfq', ttl, {})));
     const out = opts.idempotencyKey
       ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
       : { ...(await work(null)), replayed: false };
+    // Not a step: the jobs' spans stay children of the request's, as the traces document them.
     if (!out.replayed) await this.schedule(out.body.quote.id, new Date(out.body.quote.expires_at).getTime() - this.clock());
     return out;
   }
@@ -102,7 +104,7 @@ export class QuoteService {
       stream_token_hash: hashStreamToken(token),
       expires_at: new Date(nowMs + req.expires_in * 1000),
     };
-    const createdAt = m ? await this.repo.insertQuote(m, row, legs) : await this.inserts.write({ row, legs });
+    const createdAt = await step('quote.insert', () => (m ? this.repo.insertQuote(m, row, legs) : this.inserts.write({ row, legs })));
     const quote: QuoteRow = { ...row, state: 'open', created_at: createdAt, closed_at: null, fill_tx_hash: null };
     return { status: 201, body: { quote: takerQuoteView(quote, legs), stream_token: token, topic: `rfq_stream:${token}` } };
   }
