@@ -22,10 +22,12 @@ export interface RelayHost extends JoinHost {
  */
 export class FeedRelay implements ChannelOwner {
   readonly feed: Channel;
-  /** Still inside the leading run of events at or below the snapshot's block. */
-  private skipping = true;
+  /** Still inside the leading run of events at or below the snapshot's block (never, from a settled anchor). */
+  private skipping: boolean;
   /** The stream seq of the last event handed on, or skipped as already known to the client. */
-  private seq = 1;
+  private seq: number;
+  /** The feed seq the relay reads after: the anchor, or with a settled anchor the client's place in the feed. */
+  readonly from: number;
 
   constructor(
     private readonly rt: SocketRuntime,
@@ -37,17 +39,22 @@ export class FeedRelay implements ChannelOwner {
   ) {
     const parsed = { ...stream.parsed, key: anchor.feed } as ParsedTopic;
     this.feed = new Channel(this, anchor.feed, parsed, stream.joinRef);
+    // A settled anchor maps the stream's seq n >= 2 to the feed's `after + n - 1`: start at the client's place.
+    const at = Math.max(knownUpTo, 1);
+    this.skipping = !anchor.settled;
+    this.seq = anchor.settled ? at : 1;
+    this.from = anchor.settled ? anchor.after + at - 1 : anchor.after;
   }
 
   get holdLimit(): number {
     return this.host.holdLimit;
   }
 
-  /** How many stream events the relay would number for these feed events (what a rejoin can resume from). */
-  static count(anchor: RelayAnchor, events: readonly DeliveredEvent[]): number {
+  /** The stream's last seq once these feed events (read from `from`) are numbered: what a rejoin may claim at most. */
+  headAfter(events: readonly DeliveredEvent[]): number {
     let i = 0;
-    while (i < events.length && reflectedBy(events[i], anchor.block)) i++;
-    return events.length - i;
+    if (this.skipping) while (i < events.length && reflectedBy(events[i], this.anchor.block)) i++;
+    return this.seq + events.length - i;
   }
 
   sendEvent(_feed: Channel, ev: DeliveredEvent): void {
@@ -97,7 +104,7 @@ async function attach(
   relay.feed.hold();
   await rt.hub.add(relay.feed);
   if (!stream.isOpen) return null;
-  const read = await rt.gate.run(() => rt.history.readSince(anchor.feed, anchor.after));
+  const read = await rt.gate.run(() => rt.history.readSince(anchor.feed, relay.from));
   if (!stream.isOpen) return null;
   if (!read.recovered) return { refused: HISTORY_LOST };
   return { relay, read };
@@ -117,8 +124,14 @@ export async function runRelayedJoin(rt: SocketRuntime, host: RelayHost, ch: Cha
   const own = await rt.gate.run(() => rt.history.readSince(ch.key, 0));
   if (!ch.isOpen) return;
   const after = lastSeq ?? 0;
-  if (own.head === 0 || !own.recovered) {
-    // Not opened yet (or its snapshot already gone with the token): the snapshot is seq 1 when it comes.
+  if (own.head > 0 && !own.recovered && after === 0) {
+    // The client needs the snapshot, which was published and has left the log (older than the history's age): it will not come again.
+    rt.metrics.joins.inc({ topic_kind: kind, result: 'history_lost' });
+    host.refuseJoin(ch, msgRef, HISTORY_LOST);
+    return;
+  }
+  if (own.head === 0) {
+    // Not opened yet: the snapshot is seq 1 when it comes, and the relay starts after it.
     // As any private topic: a join without last_seq is one from seq 0, which nothing has passed yet.
     host.acceptJoin(ch, msgRef, { seq: 0, recovered: after === 0 });
     rt.index.add(ch);
@@ -134,7 +147,7 @@ export async function runRelayedJoin(rt: SocketRuntime, host: RelayHost, ch: Cha
     return;
   }
   const { relay, read } = attached;
-  const head = 1 + FeedRelay.count(relay.anchor, read.events);
+  const head = relay.headAfter(read.events);
   if (after > head) {
     rt.metrics.joins.inc({ topic_kind: kind, result: 'history_lost' });
     host.refuseJoin(ch, msgRef, HISTORY_LOST);
@@ -150,7 +163,7 @@ export async function runRelayedJoin(rt: SocketRuntime, host: RelayHost, ch: Cha
     rt.metrics.replayedBytes.inc(bytes);
   }
   ch.release(Math.min(after, own.head), own.events);
-  relay.feed.release(relay.anchor.after, read.events);
+  relay.feed.release(relay.from, read.events);
 }
 
 /** A stream joined before its snapshot was published has just sent it: start relaying the feed after it. */
@@ -159,7 +172,7 @@ export function relayAfterSnapshot(rt: SocketRuntime, host: RelayHost, ch: Chann
     .then((attached) => {
       if (attached === null) return;
       if ('refused' in attached) return host.end(ch, 'close', attached.refused, 'history_lost');
-      attached.relay.feed.release(attached.relay.anchor.after, attached.read.events);
+      attached.relay.feed.release(attached.relay.from, attached.read.events);
     })
     .catch((err: unknown) => {
       if (!ch.isOpen) return;

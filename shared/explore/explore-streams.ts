@@ -121,7 +121,13 @@ export class ExploreStreamHub {
       const anchor = { feed: from.key, after: await this.history.head(from.key), block: snap.block.number };
       // As long as the token's topic can be joined (its log lives the token's life plus the grace).
       const ttlMs = p.expires_at_ms - Date.now() + this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000;
-      await this.anchors.set(tokenTopic.key, anchor, ttlMs);
+      await this.anchors.set(tokenTopic.key, { ...anchor, settled: false }, ttlMs);
+      // Until the first feed event past the snapshot's block, the anchor is the drain's to settle.
+      await this.deps.redis
+        .multi()
+        .hset(this.watchers.key(feed.name, p.chain_id, subject, 'pending'), p.token_hash, JSON.stringify([anchor.after, anchor.block, p.expires_at_ms]))
+        .pexpire(this.watchers.key(feed.name, p.chain_id, subject, 'pending'), FLOOR_TTL_MS)
+        .exec();
       await feed.publishSnapshot(this.deps.events, tokenTopic, snap, 'join', JOIN_SNAPSHOT_KEY);
     });
     // An event appended between the drain and the watcher's record asked for no fan-out: send it now.
@@ -153,10 +159,13 @@ export class ExploreStreamHub {
       const watched = (await this.watchers.count(feed.name, chainId, subject)) > 0;
       const stored = await this.deps.redis.get(floorKey);
       let floor = stored === null ? null : Number(stored);
+      const anchors = await this.pendingAnchors(feed, chainId, subject);
       let snap: { block: SnapshotBlock } | null = null;
       for (const { entry } of batch) {
         if (entry.rollback) {
           floor = null;
+          // A rollback notice ends every stream's leading run: whatever follows is theirs to hear.
+          anchors.settleAll();
           if (!watched) continue;
           snap ??= await feed.snapshot(this.deps.db, chainId, subject);
           await feed.publishRollback(this.deps.events, to, chainId, subject, entry.rollback, `rollback.${entry.key}`);
@@ -165,14 +174,68 @@ export class ExploreStreamHub {
           continue;
         }
         if (!watched || (floor !== null && entry.block <= floor)) continue;
-        await this.deps.events.publish(to as never, entry.event as never, withBlock(entry) as never, { idempotencyKey: entry.key });
+        const { seq } = await this.deps.events.publish(to as never, entry.event as never, withBlock(entry) as never, { idempotencyKey: entry.key });
+        anchors.passed(entry.block, seq);
       }
+      await anchors.save();
       if (floor === null) await this.deps.redis.del(floorKey);
       else await this.deps.redis.set(floorKey, String(floor), 'PX', FLOOR_TTL_MS);
       await this.outbox.ack(feed.name, chainId, subject, batch[batch.length - 1].id);
       if (batch.length < FANOUT_READ) return false;
       if (Date.now() > until) return true;
     }
+  }
+
+  /**
+   * The subject's anchors still in their leading run (opened, no feed event past their snapshot's
+   * block yet). As the drain publishes, in feed order: an event at or below an anchor's block
+   * moves the anchor past it (the snapshot has it; the relay skips it by the same rule); the
+   * first one above, or a rollback, settles the anchor, which is then rewritten for the socket
+   * tier (RelayAnchor.settled) and forgotten here. Expired tokens' anchors are dropped.
+   */
+  private async pendingAnchors(feed: ExploreFeed, chainId: number, subject: string) {
+    const key = this.watchers.key(feed.name, chainId, subject, 'pending');
+    const raw = await this.deps.redis.hgetall(key);
+    const now = Date.now();
+    const pending = new Map<string, { after: number; block: number; expires: number }>();
+    const gone: string[] = [];
+    for (const [tokenHash, v] of Object.entries(raw)) {
+      const [after, block, expires] = JSON.parse(v) as [number, number, number];
+      if (expires <= now) gone.push(tokenHash);
+      else pending.set(tokenHash, { after, block, expires });
+    }
+    const moved = new Set<string>();
+    const settled = new Map<string, { after: number; block: number }>();
+    const settle = (tokenHash: string) => {
+      const p = pending.get(tokenHash)!;
+      settled.set(tokenHash, p);
+      pending.delete(tokenHash);
+    };
+    const feedKey = feedTopic(feed.name, chainId, subject).key;
+    return {
+      passed: (block: number, seq: number) => {
+        for (const [tokenHash, p] of pending) {
+          if (block <= p.block) {
+            p.after = seq;
+            moved.add(tokenHash);
+          } else settle(tokenHash);
+        }
+      },
+      settleAll: () => {
+        for (const tokenHash of [...pending.keys()]) settle(tokenHash);
+      },
+      save: async () => {
+        for (const [tokenHash, p] of settled) await this.anchors.settle(feed.tokenTopic(tokenHash).key, { feed: feedKey, after: p.after, block: p.block });
+        const m = this.deps.redis.multi();
+        const drop = [...gone, ...settled.keys()];
+        if (drop.length > 0) m.hdel(key, ...drop);
+        for (const tokenHash of moved) {
+          const p = pending.get(tokenHash);
+          if (p) m.hset(key, tokenHash, JSON.stringify([p.after, p.block, p.expires]));
+        }
+        if (drop.length > 0 || moved.size > 0) await m.exec();
+      },
+    };
   }
 }
 

@@ -25,7 +25,7 @@ export class ExploreWatchers {
     this.keys = new RedisKeys(prefix);
   }
 
-  key(feed: ExploreFeedName, chainId: number, subject: string, part: 'tokens' | 'outbox' | 'cursor' | 'floor'): string {
+  key(feed: ExploreFeedName, chainId: number, subject: string, part: 'tokens' | 'outbox' | 'cursor' | 'floor' | 'pending'): string {
     return this.keys.key('explore', feed, 'watchers', hashTag(`${chainId}:${subject.toLowerCase()}`), part);
   }
 

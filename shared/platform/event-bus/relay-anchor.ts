@@ -19,6 +19,14 @@ export interface RelayAnchor {
   after: number;
   /** The block the snapshot reflects. */
   block: number;
+  /**
+   * The leading run is behind it: `after` has been moved past every feed event the snapshot
+   * reflects, so the stream's seq n (n >= 2) is the feed's seq `after + n - 1` and a rejoin reads
+   * only what followed its last_seq. Settled by the publisher that fills the feed, in order,
+   * once the first later event or a rollback passes (explore-streams.ts, `drain`); until then
+   * the relay skips the run itself, by the same rule.
+   */
+  settled: boolean;
 }
 
 /**
@@ -40,7 +48,12 @@ export class RelayAnchors {
   }
 
   async set(topic: TopicKey, anchor: RelayAnchor, ttlMs: number): Promise<void> {
-    await this.redis.set(this.key(topic), JSON.stringify([anchor.feed, anchor.after, anchor.block]), 'PX', Math.max(1, Math.ceil(ttlMs)));
+    await this.redis.set(this.key(topic), encode(anchor), 'PX', Math.max(1, Math.ceil(ttlMs)));
+  }
+
+  /** Rewrites a settled anchor, keeping its life; an anchor already gone stays gone. */
+  async settle(topic: TopicKey, anchor: Omit<RelayAnchor, 'settled'>): Promise<void> {
+    await this.redis.set(this.key(topic), encode({ ...anchor, settled: true }), 'KEEPTTL', 'XX');
   }
 
   /** The anchor; null when none was written (the snapshot is not published yet) or it expired. */
@@ -48,12 +61,14 @@ export class RelayAnchors {
     const raw = await this.redis.get(this.key(topic));
     if (raw === null) return null;
     const parsed: unknown = JSON.parse(raw);
-    if (!Array.isArray(parsed) || parsed.length !== 3) return null;
-    const [feed, after, block] = parsed as unknown[];
+    if (!Array.isArray(parsed) || parsed.length !== 4) return null;
+    const [feed, after, block, settled] = parsed as unknown[];
     if (typeof feed !== 'string' || !Number.isSafeInteger(after) || !Number.isSafeInteger(block)) return null;
-    return { feed: feed as TopicKey, after: after as number, block: block as number };
+    return { feed: feed as TopicKey, after: after as number, block: block as number, settled: settled === 1 };
   }
 }
+
+const encode = (a: RelayAnchor) => JSON.stringify([a.feed, a.after, a.block, a.settled ? 1 : 0]);
 
 /**
  * True when a feed event is one the snapshot already reflects: an event of a block at or below

@@ -62,7 +62,12 @@ it('an unwatched pair costs the indexer no outbox append: it asks whether anyone
   await waitForHead(h);
   const touches = (part: string) => sent.filter((c) => c.some((a) => a.includes(part)));
   // The question, asked behind the tail loop once the batch committed...
-  await waitFor('the watcher check', async () => touches(':tokens').length, (n) => n >= 1, 30_000);
+  await waitFor(
+    'the watcher check',
+    async () => touches(':tokens').length,
+    (n) => n >= 1,
+    30_000,
+  );
   // ...answered nobody: no entry was appended to the pair's outbox.
   expect(touches(':outbox')).toEqual([]);
   expect(await new ExploreWatchers(h.env.redis, h.env.config.REDIS_PREFIX).count('clob', 31337, pair())).toBe(0);
@@ -131,8 +136,9 @@ it(`${TOKENS} live stream tokens: one outbox append per batch from the indexer, 
   const feedEvents: DeliveredEvent[] = (await history.readSince(feed, feedBefore)).events;
   expect(placedOf(feedEvents.map((e) => JSON.parse(e.data) as object))).toEqual(placed);
   expect(await Promise.all(minted.map((m) => history.head(ownTopic(m.stream_token))))).toEqual(minted.map(() => 1));
+  // The workers settled every anchor once the first placement went past its snapshot's block.
   const anchors = new RelayAnchors(h.env.redis, h.env.config.REDIS_PREFIX);
-  for (const m of minted.slice(0, 10)) expect((await anchors.get(ownTopic(m.stream_token)))?.feed).toBe(feed);
+  for (const m of minted) expect(await anchors.get(ownTopic(m.stream_token))).toMatchObject({ feed, settled: true });
 
   // Each joined stream: its snapshot first (seq 1), then exactly the events above its snapshot's block, in chain order, once each.
   for (const j of joined) {
@@ -152,4 +158,20 @@ it(`${TOKENS} live stream tokens: one outbox append per batch from the indexer, 
     expect(new Set(order).size).toBe(order.length);
     expect(placedOf(evs.map((e) => e.payload))).toEqual(placed);
   }
+
+  // A client resuming from seq 3 (over the settled anchor) gets exactly what followed, with the same numbers.
+  const resumeSocket = phoenixSocket(replica.url);
+  sockets.push(resumeSocket);
+  const first = joined[0];
+  const resumed = await join(resumeSocket, minted[0].topic, { last_seq: 3 });
+  expect(resumed.reply).toEqual({ status: 'ok', response: { seq: 3, recovered: true } });
+  await waitFor(
+    'the resumed events',
+    async () => resumed.events.length,
+    (n) => n >= first.events.length - 3,
+    30_000,
+  );
+  expect(resumed.events.map((e) => [e.payload.seq, e.event, e.payload.log_index])).toEqual(
+    first.events.slice(3).map((e) => [e.payload.seq, e.event, e.payload.log_index]),
+  );
 }, 180_000);

@@ -1,6 +1,6 @@
 import { feedTopic } from '../../../shared/explore';
 import { EventPublisher, topics } from '../../../shared/events';
-import { EventHistory, RelayAnchors } from '../../../shared/platform/event-bus';
+import { EventHistory, EventKeys, RelayAnchors } from '../../../shared/platform/event-bus';
 import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
 import { randomAddress } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -55,7 +55,7 @@ const event = (clob: string, block: number, name = 'OrderPlaced') => ({ chain_id
 async function openStream(feed: ReturnType<typeof feedTopic>, clob: string, block: number, token?: string) {
   token ??= await tokens.mint('explore_clob', 600, { chain_id: 31337, subject: clob });
   const own = topics.exploreClobStream(hashStreamToken(token));
-  await anchors.set(own.key, { feed: feed.key, after: await history.head(feed.key), block }, 600_000);
+  await anchors.set(own.key, { feed: feed.key, after: await history.head(feed.key), block, settled: false }, 600_000);
   await pub.publish(own, 'explore_clob_snapshot', { chain_id: 31337, clob, reason: 'join', block: { number: block } }, { idempotencyKey: 'snapshot.open' });
   return token;
 }
@@ -154,6 +154,38 @@ it('many streams of one subject each get their own numbering from one publish pe
   expect(await history.head(feed.key)).toBe(30);
 });
 
+it('a settled anchor lets a long-running stream resume from last_seq with only the recent feed in history', async () => {
+  const { clob, feed } = subject();
+  const token = await openStream(feed, clob, 50);
+  const own = topics.exploreClobStream(hashStreamToken(token));
+  // Committed before the snapshot, published after it: the leading run, one event.
+  await pub.publish(feed, 'explore_clob_event', event(clob, 50));
+  const j = await join(open(), `explore_clob_stream:${token}`);
+  // Far more events than the feed's history keeps: the anchor's neighbourhood is trimmed away.
+  for (let i = 0; i < HISTORY * 2; i++) await pub.publish(feed, 'explore_clob_event', event(clob, 51 + i));
+  await until(j, 1 + HISTORY * 2, 'every event, live');
+  expect(j.events.map((e) => e.payload.seq)).toEqual(Array.from({ length: 1 + HISTORY * 2 }, (_, i) => i + 1));
+  // What the workers write once the first event past the snapshot's block went out: the anchor moved past the leading run.
+  const anchor = (await anchors.get(own.key))!;
+  await anchors.settle(own.key, { feed: anchor.feed, after: anchor.after + 1, block: anchor.block });
+  expect(await anchors.get(own.key)).toMatchObject({ settled: true, after: anchor.after + 1 });
+
+  // A client that had seq 35 resumes: only the feed after its place is read, and numbered as before.
+  const last = 1 + HISTORY * 2;
+  const resumed = await join(open(), `explore_clob_stream:${token}`, { last_seq: last - 5 });
+  expect(resumed.reply).toEqual({ status: 'ok', response: { seq: last - 5, recovered: true } });
+  await until(resumed, 5, 'the resumed events');
+  expect(resumed.events.map((e) => [e.payload.seq, e.payload.block_number])).toEqual(
+    j.events.slice(last - 5).map((e) => [e.payload.seq, e.payload.block_number]),
+  );
+  // And live events keep both clients on the same numbers.
+  await pub.publish(feed, 'explore_clob_event', event(clob, 51 + HISTORY * 2));
+  await until(resumed, 6, 'the next live event');
+  await until(j, last + 1, 'the next live event');
+  expect(resumed.events[5].payload.seq).toBe(last + 1);
+  expect(j.events[last].payload.seq).toBe(last + 1);
+});
+
 it('refuses a rejoin the feed history no longer covers, or one claiming more than was sent, telling the client to mint anew', async () => {
   const { clob, feed } = subject();
   const token = await openStream(feed, clob, 1);
@@ -168,4 +200,18 @@ it('refuses a rejoin the feed history no longer covers, or one claiming more tha
   const ahead = await join(open(), `explore_clob_stream:${second}`, { last_seq: 5 });
   ahead.channel.leave();
   expect(ahead.reply).toEqual({ status: 'error', response: { reason: "this stream's events are no longer in history: mint a new stream" } });
+
+  // A stream whose snapshot went out and is gone from its own log would never hear it again: refused too.
+  const { clob: third, feed: thirdFeed } = subject();
+  const gone = await openStream(thirdFeed, third, 1);
+  await env.redis.del(new EventKeys(env.config.REDIS_PREFIX).log(topics.exploreClobStream(hashStreamToken(gone)).key));
+  const lostSnapshot = await join(open(), `explore_clob_stream:${gone}`);
+  lostSnapshot.channel.leave();
+  expect(lostSnapshot.reply).toEqual({ status: 'error', response: { reason: "this stream's events are no longer in history: mint a new stream" } });
+  // A client that already has it resumes without it.
+  const resumed = await join(open(), `explore_clob_stream:${gone}`, { last_seq: 1 });
+  expect(resumed.reply).toEqual({ status: 'ok', response: { seq: 1, recovered: true } });
+  await pub.publish(thirdFeed, 'explore_clob_event', event(third, 2));
+  await until(resumed, 1, 'the next event');
+  expect(resumed.events.map((e) => [e.payload.seq, e.payload.block_number])).toEqual([[2, 2]]);
 });

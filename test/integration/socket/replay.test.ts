@@ -98,7 +98,7 @@ describe('socket tier: ordered, replayable delivery', () => {
       if (TOPIC_TABLE[kind].relayed) {
         // A relayed topic holds its snapshot; what follows it comes from its feed, from the anchor on (feed-relay.test.ts).
         const feed = { kind, key: `replay_test_feed:${kind}:${token}` as TopicKey };
-        await new RelayAnchors(env.redis, env.config.REDIS_PREFIX).set(ref.key, { feed: feed.key, after: 0, block: 0 }, 600_000);
+        await new RelayAnchors(env.redis, env.config.REDIS_PREFIX).set(ref.key, { feed: feed.key, after: 0, block: 0, settled: false }, 600_000);
         await publisher(env).publish(ref, event as never, payload(0));
         await publisher(env).publish(feed, event as never, payload(1));
       } else for (let i = 0; i < 2; i++) await publisher(env).publish(ref, event as never, payload(i));
