@@ -112,8 +112,11 @@ export class ExploreStreamHub {
     const subject = p.subject;
     const tokenTopic = feed.tokenTopic(p.token_hash);
     await this.lock.with(lockName(feed.name, p.chain_id, subject), async () => {
-      // What was appended while nobody watched is older than the snapshot: sent on (or dropped) before the anchor is read.
-      while (await this.drain(feed, p.chain_id, subject, Date.now() + FANOUT_TURN_MS));
+      // What was appended before is older than the snapshot: sent on (or, with nobody watching,
+      // dropped) before the anchor is read. One turn, so the lock is held well under its TTL; what
+      // a long backlog leaves follows the anchor, at or below the snapshot's block, and the
+      // anchor settles past it.
+      await this.drain(feed, p.chain_id, subject, Date.now() + FANOUT_TURN_MS);
       await this.watchers.watch(feed.name, p.chain_id, subject, p.token_hash, p.expires_at_ms);
       const snap = await feed.snapshot(this.deps.db, p.chain_id, p.subject);
       if ((await this.deps.redis.exists(this.eventKeys.once(tokenTopic.key, JOIN_SNAPSHOT_KEY))) === 1) return;
