@@ -228,7 +228,14 @@ export class ExploreStreamHub {
         for (const tokenHash of [...pending.keys()]) settle(tokenHash);
       },
       save: async () => {
-        for (const [tokenHash, p] of settled) await this.anchors.settle(feed.tokenTopic(tokenHash).key, { feed: feedKey, after: p.after, block: p.block });
+        // Each in its own token's slot: sent side by side (a flood of new streams settles at its first event), not one round trip each.
+        const all = [...settled];
+        for (let i = 0; i < all.length; i += SETTLE_PARALLEL)
+          await Promise.all(
+            all
+              .slice(i, i + SETTLE_PARALLEL)
+              .map(([tokenHash, p]) => this.anchors.settle(feed.tokenTopic(tokenHash).key, { feed: feedKey, after: p.after, block: p.block })),
+          );
         const m = this.deps.redis.multi();
         const drop = [...gone, ...settled.keys()];
         if (drop.length > 0) m.hdel(key, ...drop);
@@ -244,6 +251,8 @@ export class ExploreStreamHub {
 
 /** As long as the outbox itself lives after its last append (feed-outbox.ts). */
 const FLOOR_TTL_MS = 24 * 3600 * 1000;
+/** Anchors settled at once. */
+const SETTLE_PARALLEL = 500;
 
 /** The entry's payload with its block as a top-level `block_number` (the relays' filter reads it); the indexer's payloads have it already. */
 function withBlock(entry: { block: number; payload?: unknown }): unknown {
