@@ -5,10 +5,10 @@ import { defineJob } from '../platform/queue/job-catalog';
 export const EXPLORE_QUEUE = 'explore';
 
 /**
- * Opens a minted explore stream: reads the subject's snapshot, registers the token as a watcher
- * from the snapshot's block, and publishes the snapshot as the topic's first event (the API
- * never publishes to sockets). Retrying is safe: the watcher is re-registered at the fresh
- * snapshot's block and the snapshot publish is idempotent per token.
+ * Opens a minted explore stream: records the token as a watcher, reads the subject's snapshot,
+ * writes the stream's relay anchor and publishes the snapshot as the topic's only event (the API
+ * never publishes to sockets). Retrying is safe: until the snapshot went out a retry writes a
+ * fresh anchor and snapshot; after, it changes nothing (the publish is idempotent per token).
  */
 export const exploreStreamOpenJob = defineJob({
   name: 'explore.stream.open',
@@ -26,10 +26,10 @@ export const exploreStreamOpenJob = defineJob({
 });
 
 /**
- * Fans a subject's outbox out to its watchers (ExploreStreamHub.fanout). The indexer enqueues
- * one after each append to a watched subject; each is named by the appended entry, so none is
- * merged into a running one that has already read past it. A fan-out that finds the outbox
- * drained does nothing.
+ * Publishes a subject's outbox once to its feed topic, which the socket tier relays to the
+ * subject's streams (ExploreStreamHub.fanout). The indexer enqueues one after each append to a
+ * watched subject; each is named by the appended entry, so none is merged into a running one that
+ * has already read past it. A fan-out that finds the outbox drained does nothing.
  */
 export const exploreStreamFanoutJob = defineJob({
   name: 'explore.stream.fanout',
