@@ -69,9 +69,7 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, ms
     if (!ch.isOpen) return;
 
     const position = after !== undefined && read.recovered ? after : read.head;
-    host.acceptJoin(ch, msgRef, read.recovered === undefined ? { seq: position } : { seq: position, recovered: read.recovered });
-    rt.index.add(ch);
-    rt.metrics.joins.inc({ topic_kind: kind, result: 'ok' });
+    admitJoin(rt, host, ch, msgRef, read.recovered === undefined ? { seq: position } : { seq: position, recovered: read.recovered });
     if (read.recovered !== undefined) rt.metrics.replays.inc({ result: read.recovered ? 'recovered' : 'not_recovered' });
     if (read.events.length > 0) {
       let bytes = 0;
@@ -87,6 +85,13 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, ms
     rt.metrics.joins.inc({ topic_kind: kind, result: 'failed' });
     host.refuseJoin(ch, msgRef, 'temporarily unavailable, retry');
   }
+}
+
+/** Answers a join ok, and from then on the channel counts: its credential can end it, and the gauges have it. */
+export function admitJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, msgRef: Ref, response: { seq: number; recovered?: boolean }): void {
+  host.acceptJoin(ch, msgRef, response);
+  rt.index.add(ch);
+  rt.metrics.joins.inc({ topic_kind: ch.parsed.kind, result: 'ok' });
 }
 
 /**

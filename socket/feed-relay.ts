@@ -1,6 +1,6 @@
 import type { ParsedTopic } from '../shared/events';
 import { reflectedBy, type DeliveredEvent, type HistoryRead, type RelayAnchor } from '../shared/platform/event-bus';
-import { runRepair, type JoinHost } from './channel-join';
+import { admitJoin, runRepair, type JoinHost } from './channel-join';
 import type { Ref } from './phoenix-codec';
 import { Channel, type ChannelOwner } from './socket-channel';
 import type { SocketRuntime } from './socket-runtime';
@@ -117,7 +117,10 @@ async function attach(
  * topic and the relay starts when the snapshot arrives (`relayAfterSnapshot`).
  */
 export async function runRelayedJoin(rt: SocketRuntime, host: RelayHost, ch: Channel, msgRef: Ref, lastSeq: number | undefined): Promise<void> {
-  const kind = ch.parsed.kind;
+  const refuse = (reason: string) => {
+    rt.metrics.joins.inc({ topic_kind: ch.parsed.kind, result: 'history_lost' });
+    host.refuseJoin(ch, msgRef, reason);
+  };
   ch.hold();
   await rt.hub.add(ch);
   if (!ch.isOpen) return;
@@ -126,36 +129,21 @@ export async function runRelayedJoin(rt: SocketRuntime, host: RelayHost, ch: Cha
   const after = lastSeq ?? 0;
   if (own.head > 0 && !own.recovered && after === 0) {
     // The client needs the snapshot, which was published and has left the log (older than the history's age): it will not come again.
-    rt.metrics.joins.inc({ topic_kind: kind, result: 'history_lost' });
-    host.refuseJoin(ch, msgRef, HISTORY_LOST);
-    return;
+    return refuse(HISTORY_LOST);
   }
   if (own.head === 0) {
     // Not opened yet: the snapshot is seq 1 when it comes, and the relay starts after it.
     // As any private topic: a join without last_seq is one from seq 0, which nothing has passed yet.
-    host.acceptJoin(ch, msgRef, { seq: 0, recovered: after === 0 });
-    rt.index.add(ch);
-    rt.metrics.joins.inc({ topic_kind: kind, result: 'ok' });
+    admitJoin(rt, host, ch, msgRef, { seq: 0, recovered: after === 0 });
     ch.release(0, []);
     return;
   }
   const attached = await attach(rt, host, ch, after);
   if (attached === null) return;
-  if ('refused' in attached) {
-    rt.metrics.joins.inc({ topic_kind: kind, result: 'history_lost' });
-    host.refuseJoin(ch, msgRef, attached.refused);
-    return;
-  }
+  if ('refused' in attached) return refuse(attached.refused);
   const { relay, read } = attached;
-  const head = relay.headAfter(read.events);
-  if (after > head) {
-    rt.metrics.joins.inc({ topic_kind: kind, result: 'history_lost' });
-    host.refuseJoin(ch, msgRef, HISTORY_LOST);
-    return;
-  }
-  host.acceptJoin(ch, msgRef, { seq: after, recovered: true });
-  rt.index.add(ch);
-  rt.metrics.joins.inc({ topic_kind: kind, result: 'ok' });
+  if (after > relay.headAfter(read.events)) return refuse(HISTORY_LOST);
+  admitJoin(rt, host, ch, msgRef, { seq: after, recovered: true });
   let bytes = 0;
   for (const ev of after === 0 ? [...own.events, ...read.events] : read.events) bytes += Buffer.byteLength(ev.data);
   if (bytes > 0) {

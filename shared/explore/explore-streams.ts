@@ -126,10 +126,11 @@ export class ExploreStreamHub {
       const ttlMs = p.expires_at_ms - Date.now() + this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000;
       await this.anchors.set(tokenTopic.key, { ...anchor, settled: false }, ttlMs);
       // Until the first feed event past the snapshot's block, the anchor is the drain's to settle.
+      const pending = this.watchers.key(feed.name, p.chain_id, subject, 'pending');
       await this.deps.redis
         .multi()
-        .hset(this.watchers.key(feed.name, p.chain_id, subject, 'pending'), p.token_hash, JSON.stringify([anchor.after, anchor.block, p.expires_at_ms]))
-        .pexpire(this.watchers.key(feed.name, p.chain_id, subject, 'pending'), FLOOR_TTL_MS)
+        .hset(pending, p.token_hash, JSON.stringify([anchor.after, anchor.block, p.expires_at_ms]))
+        .pexpire(pending, SUBJECT_STATE_TTL_MS)
         .exec();
       await feed.publishSnapshot(this.deps.events, tokenTopic, snap, 'join', JOIN_SNAPSHOT_KEY);
     });
@@ -182,7 +183,7 @@ export class ExploreStreamHub {
       }
       await anchors.save();
       if (floor === null) await this.deps.redis.del(floorKey);
-      else await this.deps.redis.set(floorKey, String(floor), 'PX', FLOOR_TTL_MS);
+      else await this.deps.redis.set(floorKey, String(floor), 'PX', SUBJECT_STATE_TTL_MS);
       await this.outbox.ack(feed.name, chainId, subject, batch[batch.length - 1].id);
       if (batch.length < FANOUT_READ) return false;
       if (Date.now() > until) return true;
@@ -249,8 +250,8 @@ export class ExploreStreamHub {
   }
 }
 
-/** As long as the outbox itself lives after its last append (feed-outbox.ts). */
-const FLOOR_TTL_MS = 24 * 3600 * 1000;
+/** The subject's floor and pending anchors live as long as its outbox after its last append (feed-outbox.ts). */
+const SUBJECT_STATE_TTL_MS = 24 * 3600 * 1000;
 /** Anchors settled at once. */
 const SETTLE_PARALLEL = 500;
 

@@ -1,5 +1,6 @@
 import { bytesToHex, hashTypedData, hexToBytes, recoverAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
+import { optionalBinding } from './native-binding';
 
 /**
  * Signing and signer recovery over a 32-byte digest with 65-byte (r ‖ s ‖ v) signatures, through
@@ -17,18 +18,7 @@ interface Secp256k1Binding {
   ecdsaSign(msg32: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
 }
 
-function loadBinding(): Secp256k1Binding | null {
-  try {
-    // The binding alone: the package's own fallback (elliptic) would be slower than viem's curve.
-    // A require, not an import: a platform without the prebuilt binding must fall back, not fail to start.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('secp256k1/bindings') as Secp256k1Binding;
-  } catch {
-    return null;
-  }
-}
-
-const binding = loadBinding();
+const binding = optionalBinding<Secp256k1Binding>('secp256k1/bindings');
 
 /** Which implementation recovers signers in this process: a role logs it at start. */
 export const ecdsaBackend: 'libsecp256k1' | 'javascript' = binding ? 'libsecp256k1' : 'javascript';

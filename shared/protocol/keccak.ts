@@ -1,5 +1,6 @@
 import { keccak_256 } from '@noble/hashes/sha3';
 import { checkDirections, type Direction } from '../../wire/src/protocol';
+import { optionalBinding } from './native-binding';
 
 /**
  * keccak-256 through the `keccak` package's prebuilt binding (the reference C implementation)
@@ -13,18 +14,7 @@ interface KeccakHasher {
 }
 type KeccakFactory = (algorithm: 'keccak256') => KeccakHasher;
 
-function loadBinding(): KeccakFactory | null {
-  try {
-    // The binding alone: the package's JavaScript fallback is slower than noble's.
-    // A require, not an import: a platform without the prebuilt binding must fall back, not fail to start.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('keccak/bindings') as KeccakFactory;
-  } catch {
-    return null;
-  }
-}
-
-const binding = loadBinding();
+const binding = optionalBinding<KeccakFactory>('keccak/bindings');
 
 /** Which implementation hashes in this process: a role logs it at start. */
 export const keccakBackend: 'native' | 'javascript' = binding ? 'native' : 'javascript';

@@ -84,7 +84,7 @@ export function reflectedBy(ev: DeliveredEvent, block: number): boolean {
 const blockCache = new WeakMap<DeliveredEvent, number | null>();
 
 /** The top-level `block_number` of an event's data, or null. */
-export function blockNumberOf(ev: DeliveredEvent): number | null {
+function blockNumberOf(ev: DeliveredEvent): number | null {
   const cached = blockCache.get(ev);
   if (cached !== undefined) return cached;
   let n: number | null;
