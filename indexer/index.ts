@@ -114,6 +114,8 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
           error_code: 'rpc_unavailable',
           action: null,
           last_synced_at: null,
+          provider: null,
+          audit: null,
         })
         .catch(() => undefined);
       await leases.release(fence).catch(() => undefined);

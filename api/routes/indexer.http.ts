@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { PROVIDER_FAILURE_CLASSES } from '../../shared/indexed/indexer-checks';
 import { chainIdQuery } from '../../shared/platform/validation';
 import { defineRoute } from '../http/route-spec';
 import { errorCase } from '../http/error-cases';
 import { wireAddress, wireChainId, wireTime } from '../http/wire-formats';
 
 const block = z.number().int();
+const failureCounts = z.partialRecord(z.enum(PROVIDER_FAILURE_CLASSES), z.number().int());
 
 const networkStatus = z.strictObject({
   chain_id: wireChainId,
@@ -33,6 +35,38 @@ const networkStatus = z.strictObject({
     deepest: z.number().int(),
     last: z.strictObject({ at: wireTime, depth: z.number().int(), ancestor_block: block, orphaned_tip: block.nullable() }).nullable(),
   }),
+  provider: z
+    .strictObject({
+      urls: z.array(
+        z.strictObject({
+          url_index: z.number().int().meta({ description: "The URL's place in the network's rpc_urls (the URL itself is never shown)." }),
+          state: z.enum(['serving', 'sitting_out']),
+          back_at: wireTime.nullable(),
+          failures_in_a_row: z.number().int(),
+          requests: z.number().int(),
+          failures: failureCounts,
+        }),
+      ),
+      last_minute: failureCounts,
+    })
+    .nullable()
+    .meta({ description: "The network's RPC URLs as the indexer uses them (by health) and what they did wrong, by class (docs/INDEXER.md, Providers)." }),
+  audit: z
+    .strictObject({
+      enabled: z.boolean(),
+      depth_blocks: z.number().int(),
+      blocks_per_minute: z.number().int(),
+      next_block: block.nullable(),
+      passes: z.number().int(),
+      last_pass_at: wireTime.nullable(),
+      blocks_checked: z.number().int(),
+      differences_total: z.number().int(),
+      last_difference: z
+        .strictObject({ at: wireTime, from_block: block, missing: z.number().int(), unexpected: z.number().int(), resync_request: z.number().int() })
+        .nullable(),
+    })
+    .nullable()
+    .meta({ description: 'The standing audit: finalized blocks re-read from the chain and compared with what was stored.' }),
 });
 
 const core = z.strictObject({

@@ -1,5 +1,6 @@
 import { HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError } from 'viem';
 import { RetryableIndexerError } from '../errors';
+import type { ProviderFailureClass } from './provider-stats';
 
 /**
  * RPC failures, classified once, here at the RPC boundary (`classifyRpcError`, used only by
@@ -110,11 +111,46 @@ function codeOf(err: unknown): number | undefined {
 export function classifyRpcError(err: unknown, isLogs: boolean): ErrorClass {
   if (isLogs && (err instanceof ResponseBodyTooLargeError || isRangeMessage(errorText(err)))) return 'range';
   if (err instanceof TimeoutError) return 'retryable';
+  // A backend that does not have a block yet says so in many codes, some of them "invalid params".
+  if (UNKNOWN_BLOCK.test(errorText(err))) return 'retryable';
   const code = codeOf(err);
   if (code !== undefined && REJECTED_CODES.has(code)) return 'rejected';
   const status = statusOf(err);
   if (status !== undefined && code === undefined) return RETRYABLE_STATUS.has(status) ? 'retryable' : 'rejected';
   return 'retryable';
+}
+
+/** What a node answers when asked about a block it does not have (yet): a backend behind the head. */
+const UNKNOWN_BLOCK =
+  /unknown block|block not found|header not found|could not find block|no block with that hash|resource not found|blockhash cannot be found/i;
+
+/**
+ * The finer class of a failed attempt, for the provider's metrics and log lines (the retry policy
+ * reads `classifyRpcError` only).
+ */
+export function failureClassOf(err: unknown, isLogs: boolean): ProviderFailureClass {
+  const text = errorText(err);
+  if (isLogs && (err instanceof ResponseBodyTooLargeError || isRangeMessage(text))) return 'range_refused';
+  if (err instanceof TimeoutError || /timed? ?out/i.test(text)) return 'timeout';
+  if (UNKNOWN_BLOCK.test(text)) return 'lagging_backend';
+  const code = codeOf(err);
+  const status = statusOf(err);
+  if (status === 429 || code === -32005 || /too many requests|rate limit/i.test(text)) return 'rate_limited';
+  if (status !== undefined && status >= 500) return 'server_error';
+  if (code !== undefined && REJECTED_CODES.has(code)) return 'rejected';
+  if (hasCause(err, (e) => e instanceof SyntaxError) || /JSON|unexpected token|unexpected end/i.test(text)) return 'invalid_body';
+  if (status !== undefined && status >= 400) return 'rejected';
+  if (code !== undefined) return 'server_error';
+  return 'unreachable';
+}
+
+function hasCause(err: unknown, test: (e: unknown) => boolean): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 6; depth++) {
+    if (test(e)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 const RANGE_PATTERNS = [

@@ -2,8 +2,9 @@ import { getHttpRpcClient, type HttpRpcClient } from 'viem/utils';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
 import { backoffDelay, createSemaphore, sleep } from './backoff';
-import { classifyRpcError, errorText, JsonRpcError, RangeTooLargeError, RpcRequestRejectedError, RpcUnavailableError } from './rpc-errors';
+import { classifyRpcError, errorText, failureClassOf, JsonRpcError, RangeTooLargeError, RpcRequestRejectedError, RpcUnavailableError } from './rpc-errors';
 import { parseSuggestedSpan } from './log-range';
+import { ProviderStats, type ProviderFailureClass, type ProviderState } from './provider-stats';
 
 export type Hex = `0x${string}`;
 
@@ -13,6 +14,15 @@ export interface LightBlock {
   hash: Hex;
   parentHash: Hex;
   timestamp: number;
+  /** The header's `logsBloom`, when it came from the node (never stored): proves a logs answer complete. */
+  logsBloom?: Hex;
+}
+
+/** A header as it is kept (window, checkpoints, cursor): the bloom served its check and is dropped. */
+export function withoutBloom(b: LightBlock): LightBlock {
+  if (b.logsBloom === undefined) return b;
+  const { logsBloom: _bloom, ...rest } = b;
+  return rest;
 }
 
 /** A log as the node returns it (hex quantities). */
@@ -33,6 +43,26 @@ export interface LogFilter {
   fromBlock: number;
   toBlock: number;
 }
+
+/** The EIP-234 form: the logs of exactly one block, named by hash (a node without that block errors rather than answering empty). */
+export interface BlockLogFilter {
+  address: Hex[];
+  topics?: (Hex | Hex[] | null)[];
+  blockHash: Hex;
+}
+
+/**
+ * Why an answer that parsed is still not to be believed: it came from a backend behind the
+ * others (a missing header, an unknown block), or it lacks what the headers say must be there.
+ * The request is tried again like a failed one, another URL first.
+ */
+export interface AnswerProblem {
+  cls: Extract<ProviderFailureClass, 'lagging_backend' | 'incomplete_answer'>;
+  message: string;
+}
+
+/** Checks an answer before `Rpc` returns it; a problem makes the attempt count as failed. */
+export type AnswerCheck<T> = (answer: T) => AnswerProblem | null | Promise<AnswerProblem | null>;
 
 export interface RpcHealth {
   /** False once a request has failed on every URL after its retries; true again after any success. */
@@ -66,19 +96,36 @@ export interface Rpc {
   blockByHash(hash: Hex): Promise<LightBlock | null>;
   /** Headers of many blocks in JSON-RPC batches; null where the node does not have the block. */
   blocksByNumber(numbers: number[]): Promise<(LightBlock | null)[]>;
-  /** Throws `RangeTooLargeError` when the provider refuses the span. */
-  getLogs(filter: LogFilter): Promise<RpcLog[]>;
+  /**
+   * Headers of blocks known to exist (at or below a head some answer reported): a null is a
+   * lagging backend, retried like a failure, never handed to the caller.
+   */
+  requireBlocks(numbers: number[]): Promise<LightBlock[]>;
+  /** `blockByHash` of a block some answer named: a null is a lagging backend, retried. */
+  requireBlockByHash(hash: Hex): Promise<LightBlock>;
+  /** Throws `RangeTooLargeError` when the provider refuses the span; `check` can refuse an answer that parsed. */
+  getLogs(filter: LogFilter, check?: AnswerCheck<RpcLog[]>): Promise<RpcLog[]>;
+  /** The logs of one block by hash (EIP-234); "unknown block" is a lagging backend, retried. */
+  getBlockLogs(filter: BlockLogFilter): Promise<RpcLog[]>;
   getCode(address: Hex, block: number): Promise<Hex>;
+  /** Counts a problem the caller saw in answers that each looked fine (a head that went backwards). */
+  noteProblem(cls: ProviderFailureClass, detail?: Record<string, unknown>): void;
+  /** Each URL's state and the last minute's failures by class, for the status row. */
+  providerState(): ProviderState;
   health(): RpcHealth;
   /** Aborts in-flight requests and retry sleeps; later calls fail at once. */
   close(): void;
 }
 
 interface Endpoint {
+  index: number;
   url: string;
   client: HttpRpcClient;
+  /** Failures since the last success: how long the URL sits out. */
   failures: number;
   downUntil: number;
+  /** Recent failure rate (each attempt moves it 10 % of the way to 1 or 0): the order URLs are tried in. */
+  badness: number;
 }
 
 interface Call {
@@ -91,7 +138,21 @@ const hex = (n: number): Hex => `0x${n.toString(16)}`;
 function toLightBlock(raw: unknown): LightBlock | null {
   if (!raw) return null;
   const b = raw as { number: Hex; hash: Hex; parentHash: Hex; timestamp: Hex };
-  return { number: Number(b.number), hash: b.hash.toLowerCase() as Hex, parentHash: b.parentHash.toLowerCase() as Hex, timestamp: Number(b.timestamp) };
+  const bloom = (raw as { logsBloom?: unknown }).logsBloom;
+  return {
+    number: Number(b.number),
+    hash: b.hash.toLowerCase() as Hex,
+    parentHash: b.parentHash.toLowerCase() as Hex,
+    timestamp: Number(b.timestamp),
+    ...(typeof bloom === 'string' ? { logsBloom: bloom as Hex } : {}),
+  };
+}
+
+/** An answer that parsed but that a check refused: thrown inside `request` only, to be retried. */
+class AnswerRefused extends Error {
+  constructor(readonly problem: AnswerProblem) {
+    super(problem.message);
+  }
 }
 
 function unwrap(response: { result?: unknown; error?: { code: number; message: string; data?: unknown } }): unknown {
@@ -104,7 +165,8 @@ export function createRpc(opts: RpcOptions): Rpc {
   if (http.length === 0) throw new Error(`chain ${opts.chainId}: no http(s) RPC URL among ${opts.urls.length} configured`);
   if (http.length < opts.urls.length) opts.logger.warn('ignoring non-http RPC URLs: the indexer polls over HTTP');
   const abort = new AbortController();
-  const endpoints: Endpoint[] = http.map((url) => ({
+  const endpoints: Endpoint[] = http.map((url, index) => ({
+    index,
     url,
     client: getHttpRpcClient(url, {
       timeout: opts.timeoutMs,
@@ -113,19 +175,27 @@ export function createRpc(opts: RpcOptions): Rpc {
     }),
     failures: 0,
     downUntil: 0,
+    badness: 0,
   }));
+  const stats = new ProviderStats(opts.chainId, http, opts.logger, opts.metrics);
   const semaphore = createSemaphore(opts.concurrency);
   const health: RpcHealth = { ok: true, lastError: null, lastOkAt: null };
   const batchSize = opts.batchSize ?? 100;
   const duration = opts.metrics?.histogram('indexer_rpc_seconds', 'JSON-RPC request duration', ['chain_id', 'method'], [0.005, 0.02, 0.1, 0.5, 2, 10]);
   const failuresTotal = opts.metrics?.counter('indexer_rpc_failures_total', 'Failed JSON-RPC attempts', ['chain_id', 'method', 'class']);
 
-  /** The first URL not cooling down after a failure; when all are, the one that recovers first. */
-  function pick(exclude: Set<Endpoint>): Endpoint {
+  /**
+   * By health: among the URLs not sitting out (and not `avoid`, those that just failed this
+   * request), the one that failed least lately, the registry's order breaking ties; when every
+   * URL sits out, the one due back first.
+   */
+  function pick(avoid: Set<Endpoint>): Endpoint {
     const now = Date.now();
-    const candidates = endpoints.filter((e) => !exclude.has(e));
+    const candidates = endpoints.filter((e) => !avoid.has(e));
     const pool = candidates.length > 0 ? candidates : endpoints;
-    return pool.find((e) => e.downUntil <= now) ?? pool.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
+    const serving = pool.filter((e) => e.downUntil <= now);
+    if (serving.length > 0) return serving.reduce((a, b) => (b.badness < a.badness - 0.05 ? b : a));
+    return pool.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
   }
 
   async function send(ep: Endpoint, body: Call | Call[]): Promise<unknown> {
@@ -152,8 +222,10 @@ export function createRpc(opts: RpcOptions): Rpc {
   }
 
   let nextId = 1;
+  let lastFailed: Endpoint | null = null;
+  let highestHead = -1;
 
-  async function request(body: Call | Call[], range?: { from: number; to: number }): Promise<unknown> {
+  async function request<T = unknown>(body: Call | Call[], range?: { from: number; to: number }, check?: AnswerCheck<T>): Promise<T> {
     const method = Array.isArray(body) ? `${body[0]?.method ?? 'empty'} batch` : body.method;
     const isLogs = !Array.isArray(body) && body.method === 'eth_getLogs';
     if (Array.isArray(body)) for (const c of body as (Call & { id?: number })[]) c.id = nextId++;
@@ -161,32 +233,42 @@ export function createRpc(opts: RpcOptions): Rpc {
     let last: unknown;
     for (let attempt = 0; attempt <= opts.retries; attempt++) {
       if (abort.signal.aborted) throw new Error('rpc closed');
-      const ep = pick(rejectedBy);
+      // Another URL first: the one that just failed is tried again only when no other is left.
+      const ep = pick(attempt === 0 || !lastFailed ? rejectedBy : new Set([...rejectedBy, lastFailed]));
+      stats.request(ep.index);
       try {
-        const result = await send(ep, body);
+        const result = (await send(ep, body)) as T;
+        const problem = check ? await check(result) : null;
+        if (problem) throw new AnswerRefused(problem);
         ep.failures = 0;
         ep.downUntil = 0;
+        ep.badness *= 0.9;
         health.ok = true;
         health.lastOkAt = Date.now();
         return result;
       } catch (err) {
         if (abort.signal.aborted) throw new Error('rpc closed', { cause: err });
-        const cls = classifyRpcError(err, isLogs);
+        const refused = err instanceof AnswerRefused ? err.problem : null;
+        const cls = refused ? 'retryable' : classifyRpcError(err, isLogs);
+        const kind = refused ? refused.cls : failureClassOf(err, isLogs);
         failuresTotal?.inc({ chain_id: String(opts.chainId), method: isLogs ? 'eth_getLogs' : method, class: cls });
-        const text = errorText(err);
+        const text = refused ? refused.message : errorText(err);
+        stats.failure(kind, ep.index, { method, err: text.slice(0, 300) });
         if (cls === 'range' && range) throw new RangeTooLargeError(range.from, range.to, parseSuggestedSpan(text), text);
-        last = err;
+        last = refused ? new Error(text) : err;
         if (cls === 'rejected') {
           // Another provider may support what this one refuses; once all refused, no retry helps.
           rejectedBy.add(ep);
           if (rejectedBy.size >= endpoints.length) throw new RpcRequestRejectedError(method, (err as { code?: number }).code, text);
           continue;
         }
+        lastFailed = ep;
         ep.failures++;
+        ep.badness = ep.badness * 0.9 + 0.1;
         // A failing URL sits out 1 s, 2 s, 4 s... (at most a minute) while others serve; when
-        // every URL is cooling down, the one due back first is tried anyway.
+        // every URL is sitting out, the one due back first is tried anyway.
         ep.downUntil = Date.now() + Math.min(60_000, 1000 * 2 ** Math.min(ep.failures - 1, 6));
-        opts.logger.debug({ url_index: endpoints.indexOf(ep), method, attempt, err: text }, 'rpc attempt failed');
+        opts.logger.debug({ url_index: ep.index, method, attempt, class: kind, err: text }, 'rpc attempt failed');
         if (attempt < opts.retries) await sleep(backoffDelay(attempt, opts.backoffMs, opts.backoffMaxMs), abort.signal);
       }
     }
@@ -196,7 +278,32 @@ export function createRpc(opts: RpcOptions): Rpc {
     throw new RpcUnavailableError(method, opts.retries + 1, text);
   }
 
-  const call = <T>(method: string, params: unknown[]) => request({ method, params }) as Promise<T>;
+  const call = <T>(method: string, params: unknown[]) => request<T>({ method, params });
+
+  /** Headers in JSON-RPC batches of `batchSize`, fetched side by side; `check` applies per batch. */
+  async function headers(numbers: number[], check?: AnswerCheck<unknown[]>): Promise<(LightBlock | null)[]> {
+    const chunks: number[][] = [];
+    for (let i = 0; i < numbers.length; i += batchSize) chunks.push(numbers.slice(i, i + batchSize));
+    const results = await Promise.all(
+      chunks.map((chunk) =>
+        chunk.length === 1
+          ? request<unknown>({ method: 'eth_getBlockByNumber', params: [hex(chunk[0]), false] }, undefined, check && ((r) => check([r]))).then((r) => [r])
+          : request<unknown[]>(
+              chunk.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
+              undefined,
+              check,
+            ),
+      ),
+    );
+    return results.flat().map(toLightBlock);
+  }
+
+  const noneMissing: AnswerCheck<unknown[]> = (answers) => {
+    const missing = answers.findIndex((a) => !a);
+    return missing < 0
+      ? null
+      : { cls: 'lagging_backend', message: 'a header below the reported head is missing: the answer came from a backend behind the head' };
+  };
 
   return {
     urls: http,
@@ -206,6 +313,10 @@ export function createRpc(opts: RpcOptions): Rpc {
     async latestBlock() {
       const b = toLightBlock(await call('eth_getBlockByNumber', ['latest', false]));
       if (!b) throw new RpcUnavailableError('eth_getBlockByNumber', 1, 'node returned no latest block');
+      // Behind a load balancer one answer may come from a backend behind another: counted, and
+      // the caller treats a head below its tip as nothing new (never as a reorg).
+      if (b.number < highestHead) stats.failure('lagging_backend', null, { head: b.number, highest_seen: highestHead });
+      highestHead = Math.max(highestHead, b.number);
       return b;
     },
     async blockByNumber(n) {
@@ -215,28 +326,46 @@ export function createRpc(opts: RpcOptions): Rpc {
       return toLightBlock(await call('eth_getBlockByHash', [hash, false]));
     },
     async blocksByNumber(numbers) {
-      const chunks: number[][] = [];
-      for (let i = 0; i < numbers.length; i += batchSize) chunks.push(numbers.slice(i, i + batchSize));
-      const results = await Promise.all(
-        chunks.map((chunk) =>
-          chunk.length === 1
-            ? call('eth_getBlockByNumber', [hex(chunk[0]), false]).then((r) => [r])
-            : (request(chunk.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] }))) as Promise<unknown[]>),
-        ),
-      );
-      return results.flat().map(toLightBlock);
+      return headers(numbers);
     },
-    async getLogs(filter) {
+    async requireBlocks(numbers) {
+      return (await headers(numbers, noneMissing)) as LightBlock[];
+    },
+    async requireBlockByHash(hash) {
+      const raw = await request<unknown>({ method: 'eth_getBlockByHash', params: [hash, false] }, undefined, (r) =>
+        r ? null : { cls: 'lagging_backend', message: `block ${hash} named by another answer is unknown to this backend` },
+      );
+      return toLightBlock(raw)!;
+    },
+    async getLogs(filter, check) {
       const params = {
         address: filter.address.length === 1 ? filter.address[0] : filter.address,
         fromBlock: hex(filter.fromBlock),
         toBlock: hex(filter.toBlock),
         ...(filter.topics ? { topics: filter.topics } : {}),
       };
-      return (await request({ method: 'eth_getLogs', params: [params] }, { from: filter.fromBlock, to: filter.toBlock })) as RpcLog[];
+      return request<RpcLog[]>({ method: 'eth_getLogs', params: [params] }, { from: filter.fromBlock, to: filter.toBlock }, check);
+    },
+    async getBlockLogs(filter) {
+      const params = {
+        address: filter.address.length === 1 ? filter.address[0] : filter.address,
+        blockHash: filter.blockHash,
+        ...(filter.topics ? { topics: filter.topics } : {}),
+      };
+      return request<RpcLog[]>({ method: 'eth_getLogs', params: [params] }, undefined, (logs) =>
+        logs.every((l) => l.blockHash.toLowerCase() === filter.blockHash.toLowerCase())
+          ? null
+          : { cls: 'lagging_backend', message: `logs asked for block ${filter.blockHash} name another block` },
+      );
     },
     async getCode(address, block) {
       return call<Hex>('eth_getCode', [address, hex(block)]);
+    },
+    noteProblem(cls, detail = {}) {
+      stats.failure(cls, null, detail);
+    },
+    providerState() {
+      return stats.snapshot(endpoints);
     },
     health() {
       return { ...health };

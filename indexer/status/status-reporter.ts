@@ -29,6 +29,8 @@ export class StatusReporter {
       error_code: null,
       action: null,
       last_synced_at: null,
+      provider: null,
+      audit: null,
     };
   }
 

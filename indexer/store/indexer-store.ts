@@ -66,6 +66,12 @@ export type RollbackCause = { kind: 'reorg'; depth: number; orphanedTip: number 
  * that moves a cursor happens in the same transaction as the rows the cursor covers, and the
  * cursor moves by compare-and-set, so a crash or a second writer can neither skip nor repeat a block.
  */
+/**
+ * The tables holding one row per indexed log: transfers, bond events, prices and loan events in
+ * their own, every other event in `indexer_events`.
+ */
+const LOG_TABLES = ['indexer_events', 'indexer_transfers', 'indexer_bond_events', 'indexer_prices', 'indexer_loan_events'] as const;
+
 export class IndexerStore {
   /**
    * `fadeWindowSeconds` (DUTCH_FADE_WINDOW): awarded Dutch quotes whose exclusive window ended
@@ -245,6 +251,26 @@ export class IndexerStore {
   /** An operator's resync requests for the network that no tailer has served yet, oldest first. */
   pendingResyncs(chainId: number): Promise<ResyncRequest[]> {
     return new ResyncRequestRepository(this.ds).pending(chainId);
+  }
+
+  /**
+   * The positions (`block:hash:log_index`) of every log stored for [from, to]: what the standing
+   * audit compares with a fresh read of the chain. Each indexed log keeps exactly one row in one
+   * of `LOG_TABLES` (the audit's test on a faithful copy fails when one is missing here).
+   */
+  async storedLogKeys(chainId: number, from: number, to: number): Promise<string[]> {
+    const rows: { k: string }[] = await this.ds.query(
+      LOG_TABLES.map(
+        (t) => `SELECT block_number || ':' || block_hash || ':' || log_index AS k FROM ${t} WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3`,
+      ).join(' UNION ALL '),
+      [chainId, from, to],
+    );
+    return rows.map((r) => r.k);
+  }
+
+  /** Asks this network's tailer to re-derive everything from `fromBlock` (as `ops indexer:resync` does). */
+  async requestResync(chainId: number, fromBlock: number): Promise<number> {
+    return (await new ResyncRequestRepository(this.ds).create(chainId, fromBlock)).id;
   }
 
   /** Closes resync requests that need no rollback (the network is already below them). */

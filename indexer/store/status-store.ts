@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { IndexerErrorCode } from '../../shared/indexed/indexer-error-codes';
+import type { AuditState, ProviderState } from '../../shared/indexed/indexer-checks';
 import type { Fence } from './lease-store';
 
 export type TailerState = 'starting' | 'backfill' | 'realtime' | 'stopped';
@@ -19,6 +20,10 @@ export interface StatusRow {
   /** When halted: the operator command that resumes the network. */
   action: string | null;
   last_synced_at: Date | null;
+  /** Each RPC URL's state and the last minute's provider failures by class. */
+  provider: ProviderState | null;
+  /** Where the standing audit is and what it found. */
+  audit: AuditState | null;
 }
 
 /** Heartbeats: each write stamps `heartbeat_at` with the database clock, which the API compares with its own reads. */
@@ -35,13 +40,14 @@ export class StatusStore {
 
   async write(s: StatusRow): Promise<void> {
     await this.ds.query(
-      `INSERT INTO indexer_status (chain_id, state, head, head_timestamp, cursor, cursor_timestamp, rpc_ok, last_error, last_synced_at, error_code, action, heartbeat_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11, now())
+      `INSERT INTO indexer_status (chain_id, state, head, head_timestamp, cursor, cursor_timestamp, rpc_ok, last_error, last_synced_at, error_code, action,
+                                   provider, audit, heartbeat_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13, now())
        ON CONFLICT (chain_id) DO UPDATE SET state = EXCLUDED.state, head = EXCLUDED.head, head_timestamp = EXCLUDED.head_timestamp,
          cursor = EXCLUDED.cursor, cursor_timestamp = EXCLUDED.cursor_timestamp, rpc_ok = EXCLUDED.rpc_ok,
          last_error = EXCLUDED.last_error, last_synced_at = EXCLUDED.last_synced_at, error_code = EXCLUDED.error_code,
-         action = EXCLUDED.action, heartbeat_at = now()
-       ${this.fence ? 'WHERE EXISTS (SELECT 1 FROM indexer_leases l WHERE l.chain_id = $1 AND l.holder = $12 AND l.token = $13)' : ''}`,
+         action = EXCLUDED.action, provider = EXCLUDED.provider, audit = EXCLUDED.audit, heartbeat_at = now()
+       ${this.fence ? 'WHERE EXISTS (SELECT 1 FROM indexer_leases l WHERE l.chain_id = $1 AND l.holder = $14 AND l.token = $15)' : ''}`,
       [
         s.chain_id,
         s.state,
@@ -54,6 +60,8 @@ export class StatusStore {
         s.last_synced_at,
         s.error_code,
         s.action,
+        s.provider === null ? null : JSON.stringify(s.provider),
+        s.audit === null ? null : JSON.stringify(s.audit),
         ...(this.fence ? [this.fence.holder, this.fence.token] : []),
       ],
     );

@@ -4,11 +4,17 @@ import { ChainInconsistencyError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
 import { RangeTooLargeError } from '../rpc/rpc-errors';
 import type { Hex, LightBlock, Rpc, RpcLog } from '../rpc/rpc';
+import type { BloomChecker, BloomIndex } from './log-completeness';
 import { roleOf, watchedAddresses, type Sources } from './sources';
 
 export interface FetchOptions {
   maxAddresses: number;
   logger: Logger;
+  /**
+   * The headers of the range, read before its logs: every answer is held against them
+   * (`log-completeness.ts`) and refused, then retried, when it is not complete.
+   */
+  verify?: { checker: BloomChecker; index: BloomIndex };
 }
 
 const byPosition = (a: RpcLog, b: RpcLog) => Number(a.blockNumber) - Number(b.blockNumber) || Number(a.logIndex) - Number(b.logIndex);
@@ -19,10 +25,17 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-async function logsOf(rpc: Rpc, addresses: Hex[], from: number, to: number, opts: FetchOptions): Promise<RpcLog[]> {
+/** Where logs are read: a range of heights, or one block by hash (EIP-234). */
+export type LogWindow = { from: number; to: number } | { blockHash: Hex; number: number };
+
+async function logsOf(rpc: Rpc, addresses: Hex[], where: LogWindow, opts: FetchOptions): Promise<RpcLog[]> {
   if (addresses.length === 0) return [];
   const parts = await Promise.all(
-    chunks(addresses, opts.maxAddresses).map((address) => rpc.getLogs({ address, topics: [EVENT_SELECTORS], fromBlock: from, toBlock: to })),
+    chunks(addresses, opts.maxAddresses).map((address) => {
+      if ('blockHash' in where) return rpc.getBlockLogs({ address, topics: [EVENT_SELECTORS], blockHash: where.blockHash });
+      const check = opts.verify && opts.verify.checker.answerCheck(rpc, opts.verify.index, address, where.from, where.to);
+      return rpc.getLogs({ address, topics: [EVENT_SELECTORS], fromBlock: where.from, toBlock: where.to }, check);
+    }),
   );
   return parts.length === 1 ? parts[0] : parts.flat().sort(byPosition);
 }
@@ -39,8 +52,10 @@ export async function fetchRangeLogs(
   from: number,
   to: number,
   opts: FetchOptions,
+  byHash?: Hex,
 ): Promise<{ logs: RpcLog[]; created: string[] }> {
-  const logs = await logsOf(rpc, watchedAddresses(sources, pairs), from, to, opts);
+  const where: LogWindow = byHash ? { blockHash: byHash, number: from } : { from, to };
+  const logs = await logsOf(rpc, watchedAddresses(sources, pairs), where, opts);
   const created: { pair: string; block: number }[] = [];
   for (const log of logs) {
     if (log.topics[0]?.toLowerCase() !== PAIR_CREATED_SELECTOR || log.address.toLowerCase() !== sources.factory) continue;
@@ -52,8 +67,7 @@ export async function fetchRangeLogs(
   const children = await logsOf(
     rpc,
     created.map((c) => c.pair as Hex),
-    since,
-    to,
+    byHash ? where : { from: since, to },
     opts,
   );
   return { logs: [...logs, ...children].sort(byPosition), created: created.map((c) => c.pair) };
@@ -95,6 +109,14 @@ export async function fetchAdaptive(
     }
     return { logs, created };
   }
+}
+
+/**
+ * The logs of one block read by its hash (EIP-234): what the realtime path uses for a step of
+ * one block, since a backend that does not have the block errors rather than answering empty.
+ */
+export async function fetchBlockLogs(rpc: Rpc, sources: Sources, pairs: ReadonlySet<string>, block: LightBlock, opts: FetchOptions) {
+  return fetchRangeLogs(rpc, sources, pairs, block.number, block.number, opts, block.hash);
 }
 
 /**

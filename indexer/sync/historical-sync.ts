@@ -2,9 +2,10 @@ import type { DecodedLog } from '../decode/decode-log';
 import { BackfillReorgedError, ChainInconsistencyError } from '../errors';
 import { handleLogs } from '../projectors/handle-logs';
 import type { RangeSizer } from '../rpc/log-range';
-import type { LightBlock, Rpc } from '../rpc/rpc';
+import { withoutBloom, type LightBlock, type Rpc } from '../rpc/rpc';
 import type { Changeset } from '../store/derived-tables';
 import { assertLogsMatchHeaders, decodeAll, fetchAdaptive, fetchRangeLogs, type FetchOptions } from './fetch-logs';
+import type { BloomChecker, BloomIndex } from './log-completeness';
 import type { Sources } from './sources';
 
 /** One backfill step: every log of [from, to] and the header of `to`, which becomes the cursor. */
@@ -32,6 +33,8 @@ export interface HistoricalBatch {
   created: string[];
   /** Time spent fetching and decoding the range. */
   fetchMs: number;
+  /** What the range's headers say about its logs, for answers read for it later (a top-up). */
+  blooms: BloomIndex;
 }
 
 export interface HistoricalSyncArgs extends FetchOptions {
@@ -45,6 +48,8 @@ export interface HistoricalSyncArgs extends FetchOptions {
   /** Ranges fetched ahead of the one the consumer is writing (0: fetch only when asked). */
   prefetch: number;
   signal: AbortSignal;
+  /** Holds every logs answer against the blooms of the range's headers (`log-completeness.ts`). */
+  checker: BloomChecker;
 }
 
 interface Planned {
@@ -55,23 +60,25 @@ interface Planned {
 }
 
 /**
- * Reads one range. The header of `to` is read before the logs and again after them: when both
- * agree, the logs came from that chain (a reorg landing between the two reads is retried, never
- * half-written). The header of `from - 1` is read after the logs too, so the consumer can check
- * that the range continues what it already wrote. Blocks within reorg reach (`denseFrom` on)
- * have every header read in the same JSON-RPC batches, and must link.
+ * Reads one range. Every header of the range is read first: their blooms are what the logs
+ * answer must agree with before it is accepted (a backend behind the head answers a clamped
+ * range with fewer logs and no error), and the ones within reorg reach (`denseFrom` on) are the
+ * window's part of the range, which must link. The header of `to` is read again after the logs,
+ * with those of the blocks holding logs: when it has not changed, the logs came from that chain
+ * (a reorg landing in between is retried, never half-written). The header of `from - 1` is read
+ * after the logs too, so the consumer can check that the range continues what it already wrote.
  */
 async function fetchBatch(args: HistoricalSyncArgs, from: number, to: number, pairs: Set<string>): Promise<HistoricalBatch> {
   const started = Date.now();
-  const toBlock = await args.rpc.blockByNumber(to);
-  if (!toBlock) throw new ChainInconsistencyError(`node has no block ${to} below the head it reported`);
-  const { logs, created } = await fetchAdaptive(args.rpc, args.sources, pairs, from, to, args.sizer, args);
-  const denseStart = Math.max(from, args.denseFrom);
-  const denseNumbers = Array.from({ length: Math.max(0, to - denseStart + 1) }, (_, i) => denseStart + i);
-  const headers = await headersOf(args.rpc, [...logs.map((l) => Number(l.blockNumber)), to, ...(from > 0 ? [from - 1] : []), ...denseNumbers]);
+  const { toBlock, blooms, dense } = await readRangeHeaders(args, from, to);
+  const { logs, created } = await fetchAdaptive(args.rpc, args.sources, pairs, from, to, args.sizer, {
+    ...args,
+    verify: { checker: args.checker, index: blooms },
+  });
+  const headers = await headersOf(args.rpc, [...logs.map((l) => Number(l.blockNumber)), to, ...(from > 0 ? [from - 1] : [])]);
   if (headers.get(to)!.hash !== toBlock.hash) throw new ChainInconsistencyError(`block ${to} changed while its range was read`);
   assertLogsMatchHeaders(logs, headers);
-  const dense = denseNumbers.map((n) => headers.get(n)!);
+  // The dense headers were read before the logs; they lead to the `to` read after them, so they are of the same chain.
   for (let i = 1; i < dense.length; i++) {
     if (dense[i].parentHash !== dense[i - 1].hash)
       throw new ChainInconsistencyError(`fetched blocks ${dense[i - 1].number} and ${dense[i].number} do not link`);
@@ -80,6 +87,7 @@ async function fetchBatch(args: HistoricalSyncArgs, from: number, to: number, pa
   if (dense.length > 0 && dense[0].number === from && parent && dense[0].parentHash !== parent.hash) {
     throw new ChainInconsistencyError(`fetched blocks ${from - 1} and ${from} do not link`);
   }
+  for (const d of dense) if (!headers.has(d.number)) headers.set(d.number, d);
   const decoded = decodeAll(logs, args.sources, [...pairs, ...created], args.logger);
   const timestamps = new Map([...headers.values()].map((h) => [h.number, h.timestamp]));
   return {
@@ -94,19 +102,35 @@ async function fetchBatch(args: HistoricalSyncArgs, from: number, to: number, pa
     changes: handleLogs(decoded, timestamps),
     created,
     fetchMs: Date.now() - started,
+    blooms,
   };
+}
+
+/**
+ * Every header of [from, to], in batches, keeping only what is needed later: the blooms that may
+ * matter, the dense part and `to` (a long range's headers are not all held at once).
+ */
+async function readRangeHeaders(args: HistoricalSyncArgs, from: number, to: number): Promise<{ toBlock: LightBlock; blooms: BloomIndex; dense: LightBlock[] }> {
+  const blooms = args.checker.index([]);
+  const dense: LightBlock[] = [];
+  let toBlock: LightBlock | null = null;
+  const STEP = 2000;
+  for (let a = from; a <= to; a += STEP) {
+    const b = Math.min(to, a + STEP - 1);
+    const part = await args.rpc.requireBlocks(Array.from({ length: b - a + 1 }, (_, i) => a + i));
+    args.checker.index(part, blooms);
+    for (const h of part) if (h.number >= args.denseFrom) dense.push(withoutBloom(h));
+    if (b === to) toBlock = withoutBloom(part[part.length - 1]);
+  }
+  return { toBlock: toBlock!, blooms, dense };
 }
 
 /** Headers of `numbers` (blocks with logs, range ends) in JSON-RPC batches; every one must exist. */
 async function headersOf(rpc: Rpc, numbers: number[]): Promise<Map<number, LightBlock>> {
   const wanted = [...new Set(numbers)];
-  const blocks = await rpc.blocksByNumber(wanted);
-  const out = new Map<number, LightBlock>();
-  blocks.forEach((b, i) => {
-    if (!b) throw new ChainInconsistencyError(`node has no block ${wanted[i]} although it answered for the range holding it`);
-    out.set(b.number, b);
-  });
-  return out;
+  // Every one exists (the range is at or below a reported head): a missing one is a backend behind, retried in `Rpc`.
+  const blocks = await rpc.requireBlocks(wanted);
+  return new Map(blocks.map((b) => [b.number, withoutBloom(b)]));
 }
 
 /**
@@ -158,7 +182,10 @@ export async function* historicalSync(args: HistoricalSyncArgs, from: number, to
 /** Adds the logs of pairs discovered after `batch` was fetched. */
 async function topUp(args: HistoricalSyncArgs, batch: HistoricalBatch, pairs: string[]): Promise<void> {
   const onlyPairs = { ...args.sources, factory: null, mothership: null };
-  const { logs } = await fetchRangeLogs(args.rpc, onlyPairs, new Set(pairs), batch.from, batch.to, args);
+  const { logs } = await fetchRangeLogs(args.rpc, onlyPairs, new Set(pairs), batch.from, batch.to, {
+    ...args,
+    verify: { checker: args.checker, index: batch.blooms },
+  });
   if (logs.length === 0) return;
   const headers = await headersOf(args.rpc, [...logs.map((l) => Number(l.blockNumber)), batch.to]);
   if (headers.get(batch.to)!.hash !== batch.toBlock.hash) throw new ChainInconsistencyError(`block ${batch.to} changed before its range was topped up`);

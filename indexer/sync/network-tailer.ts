@@ -12,7 +12,10 @@ import { pollOnly, subscribeNewHeads, wsUrls, type HeadSignal } from '../rpc/new
 import type { IndexerStore, RollbackCause } from '../store/indexer-store';
 import type { StatusRow, StatusStore } from '../store/status-store';
 import { StatusReporter } from '../status/status-reporter';
+import { EVENT_SELECTORS } from '../decode/decode-log';
 import { historicalSync } from './historical-sync';
+import { createAudit } from './audit';
+import { createBloomChecker } from './log-completeness';
 import type { RealtimeEvent } from './realtime-sync';
 import { reorgWindowFor } from './reorg-window';
 import { planResync } from './resync';
@@ -64,13 +67,35 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
   });
   const [wsUrl] = wsUrls(network.rpc_urls);
   const heads: HeadSignal = wsUrl
-    ? subscribeNewHeads(wsUrl, logger, { backoffMs: config.INDEXER_RPC_BACKOFF_MS, backoffMaxMs: config.INDEXER_RPC_BACKOFF_MAX_MS })
+    ? subscribeNewHeads(wsUrl, logger, {
+        backoffMs: config.INDEXER_RPC_BACKOFF_MS,
+        backoffMaxMs: config.INDEXER_RPC_BACKOFF_MAX_MS,
+        silenceMs: config.INDEXER_WS_SILENCE_MS,
+        metrics: deps.metrics,
+        chainId,
+      })
     : pollOnly;
   const sizer = createRangeSizer({
     initial: config.INDEXER_INITIAL_BLOCK_RANGE,
     max: config.INDEXER_MAX_BLOCK_RANGE,
     targetLogs: config.INDEXER_TARGET_LOGS_PER_RANGE,
   });
+  // Every logs answer is held against its blocks' blooms before anything is written (sync/log-completeness.ts).
+  const checker = createBloomChecker(EVENT_SELECTORS);
+  const audit = createAudit({
+    chainId,
+    rpc,
+    store: deps.store,
+    checker,
+    sizer,
+    maxAddresses: config.INDEXER_MAX_ADDRESSES_PER_REQUEST,
+    depth: config.INDEXER_AUDIT_DEPTH_BLOCKS,
+    blocksPerMinute: config.INDEXER_AUDIT_BLOCKS_PER_MINUTE,
+    intervalMs: config.INDEXER_AUDIT_INTERVAL_MS,
+    logger,
+    metrics: deps.metrics,
+  });
+  let lastHead = -1;
   const status = new StatusReporter(deps.statusStore, chainId, config.INDEXER_HEARTBEAT_MS, logger);
   const reorgWindow = reorgWindowFor(chainId, config);
   const labels = { chain_id: String(chainId) };
@@ -181,6 +206,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         logger,
         after: ctx.chain.tip,
         denseFrom,
+        checker,
       },
       ctx.cursor.block_number + 1,
       to,
@@ -213,7 +239,8 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       ctx.chain.finalizeTo(trimBelow);
       advanced(ctx, batch.toBlock);
       logsIndexed?.inc({ ...labels, mode: 'backfill' }, batch.logs.length);
-      status.update({ last_synced_at: new Date() });
+      // A written range proves the RPC answers: a first backfill that takes minutes is not "RPC down".
+      status.update({ last_synced_at: new Date(), rpc_ok: true });
       await deps.publisher.settled(chainId, filled);
       // Finalized ranges reach explore watchers too (a network with no confirmations sees every block here);
       // each watcher gets only what is past its snapshot, so nothing arrives twice.
@@ -233,6 +260,8 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
   async function step(ctx: TailerContext): Promise<boolean> {
     if (await resync(ctx)) return true;
     const head = await rpc.latestBlock();
+    lastHead = Math.max(lastHead, head.number);
+    heads.observedHead(head.number);
     status.update({ head: head.number, head_timestamp: head.timestamp });
     headGauge?.set(labels, head.number);
     const finalized = head.number - network.confirmations;
@@ -265,7 +294,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
   /** Records a failure in the status: a fixed code for the API, the text for the logs and operators. */
   function failed(err: unknown, patch: Partial<StatusRow> = {}): string {
     const text = errorText(err);
-    status.update({ last_error: text, error_code: errorCode(err), ...patch }, { now: true });
+    status.update({ last_error: text, error_code: errorCode(err), provider: rpc.providerState(), ...patch }, { now: true });
     return text;
   }
 
@@ -284,8 +313,16 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
           status.update({ state: 'starting', error_code: null, action: null, last_error: null }, { now: true });
           logger.warn('resync requested: resuming the halted network');
         }
-        ctx ??= await loadContext({ config, logger, store: deps.store, rpc, sizer }, network);
+        ctx ??= await loadContext({ config, logger, store: deps.store, rpc, sizer, checker }, network);
         const more = await step(ctx);
+        // Between steps, when a slice is due: final blocks (out of reorg reach by both the
+        // confirmations and the window) read again and compared. A block still in the window may
+        // yet be reorganised, which realtime sync handles and the audit must not take for a fault.
+        await audit.tick(ctx.sources, Math.min(ctx.cursor.block_number - reorgWindow, lastHead - network.confirmations), ctx.startBlock ?? 0, {
+          number: ctx.cursor.block_number,
+          hash: ctx.cursor.block_hash,
+        });
+        status.update({ provider: rpc.providerState(), audit: { ...audit.state } });
         failures = 0;
         status.update({ rpc_ok: true, last_error: null, error_code: null, last_synced_at: new Date() });
         if (!more) await heads.wait(config.INDEXER_POLL_INTERVAL_MS, abort.signal);

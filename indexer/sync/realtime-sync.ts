@@ -2,10 +2,12 @@ import type { Logger } from '../../shared/platform/logging';
 import type { DecodedLog } from '../decode/decode-log';
 import { ChainInconsistencyError, ReorgTooDeepError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
-import type { LightBlock, Rpc } from '../rpc/rpc';
+import { withoutBloom, type LightBlock, type Rpc } from '../rpc/rpc';
+import { RpcRequestRejectedError } from '../rpc/rpc-errors';
 import type { StoredHash } from '../store/indexer-store';
 import { findCommonAncestor } from './ancestor-search';
-import { assertLogsMatchHeaders, decodeAll, fetchAdaptive } from './fetch-logs';
+import { assertLogsMatchHeaders, decodeAll, fetchAdaptive, fetchBlockLogs } from './fetch-logs';
+import type { BloomChecker } from './log-completeness';
 import type { Sources } from './sources';
 import type { UnfinalizedChain } from './unfinalized-chain';
 
@@ -44,6 +46,8 @@ export interface RealtimeSyncArgs {
   batchBlocks: number;
   sizer: RangeSizer;
   maxAddresses: number;
+  /** Holds a range's logs answer against its headers' blooms (`log-completeness.ts`). */
+  checker: BloomChecker;
   logger: Logger;
 }
 
@@ -74,9 +78,8 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
         yield reorgTo(local, remote);
         return;
       }
-      const parent = await rpc.blockByHash(cursor.parentHash);
-      if (!parent) throw new ChainInconsistencyError(`node named parent ${cursor.parentHash} of block ${cursor.number} but does not have it`);
-      cursor = parent;
+      // The node named this parent: a backend that does not have it is behind, and is retried in `Rpc`.
+      cursor = await rpc.requireBlockByHash(cursor.parentHash);
     }
     const tip = chain.tip!;
     const window = chain.all();
@@ -112,6 +115,30 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
     return { type: 'reorg', ancestor, orphaned, depth };
   }
 
+  let byHash = true;
+
+  /**
+   * The logs of consecutive new blocks. One block is read by its hash (EIP-234), where a backend
+   * without it errors instead of answering empty; a provider that refuses that form, and a step
+   * of several blocks, read the range, held against the blocks' blooms before it is accepted.
+   */
+  async function readLogs(blocks: LightBlock[]) {
+    const opts = { maxAddresses: args.maxAddresses, logger };
+    if (blocks.length === 1 && byHash) {
+      try {
+        return await fetchBlockLogs(rpc, args.sources, args.sources.pairs, blocks[0], opts);
+      } catch (err) {
+        if (!(err instanceof RpcRequestRejectedError)) throw err;
+        byHash = false;
+        logger.warn({ err: err.message }, 'the provider refuses eth_getLogs by block hash; reading ranges checked against header blooms');
+      }
+    }
+    const from = blocks[0].number;
+    const to = blocks[blocks.length - 1].number;
+    const verify = { checker: args.checker, index: args.checker.index(blocks) };
+    return fetchAdaptive(rpc, args.sources, args.sources.pairs, from, to, args.sizer, { ...opts, verify });
+  }
+
   /** Whether `head` (at or below our tip) is a block we already have: a lagging provider, not a reorg. */
   function isKnown(block: LightBlock): boolean {
     return chain.get(block.number)?.hash === block.hash;
@@ -121,8 +148,8 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
     async *checkTip() {
       const tip = chain.tip;
       if (!tip) return;
-      const canonical = await rpc.blockByNumber(tip.number);
-      if (!canonical) throw new ChainInconsistencyError(`node has no block ${tip.number}, our tip: it is behind`);
+      // Asked only when the head is above the tip, so the block exists: a null is a backend behind, retried in `Rpc`.
+      const [canonical] = await rpc.requireBlocks([tip.number]);
       if (canonical.hash !== tip.hash) yield* reconcile(canonical);
     },
 
@@ -140,10 +167,10 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
       const from = tip ? tip.number + 1 : 0;
       const to = Math.min(head.number, from + args.batchBlocks - 1);
       const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const fetched = to === head.number ? [...(await rpc.blocksByNumber(numbers.slice(0, -1))), head] : await rpc.blocksByNumber(numbers);
+      // Every block up to the head exists: a header missing below it is a backend behind, retried in `Rpc`.
+      const fetched = to === head.number ? [...(await rpc.requireBlocks(numbers.slice(0, -1))), head] : await rpc.requireBlocks(numbers);
       const blocks: LightBlock[] = [];
       for (const [i, b] of fetched.entries()) {
-        if (!b) throw new ChainInconsistencyError(`node has no block ${numbers[i]} below its head ${head.number}`);
         if (i > 0 && b.parentHash !== blocks[i - 1].hash) throw new ChainInconsistencyError(`fetched blocks ${b.number - 1} and ${b.number} do not link`);
         blocks.push(b);
       }
@@ -151,14 +178,11 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
         yield* reconcile(blocks[0]);
         return;
       }
-      const { logs, created } = await fetchAdaptive(rpc, args.sources, args.sources.pairs, from, to, args.sizer, {
-        maxAddresses: args.maxAddresses,
-        logger,
-      });
+      const { logs, created } = await readLogs(blocks);
       assertLogsMatchHeaders(logs, new Map(blocks.map((b) => [b.number, b])));
       yield {
         type: 'block',
-        blocks,
+        blocks: blocks.map(withoutBloom),
         logs: decodeAll(logs, args.sources, created, logger),
         timestamps: new Map(blocks.map((b) => [b.number, b.timestamp])),
         created,

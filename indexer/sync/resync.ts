@@ -1,5 +1,4 @@
-import { ChainInconsistencyError } from '../errors';
-import type { LightBlock, Rpc } from '../rpc/rpc';
+import { withoutBloom, type LightBlock, type Rpc } from '../rpc/rpc';
 import type { IndexerStore } from '../store/indexer-store';
 
 /** What a tailer does for the pending resync requests of its network. */
@@ -20,7 +19,7 @@ export async function planResync(store: IndexerStore, rpc: Rpc, chainId: number,
   const fromBlock = Math.min(...pending.map((r) => r.from_block));
   if (fromBlock > cursor) return { kind: 'nothing', requestIds, fromBlock };
   if (fromBlock === 0) return { kind: 'rollback', requestIds, ancestor: null, fromBlock };
-  const ancestor = await rpc.blockByNumber(fromBlock - 1);
-  if (!ancestor) throw new ChainInconsistencyError(`node has no block ${fromBlock - 1}, the block a resync rolls back to`);
-  return { kind: 'rollback', requestIds, ancestor, fromBlock };
+  // At or below the cursor, so the block exists: a backend without it is behind, retried in `Rpc`.
+  const [ancestor] = await rpc.requireBlocks([fromBlock - 1]);
+  return { kind: 'rollback', requestIds, ancestor: withoutBloom(ancestor), fromBlock };
 }

@@ -2,8 +2,9 @@ import type { Config } from '../../shared/platform/config';
 import type { Logger } from '../../shared/platform/logging';
 import { ChainInconsistencyError, ChainMismatchError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
-import type { LightBlock, Rpc } from '../rpc/rpc';
+import { withoutBloom, type LightBlock, type Rpc } from '../rpc/rpc';
 import type { Cursor, IndexerStore } from '../store/indexer-store';
+import type { BloomChecker } from './log-completeness';
 import { createRealtimeSync, type RealtimeSync } from './realtime-sync';
 import { reorgWindowFor } from './reorg-window';
 import { sourcesFor, watchedAddresses, type Sources } from './sources';
@@ -35,6 +36,7 @@ export interface ContextDeps {
   store: IndexerStore;
   rpc: Rpc;
   sizer: RangeSizer;
+  checker: BloomChecker;
 }
 
 /**
@@ -68,8 +70,9 @@ export async function loadContext(deps: ContextDeps, network: NetworkSpec): Prom
   let chain = new UnfinalizedChain(state.blocks);
   if (chain.isEmpty && cursor.block_number >= 0) {
     // A fresh cursor has no header yet: the block before the start becomes the window's base.
-    const base = await rpc.blockByNumber(cursor.block_number);
-    if (!base) throw new ChainInconsistencyError(`node has no block ${cursor.block_number} yet`);
+    const found = await rpc.blockByNumber(cursor.block_number);
+    if (!found) throw new ChainInconsistencyError(`node has no block ${cursor.block_number} yet`);
+    const base = withoutBloom(found);
     await store.saveBase(chainId, base);
     chain = new UnfinalizedChain([base]);
   }
@@ -88,6 +91,7 @@ export async function loadContext(deps: ContextDeps, network: NetworkSpec): Prom
     batchBlocks: config.INDEXER_REALTIME_BATCH_BLOCKS,
     sizer: deps.sizer,
     maxAddresses: config.INDEXER_MAX_ADDRESSES_PER_REQUEST,
+    checker: deps.checker,
     logger,
   });
   return { sources, chain, cursor, realtime, startBlock: state.startBlock };

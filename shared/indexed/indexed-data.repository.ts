@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { AuditState, ProviderState } from './indexer-checks';
 
 export interface StatusRecord {
   chain_id: number;
@@ -15,6 +16,8 @@ export interface StatusRecord {
   last_synced_at: Date | null;
   /** Seconds since the indexer last wrote the row, by the database clock. */
   age_seconds: number;
+  provider: ProviderState | null;
+  audit: AuditState | null;
 }
 
 /** One cursor the indexer keeps: how far a network is indexed for one contract set. */
@@ -91,7 +94,7 @@ export class IndexedDataRepository {
   statuses(chainIds: number[]): Promise<StatusRecord[]> {
     return this.ds.query(
       `SELECT chain_id, state, head::text, head_timestamp::text, cursor::text, cursor_timestamp::text, rpc_ok, last_error, error_code, action,
-              last_synced_at, EXTRACT(EPOCH FROM (now() - heartbeat_at))::float8 AS age_seconds
+              last_synced_at, provider, audit, EXTRACT(EPOCH FROM (now() - heartbeat_at))::float8 AS age_seconds
          FROM indexer_status WHERE chain_id = ANY($1::int[])`,
       [chainIds],
     );

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { AppError, type FieldProblem } from '../platform/errors';
 import { NetworksService } from '../networks';
 import { IndexedDataRepository, type CursorRecord, type KeptBlocksRecord, type ReorgStatsRecord, type StatusRecord } from './indexed-data.repository';
+import type { AuditState, ProviderState } from './indexer-checks';
 import { INDEXER_ERROR_CODES, isIndexerErrorCode } from './indexer-error-codes';
 import { networkPairs } from './network-pairs';
 
@@ -32,6 +33,10 @@ export interface NetworkStatusView {
   /** Block hashes kept for reorgs: the linked window and the oldest checkpoint below it. */
   blocks_kept: { window_from: number | null; window_to: number | null; window_blocks: number; oldest_checkpoint: number | null };
   reorgs: { count: number; deepest: number; last: { at: string; depth: number; ancestor_block: number; orphaned_tip: number | null } | null };
+  /** What the network's RPC providers did wrong lately, per URL (null before the indexer reported it). */
+  provider: ProviderState | null;
+  /** The standing audit's progress and the last difference it found. */
+  audit: AuditState | null;
 }
 
 export interface CoreView {
@@ -138,6 +143,8 @@ export class IndexerStatusService {
           cursors: cursors.filter((c) => c.chain_id === id).map(cursorView),
           blocks_kept: keptView(kept.find((k) => k.chain_id === id)),
           reorgs: reorgView(reorgs.find((s) => s.chain_id === id)),
+          provider: r?.provider ?? null,
+          audit: r?.audit ?? null,
         };
       }),
     };

@@ -81,6 +81,8 @@ export const indexerEnv = {
   INDEXER_RPC_BACKOFF_MAX_MS: envInt(5000, 1, 600_000),
   /** Parallel JSON-RPC requests per network (header batches, address chunks, prefetch). */
   INDEXER_RPC_CONCURRENCY: envInt(8, 1, 256),
+  /** A ws(s) newHeads subscription that leaves a polled head unannounced this long, with no notification, is replaced. */
+  INDEXER_WS_SILENCE_MS: envInt(30_000, 100, 3_600_000),
   /**
    * Recent block hashes each tailer keeps linked (its unfinalized window), for chains with no
    * entry in INDEXER_REORG_WINDOW_BY_CHAIN nor a built-in one (docs/INDEXER.md lists those).
@@ -95,6 +97,15 @@ export const indexerEnv = {
    * Anything shallower is rolled back and re-synced by itself.
    */
   INDEXER_REORG_MAX_DEPTH: envInt(50_000, 1, 100_000_000),
+  /**
+   * The standing audit: finalized blocks down to this many below the indexed tip are re-read
+   * from the chain and compared with what was written; a difference re-derives from its block.
+   */
+  INDEXER_AUDIT_DEPTH_BLOCKS: envInt(10_000, 1, 100_000_000),
+  /** Blocks the audit re-reads per minute and network (0 turns it off). */
+  INDEXER_AUDIT_BLOCKS_PER_MINUTE: envInt(2_000, 0, 10_000_000),
+  /** How often the audit takes its next slice (its share of INDEXER_AUDIT_BLOCKS_PER_MINUTE). */
+  INDEXER_AUDIT_INTERVAL_MS: envInt(5_000, 50, 600_000),
 };
 
 /** Cross-key rule: a holder renews at least twice per TTL, so one slow renewal does not lose the lease. */

@@ -177,6 +177,8 @@ describe('indexer leases', () => {
         error_code: 'internal',
         action: null,
         last_synced_at: null,
+        provider: null,
+        audit: null,
       });
       expect(((await h.env.db.query(`SELECT heartbeat_at, state FROM indexer_status WHERE chain_id = $1`, [h.chain.chainId])) as unknown[])[0]).toEqual(
         statusBefore,

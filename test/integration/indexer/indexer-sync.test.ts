@@ -118,6 +118,9 @@ describe('indexer sync', () => {
             oldest_checkpoint: expect.any(Number),
           },
           reorgs: { count: 0, deepest: 0, last: null },
+          // One URL, by its place in rpc_urls (the URL itself is never shown), serving.
+          provider: { urls: [expect.objectContaining({ url_index: 0, state: 'serving' })], last_minute: expect.any(Object) },
+          audit: expect.objectContaining({ enabled: true, depth_blocks: 10_000, differences_total: 0, last_difference: null }),
         },
       ],
     });

@@ -59,9 +59,28 @@ export class FakeNode implements Rpc {
   async blocksByNumber(ns: number[]) {
     return Promise.all(ns.map((n) => this.blockByNumber(n)));
   }
+  async requireBlocks(ns: number[]) {
+    const found = await this.blocksByNumber(ns);
+    const missing = found.findIndex((b) => !b);
+    if (missing >= 0) throw new Error(`fake node has no block ${ns[missing]}`);
+    return found as LightBlock[];
+  }
+  async requireBlockByHash(h: Hex) {
+    const b = await this.blockByHash(h);
+    if (!b) throw new Error(`fake node has no block ${h}`);
+    return b;
+  }
   async getLogs(f: { fromBlock: number; toBlock: number }) {
     this.calls.push(`logs:${f.fromBlock}-${f.toBlock}`);
     return this.logs.filter((l) => Number(l.blockNumber) >= f.fromBlock && Number(l.blockNumber) <= f.toBlock);
+  }
+  async getBlockLogs(f: { blockHash: Hex }) {
+    this.calls.push(`logs:${f.blockHash}`);
+    return this.logs.filter((l) => l.blockHash === f.blockHash);
+  }
+  noteProblem() {}
+  providerState() {
+    return { urls: [], last_minute: {} };
   }
   async getCode() {
     return '0x' as Hex;

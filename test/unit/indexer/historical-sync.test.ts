@@ -3,6 +3,8 @@ import { createRangeSizer } from '../../../indexer/rpc/log-range';
 import type { LightBlock } from '../../../indexer/rpc/rpc';
 import { historicalSync, type HistoricalBatch } from '../../../indexer/sync/historical-sync';
 import { sourcesFor } from '../../../indexer/sync/sources';
+import { EVENT_SELECTORS } from '../../../indexer/decode/decode-log';
+import { createBloomChecker } from '../../../indexer/sync/log-completeness';
 import { createLogger } from '../../../shared/platform/logging';
 import { FakeNode, makeBlocks } from './fake-chain';
 
@@ -21,6 +23,7 @@ function setup(opts: { denseFrom?: number; after?: LightBlock | null } = {}) {
         prefetch: 0,
         signal: new AbortController().signal,
         maxAddresses: 10,
+        checker: createBloomChecker(EVENT_SELECTORS),
         logger,
         after: opts.after === undefined ? main[from - 1] : opts.after,
         denseFrom: opts.denseFrom ?? Number.MAX_SAFE_INTEGER,

@@ -4,6 +4,8 @@ import { createRangeSizer } from '../../../indexer/rpc/log-range';
 import { createRealtimeSync, type RealtimeEvent } from '../../../indexer/sync/realtime-sync';
 import { sourcesFor } from '../../../indexer/sync/sources';
 import { UnfinalizedChain } from '../../../indexer/sync/unfinalized-chain';
+import { EVENT_SELECTORS } from '../../../indexer/decode/decode-log';
+import { createBloomChecker } from '../../../indexer/sync/log-completeness';
 import { createLogger } from '../../../shared/platform/logging';
 import { FakeNode, makeBlocks } from './fake-chain';
 
@@ -42,6 +44,7 @@ function setup(opts: {
     batchBlocks: opts.batch ?? 100,
     sizer: createRangeSizer({ initial: 100, max: 1000, targetLogs: 1000 }),
     maxAddresses: 10,
+    checker: createBloomChecker(EVENT_SELECTORS),
     logger,
   });
   return { node, main, chain, sync };
