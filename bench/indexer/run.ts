@@ -12,6 +12,7 @@ import { EVENT_SELECTORS } from '../../indexer/decode/decode-log';
 import { benchDatabase } from '../support/bench-db';
 import { startLatencyProxy } from './latency-proxy';
 import { sprayEvents } from './spray';
+import { CHAOS_MIX, startChaosRpc } from '../../test/support/chaos-rpc';
 import { freePort } from '../support/free-port';
 
 /**
@@ -28,6 +29,8 @@ const TIME_LIMIT_MS = Number(process.env.BENCH_TIME_LIMIT_MS ?? 15 * 60_000);
 const SWEEP_SPANS = [10, 25, 100];
 /** Added round-trip latency between the indexer (and the sweep) and the node; 0 = straight to the node. */
 const RPC_LATENCY_MS = Number(process.env.BENCH_RPC_LATENCY_MS ?? 0);
+/** BENCH_RPC_CHAOS=1: the indexer reads through the tests' chaos proxy with every fault on; the sweep stays on the clean node. */
+const RPC_CHAOS = process.env.BENCH_RPC_CHAOS === '1';
 
 async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
   const res = await fetch(url, {
@@ -101,12 +104,28 @@ async function main(): Promise<void> {
     }
     const best = sweeps.reduce((a, b) => (b.rate > a.rate ? b : a));
 
+    let indexerUrl = rpcUrl;
+    if (RPC_CHAOS) {
+      const chaos = await startChaosRpc(rpcUrl);
+      chaos.set(CHAOS_MIX);
+      cleanups.push(async () => {
+        const a = chaos.stats().applied;
+        console.log(
+          `chaos faults served (seed ${chaos.seed}): ${Object.entries(a)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
+        );
+        await chaos.close();
+      });
+      indexerUrl = chaos.url;
+      console.log('the indexer reads through the chaos proxy (every fault on); the sweeps above read the node directly');
+    }
     const db = await benchDatabase('indexer');
     cleanups.push(db.drop);
     const ds = createDataSource({ url: db.url, poolSize: 2 });
     await ds.initialize();
     cleanups.push(() => ds.destroy());
-    await new NetworksService(ds).upsertNetwork(devchainNetwork(rpcUrl, addresses));
+    await new NetworksService(ds).upsertNetwork(devchainNetwork(indexerUrl, addresses));
 
     // BENCH_INDEXER_NODE_ARGS (e.g. "--cpu-prof") goes to the indexer's node, for profiling.
     const nodeArgs = (process.env.BENCH_INDEXER_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -122,6 +141,8 @@ async function main(): Promise<void> {
         REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
         REDIS_PREFIX: `bench:indexer:${process.pid}:`,
         INDEXER_START_BLOCK: '0',
+        // Behind the chaos proxy: what an operator behind a hosted provider sets (short timeouts, enough retries).
+        ...(RPC_CHAOS ? { INDEXER_RPC_TIMEOUT_MS: '1000', INDEXER_RPC_RETRIES: '10', INDEXER_RPC_BACKOFF_MS: '20', INDEXER_RPC_BACKOFF_MAX_MS: '200' } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -24,16 +24,33 @@ function compileSpray(): Hex {
   return `0x${out.contracts['EventSpray.sol'].EventSpray.evm.bytecode.object}`;
 }
 
-/**
- * Emits at least `events` pair events on the node: EventSpray rounds of 4 events, `roundsPerTx`
- * rounds per transaction, transactions sent back to back and mined one per block.
- */
-export async function sprayEvents(rpcUrl: string, pair: Address, events: number, roundsPerTx: number): Promise<{ txs: number; events: number }> {
+/** Deploys the EventSpray helper from Hardhat account #1; `once` then emits one round (4 pair events) in one block, and answers that block. */
+export async function deploySpray(rpcUrl: string) {
   const account = hardhatAccounts(2)[1];
   const client = localPublicClient(rpcUrl);
   const wallet = localWalletClient(rpcUrl, account);
   const deployHash = await wallet.deployContract({ abi: sprayAbi, bytecode: compileSpray() });
   const spray = (await client.waitForTransactionReceipt({ hash: deployHash })).contractAddress!;
+  let salt = 1_000_000n;
+  return {
+    spray,
+    client,
+    wallet,
+    async once(pair: Address): Promise<number> {
+      const hash = await wallet.writeContract({ address: spray, abi: sprayAbi, functionName: 'spray', args: [pair, 1n, salt++], gas: 1_000_000n });
+      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+      if (receipt.status !== 'success') throw new Error(`spray transaction ${hash} reverted`);
+      return Number(receipt.blockNumber);
+    },
+  };
+}
+
+/**
+ * Emits at least `events` pair events on the node: EventSpray rounds of 4 events, `roundsPerTx`
+ * rounds per transaction, transactions sent back to back and mined one per block.
+ */
+export async function sprayEvents(rpcUrl: string, pair: Address, events: number, roundsPerTx: number): Promise<{ txs: number; events: number }> {
+  const { spray, client, wallet } = await deploySpray(rpcUrl);
   const rounds = Math.ceil(events / 4);
   let sent = 0;
   let txs = 0;

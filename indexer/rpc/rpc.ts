@@ -83,6 +83,8 @@ export interface RpcOptions {
   maxResponseBytes?: number;
   /** Block headers per JSON-RPC batch. */
   batchSize?: number;
+  /** Hedge a read not answered after max(this, 4x its usual latency), at most half the timeout; 0: never. */
+  hedgeMinMs?: number;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -178,6 +180,10 @@ export function createRpc(opts: RpcOptions): Rpc {
     badness: 0,
   }));
   const stats = new ProviderStats(opts.chainId, http, opts.logger, opts.metrics);
+  /** Recent latency of successful answers per method (ms), for the hedge's delay. */
+  const latency = new Map<string, number>();
+  const hedgeMinMs = opts.hedgeMinMs ?? 0;
+  const hedges = opts.metrics?.counter('rfq_indexer_rpc_hedged_total', 'JSON-RPC reads sent a second time because the first was slow', ['chain_id', 'method']);
   const semaphore = createSemaphore(opts.concurrency);
   const health: RpcHealth = { ok: true, lastError: null, lastOkAt: null };
   const batchSize = opts.batchSize ?? 100;
@@ -221,6 +227,66 @@ export function createRpc(opts: RpcOptions): Rpc {
     }
   }
 
+  /**
+   * One attempt on `ep`, hedged: when no answer has come after a few times the usual latency of
+   * the method (at least `hedgeMinMs`, at most half the timeout), the same read goes to another
+   * URL (or again to the same one) and the first good answer wins. A backend that answers in
+   * seconds then costs tens of milliseconds instead of a timeout; reads are idempotent, so the
+   * slower twin is simply ignored. A failure before the hedge fires ends the attempt at once.
+   */
+  async function hedged<T>(ep: Endpoint, body: Call | Call[], method: string, check?: AnswerCheck<T>): Promise<{ result: T; served: Endpoint }> {
+    const once = async (target: Endpoint) => {
+      stats.request(target.index);
+      const started = Date.now();
+      const result = (await send(target, body)) as T;
+      // The provider's latency, not the check's (which may read more): what the hedge waits on.
+      const ms = Date.now() - started;
+      const prev = latency.get(method);
+      latency.set(method, prev === undefined ? ms : prev * 0.9 + ms * 0.1);
+      const problem = check ? await check(result) : null;
+      if (problem) throw new AnswerRefused(problem);
+      return { result, served: target };
+    };
+    const first = once(ep);
+    if (hedgeMinMs <= 0) return first;
+    const usual = latency.get(method);
+    const after = Math.min(Math.max(hedgeMinMs, 4 * (usual ?? hedgeMinMs)), opts.timeoutMs / 2);
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      let firstError: unknown;
+      const win = (v: { result: T; served: Endpoint }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(v);
+      };
+      // The first attempt failing before any twin exists ends the attempt; so does a twin failing
+      // (the first is slow: waiting for it out to the timeout is what hedging avoids).
+      const lose = (err: unknown, isFirst: boolean) => {
+        if (isFirst) firstError = err;
+        if (settled || (isFirst && twins > 0)) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(isFirst ? err : (firstError ?? err));
+      };
+      let twins = 0;
+      // Up to two twins, each `after` apart: a twin can meet a slow backend too.
+      const hedge = () => {
+        if (settled || abort.signal.aborted || twins >= 2) return;
+        twins++;
+        hedges?.inc({ chain_id: String(opts.chainId), method });
+        opts.logger.debug({ method, after_ms: after, twin: twins }, 'rpc read hedged: no answer yet, asking again');
+        once(pick(new Set([ep]))).then(win, (err: unknown) => lose(err, false));
+        timer = setTimeout(hedge, after);
+        timer.unref?.();
+      };
+      first.then(win, (err: unknown) => lose(err, true));
+      timer = setTimeout(hedge, after);
+      timer.unref?.();
+    });
+  }
+
   let nextId = 1;
   let lastFailed: Endpoint | null = null;
   let highestHead = -1;
@@ -231,18 +297,16 @@ export function createRpc(opts: RpcOptions): Rpc {
     if (Array.isArray(body)) for (const c of body as (Call & { id?: number })[]) c.id = nextId++;
     const rejectedBy = new Set<Endpoint>();
     let last: unknown;
+    let backoffs = 0;
     for (let attempt = 0; attempt <= opts.retries; attempt++) {
       if (abort.signal.aborted) throw new Error('rpc closed');
       // Another URL first: the one that just failed is tried again only when no other is left.
       const ep = pick(attempt === 0 || !lastFailed ? rejectedBy : new Set([...rejectedBy, lastFailed]));
-      stats.request(ep.index);
       try {
-        const result = (await send(ep, body)) as T;
-        const problem = check ? await check(result) : null;
-        if (problem) throw new AnswerRefused(problem);
-        ep.failures = 0;
-        ep.downUntil = 0;
-        ep.badness *= 0.9;
+        const { result, served } = await hedged<T>(ep, body, method, check);
+        served.failures = 0;
+        served.downUntil = 0;
+        served.badness *= 0.9;
         health.ok = true;
         health.lastOkAt = Date.now();
         return result;
@@ -269,7 +333,10 @@ export function createRpc(opts: RpcOptions): Rpc {
         // every URL is sitting out, the one due back first is tried anyway.
         ep.downUntil = Date.now() + Math.min(60_000, 1000 * 2 ** Math.min(ep.failures - 1, 6));
         opts.logger.debug({ url_index: ep.index, method, attempt, class: kind, err: text }, 'rpc attempt failed');
-        if (attempt < opts.retries) await sleep(backoffDelay(attempt, opts.backoffMs, opts.backoffMaxMs), abort.signal);
+        // Overload and failure call for backing off; an answer from a backend behind the head
+        // does not (the next one, another URL first, is likely current): it is asked again at once.
+        if (refused) continue;
+        if (attempt < opts.retries) await sleep(backoffDelay(backoffs++, opts.backoffMs, opts.backoffMaxMs), abort.signal);
       }
     }
     const text = errorText(last);
@@ -311,13 +378,19 @@ export function createRpc(opts: RpcOptions): Rpc {
       return Number(await call<Hex>('eth_chainId', []));
     },
     async latestBlock() {
-      const b = toLightBlock(await call('eth_getBlockByNumber', ['latest', false]));
-      if (!b) throw new RpcUnavailableError('eth_getBlockByNumber', 1, 'node returned no latest block');
-      // Behind a load balancer one answer may come from a backend behind another: counted, and
-      // the caller treats a head below its tip as nothing new (never as a reorg).
-      if (b.number < highestHead) stats.failure('lagging_backend', null, { head: b.number, highest_seen: highestHead });
-      highestHead = Math.max(highestHead, b.number);
-      return b;
+      // Behind a load balancer one answer may come from a backend behind another: a head below
+      // the highest seen is counted and asked again (twice); a third such answer is believed (a
+      // chain can get shorter: a reorg to a lighter fork, a devchain's revert), and the caller
+      // treats a head at or below its tip as nothing new, never as a reorg.
+      for (let tries = 1; ; tries++) {
+        const b = toLightBlock(await call('eth_getBlockByNumber', ['latest', false]));
+        if (!b) throw new RpcUnavailableError('eth_getBlockByNumber', 1, 'node returned no latest block');
+        if (b.number >= highestHead || tries >= 3) {
+          highestHead = b.number;
+          return b;
+        }
+        stats.failure('lagging_backend', null, { head: b.number, highest_seen: highestHead });
+      }
     },
     async blockByNumber(n) {
       return toLightBlock(await call('eth_getBlockByNumber', [hex(n), false]));

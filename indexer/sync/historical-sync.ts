@@ -75,8 +75,15 @@ async function fetchBatch(args: HistoricalSyncArgs, from: number, to: number, pa
     ...args,
     verify: { checker: args.checker, index: blooms },
   });
-  const headers = await headersOf(args.rpc, [...logs.map((l) => Number(l.blockNumber)), to, ...(from > 0 ? [from - 1] : [])]);
+  // Each log was held against the header read for its block before it was accepted; `to`, read
+  // again now, has not changed since, so those headers and the logs are of the chain that is.
+  const headers = await headersOf(args.rpc, [to, ...(from > 0 ? [from - 1] : [])]);
   if (headers.get(to)!.hash !== toBlock.hash) throw new ChainInconsistencyError(`block ${to} changed while its range was read`);
+  for (const n of new Set(logs.map((l) => Number(l.blockNumber)))) {
+    const kept = blooms.blocks.get(n);
+    if (!kept) throw new ChainInconsistencyError(`a log of block ${n} has no header read for it`);
+    headers.set(n, kept.block);
+  }
   assertLogsMatchHeaders(logs, headers);
   // The dense headers were read before the logs; they lead to the `to` read after them, so they are of the same chain.
   for (let i = 1; i < dense.length; i++) {

@@ -62,6 +62,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     backoffMs: config.INDEXER_RPC_BACKOFF_MS,
     backoffMaxMs: config.INDEXER_RPC_BACKOFF_MAX_MS,
     concurrency: config.INDEXER_RPC_CONCURRENCY,
+    hedgeMinMs: config.INDEXER_RPC_HEDGE_MIN_MS,
     logger,
     metrics: deps.metrics,
   });
@@ -298,6 +299,31 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
     return text;
   }
 
+  /** The context of the running loop (null while it reloads after a failure, or halted). */
+  let live: TailerContext | null = null;
+
+  /**
+   * The standing audit, beside the tail loop rather than in it: a slice under a slow provider
+   * must not delay the head. It reads final blocks only (out of reach of both the confirmations
+   * and the window: a block that may still be reorganised is realtime sync's business), writes
+   * nothing but a resync request, and skips while the loop has no context.
+   */
+  async function auditLoop(): Promise<void> {
+    while (!abort.signal.aborted) {
+      await sleep(config.INDEXER_AUDIT_INTERVAL_MS, abort.signal);
+      const ctx = live;
+      if (!ctx || abort.signal.aborted) continue;
+      try {
+        await audit.tick(ctx.sources, Math.min(ctx.cursor.block_number - reorgWindow, lastHead - network.confirmations), ctx.startBlock ?? 0, {
+          number: ctx.cursor.block_number,
+          hash: ctx.cursor.block_hash,
+        });
+      } catch (err) {
+        if (!abort.signal.aborted) logger.warn({ err: errorText(err) }, 'indexer audit slice failed; trying it again at the next interval');
+      }
+    }
+  }
+
   async function run(): Promise<void> {
     status.start();
     let ctx: TailerContext | null = null;
@@ -314,14 +340,8 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
           logger.warn('resync requested: resuming the halted network');
         }
         ctx ??= await loadContext({ config, logger, store: deps.store, rpc, sizer, checker }, network);
+        live = ctx;
         const more = await step(ctx);
-        // Between steps, when a slice is due: final blocks (out of reorg reach by both the
-        // confirmations and the window) read again and compared. A block still in the window may
-        // yet be reorganised, which realtime sync handles and the audit must not take for a fault.
-        await audit.tick(ctx.sources, Math.min(ctx.cursor.block_number - reorgWindow, lastHead - network.confirmations), ctx.startBlock ?? 0, {
-          number: ctx.cursor.block_number,
-          hash: ctx.cursor.block_hash,
-        });
         status.update({ provider: rpc.providerState(), audit: { ...audit.state } });
         failures = 0;
         status.update({ rpc_ok: true, last_error: null, error_code: null, last_synced_at: new Date() });
@@ -330,6 +350,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         if (abort.signal.aborted) break;
         // The database is the truth: after any failure the next pass reloads cursor, window and pairs.
         ctx = null;
+        live = null;
         // The error's base class is the whole policy: fatal halts, anything else is retried.
         if (err instanceof FatalIndexerError) {
           const action = err.action;
@@ -351,6 +372,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
   }
 
   const done = run();
+  const audited = config.INDEXER_AUDIT_BLOCKS_PER_MINUTE > 0 ? auditLoop() : Promise.resolve();
   return {
     chainId,
     done,
@@ -359,6 +381,7 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       heads.close();
       rpc.close();
       await done;
+      await audited;
       await status.stop();
     },
   };

@@ -81,6 +81,12 @@ export const indexerEnv = {
   INDEXER_RPC_BACKOFF_MAX_MS: envInt(5000, 1, 600_000),
   /** Parallel JSON-RPC requests per network (header batches, address chunks, prefetch). */
   INDEXER_RPC_CONCURRENCY: envInt(8, 1, 256),
+  /**
+   * A read not answered after max(this, 4x the method's usual latency), at most half of
+   * INDEXER_RPC_TIMEOUT_MS, is sent again (another URL first) and the first good answer wins: a
+   * backend that answers in seconds costs tens of milliseconds. 0 turns hedging off.
+   */
+  INDEXER_RPC_HEDGE_MIN_MS: envInt(50, 0, 600_000),
   /** A ws(s) newHeads subscription that leaves a polled head unannounced this long, with no notification, is replaced. */
   INDEXER_WS_SILENCE_MS: envInt(30_000, 100, 3_600_000),
   /**

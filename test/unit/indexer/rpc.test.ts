@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createRpc } from '../../../indexer/rpc/rpc';
 import { RangeTooLargeError, RpcRequestRejectedError, RpcUnavailableError } from '../../../indexer/rpc/rpc-errors';
 import { createLogger } from '../../../shared/platform/logging';
+import { Metrics } from '../../../shared/platform/metrics';
 
 type Handler = (body: { id: number; method: string; params: unknown[] } | { id: number; method: string }[], res: http.ServerResponse) => void;
 
@@ -125,5 +126,38 @@ describe('rpc', () => {
     const blocks = await rpc.blocksByNumber([1, 2, 3, 4]);
     expect(blocks.map((x) => x?.number ?? null)).toEqual([1, 2, null, 4]);
     expect(ep.requests).toHaveLength(1);
+  });
+
+  it('hedges a read the provider sits on: a second request answers it and the first is not waited for', async () => {
+    let n = 0;
+    const slowThenFast = await endpoint((b, res) => {
+      const id = (b as { id: number }).id;
+      // The first request is held far past the hedge; the twin is answered at once.
+      if (n++ === 0) setTimeout(() => reply(res, 200, { jsonrpc: '2.0', id, result: '0x1' }), 1500).unref();
+      else reply(res, 200, { jsonrpc: '2.0', id, result: '0x1' });
+    });
+    open.push(slowThenFast);
+    const metrics = new Metrics(false);
+    const rpc = rpcFor([slowThenFast.url], { hedgeMinMs: 20, timeoutMs: 5000, metrics });
+    const answered = rpc.chainId();
+    // Resolved by the twin while the first is still held: the held one would answer only later.
+    await expect(answered).resolves.toBe(1);
+    expect(slowThenFast.requests).toHaveLength(2);
+    const hedged = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'rfq_indexer_rpc_hedged_total');
+    expect(hedged?.values.map((v) => v.value)).toEqual([1]);
+    rpc.close();
+  });
+
+  it('retries a header a backend behind the head does not have, on another URL, and counts it', async () => {
+    const behind = await endpoint((b, res) => reply(res, 200, { jsonrpc: '2.0', id: (b as { id: number }).id, result: null }));
+    const current = await endpoint((b, res) => reply(res, 200, { jsonrpc: '2.0', id: (b as { id: number }).id, result: block(7) }));
+    open.push(behind, current);
+    const metrics = new Metrics(false);
+    const rpc = rpcFor([behind.url, current.url], { metrics });
+    expect((await rpc.requireBlocks([7]))[0].number).toBe(7);
+    expect(behind.requests).toHaveLength(1);
+    const failures = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'rfq_indexer_provider_failures_total');
+    expect(failures?.values).toEqual([expect.objectContaining({ labels: { chain_id: '1', class: 'lagging_backend' }, value: 1 })]);
+    expect(rpc.providerState().urls.map((u) => u.state)).toEqual(['sitting_out', 'serving']);
   });
 });
