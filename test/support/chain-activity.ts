@@ -65,6 +65,19 @@ import type { TestChain } from './chain';
  * other: the steps read ids (next order id, pairs) before they send.
  */
 
+/**
+ * A contract call from `chain.wallets[from]` with a fixed, generous gas limit, awaited to its
+ * receipt. Gas is not estimated: a call whose cost depends on the block's time (a Dutch price, a
+ * loan's interest) can need more when mined than when estimated a moment before, most of all on a
+ * busy machine, and then fails with "ran out of gas".
+ */
+async function sendTx(chain: TestChain, from: number, address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[]): Promise<Hex> {
+  const hash = await chain.wallets[from].writeContract({ address, abi, functionName, args, gas: 5_000_000n } as never);
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
+  return hash;
+}
+
 /** Which of the chain's wallets (indices into `chain.wallets`) act in which role. */
 export interface ActivityRoles {
   /** Deployed the contracts: owns the price oracle and the mothership. */
@@ -206,7 +219,7 @@ async function round(ctx: Round, r: number): Promise<void> {
   sent.setPrice += 2;
   await pause();
 
-  await chain.send(roles.owner, addresses.mothership, mothershipAbi, 'setServiceSigner', [THROWAWAY_SIGNER, r % 2 === 0]);
+  await sendTx(chain, roles.owner, addresses.mothership, mothershipAbi, 'setServiceSigner', [THROWAWAY_SIGNER, r % 2 === 0]);
   sent.setServiceSigner++;
   await pause();
 
@@ -241,12 +254,12 @@ async function round(ctx: Round, r: number): Promise<void> {
   await pause();
 
   // Bond in; half of it asked back (paid out after the time move below).
-  await chain.send(roles.bonder, addresses.usdc, mockErc20Abi, 'faucet', []);
-  await chain.send(roles.bonder, addresses.usdc, mockErc20Abi, 'approve', [addresses.bondVault, BOND]);
-  await chain.send(roles.bonder, addresses.bondVault, bondVaultAbi, 'deposit', [addresses.usdc, BOND]);
+  await sendTx(chain, roles.bonder, addresses.usdc, mockErc20Abi, 'faucet', []);
+  await sendTx(chain, roles.bonder, addresses.usdc, mockErc20Abi, 'approve', [addresses.bondVault, BOND]);
+  await sendTx(chain, roles.bonder, addresses.bondVault, bondVaultAbi, 'deposit', [addresses.usdc, BOND]);
   sent.bondDeposit++;
   await pause();
-  await chain.send(roles.bonder, addresses.bondVault, bondVaultAbi, 'requestWithdrawal', [addresses.usdc, BOND / 2n]);
+  await sendTx(chain, roles.bonder, addresses.bondVault, bondVaultAbi, 'requestWithdrawal', [addresses.usdc, BOND / 2n]);
   sent.bondRequestWithdrawal++;
   await pause();
 
@@ -287,7 +300,7 @@ async function round(ctx: Round, r: number): Promise<void> {
 
   await chain.increaseTime(Number(DEV_BOND_WITHDRAWAL_DELAY_SECONDS) + 1);
   ctx.summary.emptyBlocks++;
-  await chain.send(roles.bonder, addresses.bondVault, bondVaultAbi, 'withdraw', [addresses.usdc]);
+  await sendTx(chain, roles.bonder, addresses.bondVault, bondVaultAbi, 'withdraw', [addresses.usdc]);
   sent.bondWithdraw++;
   await pause();
   // The market accrues interest only when a loan is touched: this withdrawal writes the two
@@ -316,7 +329,7 @@ async function createNextPair(ctx: Round): Promise<Address> {
     sent.deployToken++;
     triple = [token, addresses.usdc, addresses.usdc];
   }
-  await chain.send(roles.owner, addresses.pairFactory, pairFactoryAbi, 'createPair', triple);
+  await sendTx(chain, roles.owner, addresses.pairFactory, pairFactoryAbi, 'createPair', triple);
   sent.createPair++;
   const pair = await chain.publicClient.readContract({ ...factory, functionName: 'getPair', args: triple });
   ctx.summary.pairs.push(pair);
@@ -361,7 +374,7 @@ async function exclusiveFill(ctx: Round): Promise<void> {
     intentExpiry: now + 3600,
     orderOnExpiry: 0,
   };
-  await chain.send(roles.buyer, pair, optionPairAbi, 'placeIntent', [intent]);
+  await sendTx(chain, roles.buyer, pair, optionPairAbi, 'placeIntent', [intent]);
   sent.placeIntent++;
   await mineBlocks(chain, ctx.gap);
   ctx.summary.emptyBlocks += ctx.gap;
@@ -374,7 +387,7 @@ async function exclusiveFill(ctx: Round): Promise<void> {
     expireTime: now + 3600,
   };
   const signature = await DEVELOPMENT_SERVICE_SIGNER.signTypedData(exclusiveFillTypedData(chain.chainId, chain.addresses.mothership, fill));
-  await chain.send(roles.maker, pair, optionPairAbi, 'fillExclusive', [fill, signature, [intent], 10n]);
+  await sendTx(chain, roles.maker, pair, optionPairAbi, 'fillExclusive', [fill, signature, [intent], 10n]);
   sent.fillExclusive++;
 }
 
@@ -412,7 +425,7 @@ async function dutchFill(ctx: Round): Promise<void> {
     exclusiveEnd: now + 100,
   };
   const awardSignature = await DEVELOPMENT_SERVICE_SIGNER.signTypedData(dutchAwardTypedData(chain.chainId, addresses.mothership, award));
-  await chain.send(roles.maker, addresses.mothership, mothershipAbi, 'executeDutchFill', [request, takerSignature, dirs, award, awardSignature]);
+  await sendTx(chain, roles.maker, addresses.mothership, mothershipAbi, 'executeDutchFill', [request, takerSignature, dirs, award, awardSignature]);
   sent.dutchFill++;
 }
 
@@ -449,6 +462,6 @@ async function executePackage(ctx: Round): Promise<void> {
     deadline: now + 600,
   };
   const signature = await maker.signTypedData(packageOfferTypedData(chain.chainId, addresses.mothership, offer));
-  await chain.send(roles.taker, addresses.mothership, mothershipAbi, 'executeFixedPackageIntent', [offer, signature, salt, dirs, zeroAddress]);
+  await sendTx(chain, roles.taker, addresses.mothership, mothershipAbi, 'executeFixedPackageIntent', [offer, signature, salt, dirs, zeroAddress]);
   sent.executePackage++;
 }

@@ -19,7 +19,7 @@ beforeAll(async () => {
   // Retries enough for a 48 % chance that an attempt fails, with timeouts short enough that slow answers are retried.
   h = await openHarness({ INDEXER_RPC_RETRIES: '10', INDEXER_RPC_TIMEOUT_MS: '1500', INDEXER_AUDIT_BLOCKS_PER_MINUTE: '0' });
   chaos = await startChaosRpc(h.chain.rpcUrl);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await chaos?.close();
