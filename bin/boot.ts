@@ -8,6 +8,8 @@ import { createLogger } from '../shared/platform/logging';
 import { Metrics } from '../shared/platform/metrics';
 import { checkEvictionPolicy, closeRedis, createRedis, RedisEpoch } from '../shared/platform/redis';
 import { Tracing } from '../shared/platform/tracing';
+import { PubsubRegistrations } from '../shared/events';
+import { KeyRevocations } from '../shared/identity';
 
 /** The shared infrastructure every role uses, opened once per process and closed by the lifecycle. */
 export interface Infra extends ServiceDeps {
@@ -89,6 +91,11 @@ export async function guardRedis(infra: Infra, name: string): Promise<RedisEpoch
   const { config, logger, metrics } = infra;
   await checkEvictionPolicy(infra.redis, { allowEviction: config.REDIS_ALLOW_EVICTION, logger, metrics });
   const epoch = new RedisEpoch(infra.redis, infra.db, { prefix: config.REDIS_PREFIX, name, logger, metrics });
+  // The makers' registrations are back before anything can announce in the new epoch (a premium
+  // maker's rfq_maker topic is chosen from them at each announcement).
+  const registrations = new PubsubRegistrations(infra.redis, config, infra.db);
+  const keys = new KeyRevocations(infra.db);
+  epoch.beforeOpen(() => registrations.restore((ids) => keys.revokedAmong(ids)));
   await epoch.start();
   epoch.startTimer(config.REDIS_EPOCH_CHECK_MS);
   infra.lifecycle.onClose('redis epoch', () => epoch.close());

@@ -93,6 +93,7 @@ export class RedisEpoch {
   private lastBeat = 0;
   private runIds = '';
   private readonly handlers: ((loss: RedisLoss) => Promise<void> | void)[] = [];
+  private readonly rebuildFirst: (() => Promise<unknown>)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<RedisLoss | null> | null = null;
   private closed = false;
@@ -116,6 +117,16 @@ export class RedisEpoch {
   /** The current epoch's number and seq floor; null before `start`. */
   get current(): { epoch: number; floor: number } | null {
     return this.state;
+  }
+
+  /**
+   * Runs before a new epoch is written, while nothing can publish (the publish script refuses
+   * until the epoch key exists): what every announcement reads must be back first (the makers'
+   * registrations). A failing step is logged; the epoch opens anyway.
+   */
+  beforeOpen(step: () => Promise<unknown>): this {
+    this.rebuildFirst.push(step);
+    return this;
   }
 
   /** Called with each loss this process notices, after the new epoch is open. */
@@ -203,6 +214,11 @@ export class RedisEpoch {
       if (found > 0) {
         await runner.commitTransaction();
         return this.adopt(found, beat);
+      }
+      for (const step of this.rebuildFirst) {
+        await step().catch((err: unknown) =>
+          this.opts.logger.error({ err: (err as Error).message }, 'redis epoch: a rebuild step before the new epoch failed'),
+        );
       }
       const [{ epoch }] = (await runner.query(`INSERT INTO redis_epochs (reason, opened_by) VALUES ($1, $2) RETURNING epoch::int AS epoch`, [
         reason,
