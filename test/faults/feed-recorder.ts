@@ -1,5 +1,6 @@
 import { Socket, type Channel } from 'phoenix';
 import WebSocket from 'ws';
+import { isEpochStart } from '../../shared/platform/redis';
 
 export interface RecordedEvent {
   seq: number;
@@ -22,6 +23,12 @@ export class FeedRecorder {
   duplicates = 0;
   /** Successful joins, the first included. */
   joins = 0;
+  /**
+   * Rejoins answered `recovered: false` at the floor of a new Redis epoch: the server said the
+   * topic started again after a Redis data loss (and replays what it has of the new epoch).
+   * Counted here, not as gaps: what was lost is the server's loss, not a seq skipped in delivery.
+   */
+  epochRestarts = 0;
   private lastSeq: number | null = null;
   private readonly socket: Socket;
   private readonly channel: Channel;
@@ -76,7 +83,10 @@ export class FeedRecorder {
   private onJoined(reply: { seq: number; recovered?: boolean }): void {
     this.joins++;
     if (this.lastSeq === null) this.lastSeq = reply.seq;
-    else if (reply.recovered === false) {
+    else if (reply.recovered === false && reply.seq > this.lastSeq && isEpochStart(reply.seq + 1)) {
+      this.epochRestarts++;
+      this.lastSeq = reply.seq;
+    } else if (reply.recovered === false) {
       // The server no longer had what came after our last seq: that much was lost to us.
       this.gaps += Math.max(1, reply.seq - this.lastSeq);
       this.lastSeq = reply.seq;
