@@ -10,6 +10,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - `pubsub_registrations`: the makers' POST /api/pubsub/{premium,freemium} registrations, which
  *   lived in Redis alone. Redis keeps serving them (every join and every announcement reads
  *   them); this is the copy they are rebuilt from after a loss.
+ * - `admin_statement_uses`: the replay markers of signed admin statements (a statement is
+ *   accepted once). In Redis, a flush inside a statement's 20-minute window made a captured
+ *   statement usable again; here a use is remembered for as long as the statement could be valid.
  */
 export class RedisEpochsAndRegistrations1764100000000 implements MigrationInterface {
   name = 'RedisEpochsAndRegistrations1764100000000';
@@ -32,9 +35,16 @@ export class RedisEpochsAndRegistrations1764100000000 implements MigrationInterf
         PRIMARY KEY (chain_id, tier, address)
       )`);
     await q.query(`CREATE INDEX pubsub_registrations_key_id ON pubsub_registrations (key_id) WHERE key_id IS NOT NULL`);
+    await q.query(`
+      CREATE TABLE admin_statement_uses (
+        statement_hash text PRIMARY KEY,
+        used_at        timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`CREATE INDEX admin_statement_uses_used_at ON admin_statement_uses (used_at)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE admin_statement_uses`);
     await q.query(`DROP TABLE pubsub_registrations`);
     await q.query(`DROP TABLE redis_epochs`);
   }
