@@ -118,6 +118,7 @@ export class RedisLossKeeper {
         previous_epoch: loss.previousEpoch,
         epoch: loss.epoch,
         restarted: loss.restarted,
+        evicted_keys: loss.evictedKeys,
         redone,
         failed,
         rebuild_ms: Date.now() - started,

@@ -56,6 +56,11 @@ interface LossSummary {
 
 const summaries: string[] = [];
 
+afterAll(() => {
+  // One block at the end, as the fault suite prints its lines (docs/FAULTS.md records them).
+  if (summaries.length > 0) process.stdout.write(`\n${summaries.join('\n')}\n`);
+});
+
 describe('Redis loses its data under quote load', () => {
   let stack: Stack;
 
@@ -64,7 +69,6 @@ describe('Redis loses its data under quote load', () => {
   }, 150_000);
 
   afterAll(async () => {
-    process.stdout.write(`\n${summaries.join('\n')}\n`);
     await stack?.close();
   }, 60_000);
 
@@ -89,6 +93,47 @@ describe('Redis loses its data under quote load', () => {
       await stack.redis.start();
       return Date.now();
     });
+  }, 120_000);
+});
+
+describe('an evicting Redis accepted with REDIS_ALLOW_EVICTION=true', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      redis: { persistence: false, args: ['--maxmemory', '48mb', '--maxmemory-policy', 'allkeys-lru'] },
+      env: { REDIS_ALLOW_EVICTION: 'true' },
+    });
+  }, 150_000);
+
+  afterAll(async () => {
+    await stack?.close();
+  }, 60_000);
+
+  it('keys evicted under load: the service says so (keys_evicted) and the invariant still holds', async () => {
+    const admin = new IORedis(stack.redis.url);
+    try {
+      await measure(
+        stack,
+        'keys evicted',
+        async (load) => {
+          await load.waitAnswered(30);
+          // Memory pressure from outside the service: 1 MB values until Redis has evicted something.
+          const evicted = async () => Number(/evicted_keys:(\d+)/.exec(await admin.info('stats'))?.[1] ?? 0);
+          const junk: string[] = [];
+          for (let i = 0; i < 200 && (await evicted()) === 0; i++) {
+            junk.push(`junk:${i}`);
+            await admin.set(`junk:${i}`, 'x'.repeat(1024 * 1024));
+          }
+          expect(await evicted()).toBeGreaterThan(0);
+          await admin.del(...junk);
+          return Date.now();
+        },
+        /keys_evicted/,
+      );
+    } finally {
+      admin.disconnect();
+    }
   }, 120_000);
 });
 
@@ -118,7 +163,12 @@ describe('an evicting Redis', () => {
 });
 
 /** Runs the load with the loss alongside (it answers when Redis accepted writes again), then checks every quote. */
-async function measure(stack: Stack, fault: string, lose: (load: QuoteLoad) => Promise<number>): Promise<void> {
+async function measure(
+  stack: Stack,
+  fault: string,
+  lose: (load: QuoteLoad) => Promise<number>,
+  saidAs = /epoch_missing|epoch_replaced|empty_at_start/,
+): Promise<void> {
   const feeds = allFeeds(stack);
   const restartsBefore = feeds.reduce((n, f) => n + f.epochRestarts, 0);
   const dupsBefore = feeds.reduce((n, f) => n + f.duplicates, 0);
@@ -151,8 +201,9 @@ async function measure(stack: Stack, fault: string, lose: (load: QuoteLoad) => P
   // The loss was noticed and said, once per workers process, with what was rebuilt.
   const lines = lossLines(stack).slice(linesBefore);
   expect(lines.length).toBeGreaterThanOrEqual(1);
+  expect(lines.some((l) => saidAs.test(String(l.reason)))).toBe(true);
   for (const l of lines) {
-    expect(l.msg).toMatch(/^redis data loss \((epoch_missing|epoch_replaced|empty_at_start)\): rebuilt from Postgres, redid /);
+    expect(l.msg).toMatch(/^redis data loss \((epoch_missing|epoch_replaced|empty_at_start|keys_evicted)\): rebuilt from Postgres, redid /);
     expect(l).toMatchObject({ redone: expect.objectContaining({ schedulers: expect.any(Number), registrations: expect.any(Number) }), failed: [] });
   }
   expect(await lossMetric(stack)).toBeGreaterThanOrEqual(1);

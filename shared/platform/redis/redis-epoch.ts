@@ -31,7 +31,12 @@ export type RedisLossReason =
   /** The epoch key's heartbeat went backwards: a failover to a replica that had not received the last writes. */
   | 'writes_rolled_back'
   /** Found empty at this process's start while Postgres remembers an earlier epoch. */
-  | 'empty_at_start';
+  | 'empty_at_start'
+  /**
+   * The server evicted keys (its `evicted_keys` grew): only with REDIS_ALLOW_EVICTION, since a
+   * start refuses an evicting Redis. Any key may be gone, a seq counter too, so it is a loss.
+   */
+  | 'keys_evicted';
 
 export interface RedisLoss {
   reason: RedisLossReason;
@@ -39,6 +44,8 @@ export interface RedisLoss {
   epoch: number;
   /** The server's run_id changed since the last check (a restart or a failover). */
   restarted: boolean;
+  /** Keys the servers evicted since the last check (`keys_evicted`); 0 otherwise. */
+  evictedKeys: number;
   detectedAt: number;
 }
 
@@ -92,6 +99,8 @@ export class RedisEpoch {
   private state: { epoch: number; floor: number } | null = null;
   private lastBeat = 0;
   private runIds = '';
+  /** Each master's `evicted_keys` at the last check. */
+  private evicted = new Map<string, number>();
   private readonly handlers: ((loss: RedisLoss) => Promise<void> | void)[] = [];
   private readonly rebuildFirst: (() => Promise<unknown>)[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -138,10 +147,12 @@ export class RedisEpoch {
   /**
    * Adopts the epoch in Redis, or opens the first one. A Redis found empty while Postgres
    * remembers an epoch lost its data before this process started: that loss is returned (and
-   * reported to the handlers registered later by `reportPending`).
+   * kept in `startLoss` for handlers registered after it).
    */
   async start(): Promise<RedisLoss | null> {
-    this.runIds = await this.readRunIds().catch(() => '');
+    const servers = await this.readServers().catch(() => null);
+    this.runIds = servers?.runIds ?? '';
+    this.evicted = servers?.evicted ?? new Map<string, number>();
     const [epoch, beat] = (await BEAT.run(this.redis, [this.key], [])) as [number, number];
     if (epoch > 0) {
       this.adopt(epoch, beat);
@@ -179,13 +190,16 @@ export class RedisEpoch {
   }
 
   private async checkOnce(): Promise<RedisLoss | null> {
-    const runIds = await this.readRunIds();
+    const { runIds, evicted } = await this.readServers();
     const restarted = this.runIds !== '' && runIds !== this.runIds;
+    // A restarted server counts from 0 again: only growth on the same server is an eviction.
+    const evictedNow = [...evicted].reduce((n, [server, count]) => n + Math.max(0, count - (this.evicted.get(server) ?? count)), 0);
     this.runIds = runIds;
+    this.evicted = evicted;
     const previous = this.state?.epoch ?? null;
     const [epoch, beat] = (await BEAT.run(this.redis, [this.key], [])) as [number, number];
     if (epoch === 0) {
-      await this.open('epoch key missing');
+      await this.open('epoch key missing', null);
       return this.lost('epoch_missing', previous, restarted);
     }
     if (epoch !== previous) {
@@ -194,27 +208,36 @@ export class RedisEpoch {
     }
     if (beat <= this.lastBeat) {
       // The same epoch, an older heartbeat: the server lost writes it had acknowledged.
-      await this.redis.del(this.key);
-      await this.open('writes rolled back');
+      await this.open('writes rolled back', epoch);
       return this.lost('writes_rolled_back', previous, restarted);
+    }
+    if (evictedNow > 0) {
+      await this.open(`${evictedNow} keys evicted`, epoch);
+      return this.lost('keys_evicted', previous, restarted, evictedNow);
     }
     this.lastBeat = beat;
     if (restarted) this.opts.logger.info({ epoch, run_id: runIds }, 'Redis restarted or failed over with its data (epoch key intact)');
     return null;
   }
 
-  /** Opens a new epoch unless another process just did (then adopts that one). */
-  private async open(reason: string): Promise<{ epoch: number; floor: number }> {
+  /**
+   * Opens a new epoch unless another process just did (then adopts that one). `replacing`: the
+   * epoch this process still sees but has found wanting (writes rolled back, keys evicted); it is
+   * replaced only if it is still the one in Redis, so processes noticing the same event together
+   * open one new epoch between them.
+   */
+  private async open(reason: string, replacing: number | null = null): Promise<{ epoch: number; floor: number }> {
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
       await runner.startTransaction();
       await runner.query(`SELECT pg_advisory_xact_lock(${EPOCH_LOCK})`);
       const [found, beat] = (await BEAT.run(this.redis, [this.key], [])) as [number, number];
-      if (found > 0) {
+      if (found > 0 && found !== replacing) {
         await runner.commitTransaction();
         return this.adopt(found, beat);
       }
+      if (found > 0) await this.redis.del(this.key);
       for (const step of this.rebuildFirst) {
         await step().catch((err: unknown) =>
           this.opts.logger.error({ err: (err as Error).message }, 'redis epoch: a rebuild step before the new epoch failed'),
@@ -241,14 +264,14 @@ export class RedisEpoch {
     return this.state;
   }
 
-  private async lost(reason: RedisLossReason, previousEpoch: number | null, restarted: boolean): Promise<RedisLoss> {
-    const loss: RedisLoss = { reason, previousEpoch, epoch: this.state!.epoch, restarted, detectedAt: Date.now() };
+  private async lost(reason: RedisLossReason, previousEpoch: number | null, restarted: boolean, evictedKeys = 0): Promise<RedisLoss> {
+    const loss: RedisLoss = { reason, previousEpoch, epoch: this.state!.epoch, restarted, evictedKeys, detectedAt: Date.now() };
     this.opts.metrics
       ?.counter('rfq_redis_data_loss_total', 'Redis data losses this process noticed (epoch key missing or replaced, writes rolled back)', ['reason'])
       .inc({ reason });
     if (this.handlers.length === 0) {
       this.opts.logger.error(
-        { reason, previous_epoch: previousEpoch, epoch: loss.epoch, restarted },
+        { reason, previous_epoch: previousEpoch, epoch: loss.epoch, restarted, evicted_keys: evictedKeys },
         `redis data loss (${reason}): epoch ${previousEpoch ?? '-'} -> ${loss.epoch}`,
       );
     }
@@ -262,14 +285,24 @@ export class RedisEpoch {
     return loss;
   }
 
-  /** Every master's `run_id`, one string: changes when any of them restarts or fails over. */
-  private async readRunIds(): Promise<string> {
-    const ids = await Promise.all(
+  /**
+   * Every master's `run_id`, one string (changes when any of them restarts or fails over), and
+   * each one's `evicted_keys`.
+   */
+  private async readServers(): Promise<{ runIds: string; evicted: Map<string, number> }> {
+    const servers = await Promise.all(
       primaryNodes(this.redis).map(async (n) => {
-        const info = await n.info('server');
-        return `${n.options.host ?? ''}:${n.options.port ?? ''}=${/run_id:([0-9a-f]+)/.exec(info)?.[1] ?? '?'}`;
+        const [server, stats] = await Promise.all([n.info('server'), n.info('stats')]);
+        const runId = /run_id:([0-9a-f]+)/.exec(server)?.[1] ?? '?';
+        return { id: `${n.options.host ?? ''}:${n.options.port ?? ''}=${runId}`, evicted: Number(/evicted_keys:(\d+)/.exec(stats)?.[1] ?? 0) };
       }),
     );
-    return ids.sort().join(',');
+    return {
+      runIds: servers
+        .map((s) => s.id)
+        .sort()
+        .join(','),
+      evicted: new Map(servers.map((s) => [s.id, s.evicted])),
+    };
   }
 }

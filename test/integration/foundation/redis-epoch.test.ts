@@ -107,6 +107,30 @@ describe('the Redis data epoch', () => {
     await other.close();
   });
 
+  it('keys evicted (an evicting Redis accepted by REDIS_ALLOW_EVICTION) are a loss too, and open one new epoch', async () => {
+    await epoch.check();
+    const other = new RedisEpoch(client, env.db, { prefix: env.config.REDIS_PREFIX, name: 'other', logger: logs.logger });
+    await other.start();
+    const before = epoch.current!.epoch;
+    await client.config('SET', 'maxmemory-policy', 'allkeys-random');
+    await client.config('SET', 'maxmemory', '4mb');
+    try {
+      const junk = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 200; i++) await client.set(`${env.config.REDIS_PREFIX}junk:${i}`, junk).catch(() => undefined);
+    } finally {
+      await client.config('SET', 'maxmemory', '0');
+      await client.config('SET', 'maxmemory-policy', 'noeviction');
+    }
+    const [mine, theirs] = await Promise.all([epoch.check(), other.check()]);
+    // The epoch key itself may have been evicted: then it is missing rather than evicted.
+    expect(['keys_evicted', 'epoch_missing', 'epoch_replaced']).toContain(mine?.reason);
+    expect(['keys_evicted', 'epoch_missing', 'epoch_replaced']).toContain(theirs?.reason);
+    expect(mine!.epoch).toBe(theirs!.epoch);
+    expect(mine!.epoch).toBe(before + 1);
+    expect(mine!.reason === 'keys_evicted' || theirs!.reason === 'keys_evicted' || mine!.reason === 'epoch_missing').toBe(true);
+    await other.close();
+  });
+
   it('a Redis restarted empty is noticed with its run_id changed', async () => {
     await redis.stop('SIGKILL');
     await redis.start();
