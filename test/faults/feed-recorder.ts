@@ -19,6 +19,10 @@ export class FeedRecorder {
   readonly events: RecordedEvent[] = [];
   /** Seqs skipped (a jump forward, or a rejoin the server could not replay). */
   gaps = 0;
+  /** Seqs skipped in delivery without the server saying so (a jump forward within one join): never acceptable. */
+  skipped = 0;
+  /** Rejoins answered `recovered: false`: the server said it could not replay what followed the client's last seq. */
+  notRecovered = 0;
   /** Seqs delivered again. */
   duplicates = 0;
   /** Successful joins, the first included. */
@@ -82,15 +86,17 @@ export class FeedRecorder {
 
   private onJoined(reply: { seq: number; recovered?: boolean }): void {
     this.joins++;
-    if (this.lastSeq === null) this.lastSeq = reply.seq;
-    else if (reply.recovered === false && reply.seq > this.lastSeq && isEpochStart(reply.seq + 1)) {
-      this.epochRestarts++;
+    if (this.lastSeq === null) {
       this.lastSeq = reply.seq;
-    } else if (reply.recovered === false) {
-      // The server no longer had what came after our last seq: that much was lost to us.
-      this.gaps += Math.max(1, reply.seq - this.lastSeq);
-      this.lastSeq = reply.seq;
+      return;
     }
+    if (reply.recovered !== false) return;
+    this.notRecovered++;
+    // The server no longer had what came after our last seq: that much was lost to us (unless the
+    // topic restarted in a new Redis epoch, which the server says by answering at its floor).
+    if (reply.seq > this.lastSeq && isEpochStart(reply.seq + 1)) this.epochRestarts++;
+    else this.gaps += Math.max(1, reply.seq - this.lastSeq);
+    this.lastSeq = reply.seq;
   }
 
   private receive(event: string, payload: Record<string, unknown>): void {
@@ -99,7 +105,10 @@ export class FeedRecorder {
       this.duplicates++;
       return;
     }
-    if (this.lastSeq !== null && seq > this.lastSeq + 1) this.gaps += seq - this.lastSeq - 1;
+    if (this.lastSeq !== null && seq > this.lastSeq + 1) {
+      this.gaps += seq - this.lastSeq - 1;
+      this.skipped += seq - this.lastSeq - 1;
+    }
     this.lastSeq = seq;
     this.events.push({ seq, event, payload, at: Date.now() });
   }
