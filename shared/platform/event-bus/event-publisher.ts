@@ -20,13 +20,16 @@ import type { EventCatalog, TopicRef, TopicRules } from './event-types';
  * (shared/platform/redis/redis-epoch.ts). On one Redis the floor is read from the epoch key in
  * the same step, and a missing epoch key refuses the publish (EPOCHLOST: the job is retried once
  * the new epoch is open), so no event of a lost epoch's counter ever reaches a client; on a
- * cluster the epoch key is in another slot and the publisher passes the floor it knows.
+ * cluster the epoch key is in another slot and the publisher passes the floor it knows; since a
+ * loss is what recreates counters, the script then refuses to create a missing counter (answers
+ * seq -1, writing nothing) until the publisher has read the epoch key afresh (and, when it is
+ * gone, opened the new epoch) and passes that floor with leave to create.
  * KEYS: seq, log, once, stream token (token topics; else any key, unread), epoch (on one Redis
  * with an epoch; else any key, unread), all in one cluster slot.
  * ARGV: live channel (same slot), event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once,
  * token grace ms ('' = shared topic), PUBLISH or SPUBLISH (sharded pub/sub on a cluster), the
  * publishing span's traceparent ('' = none; it goes in the live message only, never to a client),
- * the floor ('' = none, 'key' = the epoch key's, else a number).
+ * the floor ('' = none, 'key' = the epoch key's, else a number), '1' to refuse creating a missing counter.
  */
 const PUBLISH = new LuaScript(
   `
@@ -42,6 +45,7 @@ if ARGV[7] == '1' then
   local prior = redis.call('GET', KEYS[3])
   if prior then return {tonumber(prior), 1} end
 end
+if ARGV[12] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0} end
 local logTtl = tonumber(ARGV[5])
 local seqTtl = tonumber(ARGV[6])
 if ARGV[8] ~= '' then
@@ -178,7 +182,15 @@ export class TopicEventPublisher<C extends EventCatalog> {
       token ? this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000 : '',
       publishCommand(this.deps.redis),
     ];
-    const send = (traceparent: string) => PUBLISH.run(this.deps.redis, keys, [...args, traceparent, floor]) as Promise<[number, number]>;
+    // On a cluster the floor passed is the one this process last read: a counter to be created is
+    // the first sign of a loss it may not have noticed yet, so creating one waits for a fresh read.
+    const guarded = epoch !== undefined && floor !== '' && floor !== 'key';
+    const send = async (traceparent: string) => {
+      const first = (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, floor, guarded ? '1' : '0'])) as [number, number];
+      if (first[0] !== -1 || !epoch) return first;
+      const fresh = String(await epoch.freshFloor());
+      return (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, fresh, '0'])) as [number, number];
+    };
     const [seq, dup] = this.deps.tracer ? await traced(this.deps.tracer, topic.kind, event, send) : await send('');
     this.published?.inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
     return { seq, duplicate: dup === 1 };

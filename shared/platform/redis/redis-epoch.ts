@@ -138,6 +138,19 @@ export class RedisEpoch {
     return this;
   }
 
+  /**
+   * The floor in Redis now, not the one of the last check: read from the epoch key, or, when the
+   * key is gone, after this process has noticed the loss and opened (or adopted) the new epoch.
+   * What a publisher on a cluster asks before it creates a topic counter.
+   */
+  async freshFloor(): Promise<number> {
+    const floor = await this.redis.hget(this.key, 'floor');
+    if (floor !== null) return Number(floor);
+    await this.check();
+    if (!this.state) throw new Error('no Redis epoch yet');
+    return this.state.floor;
+  }
+
   /** Called with each loss this process notices, after the new epoch is open. */
   onLoss(handler: (loss: RedisLoss) => Promise<void> | void): this {
     this.handlers.push(handler);

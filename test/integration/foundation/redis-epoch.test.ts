@@ -21,6 +21,8 @@ import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { captureLogs } from '../workers/log-capture';
 import { startTestRedis, type TestRedis } from '../../faults/redis-server';
+import { startRedisCluster, type TestRedisCluster } from '../../support/redis-cluster';
+import { primaryNodes } from '../../../shared/platform/redis';
 
 /**
  * The Redis data epoch (shared/platform/redis/redis-epoch.ts) on a private redis-server the test
@@ -223,4 +225,44 @@ describe('the eviction policy check', () => {
       await closeRedis(limited);
     }
   });
+});
+
+describe('the Redis data epoch on a Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  let env: TestEnv;
+  let epoch: RedisEpoch;
+  const logs = captureLogs();
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3 });
+    env = await createTestEnv({ REDIS_CLUSTER_NODES: cluster.nodesEnv });
+    epoch = new RedisEpoch(env.redis, env.db, { prefix: env.config.REDIS_PREFIX, name: 'cluster-epoch-test', logger: logs.logger });
+    await epoch.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await epoch?.close();
+    await env?.close();
+    await cluster?.close();
+  });
+
+  it('a publish right after every master was flushed, before any check, still numbers above the new floor', async () => {
+    const pub = new EventPublisher({ redis: env.redis, config: env.config });
+    const topic = topics.quotesRequests(31337);
+    expect((await pub.publish(topic, 'rfq_request', { quote_id: 'a' } as never)).seq).toBe(1);
+    await pub.publish(topic, 'rfq_request', { quote_id: 'b' } as never);
+    const before = epoch.current!;
+
+    await Promise.all(primaryNodes(env.redis).map((n) => n.flushall()));
+    // The epoch key is in another slot than the topic: the publish cannot read it in its script.
+    // It finds the counter to be created, reads the epoch afresh, notices the loss and opens the new epoch first.
+    const after = await pub.publish(topic, 'rfq_request', { quote_id: 'c' } as never);
+    expect(epoch.current!.epoch).toBe(before.epoch + 1);
+    expect(after.seq).toBe(epoch.current!.floor + 1);
+    // An existing counter is not held up: the next publish goes through in one step.
+    expect((await pub.publish(topic, 'rfq_request', { quote_id: 'd' } as never)).seq).toBe(epoch.current!.floor + 2);
+    const read = await new EventHistory(env.redis, env.config).readSince(topic.key, 2);
+    expect(read).toMatchObject({ recovered: false, resumeAfter: epoch.current!.floor });
+    expect(read.events.map((e) => (JSON.parse(e.data) as { quote_id: string }).quote_id)).toEqual(['c', 'd']);
+  }, 60_000);
 });
