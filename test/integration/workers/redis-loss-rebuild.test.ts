@@ -1,14 +1,18 @@
 import type { Express } from 'express';
+import { createApp } from '../../../api/app';
+import { topics } from '../../../shared/events';
+import { JobQueue } from '../../../shared/platform/queue';
+import { dutchBody, recordFixturePair } from '../../support/dutch';
 import type { ApiContext } from '../../../api/context';
 import { NetworksService } from '../../../shared/networks';
 import { Lifecycle } from '../../../shared/platform/lifecycle';
 import { RedisEpoch } from '../../../shared/platform/redis';
 import { startWorkers } from '../../../workers';
 import { startTestRedis, type TestRedis } from '../../faults/redis-server';
-import { eventually } from '../../support/events';
+import { eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
-import { indexBond, indexFixturePair, indexPlacement, orderBody } from '../../support/orders';
+import { indexBond, indexPlacement, orderBody } from '../../support/orders';
 import { FIXTURE_USDC, quoteBody, STRATEGY_ROWS } from '../../support/quotes';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
@@ -46,7 +50,8 @@ describe('queued work rebuilt after a FLUSHALL', () => {
     ({ app, ctx } = buildApp(env));
     await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     await new NetworksService(env.db).setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: '1' } });
-    await indexFixturePair(env.db);
+    // The fixture pair with the tokens a Dutch request signs (orders need only its premium token).
+    await recordFixturePair(env.db);
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Rebuild Makers', owner: randomAddress() });
     await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: maker.address, role: 'member' });
     makerToken = await signIn(app, maker);
@@ -114,5 +119,38 @@ describe('queued work rebuilt after a FLUSHALL', () => {
     // Each at its own time, not before.
     const [orderRow] = await env.db.query(`SELECT closed_at FROM orders WHERE id = $1`, [o.id]);
     expect(new Date(orderRow.closed_at).getTime()).toBeGreaterThanOrEqual(intentExpiry * 1000 - env.config.QUOTE_EXPIRY_SKEW_MS);
+  }, 60_000);
+
+  it('a Dutch quote whose jobs never ran is announced and expired after the loss, within 10 s of its end', async () => {
+    // Created through an API whose queue nobody consumes: its announce, award and expiry jobs are lost.
+    const lostQueue = new JobQueue(env.redis, `${env.config.REDIS_PREFIX}lost:`);
+    try {
+      const lostApp = createApp({ ...env, queue: lostQueue }).app;
+      const res = await request(lostApp)
+        .post('/api/quote')
+        .send(await dutchBody(newWallet(), { body: { expires_in: 6, compete_ms: 1000, exclusive_ms: 1000 } }));
+      expect(res.status).toBe(201);
+      const id = (res.body as { quote: { id: string } }).quote.id;
+      await env.redis.flushall();
+
+      const row = await eventually(
+        async () =>
+          (
+            (await env.db.query(`SELECT state, announced_at, (extract(epoch FROM closed_at - expires_at) * 1000)::int AS late_ms FROM quotes WHERE id = $1`, [
+              id,
+            ])) as Record<string, unknown>[]
+          )[0],
+        (r) => r.state === 'expired',
+        30_000,
+      );
+      expect(row.announced_at).not.toBeNull();
+      expect(row.late_ms as number).toBeLessThanOrEqual(10_000);
+      // Announced on the request feed in the new epoch (the competing announcement, then what followed).
+      const feed = await topicEvents(env, topics.quotesRequests(31337));
+      expect(feed.filter((e) => e.payload.quote_id === id).map((e) => e.event)).toContain('rfq_request');
+      expect(feed.every((e) => e.seq > epoch.current!.floor)).toBe(true);
+    } finally {
+      await lostQueue.close();
+    }
   }, 60_000);
 });
