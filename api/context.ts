@@ -64,7 +64,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
     ...deps,
     services: {
       registry,
-      pubsub: new PubsubRegistrations(deps.redis, deps.config),
+      pubsub: new PubsubRegistrations(deps.redis, deps.config, deps.db),
       identity: new IdentityService(deps),
       pairs,
       quotes: new QuoteService({ ...deps, pairs, streamTokens }),

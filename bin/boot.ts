@@ -6,8 +6,10 @@ import { JobQueue } from '../shared/platform/queue';
 import { Lifecycle } from '../shared/platform/lifecycle';
 import { createLogger } from '../shared/platform/logging';
 import { Metrics } from '../shared/platform/metrics';
-import { closeRedis, createRedis } from '../shared/platform/redis';
+import { checkEvictionPolicy, closeRedis, createRedis, RedisEpoch } from '../shared/platform/redis';
 import { Tracing } from '../shared/platform/tracing';
+import { PubsubRegistrations } from '../shared/events';
+import { KeyRevocations } from '../shared/identity';
 
 /** The shared infrastructure every role uses, opened once per process and closed by the lifecycle. */
 export interface Infra extends ServiceDeps {
@@ -76,4 +78,26 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
   const queue = new JobQueue(queueRedis, config.REDIS_PREFIX);
   lifecycle.onClose('job queues', () => queue.close());
   return { config, logger, lifecycle, db, readDb, redis, metrics, queue, tracing };
+}
+
+/**
+ * What every role checks of its Redis before it starts: that Redis does not evict keys
+ * (`maxmemory-policy noeviction`, else `RedisEvictionRefused`: exit 78, unless
+ * REDIS_ALLOW_EVICTION), and its data epoch, checked every REDIS_EPOCH_CHECK_MS from then on so a
+ * flush, a restart without persistence, a failover that lost writes or an eviction is noticed in
+ * seconds (docs/FAULTS.md, "Redis data loss"). The epoch is found again by `RedisEpoch.of(redis)`.
+ */
+export async function guardRedis(infra: Infra, name: string): Promise<RedisEpoch> {
+  const { config, logger, metrics } = infra;
+  await checkEvictionPolicy(infra.redis, { allowEviction: config.REDIS_ALLOW_EVICTION, logger, metrics });
+  const epoch = new RedisEpoch(infra.redis, infra.db, { prefix: config.REDIS_PREFIX, name, logger, metrics });
+  // The makers' registrations are back before anything can announce in the new epoch (a premium
+  // maker's rfq_maker topic is chosen from them at each announcement).
+  const registrations = new PubsubRegistrations(infra.redis, config, infra.db);
+  const keys = new KeyRevocations(infra.db);
+  epoch.beforeOpen(() => registrations.restore((ids) => keys.revokedAmong(ids)));
+  await epoch.start();
+  epoch.startTimer(config.REDIS_EPOCH_CHECK_MS);
+  infra.lifecycle.onClose('redis epoch', () => epoch.close());
+  return epoch;
 }

@@ -8,13 +8,25 @@ import { startWorkers } from '../workers';
 import { QUEUE_NAMES } from '../workers/job-catalog';
 import { registeredServiceSigner } from '../shared/networks';
 import { ecdsaBackend, keccakBackend } from '../shared/protocol';
-import { openInfra } from './boot';
+import { guardRedis, openInfra } from './boot';
+import { RedisEvictionRefused } from '../shared/platform/redis';
 
 /** The one entry point: starts the roles named in ROLES in this process. */
 async function main(): Promise<void> {
   const config = configFromProcess();
   const infra = await openInfra(config, { migrate: config.MIGRATE_ON_START, name: `options-rfq:${config.ROLES.join('+')}` });
   const { logger, lifecycle } = infra;
+  // Refuse an evicting Redis; start watching the Redis data epoch (docs/FAULTS.md, "Redis data loss").
+  try {
+    await guardRedis(infra, `options-rfq:${config.ROLES.join('+')}`);
+  } catch (err) {
+    if (!(err instanceof RedisEvictionRefused)) throw err;
+    logger.fatal(
+      { redis: err.node, maxmemory_policy: err.policy, fix: 'CONFIG SET maxmemory-policy noeviction', override: 'REDIS_ALLOW_EVICTION=true' },
+      err.message,
+    );
+    process.exit(78);
+  }
   lifecycle.installSignalHandlers();
   // Before anything listens: from here on a crash drains through the lifecycle (docs/SECURITY.md).
   lifecycle.installCrashHandlers();

@@ -68,7 +68,8 @@ export async function runJoin(rt: SocketRuntime, host: JoinHost, ch: Channel, ms
       after === undefined ? { head: await rt.history.head(ch.key), events: [] } : await rt.gate.run(() => rt.history.readSince(ch.key, after));
     if (!ch.isOpen) return;
 
-    const position = after !== undefined && read.recovered ? after : read.head;
+    // Not recovered after a Redis data loss: the client resumes at the new epoch's floor and gets its events.
+    const position = after !== undefined && read.recovered ? after : ((read.recovered === false ? read.resumeAfter : undefined) ?? read.head);
     admitJoin(rt, host, ch, msgRef, read.recovered === undefined ? { seq: position } : { seq: position, recovered: read.recovered });
     if (read.recovered !== undefined) rt.metrics.replays.inc({ result: read.recovered ? 'recovered' : 'not_recovered' });
     if (read.events.length > 0) {

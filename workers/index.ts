@@ -9,23 +9,39 @@ import { ORDERS_QUEUE, ordersSweepJob } from '../shared/orders';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
 import { DutchClock } from './dutch/dutch-clock';
-import { RecoverySweeper } from './recovery-sweep';
+import { RecoverySweeper, sweepAfterRecovery } from './recovery-sweep';
+import { RedisLossKeeper, type Schedule } from './redis-loss';
+import { KeyRevocations } from '../shared/identity';
+import { RedisEpoch } from '../shared/platform/redis';
 
 export type { WorkerContext, WorkerDeps } from './worker-context';
 export { buildWorkerContext } from './worker-context';
 
 /** The quote jobs that run on a schedule, each under a fixed scheduler id (its job id). */
-export async function scheduleQuoteJobs(queue: JobQueue, config: Pick<Config, 'QUOTE_SWEEP_INTERVAL_MS' | 'QUOTE_RETENTION_INTERVAL_MS'>): Promise<void> {
-  const quotes = queue.queue(QUOTES_QUEUE);
-  await quotes.upsertJobScheduler(quotesSweepJob.jobId({}), { every: config.QUOTE_SWEEP_INTERVAL_MS }, { name: quotesSweepJob.name, data: {} });
-  await quotes.upsertJobScheduler(quotesRetentionJob.jobId({}), { every: config.QUOTE_RETENTION_INTERVAL_MS }, { name: quotesRetentionJob.name, data: {} });
+export function quoteSchedules(config: Pick<Config, 'QUOTE_SWEEP_INTERVAL_MS' | 'QUOTE_RETENTION_INTERVAL_MS'>): Schedule[] {
+  return [
+    { queue: QUOTES_QUEUE, id: quotesSweepJob.jobId({}), name: quotesSweepJob.name, everyMs: config.QUOTE_SWEEP_INTERVAL_MS },
+    { queue: QUOTES_QUEUE, id: quotesRetentionJob.jobId({}), name: quotesRetentionJob.name, everyMs: config.QUOTE_RETENTION_INTERVAL_MS },
+  ];
 }
 
 /** The orders sweeper, on a schedule under its fixed id. */
-export async function scheduleOrderJobs(queue: JobQueue, config: Pick<Config, 'ORDER_SWEEP_INTERVAL_MS'>): Promise<void> {
-  await queue
-    .queue(ORDERS_QUEUE)
-    .upsertJobScheduler(ordersSweepJob.jobId({}), { every: config.ORDER_SWEEP_INTERVAL_MS }, { name: ordersSweepJob.name, data: {} });
+export function orderSchedules(config: Pick<Config, 'ORDER_SWEEP_INTERVAL_MS'>): Schedule[] {
+  return [{ queue: ORDERS_QUEUE, id: ordersSweepJob.jobId({}), name: ordersSweepJob.name, everyMs: config.ORDER_SWEEP_INTERVAL_MS }];
+}
+
+async function install(queue: JobQueue, schedules: Schedule[]): Promise<void> {
+  for (const s of schedules) await queue.queue(s.queue).upsertJobScheduler(s.id, { every: s.everyMs }, { name: s.name, data: {} });
+}
+
+/** Installs the quote schedules (start-up; RedisLossKeeper installs them again whenever they are missing). */
+export function scheduleQuoteJobs(queue: JobQueue, config: Pick<Config, 'QUOTE_SWEEP_INTERVAL_MS' | 'QUOTE_RETENTION_INTERVAL_MS'>): Promise<void> {
+  return install(queue, quoteSchedules(config));
+}
+
+/** Installs the orders sweeper's schedule. */
+export function scheduleOrderJobs(queue: JobQueue, config: Pick<Config, 'ORDER_SWEEP_INTERVAL_MS'>): Promise<void> {
+  return install(queue, orderSchedules(config));
 }
 
 /**
@@ -55,7 +71,15 @@ export async function startWorkers(
   // Lost work is redone the moment Redis or Postgres comes back, not at the sweepers' next tick.
   const recovery = new RecoverySweeper(ctx).watchRedis(deps.redis).watchPostgres(deps.db);
   for (const c of host.redisConnections) recovery.watchRedis(c);
+  // Whatever Redis loses: schedules put back when missing, derived state rebuilt on an epoch change.
+  const keeper = new RedisLossKeeper(ctx, {
+    schedules: [...quoteSchedules(deps.config), ...orderSchedules(deps.config)],
+    registrations: new PubsubRegistrations(deps.redis, deps.config, deps.db),
+    revokedAmong: (ids) => new KeyRevocations(deps.db).revokedAmong(ids),
+    sweep: sweepAfterRecovery,
+  }).start(RedisEpoch.of(deps.redis), deps.config.REDIS_EPOCH_CHECK_MS);
   lifecycle.onClose('workers', async () => {
+    await keeper.close();
     await recovery.close();
     await clock.close();
     await host.close();

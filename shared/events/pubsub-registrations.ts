@@ -1,4 +1,5 @@
 import { getAddress } from 'viem';
+import type { DataSource } from 'typeorm';
 import type { Config } from '../platform/config';
 import { hashTag, LuaScript, RedisKeys, type Redis } from '../platform/redis';
 
@@ -55,8 +56,11 @@ return out
  * Who registered for which chain's request feed (POST /api/pubsub/premium|freemium). The
  * socket tier reads it on join; workers read it to find the makers to notify.
  *
- * Kept in Redis, not Postgres: every maker bot writes it on start, every join reads it, and
- * losing it costs a bot one re-registration, which it does at start anyway. Per chain and tier
+ * Served from Redis: every join reads it, and every announcement reads the premium set. Postgres
+ * keeps a copy (`pubsub_registrations`, written before Redis by `register`), so a Redis that loses
+ * its data (docs/FAULTS.md, "Redis data loss") gets the registrations back from it (`restore`,
+ * run by the workers when the Redis epoch changes): a maker's rfq_maker topic and its joins keep
+ * working without the bot registering again. Per chain and tier
  * one sorted set, member = checksummed wallet, score = when that registration lapses (unix ms);
  * registering again pushes the lapse out by the TTL. A premium registration is never
  * downgraded by a freemium one: the tiers are separate sets.
@@ -75,6 +79,8 @@ export class PubsubRegistrations {
   constructor(
     private readonly redis: Redis,
     config: Pick<Config, 'REDIS_PREFIX' | 'PUBSUB_REGISTRATION_TTL_SECONDS'>,
+    /** Where registrations are kept for a rebuild; absent = Redis only (what `restore` needs and `register` writes first). */
+    private readonly db?: DataSource,
   ) {
     this.keys = new RedisKeys(config.REDIS_PREFIX);
     this.ttlMs = config.PUBSUB_REGISTRATION_TTL_SECONDS * 1000;
@@ -90,6 +96,12 @@ export class PubsubRegistrations {
     const member = getAddress(address);
     const now = Date.now();
     const lapses = now + this.ttlMs;
+    // Postgres first: Redis never holds a registration its rebuild would not bring back.
+    await this.db?.query(
+      `INSERT INTO pubsub_registrations (chain_id, tier, address, key_id, lapses_at) VALUES ($1, $2, $3, $4, to_timestamp($5 / 1000.0))
+       ON CONFLICT (chain_id, tier, address) DO UPDATE SET key_id = EXCLUDED.key_id, lapses_at = EXCLUDED.lapses_at`,
+      [chainId, tier, member, keyId, lapses],
+    );
     // The chain is listed first, in its own slot: a chain listed without a registration costs a
     // sweep one empty read, a registration on an unlisted chain would escape the sweeps.
     await this.redis.multi().sadd(this.chainsKey(), String(chainId)).pexpire(this.chainsKey(), this.ttlMs).exec();
@@ -131,7 +143,8 @@ export class PubsubRegistrations {
   }
 
   /** Removes every registration the key made, on every chain; answers how many. */
-  dropKey(keyId: string): Promise<number> {
+  async dropKey(keyId: string): Promise<number> {
+    await this.db?.query(`DELETE FROM pubsub_registrations WHERE key_id = $1`, [keyId]);
     return dropKeyRegistrations(this.redis, this.keys.prefix, keyId);
   }
 
@@ -153,6 +166,39 @@ export class PubsubRegistrations {
     if (ids.size === 0) return 0;
     let n = 0;
     for (const id of await revokedAmong([...ids])) n += await this.dropKey(id);
+    return n;
+  }
+
+  /**
+   * Writes every registration Postgres holds that has not lapsed back into Redis, except those
+   * made with a key removed since (dropped from Postgres too): the rebuild after a Redis data
+   * loss. Answers how many were restored. Idempotent: a registration made meanwhile is rewritten
+   * with the lapse Postgres has, which `register` wrote at the same time.
+   */
+  async restore(revokedAmong: RevokedAmong): Promise<number> {
+    if (!this.db) throw new Error('PubsubRegistrations.restore needs the database');
+    await this.db.query(`DELETE FROM pubsub_registrations WHERE lapses_at <= now()`);
+    const rows = (await this.db.query(
+      `SELECT chain_id, tier, address, key_id, (extract(epoch FROM lapses_at) * 1000)::bigint::text AS lapses FROM pubsub_registrations`,
+    )) as { chain_id: number; tier: PubsubTier; address: string; key_id: string | null; lapses: string }[];
+    const keyIds = [...new Set(rows.flatMap((r) => (r.key_id ? [r.key_id] : [])))];
+    const revoked = new Set(keyIds.length > 0 ? await revokedAmong(keyIds) : []);
+    if (revoked.size > 0) await this.db.query(`DELETE FROM pubsub_registrations WHERE key_id = ANY($1)`, [[...revoked]]);
+    const now = Date.now();
+    let n = 0;
+    for (const r of rows) {
+      if (r.key_id && revoked.has(r.key_id)) continue;
+      const lapses = Number(r.lapses);
+      const ttl = lapses - now;
+      if (ttl <= 0) continue;
+      await this.redis.multi().sadd(this.chainsKey(), String(r.chain_id)).pexpire(this.chainsKey(), this.ttlMs).exec();
+      const key = this.key(r.chain_id, r.tier);
+      const byKey = this.keyedKey(r.chain_id, r.tier);
+      const tx = this.redis.multi().zadd(key, lapses, r.address).pexpire(key, this.ttlMs);
+      if (r.key_id) tx.hset(byKey, r.address, r.key_id).pexpire(byKey, this.ttlMs);
+      await tx.exec();
+      n++;
+    }
     return n;
   }
 

@@ -1,6 +1,6 @@
 import { isAddressEqual, keccak256, stringToBytes, type Hex } from 'viem';
 import { ForbiddenError } from '../platform/errors';
-import { RedisKeys, type Redis } from '../platform/redis';
+import type { DataSource } from 'typeorm';
 import { parseAdminStatement, STATEMENT_TITLE, type AdminAction } from './admin-statement';
 import { isManagingRole, type Membership, type OrgKind } from './identity.types';
 import type { OrganizationRepository } from './organization.repository';
@@ -23,8 +23,12 @@ export interface ExpectedStatement {
 /** A statement that passed every check but is not used up yet. */
 export interface CheckedStatement {
   membership: Membership;
-  replayKey: string;
+  /** keccak256 of the statement text: what a use is recorded under. */
+  statementHash: string;
 }
+
+/** How long a use is remembered: longer than a statement can stay inside its window, either side. */
+const REMEMBER_MS = 2 * STATEMENT_WINDOW_MS + 60_000;
 
 function replayed(): ForbiddenError {
   return new ForbiddenError('statement already used; sign a new one', 'statement_replayed');
@@ -38,14 +42,12 @@ function mismatch(field: string, message: string): ForbiddenError {
  * Checks a signed admin statement against the request it authorises. Every disagreement is a
  * 403 naming the field. A statement is accepted once: its hash is remembered for longer than
  * it could stay inside the time window. Replays are keyed on the statement text rather than
- * the signature bytes, so a malleated copy of the same signature is a replay too.
+ * the signature bytes, so a malleated copy of the same signature is a replay too. Uses are
+ * recorded in Postgres (`admin_statement_uses`), not Redis: a Redis that lost its data
+ * (docs/FAULTS.md, "Redis data loss") must not make a captured statement usable again.
  */
 export class AdminActionVerifier {
-  private readonly keys: RedisKeys;
-
-  constructor(private readonly deps: { redis: Redis; prefix: string; verifier: SignatureVerifier; orgs: OrganizationRepository }) {
-    this.keys = new RedisKeys(deps.prefix);
-  }
+  constructor(private readonly deps: { db: DataSource; verifier: SignatureVerifier; orgs: OrganizationRepository }) {}
 
   /** The signer's membership once the statement checks out; the statement is then used up. */
   async verify(message: string, signature: Hex, expected: ExpectedStatement): Promise<Membership> {
@@ -80,14 +82,20 @@ export class AdminActionVerifier {
     if (!membership || membership.organizationId !== expected.organizationId || !isManagingRole(membership.role)) {
       throw mismatch('Admin', `signer ${signer} does not hold admin, owner or manager in organization ${expected.organizationId}`);
     }
-    const replayKey = this.keys.key('admin-statement', keccak256(stringToBytes(message)));
-    if ((await this.deps.redis.exists(replayKey)) === 1) throw replayed();
-    return { membership, replayKey };
+    const statementHash = keccak256(stringToBytes(message));
+    const used: unknown[] = await this.deps.db.query(`SELECT 1 FROM admin_statement_uses WHERE statement_hash = $1`, [statementHash]);
+    if (used.length > 0) throw replayed();
+    return { membership, statementHash };
   }
 
   /** Marks a checked statement used; the one caller that wins a concurrent race proceeds. */
   async consume(checked: CheckedStatement): Promise<void> {
-    const fresh = await this.deps.redis.set(checked.replayKey, '1', 'PX', 2 * STATEMENT_WINDOW_MS + 60_000, 'NX');
-    if (fresh !== 'OK') throw replayed();
+    // Uses older than any statement's window are of no more use; admin actions are rare, so each sweeps them.
+    await this.deps.db.query(`DELETE FROM admin_statement_uses WHERE used_at < now() - make_interval(secs => $1)`, [REMEMBER_MS / 1000]);
+    const fresh: unknown[] = await this.deps.db.query(
+      `INSERT INTO admin_statement_uses (statement_hash) VALUES ($1) ON CONFLICT (statement_hash) DO NOTHING RETURNING 1`,
+      [checked.statementHash],
+    );
+    if (fresh.length === 0) throw replayed();
   }
 }

@@ -214,6 +214,21 @@ export class OrderRepository {
     await this.ds.query(`UPDATE exclusive_fills SET published_state = $2 WHERE id = $1`, [id, state]);
   }
 
+  /**
+   * Open orders and active exclusive fills with when they end (unix ms), soonest first: the
+   * expiry jobs a Redis that lost its data no longer holds, rebuilt from here (workers/redis-loss.ts).
+   */
+  async pendingExpiries(limit: number): Promise<{ orders: { id: string; at: number }[]; fills: { id: string; at: number }[] }> {
+    const read = async (sql: string) => ((await this.ds.query(sql, [limit])) as { id: string; at: string }[]).map((r) => ({ id: r.id, at: Number(r.at) }));
+    const [orders, fills] = await Promise.all([
+      read(`SELECT id, (extract(epoch FROM expires_at) * 1000)::bigint::text AS at FROM orders WHERE state = ${OS.open} ORDER BY expires_at LIMIT $1`),
+      read(
+        `SELECT id, (extract(epoch FROM expire_time) * 1000)::bigint::text AS at FROM exclusive_fills WHERE state = ${FS.active} ORDER BY expire_time LIMIT $1`,
+      ),
+    ]);
+    return { orders, fills };
+  }
+
   /** What the sweeper redoes: orders and fills past their time, fills whose state the maker has not heard. */
   async overdue(graceSeconds: number, limit: number): Promise<{ orders: string[]; fills: string[]; unpublished: string[] }> {
     const ids = (from: string, where: string, orderBy: string) => idsWhere(this.ds, { from, where, orderBy }, graceSeconds, limit);

@@ -6,6 +6,7 @@ export { offerRequestDocument } from './offer-request';
 export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';
 export { QuoteRepository } from './quote.repository';
+export { QuoteStreamTokens } from './quote-stream-tokens';
 export { closeQuote, fillSettledQuotes, reopenFilledQuotes } from './quote-state';
 export type { ClosingState, FilledQuoteRow, ReopenedQuoteRow, SettlementRef } from './quote-state';
 export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';

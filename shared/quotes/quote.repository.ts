@@ -237,6 +237,18 @@ export class QuoteRepository {
   }
 
   /**
+   * Open quotes and when their windows end (unix ms), soonest first: the expiry jobs a Redis that
+   * lost its data no longer holds, rebuilt from here (workers/redis-loss.ts).
+   */
+  async openExpiries(limit: number): Promise<{ id: string; at: number }[]> {
+    const rows: { id: string; at: string }[] = await this.ds.query(
+      `SELECT id, (extract(epoch FROM expires_at) * 1000)::bigint::text AS at FROM quotes WHERE state = ${QS.open} ORDER BY expires_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ id: r.id, at: Number(r.at) }));
+  }
+
+  /**
    * Deletes up to `limit` quotes closed more than `olderThanDays` ago, oldest first; their legs
    * and offers go with them (ON DELETE CASCADE). Rows another purge holds are skipped, not waited for.
    */

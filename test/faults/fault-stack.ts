@@ -12,7 +12,7 @@ import { ops } from '../support/ops';
 import { spawnService, type RunningService } from '../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 import { FeedRecorder } from './feed-recorder';
-import { startTestRedis, type TestRedis } from './redis-server';
+import { startTestRedis, type TestRedis, type TestRedisOptions } from './redis-server';
 import { startTcpBalancer, type TcpBalancer } from './tcp-balancer';
 
 export const CHAIN_ID = 31337;
@@ -37,7 +37,7 @@ export const APP_NAME_PREFIX = 'faults-';
  * Settings every process of the stack shares. The indexer's timings are shortened so that its
  * recovery happens within a test; nothing else differs from production defaults.
  */
-function sharedEnv(env: TestEnv, redis: TestRedis, jwtSecret: string): Record<string, string> {
+export function sharedEnv(env: TestEnv, redis: TestRedis, jwtSecret: string): Record<string, string> {
   return {
     NODE_ENV: 'development',
     LOG_LEVEL: 'info',
@@ -93,15 +93,16 @@ export interface Stack {
  * The whole service as production runs it, one role per process: an API, two socket replicas
  * behind a balancer, two worker replicas and an indexer, over a private Redis, a fresh
  * database and a Hardhat node with the reference contracts (reached through a TCP proxy).
+ * `opts.redis` configures the private Redis (persistence, maxmemory), `opts.env` adds settings to every process.
  */
-export async function startStack(): Promise<Stack> {
-  const redis = await startTestRedis();
+export async function startStack(opts: { redis?: TestRedisOptions; env?: Record<string, string> } = {}): Promise<Stack> {
+  const redis = await startTestRedis(opts.redis);
   const [env, node] = await Promise.all([createTestEnv({ REDIS_URL: redis.url }), startHardhatNode({ port: await freePort() })]);
   const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
   const rpcProxy = await startTcpProxy(node.rpcUrl);
   await new NetworksService(env.db).upsertNetwork(devchainNetwork(rpcProxy.url, addresses));
 
-  const common = sharedEnv(env, redis, randomBytes(32).toString('hex'));
+  const common = { ...sharedEnv(env, redis, randomBytes(32).toString('hex')), ...opts.env };
   const procs = new Map<ProcessName, RunningService>();
   const spawnOne = async (name: ProcessName) => {
     const url = new URL(env.config.DATABASE_URL);

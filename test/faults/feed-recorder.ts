@@ -1,5 +1,6 @@
 import { Socket, type Channel } from 'phoenix';
 import WebSocket from 'ws';
+import { isEpochStart } from '../../shared/platform/redis';
 
 export interface RecordedEvent {
   seq: number;
@@ -18,10 +19,20 @@ export class FeedRecorder {
   readonly events: RecordedEvent[] = [];
   /** Seqs skipped (a jump forward, or a rejoin the server could not replay). */
   gaps = 0;
+  /** Seqs skipped in delivery without the server saying so (a jump forward within one join): never acceptable. */
+  skipped = 0;
+  /** Rejoins answered `recovered: false`: the server said it could not replay what followed the client's last seq. */
+  notRecovered = 0;
   /** Seqs delivered again. */
   duplicates = 0;
   /** Successful joins, the first included. */
   joins = 0;
+  /**
+   * Rejoins answered `recovered: false` at the floor of a new Redis epoch: the server said the
+   * topic started again after a Redis data loss (and replays what it has of the new epoch).
+   * Counted here, not as gaps: what was lost is the server's loss, not a seq skipped in delivery.
+   */
+  epochRestarts = 0;
   private lastSeq: number | null = null;
   private readonly socket: Socket;
   private readonly channel: Channel;
@@ -75,12 +86,17 @@ export class FeedRecorder {
 
   private onJoined(reply: { seq: number; recovered?: boolean }): void {
     this.joins++;
-    if (this.lastSeq === null) this.lastSeq = reply.seq;
-    else if (reply.recovered === false) {
-      // The server no longer had what came after our last seq: that much was lost to us.
-      this.gaps += Math.max(1, reply.seq - this.lastSeq);
+    if (this.lastSeq === null) {
       this.lastSeq = reply.seq;
+      return;
     }
+    if (reply.recovered !== false) return;
+    this.notRecovered++;
+    // The server no longer had what came after our last seq: that much was lost to us (unless the
+    // topic restarted in a new Redis epoch, which the server says by answering at its floor).
+    if (reply.seq > this.lastSeq && isEpochStart(reply.seq + 1)) this.epochRestarts++;
+    else this.gaps += Math.max(1, reply.seq - this.lastSeq);
+    this.lastSeq = reply.seq;
   }
 
   private receive(event: string, payload: Record<string, unknown>): void {
@@ -89,7 +105,10 @@ export class FeedRecorder {
       this.duplicates++;
       return;
     }
-    if (this.lastSeq !== null && seq > this.lastSeq + 1) this.gaps += seq - this.lastSeq - 1;
+    if (this.lastSeq !== null && seq > this.lastSeq + 1) {
+      this.gaps += seq - this.lastSeq - 1;
+      this.skipped += seq - this.lastSeq - 1;
+    }
     this.lastSeq = seq;
     this.events.push({ seq, event, payload, at: Date.now() });
   }

@@ -28,7 +28,17 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-export async function startTestRedis(): Promise<TestRedis> {
+export interface TestRedisOptions {
+  /**
+   * false: no append-only file and no RDB snapshot, so a restart comes back empty (a Redis
+   * without persistence, or one that lost its disk). Default true (appendfsync always).
+   */
+  persistence?: boolean;
+  /** More `redis-server` arguments, e.g. `['--maxmemory', '8mb', '--maxmemory-policy', 'allkeys-lru']`. */
+  args?: string[];
+}
+
+export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rfq-faults-redis-'));
   let child: ChildProcess | null = null;
@@ -42,7 +52,20 @@ export async function startTestRedis(): Promise<TestRedis> {
   const start = async () => {
     const c = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir, '--logfile', ''],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        ...(opts.persistence === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always']),
+        '--dir',
+        dir,
+        '--logfile',
+        '',
+        ...(opts.args ?? []),
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';

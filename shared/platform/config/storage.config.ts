@@ -42,6 +42,19 @@ export const storageEnv = {
     .string()
     .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'letters, digits and : _ . - only, at most 64')
     .default('rfq:'),
+  /**
+   * Every role refuses to start (exit 78) on a Redis whose `maxmemory-policy` is not
+   * `noeviction`: an evicting Redis drops queued jobs, registrations and seq counters key by key,
+   * unseen. `true` says the operator accepts that; the service then starts, warns, and the epoch
+   * check and the sweepers redo what they can (docs/FAULTS.md, "Redis data loss").
+   */
+  REDIS_ALLOW_EVICTION: envBool(false),
+  /**
+   * How often each process checks the Redis epoch key (a flush, a restart without persistence,
+   * a failover that lost writes, an eviction) and the workers check that their job schedulers
+   * are still installed (ms). A loss is noticed within about this long.
+   */
+  REDIS_EPOCH_CHECK_MS: envInt(1000, 100, 60_000),
   /** Health probes give up after this long. */
   PROBE_TIMEOUT_MS: envInt(2000, 50, 60000),
 };

@@ -1,20 +1,26 @@
 import type { Config } from '../config';
-import { LuaScript, type Redis } from '../redis';
+import { isEpochStart, LuaScript, type Redis } from '../redis';
 import { EventKeys } from './event-keys';
 import type { DeliveredEvent, TopicKey } from './event-types';
 
 /**
  * The head seq and the entries after `after`, read in one step so that the entries reach
- * exactly up to the head. Reads nothing when the client is level, ahead (the topic was reset),
- * or further behind than the log can possibly hold.
+ * exactly up to the head. Reads nothing when the client is level or ahead (the topic was reset).
+ * When the log does not reach back to `after + 1` (the client is further behind than the log
+ * holds, or the counter was recreated above an epoch floor after a Redis data loss), answers the
+ * newest entries instead, newest first, flagged 1: the caller looks for an epoch's first seq in them.
  * KEYS: seq, log. ARGV: after, max entries.
  */
 const READ_SINCE = new LuaScript(
   `
 local head = tonumber(redis.call('GET', KEYS[1]) or '0')
 local after = tonumber(ARGV[1])
-if after >= head or head - after > tonumber(ARGV[2]) then return {head, {}} end
-return {head, redis.call('XRANGE', KEYS[2], string.format('%d', after + 1), '+', 'COUNT', ARGV[2])}
+if after >= head then return {head, {}, 0} end
+if head - after <= tonumber(ARGV[2]) then
+  local r = redis.call('XRANGE', KEYS[2], string.format('%d', after + 1), '+', 'COUNT', ARGV[2])
+  if #r == 0 or tonumber(string.match(r[1][1], '^(%d+)')) == after + 1 then return {head, r, 0} end
+end
+return {head, redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', ARGV[2]), 1}
 `,
   2,
 );
@@ -24,8 +30,17 @@ export interface HistoryRead {
   head: number;
   /** True when `events` are exactly after+1 .. head (none missing, none expired). */
   recovered: boolean;
-  /** The events to replay, in order; empty unless recovered. */
+  /**
+   * The events to replay, in order: after+1 .. head when recovered; when not, empty, or (the
+   * topic's counter was recreated after a Redis data loss, `resumeAfter` set) the new epoch's
+   * events, resumeAfter+1 .. head.
+   */
   events: DeliveredEvent[];
+  /**
+   * Set when not recovered because the topic started again in a new Redis epoch after `after`:
+   * the client resumes after this seq (the epoch's floor) and gets every event since (`events`).
+   */
+  resumeAfter?: number;
 }
 
 export type EventHistoryConfig = Pick<Config, 'REDIS_PREFIX' | 'SOCKET_HISTORY_MAX_EVENTS' | 'SOCKET_HISTORY_MAX_AGE_SECONDS'>;
@@ -53,14 +68,16 @@ export class EventHistory {
    * (trimmed by count or older than the history age) or when `after` is beyond the head.
    */
   async readSince(topic: TopicKey, after: number): Promise<HistoryRead> {
-    const [head, raw] = (await READ_SINCE.run(this.redis, [this.keys.seq(topic), this.keys.log(topic)], [after, this.config.SOCKET_HISTORY_MAX_EVENTS])) as [
-      number,
-      RawEntry[],
-    ];
+    const [head, raw, newestFirst] = (await READ_SINCE.run(
+      this.redis,
+      [this.keys.seq(topic), this.keys.log(topic)],
+      [after, this.config.SOCKET_HISTORY_MAX_EVENTS],
+    )) as [number, RawEntry[], number];
     if (after === head) return { head, recovered: true, events: [] };
     if (after > head || raw.length === 0) return { head, recovered: false, events: [] };
-
     const oldest = Date.now() - this.config.SOCKET_HISTORY_MAX_AGE_SECONDS * 1000;
+    if (newestFirst === 1) return { head, recovered: false, ...epochRestart(raw, head, after, oldest) };
+
     const events: DeliveredEvent[] = [];
     let expect = after + 1;
     for (const entry of raw) {
@@ -72,6 +89,27 @@ export class EventHistory {
     if (expect !== head + 1) return { head, recovered: false, events: [] };
     return { head, recovered: true, events };
   }
+}
+
+/**
+ * The events of the epoch the topic restarted in, when `after` lies before that restart: walking
+ * back from the head while seqs are consecutive, the run must end at an epoch's first seq (a
+ * counter recreated above its floor after a Redis data loss). Otherwise nothing is replayable.
+ */
+function epochRestart(newestFirst: RawEntry[], head: number, after: number, oldest: number): { events: DeliveredEvent[]; resumeAfter?: number } {
+  const run: DeliveredEvent[] = [];
+  let expect = head;
+  for (const entry of newestFirst) {
+    const ev = decodeEntry(entry);
+    if (!ev || ev.seq !== expect || ev.publishedAt < oldest) break;
+    run.push(ev);
+    if (isEpochStart(ev.seq)) {
+      if (ev.seq <= after) break;
+      return { events: run.reverse(), resumeAfter: ev.seq - 1 };
+    }
+    expect--;
+  }
+  return { events: [] };
 }
 
 function decodeEntry([id, fields]: RawEntry): DeliveredEvent | null {

@@ -2,7 +2,7 @@ import { SpanKind, type Tracer } from '@opentelemetry/api';
 import type { Config } from '../config';
 import type { Counter } from 'prom-client';
 import type { Metrics } from '../metrics';
-import { LuaScript, publishCommand, type Redis } from '../redis';
+import { LuaScript, publishCommand, RedisEpoch, type Redis } from '../redis';
 import { StreamTokens } from '../stream-tokens';
 import { currentTraceparent, inSpan, MESSAGING } from '../tracing';
 import { EventKeys } from './event-keys';
@@ -15,17 +15,37 @@ import type { EventCatalog, TopicRef, TopicRules } from './event-types';
  * A token-named topic is single-use: nobody can join it once its stream token lapses, so its
  * keys live no longer than the token's remaining life plus a grace (read from the token's own
  * key here, in the same step) instead of the shared topics' days.
- * KEYS: seq, log, once, stream token (token topics; else any key, unread), all in one cluster slot.
+ * A seq never goes backwards across a Redis data loss: a counter below the epoch's floor (it was
+ * recreated after a flush, a restart without persistence, an eviction) starts just above it
+ * (shared/platform/redis/redis-epoch.ts). On one Redis the floor is read from the epoch key in
+ * the same step, and a missing epoch key refuses the publish (EPOCHLOST: the job is retried once
+ * the new epoch is open), so no event of a lost epoch's counter ever reaches a client; on a
+ * cluster the epoch key is in another slot and the publisher passes the floor it knows; since a
+ * loss is what recreates counters, the script then refuses to create a missing counter (answers
+ * seq -1, writing nothing) until the publisher has read the epoch key afresh (and, when it is
+ * gone, opened the new epoch) and passes that floor with leave to create.
+ * KEYS: seq, log, once, stream token (token topics; else any key, unread), epoch (on one Redis
+ * with an epoch; else any key, unread), all in one cluster slot.
  * ARGV: live channel (same slot), event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once,
  * token grace ms ('' = shared topic), PUBLISH or SPUBLISH (sharded pub/sub on a cluster), the
- * publishing span's traceparent ('' = none; it goes in the live message only, never to a client).
+ * publishing span's traceparent ('' = none; it goes in the live message only, never to a client),
+ * the floor ('' = none, 'key' = the epoch key's, else a number), '1' to refuse creating a missing counter.
  */
 const PUBLISH = new LuaScript(
   `
+local floor = 0
+if ARGV[11] == 'key' then
+  local f = redis.call('HGET', KEYS[5], 'floor')
+  if not f then return redis.error_reply('EPOCHLOST the Redis epoch key is missing (its data was lost): publishing waits for the new epoch') end
+  floor = tonumber(f)
+elseif ARGV[11] ~= '' then
+  floor = tonumber(ARGV[11])
+end
 if ARGV[7] == '1' then
   local prior = redis.call('GET', KEYS[3])
   if prior then return {tonumber(prior), 1} end
 end
+if ARGV[12] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0} end
 local logTtl = tonumber(ARGV[5])
 local seqTtl = tonumber(ARGV[6])
 if ARGV[8] ~= '' then
@@ -39,6 +59,10 @@ if ARGV[8] ~= '' then
   end
 end
 local seq = redis.call('INCR', KEYS[1])
+if seq <= floor then
+  seq = floor + 1
+  redis.call('SET', KEYS[1], string.format('%d', seq))
+end
 -- the counter can only fall behind the log if someone deleted it: never reuse a seq
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
 if #last > 0 then
@@ -62,7 +86,7 @@ if ARGV[10] ~= '' then traced = ARGV[10] .. '\\t' end
 redis.call(ARGV[9], ARGV[1], s .. '\\t' .. ARGV[2] .. '\\t' .. ms .. '\\t' .. traced .. data)
 return {seq, 0}
 `,
-  4,
+  5,
 );
 
 /** Largest payload a topic carries: a client's frame limit is not ours to exceed. */
@@ -96,6 +120,8 @@ export interface TopicEventPublisherDeps {
   rules: TopicRules;
   /** The publishing role's tracer: each publish is a span, and the live message carries it to the socket tier. */
   tracer?: Tracer;
+  /** The Redis epoch whose floor seqs keep above; absent = the one watching `redis` (RedisEpoch.of), if any. */
+  epoch?: RedisEpoch;
 }
 
 /**
@@ -136,7 +162,15 @@ export class TopicEventPublisher<C extends EventCatalog> {
 
     const token = this.deps.rules.streamTokenOf(topic);
     const seqKey = this.keys.seq(topic.key);
-    const keys = [seqKey, this.keys.log(topic.key), this.keys.once(topic.key, once ?? '-'), token ? this.tokens.key(token.kind, token.hash) : seqKey];
+    const epoch = this.deps.epoch ?? RedisEpoch.of(this.deps.redis);
+    const floor = epoch?.current ? (this.deps.redis.isCluster ? String(epoch.current.floor) : 'key') : '';
+    const keys = [
+      seqKey,
+      this.keys.log(topic.key),
+      this.keys.once(topic.key, once ?? '-'),
+      token ? this.tokens.key(token.kind, token.hash) : seqKey,
+      floor === 'key' && epoch ? epoch.key : seqKey,
+    ];
     const args = [
       this.keys.live(topic.key),
       event,
@@ -148,7 +182,15 @@ export class TopicEventPublisher<C extends EventCatalog> {
       token ? this.deps.config.SOCKET_TOKEN_TOPIC_GRACE_SECONDS * 1000 : '',
       publishCommand(this.deps.redis),
     ];
-    const send = (traceparent: string) => PUBLISH.run(this.deps.redis, keys, [...args, traceparent]) as Promise<[number, number]>;
+    // On a cluster the floor passed is the one this process last read: a counter to be created is
+    // the first sign of a loss it may not have noticed yet, so creating one waits for a fresh read.
+    const guarded = epoch !== undefined && floor !== '' && floor !== 'key';
+    const send = async (traceparent: string) => {
+      const first = (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, floor, guarded ? '1' : '0'])) as [number, number];
+      if (first[0] !== -1 || !epoch) return first;
+      const fresh = String(await epoch.freshFloor());
+      return (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, fresh, '0'])) as [number, number];
+    };
     const [seq, dup] = this.deps.tracer ? await traced(this.deps.tracer, topic.kind, event, send) : await send('');
     this.published?.inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
     return { seq, duplicate: dup === 1 };

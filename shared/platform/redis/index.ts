@@ -17,3 +17,5 @@ export {
 } from './redis';
 export type { Redis, RedisTarget, RedisUse } from './redis';
 export { LuaScript } from './lua-script';
+export { RedisEpoch, EPOCH_SEQ_SPAN, epochFloor, isEpochStart, type RedisLoss, type RedisLossReason } from './redis-epoch';
+export { checkEvictionPolicy, RedisEvictionRefused, type EvictionCheck } from './redis-policy';

@@ -73,6 +73,17 @@ export class StreamTokens {
   }
 
   /**
+   * Writes a token's record again from what a durable store knows of it (its hash and expiry):
+   * after a Redis data loss, a token verified against Postgres is put back, so the publish
+   * script ties its topic's life to it again. Does nothing for an expired token.
+   */
+  async remember(kind: StreamKind, hash: string, expiresAt: number, meta: StreamTokenMeta = {}): Promise<void> {
+    const ttlMs = expiresAt - Date.now();
+    if (ttlMs <= 0) return;
+    await this.redis.set(this.key(kind, hash), JSON.stringify({ h: hash, e: expiresAt, m: meta }), 'PX', ttlMs);
+  }
+
+  /**
    * Ends a token before its time (a cancelled quote, say): new joins are refused at once, and
    * socket replicas listening on `revocationChannel` end the channels already joined with it.
    */

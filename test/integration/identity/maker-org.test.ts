@@ -180,6 +180,10 @@ describe('maker organizations and keys', () => {
     await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send(signed).expect(201);
     const again = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send(signed).expect(403);
     expect(again.body).toMatchObject({ code: 'statement_replayed', error: 'statement already used; sign a new one' });
+    // Whatever Redis loses (here: every key of this deployment, as a FLUSHALL would), the use is remembered.
+    for (const key of await env.redis.keys(`${env.config.REDIS_PREFIX}*`)) await env.redis.del(key);
+    const afterLoss = await request(app).post('/api/maker/keys').set(bearer(people.admin.token)).send(signed).expect(403);
+    expect(afterLoss.body).toMatchObject({ code: 'statement_replayed' });
   });
 
   it('removing a key needs remove_member over its bot address and name, stops it at once and announces it', async () => {

@@ -1,0 +1,268 @@
+import { EventPublisher, PubsubRegistrations, topics } from '../../../shared/events';
+import { EventHistory } from '../../../shared/platform/event-bus';
+import { Metrics } from '../../../shared/platform/metrics';
+import {
+  checkEvictionPolicy,
+  createRedis,
+  closeRedis,
+  EPOCH_SEQ_SPAN,
+  RedisEpoch,
+  RedisEvictionRefused,
+  type Redis,
+  type RedisLoss,
+} from '../../../shared/platform/redis';
+import { StreamTokens } from '../../../shared/platform/stream-tokens';
+import { QuoteStreamTokens } from '../../../shared/quotes';
+import { createApp } from '../../../api/app';
+import { NetworksService } from '../../../shared/networks';
+import { networkFile, randomAddress } from '../../support/fixtures';
+import { request } from '../../support/http';
+import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
+import { createTestEnv, type TestEnv } from '../../support/test-env';
+import { captureLogs } from '../workers/log-capture';
+import { startTestRedis, type TestRedis } from '../../faults/redis-server';
+import { startRedisCluster, type TestRedisCluster } from '../../support/redis-cluster';
+import { primaryNodes } from '../../../shared/platform/redis';
+
+/**
+ * The Redis data epoch (shared/platform/redis/redis-epoch.ts) on a private redis-server the test
+ * may flush: a loss is noticed by one check, a topic's seq never goes backwards across it, a
+ * client behind the loss is told (recovered: false) and gets the new epoch's events, and what
+ * must outlive Redis (registrations, a quote's stream token) comes back from Postgres.
+ */
+describe('the Redis data epoch', () => {
+  let redis: TestRedis;
+  let env: TestEnv;
+  let client: Redis;
+  let epoch: RedisEpoch;
+  const losses: RedisLoss[] = [];
+  const logs = captureLogs();
+  const metrics = new Metrics(false);
+
+  beforeAll(async () => {
+    redis = await startTestRedis({ persistence: false });
+    env = await createTestEnv({ REDIS_URL: redis.url });
+    client = env.redis;
+    epoch = new RedisEpoch(client, env.db, { prefix: env.config.REDIS_PREFIX, name: 'epoch-test', logger: logs.logger, metrics });
+    epoch.onLoss((l) => {
+      losses.push(l);
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await epoch?.close();
+    await env?.close();
+    await redis?.close();
+  });
+
+  it('opens the first epoch on an empty Redis with floor 0: seqs start at 1 as before', async () => {
+    expect(await epoch.start()).toBeNull();
+    expect(epoch.current).toEqual({ epoch: 1, floor: 0 });
+    const pub = new EventPublisher({ redis: client, config: env.config });
+    expect((await pub.publish(topics.quotesRequests(31337), 'rfq_request', { quote_id: 'a' } as never)).seq).toBe(1);
+    expect(await epoch.check()).toBeNull();
+  });
+
+  it('a FLUSHALL is noticed by the next check; the topic counter restarts above the new floor and a client behind it gets the new events', async () => {
+    const pub = new EventPublisher({ redis: client, config: env.config });
+    const topic = topics.quotesRequests(31337);
+    await pub.publish(topic, 'rfq_request', { quote_id: 'b' } as never);
+    const before = (await new EventHistory(client, env.config).head(topic.key)) as number;
+    expect(before).toBe(2);
+
+    await client.flushall();
+    // Before the check: the publish is refused rather than numbered in the lost epoch.
+    await expect(pub.publish(topic, 'rfq_request', { quote_id: 'c' } as never)).rejects.toThrow(/EPOCHLOST/);
+
+    const loss = await epoch.check();
+    expect(loss).toMatchObject({ reason: 'epoch_missing', previousEpoch: 1, epoch: expect.any(Number) });
+    expect(losses).toEqual([loss]);
+    expect(epoch.current!.floor).toBe((loss!.epoch - 1) * EPOCH_SEQ_SPAN);
+    const [{ n }] = await env.db.query(`SELECT count(*)::int AS n FROM redis_epochs`);
+    expect(n).toBe(2);
+    expect(await metrics.registry.getSingleMetricAsString('rfq_redis_data_loss_total')).toContain('reason="epoch_missing"} 1');
+
+    const first = await pub.publish(topic, 'rfq_request', { quote_id: 'c' } as never);
+    expect(first.seq).toBe(epoch.current!.floor + 1);
+    await pub.publish(topic, 'rfq_request', { quote_id: 'd' } as never);
+
+    // A client that had seq 2 is told it was not recovered, resumes at the floor and gets both new events.
+    const read = await new EventHistory(client, env.config).readSince(topic.key, before);
+    expect(read).toMatchObject({ recovered: false, resumeAfter: epoch.current!.floor, head: epoch.current!.floor + 2 });
+    expect(read.events.map((e) => (JSON.parse(e.data) as { quote_id: string }).quote_id)).toEqual(['c', 'd']);
+    // One that is level with the new epoch reads normally.
+    expect(await new EventHistory(client, env.config).readSince(topic.key, first.seq)).toMatchObject({ recovered: true, events: [expect.anything()] });
+  });
+
+  it('another process opening the epoch first counts as the same loss here (epoch_replaced), and a heartbeat gone backwards as writes rolled back', async () => {
+    const other = new RedisEpoch(client, env.db, { prefix: env.config.REDIS_PREFIX, name: 'other', logger: logs.logger });
+    await client.del(epoch.key);
+    await other.check();
+    const replaced = await epoch.check();
+    expect(replaced).toMatchObject({ reason: 'epoch_replaced', epoch: other.current!.epoch });
+    expect(await epoch.check()).toBeNull();
+
+    await client.hset(epoch.key, 'beat', '0');
+    const rolledBack = await epoch.check();
+    expect(rolledBack).toMatchObject({ reason: 'writes_rolled_back', previousEpoch: replaced!.epoch });
+    expect(rolledBack!.epoch).toBeGreaterThan(replaced!.epoch);
+    await other.close();
+  });
+
+  it('keys evicted (an evicting Redis accepted by REDIS_ALLOW_EVICTION) are a loss too, and open one new epoch', async () => {
+    await epoch.check();
+    const other = new RedisEpoch(client, env.db, { prefix: env.config.REDIS_PREFIX, name: 'other', logger: logs.logger });
+    await other.start();
+    const before = epoch.current!.epoch;
+    await client.config('SET', 'maxmemory-policy', 'allkeys-random');
+    await client.config('SET', 'maxmemory', '4mb');
+    try {
+      const junk = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 200; i++) await client.set(`${env.config.REDIS_PREFIX}junk:${i}`, junk).catch(() => undefined);
+    } finally {
+      await client.config('SET', 'maxmemory', '0');
+      await client.config('SET', 'maxmemory-policy', 'noeviction');
+    }
+    const [mine, theirs] = await Promise.all([epoch.check(), other.check()]);
+    // The epoch key itself may have been evicted: then it is missing rather than evicted.
+    expect(['keys_evicted', 'epoch_missing', 'epoch_replaced']).toContain(mine?.reason);
+    expect(['keys_evicted', 'epoch_missing', 'epoch_replaced']).toContain(theirs?.reason);
+    expect(mine!.epoch).toBe(theirs!.epoch);
+    expect(mine!.epoch).toBe(before + 1);
+    expect(mine!.reason === 'keys_evicted' || theirs!.reason === 'keys_evicted' || mine!.reason === 'epoch_missing').toBe(true);
+    await other.close();
+  });
+
+  it('a Redis restarted empty is noticed with its run_id changed', async () => {
+    await redis.stop('SIGKILL');
+    await redis.start();
+    let loss: RedisLoss | null = null;
+    const until = Date.now() + 20_000;
+    while (!loss && Date.now() < until) loss = await epoch.check().catch(() => null);
+    expect(loss).toMatchObject({ reason: 'epoch_missing', restarted: true });
+  }, 30_000);
+
+  it('registrations come back from Postgres, without those of removed keys', async () => {
+    const regs = new PubsubRegistrations(client, env.config, env.db);
+    const kept = randomAddress();
+    const keyed = randomAddress();
+    const revoked = randomAddress();
+    await regs.register(31337, kept, 'premium');
+    await regs.register(31337, keyed, 'freemium', 'key-1');
+    await regs.register(31337, revoked, 'premium', 'key-2');
+    await client.flushall();
+    expect(await regs.registered(31337)).toEqual([]);
+
+    expect(await regs.restore(async (ids) => ids.filter((id) => id === 'key-2'))).toBe(2);
+    expect((await regs.registered(31337, 'premium')).map((a) => a.toLowerCase())).toEqual([kept.toLowerCase()]);
+    expect(await regs.tierOf(31337, keyed)).toBe('freemium');
+    expect(await regs.tierOf(31337, revoked)).toBeNull();
+    const [{ n }] = await env.db.query(`SELECT count(*)::int AS n FROM pubsub_registrations WHERE key_id = 'key-2'`);
+    expect(n).toBe(0);
+  });
+
+  it("a quote's stream token minted before a loss still verifies, from the quote row, and is written back to Redis", async () => {
+    await new NetworksService(env.db).upsertNetwork(networkFile(31337));
+    const { app } = createApp(env);
+    const { body } = await request(app)
+      .post('/api/quote')
+      .send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs, { expires_in: 60 }))
+      .expect(201);
+    const token = body.stream_token as string;
+    const tokens = new StreamTokens(client, env.config.REDIS_PREFIX);
+    expect(await tokens.verify('rfq', token)).not.toBeNull();
+    await client.flushall();
+    expect(await tokens.verify('rfq', token)).toBeNull();
+
+    const durable = new QuoteStreamTokens(tokens, env.db, env.config.QUOTE_STREAM_GRACE_SECONDS);
+    const rec = await durable.verify('rfq', token);
+    const [row] = await env.db.query(`SELECT (extract(epoch FROM expires_at) * 1000)::bigint::text AS e FROM quotes WHERE id = $1`, [body.quote.id]);
+    expect(rec?.expiresAt).toBe(Number(row.e) + env.config.QUOTE_STREAM_GRACE_SECONDS * 1000);
+    expect(await tokens.verify('rfq', token)).not.toBeNull();
+    expect(await durable.verify('rfq', 'x'.repeat(43))).toBeNull();
+  });
+});
+
+describe('the eviction policy check', () => {
+  let redis: TestRedis;
+  let client: Redis;
+  const logs = captureLogs();
+
+  beforeAll(async () => {
+    redis = await startTestRedis({ persistence: false, args: ['--maxmemory', '64mb', '--maxmemory-policy', 'allkeys-lru'] });
+    client = createRedis(redis.url);
+  });
+
+  afterAll(async () => {
+    await closeRedis(client);
+    await redis?.close();
+  });
+
+  it('refuses anything but noeviction, naming the policy and the fix, unless allowed', async () => {
+    const refused = checkEvictionPolicy(client, { allowEviction: false, logger: logs.logger });
+    await expect(refused).rejects.toBeInstanceOf(RedisEvictionRefused);
+    await expect(refused).rejects.toThrow(/maxmemory-policy allkeys-lru.*CONFIG SET maxmemory-policy noeviction.*REDIS_ALLOW_EVICTION=true/);
+
+    const metrics = new Metrics(false);
+    const allowed = await checkEvictionPolicy(client, { allowEviction: true, logger: logs.logger, metrics });
+    expect(Object.values(allowed.policies)).toEqual(['allkeys-lru']);
+    expect(await metrics.registry.getSingleMetricAsString('rfq_redis_eviction_allowed')).toMatch(/ 1$/m);
+
+    await client.config('SET', 'maxmemory-policy', 'noeviction');
+    expect(Object.values((await checkEvictionPolicy(client, { allowEviction: false, logger: logs.logger })).policies)).toEqual(['noeviction']);
+  });
+
+  it('a Redis that refuses CONFIG gets a warning and the metric, not a refusal', async () => {
+    await client.call('ACL', 'SETUSER', 'noconfig', 'on', '>pw', '~*', '&*', '+@all', '-config');
+    const limited = createRedis(redis.url.replace('redis://', 'redis://noconfig:pw@'));
+    try {
+      const metrics = new Metrics(false);
+      const out = await checkEvictionPolicy(limited, { allowEviction: false, logger: logs.logger, metrics });
+      expect(out.unreadable).toHaveLength(1);
+      expect(await metrics.registry.getSingleMetricAsString('rfq_redis_config_unreadable')).toMatch(/ 1$/m);
+      expect(logs.lines().some((l) => String(l.msg).startsWith('Redis refused CONFIG GET maxmemory-policy'))).toBe(true);
+    } finally {
+      await closeRedis(limited);
+    }
+  });
+});
+
+describe('the Redis data epoch on a Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  let env: TestEnv;
+  let epoch: RedisEpoch;
+  const logs = captureLogs();
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3 });
+    env = await createTestEnv({ REDIS_CLUSTER_NODES: cluster.nodesEnv });
+    epoch = new RedisEpoch(env.redis, env.db, { prefix: env.config.REDIS_PREFIX, name: 'cluster-epoch-test', logger: logs.logger });
+    await epoch.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await epoch?.close();
+    await env?.close();
+    await cluster?.close();
+  });
+
+  it('a publish right after every master was flushed, before any check, still numbers above the new floor', async () => {
+    const pub = new EventPublisher({ redis: env.redis, config: env.config });
+    const topic = topics.quotesRequests(31337);
+    expect((await pub.publish(topic, 'rfq_request', { quote_id: 'a' } as never)).seq).toBe(1);
+    await pub.publish(topic, 'rfq_request', { quote_id: 'b' } as never);
+    const before = epoch.current!;
+
+    await Promise.all(primaryNodes(env.redis).map((n) => n.flushall()));
+    // The epoch key is in another slot than the topic: the publish cannot read it in its script.
+    // It finds the counter to be created, reads the epoch afresh, notices the loss and opens the new epoch first.
+    const after = await pub.publish(topic, 'rfq_request', { quote_id: 'c' } as never);
+    expect(epoch.current!.epoch).toBe(before.epoch + 1);
+    expect(after.seq).toBe(epoch.current!.floor + 1);
+    // An existing counter is not held up: the next publish goes through in one step.
+    expect((await pub.publish(topic, 'rfq_request', { quote_id: 'd' } as never)).seq).toBe(epoch.current!.floor + 2);
+    const read = await new EventHistory(env.redis, env.config).readSince(topic.key, 2);
+    expect(read).toMatchObject({ recovered: false, resumeAfter: epoch.current!.floor });
+    expect(read.events.map((e) => (JSON.parse(e.data) as { quote_id: string }).quote_id)).toEqual(['c', 'd']);
+  }, 60_000);
+});
