@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 import { haproxyConfig } from './haproxy-config';
+import { describeMissing, preflight } from './preflight';
 import { startPostgresPair, type PostgresPair } from './postgres-pair';
 
 /**
@@ -139,6 +140,12 @@ function startRedis(name: string, port: number, cluster: boolean): Proc {
 }
 
 async function run(redisMode: RedisMode): Promise<void> {
+  const missing = preflight();
+  if (missing.length > 0) {
+    for (const line of describeMissing(missing)) say(line);
+    say('nothing was started');
+    process.exit(69);
+  }
   tmp = mkdtempSync(path.join(tmpdir(), 'rfq-scaled-'));
   chmodSync(tmp, 0o755);
   mkdirSync(path.join(tmp, 'logs'));
@@ -203,7 +210,9 @@ async function run(redisMode: RedisMode): Promise<void> {
     MIGRATE_ON_START: 'false',
     SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY,
     REDIS_PREFIX: 'rfq:',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    // At least info, whatever LOG_LEVEL says: the stack reads each replica's port and start from
+    // its info lines (`api listening`, `started`); a quieter level would leave it waiting for ever.
+    LOG_LEVEL: ['trace', 'debug'].includes(process.env.LOG_LEVEL ?? '') ? process.env.LOG_LEVEL! : 'info',
     ...redisEnv,
   };
   // The API and socket replicas sit behind HAProxy (option forwardfor): the client, for rate
@@ -275,9 +284,23 @@ async function run(redisMode: RedisMode): Promise<void> {
   const processes = Object.fromEntries(procs.map((p) => [p.name, p.child.pid]));
   const [primaryPid, replicaPid] = postgres.pids();
   ready = true;
+  // The stack's addresses as a shell file, so `. <file>` points the demos and the operator CLI at
+  // this stack (DATABASE_URL must follow BASE_URL: the demos' operator step writes there).
+  const envFile = path.join(tmp, 'stack.env');
+  writeFileSync(
+    envFile,
+    [
+      `export BASE_URL=${baseUrl}`,
+      `export DATABASE_URL=${databaseUrl}`,
+      `export RPC_URL=http://127.0.0.1:${ports.devchain}`,
+      redisMode === 'cluster' ? `export REDIS_CLUSTER_NODES=${clusterNodes}` : `export REDIS_URL=redis://127.0.0.1:${ports.redisPlain}`,
+      '',
+    ].join('\n'),
+  );
   process.stdout.write(`RFQ scaled stack ready: ${baseUrl}\n`);
+  process.stdout.write(`point the demos and the CLI at it: . ${envFile}\n`);
   process.stdout.write(
-    `${JSON.stringify({ event: 'ready', base_url: baseUrl, redis: redisMode, redis_cluster_nodes: clusterNodes, database_url: databaseUrl, database_replica_url: replicaUrl, rpc_url: `http://127.0.0.1:${ports.devchain}`, ports, pids, processes, postgres_pids: { primary: primaryPid, replica: replicaPid }, tmp })}\n`,
+    `${JSON.stringify({ event: 'ready', base_url: baseUrl, redis: redisMode, redis_cluster_nodes: clusterNodes, database_url: databaseUrl, database_replica_url: replicaUrl, rpc_url: `http://127.0.0.1:${ports.devchain}`, ports, pids, processes, postgres_pids: { primary: primaryPid, replica: replicaPid }, env_file: envFile, tmp })}\n`,
   );
 }
 

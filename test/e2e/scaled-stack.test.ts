@@ -22,6 +22,7 @@ interface Ready {
   base_url: string;
   redis: string;
   database_url: string;
+  env_file: string;
   pids: number[];
   processes: Record<string, number>;
   ports: { redisCluster: number[] };
@@ -59,7 +60,8 @@ describe('npm run stack:scaled', () => {
     stack = spawn(process.execPath, ['--import', 'tsx', 'dev/scaled/stack.ts'], {
       cwd: ROOT,
       // The fault loads come from this one address: the quote limits must not be what they measure.
-      env: { ...process.env, LOG_LEVEL: 'info', QUOTE_RATE_LIMIT_PER_IP: '1000000', QUOTE_RATE_LIMIT_PER_CREDENTIAL: '1000000' },
+      // A quiet LOG_LEVEL: the stack finds its replicas' ports whatever the level says.
+      env: { ...process.env, LOG_LEVEL: 'warn', QUOTE_RATE_LIMIT_PER_IP: '1000000', QUOTE_RATE_LIMIT_PER_CREDENTIAL: '1000000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     exited = new Promise((resolve) => stack.once('close', (code) => resolve(code)));
@@ -83,6 +85,11 @@ describe('npm run stack:scaled', () => {
 
   it('prints its base URL, runs the roles on the Redis Cluster, and balances both API replicas behind HAProxy', async () => {
     expect(out).toContain(`RFQ scaled stack ready: ${ready.base_url}`);
+    // The shell file that points the demos and the CLI at this stack, its path printed.
+    expect(out).toContain(`. ${ready.env_file}`);
+    const envFile = readFileSync(ready.env_file, 'utf8');
+    expect(envFile).toContain(`export BASE_URL=${ready.base_url}\n`);
+    expect(envFile).toContain(`export DATABASE_URL=${ready.database_url}\n`);
     expect(ready.redis).toBe('cluster');
     const served = new Set<string>();
     for (let i = 0; i < 6; i++) {
