@@ -23,7 +23,8 @@ export const loanFeed: ExploreFeed<LoanSnapshot> = {
   topic: (token) => exploreLoanStreamTopic(token),
   async snapshot(db: DataSource, chainId: number) {
     return db.transaction('REPEATABLE READ', async (m) => {
-      const reads = new LoanService({ db: m as unknown as DataSource });
+      // One snapshot, one transaction: its reads run in turn (pg runs one query at a time per connection).
+      const reads = new LoanService({ db: m as unknown as DataSource, oneConnection: true });
       const [head] = (await m.query(
         `SELECT block_number::text AS block_number, block_hash, block_timestamp::text AS block_timestamp FROM indexer_cursors WHERE chain_id = $1 ORDER BY block_number ASC LIMIT 1`,
         [chainId],

@@ -19,15 +19,30 @@ export class LoanService {
   private readonly repo: LoanRepository;
   private readonly registry: NetworksService;
 
-  constructor(deps: { db: DataSource }) {
+  /** Reads one after another: set when `db` is a transaction, whose one connection runs one query at a time. */
+  private readonly serial: boolean;
+
+  constructor(deps: { db: DataSource; oneConnection?: boolean }) {
     this.repo = new LoanRepository(deps.db);
     this.registry = new NetworksService(deps.db);
+    this.serial = deps.oneConnection ?? false;
+  }
+
+  /** Independent reads side by side on the pool, or in turn on a transaction's one connection. */
+  private async reads<T extends readonly (() => Promise<unknown>)[]>(...fns: T): Promise<{ [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+    if (!this.serial) return (await Promise.all(fns.map((f) => f()))) as { [K in keyof T]: Awaited<ReturnType<T[K]>> };
+    const out: unknown[] = [];
+    for (const f of fns) out.push(await f());
+    return out as { [K in keyof T]: Awaited<ReturnType<T[K]>> };
   }
 
   /** Prices and token metadata for the tokens of `loans` (lower-case keys). */
   private async valuation(chainId: number, tokens: string[]): Promise<ValuationContext> {
     const unique = [...new Set(tokens)];
-    const [prices, info] = await Promise.all([this.repo.latestPrices(chainId, unique), this.repo.tokenInfo(chainId, unique)]);
+    const [prices, info] = await this.reads(
+      () => this.repo.latestPrices(chainId, unique),
+      () => this.repo.tokenInfo(chainId, unique),
+    );
     return {
       prices: new Map(prices.map((p) => [p.token.toLowerCase(), { price_wad: BigInt(p.price_wad), decimals: p.decimals }])),
       tokens: new Map(info.map((t) => [t.address.toLowerCase(), { symbol: t.symbol, decimals: t.decimals }])),
@@ -46,11 +61,11 @@ export class LoanService {
   /** Totals per network and per token: active loans, outstanding principal, collateral value, average rate. */
   async summary(q: SummaryQuery) {
     if (q.chain_id !== undefined) await this.registry.requireNetwork(q.chain_id);
-    const [debt, collateral, health] = await Promise.all([
-      this.repo.debtTotals(q.chain_id),
-      this.repo.collateralTotals(q.chain_id),
-      this.repo.healthCounts(q.chain_id),
-    ]);
+    const [debt, collateral, health] = await this.reads(
+      () => this.repo.debtTotals(q.chain_id),
+      () => this.repo.collateralTotals(q.chain_id),
+      () => this.repo.healthCounts(q.chain_id),
+    );
     const chains = [...new Set([...debt, ...collateral].map((r) => r.chain_id))].sort((a, b) => a - b);
     if (q.chain_id !== undefined && !chains.includes(q.chain_id)) chains.push(q.chain_id);
     const networks = [];
@@ -167,10 +182,10 @@ export class LoanService {
     const limit = q.limit;
     const before = position(q.cursor);
     const at = before && { ...before, chain_id: q.chain_id };
-    const [loans, prices] = await Promise.all([
-      q.type === 'price' ? [] : this.repo.events({ chain_id: q.chain_id, token: q.token }, limit + 1, at),
-      q.type === 'loan' ? [] : this.repo.priceUpdates(q.chain_id, q.token, limit + 1, at),
-    ]);
+    const [loans, prices] = await this.reads(
+      async () => (q.type === 'price' ? [] : this.repo.events({ chain_id: q.chain_id, token: q.token }, limit + 1, at)),
+      async () => (q.type === 'loan' ? [] : this.repo.priceUpdates(q.chain_id, q.token, limit + 1, at)),
+    );
     const merged = [
       ...loans.map((e) => ({ key: eventKey(e), item: { type: 'loan' as const, loan: loanEventView(e), price: null } })),
       ...prices.map((p) => ({
