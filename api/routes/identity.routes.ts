@@ -22,7 +22,7 @@ export function identityHandlers(ctx: ApiContext): RouteHandlers<typeof identity
       if (!p || p.kind === 'taker_key') throw new Error('session route reached without a wallet principal');
       const s = await identity.session(p);
       // A maker also learns whether its organization may bid in Dutch auctions (docs/DUTCH.md, "Fades").
-      return s.tier === 'maker' ? { ...s, dutch_fades: await dutch.fades(s.address) } : s;
+      return s.tier === 'maker' ? { ...s, dutch_fades: await dutch.fades({ maker: s.address, organizationId: s.organization_id }) } : s;
     },
   };
 }

@@ -75,6 +75,8 @@ export const makerKeysSpecs = {
     method: 'put',
     path: '/api/maker/organization',
     summary: "Transfer the organization's admin role (signed transfer_admin statement)",
+    description:
+      "The acting admin, owner or manager signs the transfer_admin statement (`message` + `signature`); the new admin signs the same message (`new_admin_signature`), proving it accepts the role. A wallet that backs another organization's active maker key is refused.",
     request: { body: transferAdminSchema },
     responses: {
       200: {
@@ -84,6 +86,12 @@ export const makerKeysSpecs = {
     },
     errors: [
       ...STATEMENT_ERRORS,
+      errorCase(403, 'new_admin_signature_mismatch', 'new_admin_signature is not a signature of message by 0x70997970C51812dc3A010C7d01b50e0d17dc79C8'),
+      errorCase(
+        409,
+        'wallet_backs_other_organization_key',
+        '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 is the bot wallet of an active maker key of another organization',
+      ),
       errorCase(409, 'already_admin', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 is already the admin'),
       errorCase(409, 'already_in_organization', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 already belongs to a maker organization'),
       errorCase(409, 'already_member', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8 is already a member of this organization'),

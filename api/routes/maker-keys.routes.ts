@@ -14,6 +14,11 @@ export function makerKeysHandlers(ctx: ApiContext): RouteHandlers<typeof makerKe
     },
     removeMakerKey: async ({ params, body }, req) => makerAdmin.removeKey(managerOf(req), params.id, body),
     transferMakerAdmin: async ({ body }, req) =>
-      makerAdmin.transferAdmin(managerOf(req), { newAdmin: body.new_admin, message: body.message, signature: body.signature }),
+      makerAdmin.transferAdmin(managerOf(req), {
+        newAdmin: body.new_admin,
+        message: body.message,
+        signature: body.signature,
+        newAdminSignature: body.new_admin_signature,
+      }),
   };
 }

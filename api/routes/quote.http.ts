@@ -182,6 +182,12 @@ export const quoteSpecs = {
         'filler_not_allowed',
         "the request's fill authority 0x610178dA211FEF7D417bC0e6FeD39F05609AD788 does not allow 0x90F79bf6EB2c4f870365E785982E1f101E93b906 to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler",
       ),
+      errorCase(
+        403,
+        'filler_consent_required',
+        'filler 0x90F79bf6EB2c4f870365E785982E1f101E93b906 is neither your wallet nor a wallet of your organization: it must consent with filler_signature',
+      ),
+      errorCase(403, 'filler_signature_mismatch', "filler_signature is not 0x90F79bf6EB2c4f870365E785982E1f101E93b906's personal_sign of the filler consent"),
       errorCase(503, 'rpc_unavailable', "cannot ask the request's fill authority: chain 31337 RPC unreachable"),
       ...FILL_BOND_ERRORS,
       errorCase(

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
 import { errorBody } from '../../shared/platform/http/error-handler';
-import { isDutchRequest } from '../../shared/dutch';
+import { isDutchRequest, type Bidder } from '../../shared/dutch';
 import { callerScope } from '../auth';
 import type { ApiContext } from '../context';
 import { dryRunBodyRefusal } from '../http/offer-dry-run';
@@ -13,6 +13,17 @@ function makerWallet(req: Request): `0x${string}` {
   const p = req.principal;
   if (p && (p.kind === 'siwe' || p.kind === 'maker_key')) return p.address;
   throw new UnauthorizedError('maker rights required', 'maker_rights_required');
+}
+
+/**
+ * Who bids, and for which organization: a maker key acts for the organization that issued it
+ * (never a membership another organization could add), a SIWE wallet for its own membership.
+ */
+async function bidder(ctx: ApiContext, req: Request): Promise<Bidder> {
+  const p = req.principal;
+  if (p?.kind === 'maker_key') return { wallet: p.address, organizationId: p.organizationId };
+  const wallet = makerWallet(req);
+  return { wallet, organizationId: (await ctx.services.identity.orgs.membership(wallet, 'maker'))?.organizationId ?? null };
 }
 
 /** Quotes: create (standard or Dutch), poll, maker package offers and Dutch bids, and their dry-run. The quote, offer and bid bodies are parsed by shared/quotes and shared/dutch. */
@@ -39,12 +50,12 @@ export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteSpecs>
       return { offer };
     },
     submitDutchBid: async ({ params, body }, req) => {
-      const bid = await dutch.bid(params.id, body, makerWallet(req));
+      const bid = await dutch.bid(params.id, body, await bidder(ctx, req));
       offered.inc({ kind: 'dutch_bid' });
       return new Reply(201, { bid });
     },
     submitOfferDryRun: async ({ params, body }, req) => {
-      const out = await offerDryRun.run(params.id, body, makerWallet(req), dryRunBodyRefusal(req));
+      const out = await offerDryRun.run(params.id, body, await bidder(ctx, req), dryRunBodyRefusal(req));
       const common = { dry_run: true as const, quote_id: out.quoteId, kind: out.kind };
       if (!out.refusal) return { ...common, would: 'accept' as const, status: 201 as const, error: null };
       return { ...common, would: 'refuse' as const, status: out.refusal.status, error: errorBody(out.refusal, req.id) };

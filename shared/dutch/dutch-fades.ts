@@ -36,13 +36,17 @@ export interface NewFade {
 }
 
 /**
- * The maker organization a wallet acts for: the organization it is a member of, else the one
- * whose maker API key is bound to it (a bot wallet); null for neither.
+ * The maker organization a wallet acts for when nothing recorded it (bids made before bids
+ * carried their organization): the organization that issued its maker API key (a bot wallet),
+ * else the one it is a member of; null for neither. The key comes first: a key's organization
+ * is the one that issued it, and no other organization can change that, while a membership is
+ * something another organization's admin could once add.
  */
 export const ORGANIZATION_OF = (address: string) => `COALESCE(
-  (SELECT organization_id FROM organization_members WHERE kind = 'maker' AND lower(address) = lower(${address}) LIMIT 1),
-  (SELECT organization_id FROM api_keys WHERE kind = 'maker' AND lower(address) = lower(${address}) ORDER BY revoked_at IS NULL DESC, created_at DESC LIMIT 1))`;
+  (SELECT organization_id FROM api_keys WHERE kind = 'maker' AND lower(address) = lower(${address}) ORDER BY revoked_at IS NULL DESC, created_at DESC LIMIT 1),
+  (SELECT organization_id FROM organization_members WHERE kind = 'maker' AND lower(address) = lower(${address}) LIMIT 1))`;
 
+/** The scope of a wallet with no organization recorded for it (see ORGANIZATION_OF). */
 export async function fadeScope(db: Queryable, maker: string): Promise<FadeScope> {
   const rows: { organization_id: string | null }[] = await db.query(`SELECT ${ORGANIZATION_OF('$1')} AS organization_id`, [maker]);
   return { organizationId: rows[0]?.organization_id ?? null, maker };
@@ -81,17 +85,21 @@ export function fadeStatusOf(times: readonly number[], policy: FadePolicy, nowMs
   };
 }
 
-/** A maker's fade status now (its organization's, when it has one). */
-export async function fadeStatus(db: Queryable, maker: string, policy: FadePolicy, nowMs: number): Promise<FadeStatus> {
-  const scope = await fadeScope(db, maker);
+/**
+ * A maker's fade status now: of the organization its credential acts for (`scope`, from the
+ * maker key's own organization or the SIWE wallet's own membership), or, given only a wallet,
+ * of the organization ORGANIZATION_OF finds.
+ */
+export async function fadeStatus(db: Queryable, who: FadeScope | string, policy: FadePolicy, nowMs: number): Promise<FadeStatus> {
+  const scope = typeof who === 'string' ? await fadeScope(db, who) : who;
   // Fades older than window + cooldown can neither count nor block any more.
   const since = nowMs - (policy.windowSeconds + policy.cooldownSeconds) * 1000;
   return fadeStatusOf(await fadeTimes(db, scope, since), policy, nowMs);
 }
 
 /** Refuses a bid of a maker whose organization is blocked: 403 `maker_faded`, with when it may bid again. */
-export async function assertNotFaded(db: Queryable, maker: string, policy: FadePolicy, nowMs: number): Promise<void> {
-  const s = await fadeStatus(db, maker, policy, nowMs);
+export async function assertNotFaded(db: Queryable, scope: FadeScope, policy: FadePolicy, nowMs: number): Promise<void> {
+  const s = await fadeStatus(db, scope, policy, nowMs);
   if (!s.blocked_until) return;
   const retryAfter = Math.max(1, Math.ceil((new Date(s.blocked_until).getTime() - nowMs) / 1000));
   throw new AppError(
@@ -110,7 +118,8 @@ export async function assertNotFaded(db: Queryable, maker: string, policy: FadeP
  * decided now. It faded unless the chain holds a DutchFilled of its request by the filler its
  * award names (the winning maker's wallet, or the filler its bid named), exclusive, in a block no
  * later than the window's end; a quote closed (cancelled or expired)
- * before its window ended is nobody's fade. Quotes whose window ended more than `lookbackSeconds`
+ * before its window ended is nobody's fade. The fade is the organization the winning bid was
+ * made for (recorded with the bid from the bidding credential), never a later membership. Quotes whose window ended more than `lookbackSeconds`
  * before the block (DUTCH_FADE_WINDOW) can no longer count and are left alone. Rows carry the
  * deciding block, so a rollback below it undoes the decision (DERIVED_TABLES).
  */
@@ -140,7 +149,9 @@ export async function decideExclusiveWindows(
          FROM due d
      )
      INSERT INTO dutch_exclusive_outcomes (quote_id, chain_id, winner, organization_id, faded, exclusive_ends_at, decided_block, decided_block_timestamp)
-     SELECT id, $1::integer, winner, ${ORGANIZATION_OF('winner')}, faded, exclusive_ends_at, $2::bigint, $3::bigint FROM decided
+     SELECT id, $1::integer, winner,
+            COALESCE((SELECT b.organization_id FROM dutch_bids b WHERE b.quote_id = decided.id AND lower(b.maker) = lower(decided.winner)), ${ORGANIZATION_OF('winner')}),
+            faded, exclusive_ends_at, $2::bigint, $3::bigint FROM decided
      ON CONFLICT (quote_id) DO NOTHING
      RETURNING quote_id, winner, organization_id, exclusive_ends_at, faded`,
     [chainId, block.number, block.timestamp, lookbackSeconds],

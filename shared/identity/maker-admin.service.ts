@@ -96,9 +96,15 @@ export class MakerAdminService {
     return removedKeyView(revoked);
   }
 
-  /** Statement: Action transfer_admin, Member = the new admin, Name = the organization's name. */
-  async transferAdmin(manager: Membership, input: SignedRequest & { newAdmin: `0x${string}` }) {
-    await this.deps.statements.verify(input.message, input.signature, {
+  /**
+   * Statement: Action transfer_admin, Member = the new admin, Name = the organization's name,
+   * signed by the acting admin (`signature`) and by the new admin itself (`newAdminSignature`):
+   * the role makes the wallet a member, and a membership must never be pinned on a wallet that
+   * did not ask for it. A wallet that backs another organization's active maker key is refused
+   * (409 naming it): it serves that organization. Every check runs before the statement is used up.
+   */
+  async transferAdmin(manager: Membership, input: SignedRequest & { newAdmin: `0x${string}`; newAdminSignature: Hex }) {
+    const statement = await this.deps.statements.check(input.message, input.signature, {
       kind: 'maker',
       action: 'transfer_admin',
       bearer: manager.address,
@@ -106,6 +112,9 @@ export class MakerAdminService {
       organizationId: manager.organizationId,
       name: manager.organizationName,
     });
+    await this.deps.bots.proveControl(input.newAdmin, input.message, input.newAdminSignature, 'new_admin_signature');
+    await this.deps.bots.assertNotBotElsewhere(input.newAdmin, manager.organizationId, 'new_admin');
+    await this.deps.statements.consume(statement);
     const result = await this.deps.orgs.transferAdmin(manager, input.newAdmin);
     this.deps.logger.info({ organization_id: manager.organizationId, by: manager.address, admin: input.newAdmin }, 'maker admin transferred');
     return result;

@@ -30,7 +30,8 @@ export const loginSchema = z.strictObject({
 /** `address_signature`: the bot wallet's own personal_sign of `message`, proving it consents to the key. */
 export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed, address_signature: signatureSchema });
 export const signedOnlySchema = z.strictObject(signed);
-export const transferAdminSchema = z.strictObject({ new_admin: addressSchema, ...signed });
+/** `new_admin_signature`: the new admin's own personal_sign of `message`, proving it accepts the role. */
+export const transferAdminSchema = z.strictObject({ new_admin: addressSchema, ...signed, new_admin_signature: signatureSchema });
 export const addTakerKeySchema = z.strictObject({ name: keyNameSchema });
 
 /** POST /api/taker/delegate; `maxSeconds` is DELEGATE_MAX_TTL_SECONDS. The statement is needed only without an API key. */

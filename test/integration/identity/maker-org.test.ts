@@ -229,7 +229,7 @@ describe('maker organizations and keys', () => {
     const res = await request(app)
       .put('/api/maker/organization')
       .set(bearer(people.admin.token))
-      .send({ new_admin: next.wallet.address, ...signed })
+      .send({ new_admin: next.wallet.address, ...signed, new_admin_signature: await next.wallet.signMessage({ message: signed.message }) })
       .expect(200);
     expect(res.body).toEqual({ id: orgId, name: 'Deep Liquidity', admin: next.wallet.address, previous_admin: people.admin.wallet.address });
 
@@ -244,12 +244,14 @@ describe('maker organizations and keys', () => {
     await addKey(next, 'new admin bot');
 
     // An owner may transfer admin too, and stays owner.
-    const third = newWallet().address;
+    const thirdWallet = newWallet();
+    const third = thirdWallet.address;
+    const accept = (s: { message: string }) => thirdWallet.signMessage({ message: s.message });
     const byOwner = await signStatement(people.owner.wallet, { action: 'transfer_admin', member: third, organization: orgId, name: 'Deep Liquidity' });
     const moved = await request(app)
       .put('/api/maker/organization')
       .set(bearer(people.owner.token))
-      .send({ new_admin: third, ...byOwner })
+      .send({ new_admin: third, ...byOwner, new_admin_signature: await accept(byOwner) })
       .expect(200);
     expect(moved.body.previous_admin).toBe(next.wallet.address);
     expect((await request(app).get('/api/me').set(bearer(people.owner.token)).expect(200)).body.role).toBe('owner');
@@ -259,7 +261,7 @@ describe('maker organizations and keys', () => {
     const same = await request(app)
       .put('/api/maker/organization')
       .set(bearer(people.owner.token))
-      .send({ new_admin: third, ...again })
+      .send({ new_admin: third, ...again, new_admin_signature: await accept(again) })
       .expect(409);
     expect(same.body).toEqual({ error: `${third} is already the admin`, code: 'already_admin', request_id: expect.any(String) });
 
@@ -269,7 +271,7 @@ describe('maker organizations and keys', () => {
         await request(app)
           .put('/api/maker/organization')
           .set(bearer(people.owner.token))
-          .send({ new_admin: third, ...wrongName })
+          .send({ new_admin: third, ...wrongName, new_admin_signature: await accept(wrongName) })
           .expect(403)
       ).body.error,
     ).toMatch(/Name does not match/);
