@@ -15,7 +15,12 @@ export function identityHandlers(ctx: ApiContext): RouteHandlers<typeof identity
     },
     login: {
       before: [limitPerIp(ctx, 'login', config.LOGIN_RATE_LIMIT, window)],
-      handle: async ({ body }) => identity.siwe.login(body.message, body.signature),
+      handle: async ({ body }) => {
+        const out = await identity.siwe.login(body.message, body.signature);
+        // The wallet signed in itself: maker keys bound to it without its signature are verified now.
+        await identity.makerAdmin.verifyBySignIn(out.address);
+        return out;
+      },
     },
     getSession: async (_input, req) => {
       const p = req.principal;

@@ -12,6 +12,7 @@ export function makerKeysHandlers(ctx: ApiContext): RouteHandlers<typeof makerKe
       const { address_signature: addressSignature, ...rest } = body;
       return makerAdmin.addKey(managerOf(req), { ...rest, addressSignature });
     },
+    verifyMakerKey: async ({ params, body }, req) => makerAdmin.verifyKey(managerOf(req), params.id, body.signature),
     removeMakerKey: async ({ params, body }, req) => makerAdmin.removeKey(managerOf(req), params.id, body),
     transferMakerAdmin: async ({ body }, req) =>
       makerAdmin.transferAdmin(managerOf(req), {

@@ -51,9 +51,9 @@ export const ordersSpecs = {
     cache: 'no-store',
     request: { body: orderCreateBody, bodyCheck: 'service', examples: { call: { summary: 'Buy a call at a decaying premium', value: ORDER_EXAMPLE } } },
     responses: {
-      201: { description: 'The recorded order (state open).', schema: orderWire },
-      200: {
-        description: 'The very same intent (same intent hash) was recorded before: that record, now marked recorded_by_owner when the owner sent it.',
+      201: {
+        description:
+          'The recorded order (state open). When the very same intent (same intent hash) was recorded before: that record, now marked recorded_by_owner when the owner sent it, with header Idempotent-Replayed: true.',
         schema: orderWire,
       },
     },
@@ -114,6 +114,7 @@ export const ordersSpecs = {
     responses: { 200: { description: 'The cancelled order.', schema: orderWire } },
     errors: [
       ORDER_NOT_FOUND,
+      errorCase(403, 'maker_key_unverified', 'maker key 4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10 is unverified: its bot wallet has not proved it consents'),
       errorCase(403, 'not_order_owner', `order ${ORDER_ID} belongs to ${OWNER}, not to the authenticated wallet 0x90F79bf6EB2c4f870365E785982E1f101E93b906`),
       errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under an active exclusive fill; cancel it after the fill expires`),
       errorCase(409, 'order_filled', `order ${ORDER_ID} is filled; only an open order can be cancelled`),
@@ -140,6 +141,7 @@ export const ordersSpecs = {
       VALIDATION_FAILED,
       ORDER_NOT_FOUND,
       ...FILL_BOND_ERRORS,
+      errorCase(403, 'maker_key_unverified', 'maker key 4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10 is unverified: its bot wallet has not proved it consents'),
       errorCase(409, 'order_not_open', `order ${ORDER_ID} is filled; only open orders can be filled`),
       errorCase(
         409,

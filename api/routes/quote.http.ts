@@ -182,6 +182,7 @@ export const quoteSpecs = {
         'filler_not_allowed',
         "the request's fill authority 0x610178dA211FEF7D417bC0e6FeD39F05609AD788 does not allow 0x90F79bf6EB2c4f870365E785982E1f101E93b906 to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler",
       ),
+      errorCase(403, 'maker_key_unverified', 'maker key 4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10 is unverified: its bot wallet has not proved it consents'),
       errorCase(
         403,
         'filler_consent_required',

@@ -21,7 +21,7 @@ function makerWallet(req: Request): `0x${string}` {
  */
 async function bidder(ctx: ApiContext, req: Request): Promise<Bidder> {
   const p = req.principal;
-  if (p?.kind === 'maker_key') return { wallet: p.address, organizationId: p.organizationId };
+  if (p?.kind === 'maker_key') return { wallet: p.address, organizationId: p.organizationId, unverifiedKey: p.verified ? undefined : p.keyId };
   const wallet = makerWallet(req);
   return { wallet, organizationId: (await ctx.services.identity.orgs.membership(wallet, 'maker'))?.organizationId ?? null };
 }

@@ -35,6 +35,8 @@ type DutchBidBody = z.output<typeof dutchBidBody>;
 export interface Bidder {
   wallet: Address;
   organizationId: string | null;
+  /** Set when the bidder is a maker key its bot wallet has not verified: such a key may not bid. */
+  unverifiedKey?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -224,6 +226,12 @@ export class DutchService {
    */
   async checkBid(quoteId: string, body: unknown, bidder: Bidder): Promise<{ bid: DutchBidBody; filler: Address }> {
     const bid = parseOrThrow(dutchBidBody, body);
+    if (bidder.unverifiedKey) {
+      throw new ForbiddenError(
+        `maker key ${bidder.unverifiedKey} is unverified: its bot wallet has not proved it consents. Verify it (POST /api/maker/keys/${bidder.unverifiedKey}/verify with the bot wallet's signature, or sign in with the bot wallet) before it bids`,
+        'maker_key_unverified',
+      );
+    }
     const maker = getAddress(bidder.wallet);
     const quote = UUID.test(quoteId) ? await this.quotes.findQuote(quoteId) : null;
     if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');

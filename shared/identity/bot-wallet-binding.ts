@@ -27,12 +27,16 @@ export class BotWalletBinding {
     address: `0x${string}`,
     message: string,
     addressSignature: Hex,
-    field: 'address_signature' | 'new_admin_signature' = 'address_signature',
+    field: 'address_signature' | 'new_admin_signature' | 'signature' = 'address_signature',
   ): Promise<void> {
     const signer = await this.deps.verifier.recover(message, addressSignature, field);
     if (signer && isAddressEqual(signer, address)) return;
+    if (field === 'signature') {
+      const why = `signature is not ${address}'s personal_sign of the key's verification text: the bot wallet itself must sign it`;
+      throw new ForbiddenError(why, 'address_signature_mismatch', [{ path: field, message: why }]);
+    }
     const who = field === 'address_signature' ? 'the bot wallet' : 'the new admin';
-    const why = `${field} is not a signature of message by ${address}: ${who} must personal_sign the same statement text the admin signed`;
+    const why = `${field} is not a signature of message by address ${address}: ${who} must personal_sign the same statement text the admin signed`;
     throw new ForbiddenError(why, `${field}_mismatch`, [{ path: field, message: why }]);
   }
 
@@ -41,7 +45,7 @@ export class BotWalletBinding {
    * the organization that issued its key, and no other organization may make it a member.
    */
   async assertNotBotElsewhere(address: `0x${string}`, organizationId: string, field: string): Promise<void> {
-    const key = await this.deps.keys.findActiveByAddress(address);
+    const key = await this.deps.keys.findVerifiedByAddress(address);
     if (!key || key.organization_id === organizationId) return;
     const message = `${address} is the bot wallet of an active maker key of another organization; it serves that organization and cannot join this one`;
     throw new ConflictError(message, 'wallet_backs_other_organization_key', [{ path: field, message }]);
@@ -53,8 +57,9 @@ export class BotWalletBinding {
    * organization may be its bot. Run after `proveControl`, so only the wallet's holder learns
    * where else it is bound.
    */
-  async assertFree(address: `0x${string}`, organizationId: string): Promise<void> {
-    if (await this.deps.keys.findActiveByAddress(address)) throw botAddressInUse(address);
+  async assertFree(address: `0x${string}`, organizationId: string, o: { ignoreUnverified?: boolean; exceptKey?: string } = {}): Promise<void> {
+    const key = o.ignoreUnverified ? await this.deps.keys.findVerifiedByAddress(address) : await this.deps.keys.findActiveByAddress(address);
+    if (key && key.id !== o.exceptKey) throw botAddressInUse(address);
     const elsewhere = (await this.deps.orgs.memberships(address)).find((m) => m.organizationId !== organizationId);
     if (elsewhere) {
       const message = `${address} belongs to another ${elsewhere.kind} organization; a bot wallet serves one organization only`;

@@ -69,6 +69,7 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
     },
     'POST /api/maker/keys': { body: m.signed.addMakerKey, auth: ['maker_admin'] },
     'DELETE /api/maker/keys/:id': { body: m.signed.removeMakerKey, auth: ['maker_admin'] },
+    'POST /api/maker/keys/:id/verify': { body: { signature }, auth: ['maker_admin'] },
     'PUT /api/maker/organization': { body: { new_admin: m.addresses[2], ...signed, new_admin_signature: signature }, auth: ['maker_admin'] },
     'POST /api/taker/keys': { body: { name: 'fuzz key' }, auth: ['taker_admin'] },
     'POST /api/taker/delegate': { body: m.signed.delegateAsAdmin, auth: ['taker_admin', 'taker_key'] },

@@ -27,8 +27,14 @@ export const loginSchema = z.strictObject({
   signature: signatureSchema,
 });
 
-/** `address_signature`: the bot wallet's own personal_sign of `message`, proving it consents to the key. */
-export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed, address_signature: signatureSchema });
+/**
+ * The spec's body (`address`, `name`, `message`, `signature`), plus the optional
+ * `address_signature`: the bot wallet's own personal_sign of `message`, which verifies the key at
+ * once. Without it the key is created unverified.
+ */
+export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed, address_signature: signatureSchema.optional() });
+/** POST /api/maker/keys/:id/verify: the bot wallet's personal_sign of the key's verification text. */
+export const verifyMakerKeySchema = z.strictObject({ signature: signatureSchema });
 export const signedOnlySchema = z.strictObject(signed);
 /** `new_admin_signature`: the new admin's own personal_sign of `message`, proving it accepts the role. */
 export const transferAdminSchema = z.strictObject({ new_admin: addressSchema, ...signed, new_admin_signature: signatureSchema });
@@ -109,7 +115,14 @@ export const sessionView = z.union([
 export const keyFields = { id: z.string(), name: z.string(), created_at: wireTime, last_used_at: wireTime.nullable() };
 
 /** A maker key as listed: its bot wallet, never its secret. */
-const makerKeyView = z.strictObject({ ...keyFields, address: wireAddress.optional() });
+export const makerKeyView = z.strictObject({
+  ...keyFields,
+  address: wireAddress.optional(),
+  verified: z.boolean().meta({
+    description:
+      'Whether the bot wallet proved it consents (address_signature at creation, POST /api/maker/keys/:id/verify, or its own SIWE sign-in). An unverified key authenticates and posts package offers, but may not bid on Dutch auctions, take exclusive fills or join rfq_maker.',
+  }),
+});
 
 export const makerKeyList = z.strictObject({ keys: z.array(makerKeyView) });
 export const newMakerKey = makerKeyView.extend({ secret: z.string() });

@@ -74,6 +74,7 @@ describe('maker organizations and keys', () => {
       id: expect.any(String),
       name: 'bot alpha',
       address: bot,
+      verified: true,
       created_at: expect.any(String),
       last_used_at: null,
       secret: expect.stringMatching(/^mk_/),
@@ -83,7 +84,14 @@ describe('maker organizations and keys', () => {
     expect(rows[0].secret_hash).not.toContain(res.body.secret);
 
     const list = await request(app).get('/api/maker/keys').set(bearer(people.owner.token)).expect(200);
-    expect(list.body.keys).toContainEqual({ id: res.body.id, name: 'bot alpha', address: bot, created_at: res.body.created_at, last_used_at: null });
+    expect(list.body.keys).toContainEqual({
+      id: res.body.id,
+      name: 'bot alpha',
+      address: bot,
+      created_at: res.body.created_at,
+      last_used_at: null,
+      verified: true,
+    });
     expect(JSON.stringify(list.body)).not.toContain(res.body.secret);
   });
 
@@ -104,7 +112,7 @@ describe('maker organizations and keys', () => {
     const added = await addKey(people.admin, 'bot beta');
     const { bot, body: key } = added;
     const res = await request(probe).get('/maker-only').set(bearer(key.secret)).expect(200);
-    expect(res.body.principal).toEqual({ kind: 'maker_key', address: bot, keyId: key.id, organizationId: orgId });
+    expect(res.body.principal).toEqual({ kind: 'maker_key', address: bot, keyId: key.id, organizationId: orgId, verified: true });
     const list = await request(app).get('/api/maker/keys').set(bearer(people.admin.token)).expect(200);
     const listed = list.body.keys.find((k: { id: string }) => k.id === key.id);
     expect(Date.parse(listed.last_used_at)).toBeGreaterThanOrEqual(Date.parse(key.created_at));
@@ -202,6 +210,7 @@ describe('maker organizations and keys', () => {
         id: key.id,
         name: 'bot epsilon',
         address: bot,
+        verified: true,
         created_at: key.created_at,
         last_used_at: expect.any(String),
         removed_at: expect.any(String),
