@@ -105,7 +105,8 @@ export const ordersSpecs = {
     description:
       "The owner's own credential only: its SIWE session, or a maker API key of that bot wallet; a taker delegate is refused (403), " +
       'since a taker organization can mint one for any wallet. ' +
-      'The order leaves the API: no exclusive fill can cover it any more. A book order already placed on chain stays in the book ' +
+      'The order leaves the API: no exclusive fill can cover it any more. Held by a live exclusive fill, the cancel is recorded at once ' +
+      '(200, cancel_pending: true): no new fill is granted over the order, and it is cancelled when the fill ends unless the fill is used. A book order already placed on chain stays in the book ' +
       "until the owner calls the pair's cancelOrder: the API never moves anyone's order on chain.",
     tags: ['orders'],
     auth: { action: 'cancel_order' },
@@ -148,6 +149,22 @@ export const ordersSpecs = {
         'order_not_placed',
         `order ${ORDER_ID} is not placed on chain: its owner has not called placeIntent (or it is not indexed yet); only placed orders can be filled`,
       ),
+      errorCase(
+        403,
+        'fade_limit_reserved',
+        'this organization has 1 fades within 86400 seconds and 2 open exclusive rights (awards not yet decided, bids on competing auctions, live exclusive fills); one more could bring it above the fade limit 3: wait until a right is decided',
+      ),
+      errorCase(
+        403,
+        'maker_faded',
+        "3 Dutch awards of this maker's organization let their exclusive window pass without a fill within 86400 seconds; bids are refused until 2026-11-23T21:00:00.000Z",
+      ),
+      errorCase(
+        403,
+        'exclusive_fill_retake_cooldown',
+        `an exclusive fill of this maker's organization over these orders expired unused at 2026-11-23T20:00:00.000Z; it may take them again from 2026-11-23T21:00:00.000Z`,
+      ),
+      errorCase(409, 'order_cancel_pending', `order ${ORDER_ID} is being cancelled by its owner; no new exclusive fill is granted over it`),
       errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under another active exclusive fill`),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
     ],

@@ -42,7 +42,11 @@ export function ordersHandlers(ctx: ApiContext): RouteHandlers<typeof ordersSpec
       const p = req.principal;
       // An exclusive right binds the bot wallet: only a key the wallet verified may take one.
       if (p?.kind === 'maker_key' && !p.verified) throw unverifiedKey(p.keyId);
-      return await exclusiveFills.create(body, requiredWallet(req));
+      const wallet = requiredWallet(req);
+      // The organization the credential acts for: a key's issuing organization, a SIWE wallet's own membership.
+      const organizationId =
+        p?.kind === 'maker_key' ? p.organizationId : ((await ctx.services.identity.orgs.membership(wallet, 'maker'))?.organizationId ?? null);
+      return await exclusiveFills.create(body, wallet, organizationId);
     },
   };
 }

@@ -193,6 +193,11 @@ export const quoteSpecs = {
       ...FILL_BOND_ERRORS,
       errorCase(
         403,
+        'fade_limit_reserved',
+        'this organization has 1 fades within 86400 seconds and 2 open exclusive rights (awards not yet decided, bids on competing auctions, live exclusive fills); one more could bring it above the fade limit 3: wait until a right is decided',
+      ),
+      errorCase(
+        403,
         'maker_faded',
         "3 Dutch awards of this maker's organization let their exclusive window pass without a fill within 86400 seconds; bids are refused until 2026-11-23T21:00:00.000Z",
       ),

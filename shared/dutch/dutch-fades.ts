@@ -52,18 +52,72 @@ export async function fadeScope(db: Queryable, maker: string): Promise<FadeScope
   return { organizationId: rows[0]?.organization_id ?? null, maker };
 }
 
-/** The end times (ms) of the scope's fades whose window ended after `sinceMs`, oldest first. */
+/**
+ * The end times (ms) of the scope's fades whose window ended after `sinceMs`, oldest first: Dutch
+ * awards whose exclusive window passed without a fill, and exclusive fills that expired unused
+ * (state expired; the indexer moves one the chain used to `used`, which undoes its fade).
+ */
 async function fadeTimes(db: Queryable, scope: FadeScope, sinceMs: number): Promise<number[]> {
   const rows: { t: Date }[] = scope.organizationId
     ? await db.query(
-        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND organization_id = $1 AND exclusive_ends_at > $2 ORDER BY exclusive_ends_at`,
+        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND organization_id = $1 AND exclusive_ends_at > $2
+         UNION ALL
+         SELECT expire_time AS t FROM exclusive_fills WHERE state = 'expired' AND organization_id = $1 AND expire_time > $2
+         ORDER BY t`,
         [scope.organizationId, new Date(sinceMs)],
       )
     : await db.query(
-        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND lower(winner) = lower($1) AND exclusive_ends_at > $2 ORDER BY exclusive_ends_at`,
+        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND lower(winner) = lower($1) AND exclusive_ends_at > $2
+         UNION ALL
+         SELECT expire_time AS t FROM exclusive_fills WHERE state = 'expired' AND organization_id IS NULL AND lower(maker) = lower($1) AND expire_time > $2
+         ORDER BY t`,
         [scope.maker, new Date(sinceMs)],
       );
   return rows.map((r) => new Date(r.t).getTime());
+}
+
+/**
+ * The scope's rights that may still become fades: Dutch awards whose window is not decided yet,
+ * bids on auctions still competing (each could win), and live exclusive fills. `exceptQuote`:
+ * the auction being bid on now (a replaced bid is not a second right).
+ */
+export async function openRights(db: Queryable, scope: FadeScope, windowSinceMs: number, exceptQuote: string | null): Promise<number> {
+  const byOrg = scope.organizationId !== null;
+  const who = byOrg ? scope.organizationId : scope.maker;
+  const bidOf = byOrg ? `b.organization_id = $1` : `b.organization_id IS NULL AND lower(b.maker) = lower($1)`;
+  const fillOf = byOrg ? `f.organization_id = $1` : `f.organization_id IS NULL AND lower(f.maker) = lower($1)`;
+  const rows: { n: number }[] = await db.query(
+    `SELECT (
+       (SELECT count(*) FROM dutch_bids b JOIN quotes q ON q.id = b.quote_id
+         WHERE ${bidOf} AND q.id IS DISTINCT FROM $3::uuid AND (
+           (q.state = ${QS.open} AND q.dutch_phase = 'competing')
+           OR (q.winner IS NOT NULL AND lower(q.winner) = lower(b.maker) AND q.exclusive_ends_at > $2
+               AND NOT EXISTS (SELECT 1 FROM dutch_exclusive_outcomes o WHERE o.quote_id = q.id))))
+       + (SELECT count(*) FROM exclusive_fills f WHERE ${fillOf} AND f.state = 'active')
+     )::int AS n`,
+    [who, new Date(windowSinceMs), exceptQuote],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Refuses a new right (a bid, an exclusive fill) that could bring the scope's fades plus its
+ * open rights above the limit: 403 `fade_limit_reserved` with the numbers. Every open right may
+ * still become a fade, and the block would come only after the windows had passed.
+ */
+export async function assertRoomForRight(db: Queryable, scope: FadeScope, policy: FadePolicy, nowMs: number, exceptQuote: string | null): Promise<void> {
+  const windowSince = nowMs - policy.windowSeconds * 1000;
+  const fades = (await fadeTimes(db, scope, windowSince)).length;
+  const open = await openRights(db, scope, windowSince, exceptQuote);
+  if (fades + open + 1 <= policy.limit) return;
+  throw new AppError(
+    403,
+    'fade_limit_reserved',
+    `this organization has ${fades} fades within ${policy.windowSeconds} seconds and ${open} open exclusive rights (awards not yet decided, bids on competing auctions, live exclusive fills); one more could bring it above the fade limit ${policy.limit}: wait until a right is decided`,
+    undefined,
+    undefined,
+    { fade_limit: { fades, open_rights: open, limit: policy.limit } },
+  );
 }
 
 /**

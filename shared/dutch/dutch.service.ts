@@ -17,9 +17,9 @@ import { dutchAnnounceJob, dutchBidAnnounceJob } from './dutch.jobs';
 import { PHASE_ENDS } from './dutch-auctioneer';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';
 import type { DutchColumns, JsonObject } from './dutch.types';
-import { assertNotFaded, fadeStatus, type FadeScope, type FadeStatus } from './dutch-fades';
+import { assertNotFaded, assertRoomForRight, fadeStatus, type FadePolicy, type FadeScope, type FadeStatus } from './dutch-fades';
 import { assertFillerConsent } from './filler-consent';
-import { FillBondCheck } from '../bonds';
+import { FillBondCheck, lockMakerRights } from '../bonds';
 import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
 import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
 import { parseOrThrow } from '../platform/validation';
@@ -49,7 +49,6 @@ export class DutchService {
   private readonly registry: NetworksService;
   private readonly idempotency: IdempotencyService;
   private readonly authorities: FillAuthorityReader;
-  private readonly bonds: FillBondCheck;
   private readonly pairTokens: PairTokens;
 
   constructor(
@@ -61,7 +60,6 @@ export class DutchService {
     this.registry = new NetworksService(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
     this.authorities = new FillAuthorityReader(deps.config.FILL_AUTHORITY_RPC_TIMEOUT_MS);
-    this.bonds = new FillBondCheck({ db: deps.db, registry: this.registry });
     this.pairTokens = new PairTokens(deps.db);
   }
 
@@ -205,10 +203,16 @@ export class DutchService {
   async bid(quoteId: string, body: unknown, bidder: Bidder) {
     const maker = bidder.wallet;
     const { bid: b, filler } = await this.checkBid(quoteId, body, bidder);
+    // Read before the transaction: the re-check under the lock runs on its connection alone.
+    const fixed = { minimums: await this.registry.bondRequirements(), dir: await this.deps.pairs.get((await this.quotes.findQuote(quoteId))?.chain_id ?? 0) };
     const bid = await this.deps.db.transaction(async (m) => {
+      // One new right at a time per maker wallet: the open rights and the bond reservation again, under its lock.
+      await lockMakerRights(m, maker);
       const locked = await this.quotes.lockQuote(m, quoteId);
       if (!locked) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
-      this.assertCompeting(locked, await this.repo.find(quoteId, m));
+      const d = await this.repo.find(quoteId, m);
+      this.assertCompeting(locked, d);
+      await this.assertRoomAndBond(m, locked, d, { maker: getAddress(maker), organizationId: bidder.organizationId }, fixed);
       return this.repo.upsertBid(m, quoteId, getAddress(maker), b.buy_override_bps, b.sell_override_bps, filler, bidder.organizationId);
     });
     try {
@@ -262,17 +266,33 @@ export class DutchService {
    * hold the fill bond of the request's premium token (shared/bonds, fails closed).
    */
   private async assertMayWin(q: QuoteRow, d: DutchColumns, scope: FadeScope & { maker: Address }): Promise<void> {
-    const maker = scope.maker;
+    await assertNotFaded(this.deps.db, scope, this.fadePolicy(), this.clock());
+    await this.assertRoomAndBond(this.deps.db, q, d, scope);
+  }
+
+  private fadePolicy(): FadePolicy {
     const c = this.deps.config;
-    await assertNotFaded(
-      this.deps.db,
-      scope,
-      { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN },
-      this.clock(),
-    );
+    return { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN };
+  }
+
+  /**
+   * What one more right needs beyond not being blocked: room under the fade limit once every open
+   * right of the organization is counted, and a fill bond not already reserved by the wallet's
+   * live rights. Run before the bid is stored and again under the maker's lock (`db` the
+   * transaction), so concurrent bids cannot share one bond or one place under the limit.
+   */
+  private async assertRoomAndBond(
+    db: Pick<DataSource, 'query'>,
+    q: QuoteRow,
+    d: DutchColumns,
+    scope: FadeScope & { maker: Address },
+    fixed?: { minimums: Awaited<ReturnType<NetworksService['bondRequirements']>>; dir: ChainDirectory | null | undefined },
+  ): Promise<void> {
+    await assertRoomForRight(db, scope, this.fadePolicy(), this.clock(), q.id);
     const premium = (d.dutch_request as { dutch_premium: { token: string } }).dutch_premium.token;
-    const dir = await this.deps.pairs.get(q.chain_id);
-    await this.bonds.check(q.chain_id, maker, [premium], dir?.tokens ?? new Map());
+    const dir = fixed ? fixed.dir : await this.deps.pairs.get(q.chain_id);
+    const registry = fixed ? { bondRequirements: async () => fixed.minimums } : this.registry;
+    await new FillBondCheck({ db, registry }).check(q.chain_id, scope.maker, [premium], dir?.tokens ?? new Map(), { exceptQuote: q.id });
   }
 
   /**

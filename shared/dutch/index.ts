@@ -9,7 +9,7 @@ export { resultMakers } from './result-makers';
 export { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob, dutchOpenJob } from './dutch.jobs';
 export * from './dutch-views';
 export type { DutchBidRow, DutchColumns } from './dutch.types';
-export { assertNotFaded, decideExclusiveWindows, fadeStatus, fadeStatusOf } from './dutch-fades';
+export { assertNotFaded, assertRoomForRight, decideExclusiveWindows, fadeStatus, fadeStatusOf } from './dutch-fades';
 export type { FadePolicy, FadeScope, FadeStatus, NewFade } from './dutch-fades';
 export * from '../../wire/src/dutch.wire';
 export { DUTCH_PHASE_SQL } from './dutch.sql';

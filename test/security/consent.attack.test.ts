@@ -20,6 +20,10 @@ describe('attack: naming a wallet that did not consent', () => {
   let ownerB: PrivateKeyAccount;
   let botB: PrivateKeyAccount;
   let keyB: string;
+  let ownerC: PrivateKeyAccount;
+  let botC: PrivateKeyAccount;
+  let keyC: string;
+  let orgC: string;
   let orgA: { id: string; name: string };
   let ownerA: PrivateKeyAccount;
   let ownerAToken: string;
@@ -72,6 +76,17 @@ describe('attack: naming a wallet that did not consent', () => {
       .send(await signedKeyAdd(ownerB, botB, { organization: orgB.id, name: 'victim bot' }))
       .expect(201);
     keyB = issued.body.secret as string;
+    // A third organization's bot bids in the filler test, so B's record stays clean for the fade test.
+    ownerC = newWallet();
+    orgC = (await s.ctx.services.identity.orgs.create({ kind: 'maker', name: `Filler makers ${Date.now()}`, owner: ownerC.address })).id;
+    botC = newWallet();
+    keyC = (
+      await request(s.app)
+        .post('/api/maker/keys')
+        .set(bearer(await signIn(s.app, ownerC)))
+        .send(await signedKeyAdd(ownerC, botC, { organization: orgC, name: 'filler bot' }))
+        .expect(201)
+    ).body.secret as string;
     ownerA = newWallet();
     orgA = await s.ctx.services.identity.orgs.create({ kind: 'maker', name: `Attacking makers ${Date.now()}`, owner: ownerA.address });
     ownerAToken = await signIn(s.app, ownerA);
@@ -117,22 +132,22 @@ describe('attack: naming a wallet that did not consent', () => {
   it("a bid's filler other than the bidder is a wallet of its organization or signed its consent; a stranger's address is refused and nothing is stored", async () => {
     const id = await auction(60_000);
     const stranger = newWallet();
-    const bare = await bid(keyB, id, { filler: stranger.address }).expect(403);
+    const bare = await bid(keyC, id, { filler: stranger.address }).expect(403);
     expect(bare.body).toMatchObject({ code: 'filler_consent_required', details: [{ path: 'filler_signature' }] });
-    const message = fillerConsentMessage(id, botB.address, stranger.address);
-    const wrong = await bid(keyB, id, { filler: stranger.address, filler_signature: await botB.signMessage({ message }) }).expect(403);
+    const message = fillerConsentMessage(id, botC.address, stranger.address);
+    const wrong = await bid(keyC, id, { filler: stranger.address, filler_signature: await botC.signMessage({ message }) }).expect(403);
     expect(wrong.body).toMatchObject({ code: 'filler_signature_mismatch', details: [{ path: 'filler_signature' }] });
     // Signed for another quote: not this one.
-    const elsewhere = await stranger.signMessage({ message: fillerConsentMessage(await auction(60_000), botB.address, stranger.address) });
-    expect((await bid(keyB, id, { filler: stranger.address, filler_signature: elsewhere }).expect(403)).body.code).toBe('filler_signature_mismatch');
+    const elsewhere = await stranger.signMessage({ message: fillerConsentMessage(await auction(60_000), botC.address, stranger.address) });
+    expect((await bid(keyC, id, { filler: stranger.address, filler_signature: elsewhere }).expect(403)).body.code).toBe('filler_signature_mismatch');
     expect(await bidsOn(id)).toEqual([]);
 
-    const consented = await bid(keyB, id, { filler: stranger.address, filler_signature: await stranger.signMessage({ message }) }).expect(201);
+    const consented = await bid(keyC, id, { filler: stranger.address, filler_signature: await stranger.signMessage({ message }) }).expect(201);
     expect(consented.body.bid.filler).toBe(stranger.address);
     // A wallet B registered (its owner, a member) needs no signature.
-    const own = await bid(keyB, id, { filler: ownerB.address }).expect(201);
-    expect(own.body.bid.filler).toBe(ownerB.address);
-    expect(await bidsOn(id)).toEqual([{ maker: botB.address, filler: ownerB.address, organization_id: orgB.id }]);
+    const own = await bid(keyC, id, { filler: ownerC.address }).expect(201);
+    expect(own.body.bid.filler).toBe(ownerC.address);
+    expect(await bidsOn(id)).toEqual([{ maker: botC.address, filler: ownerC.address, organization_id: orgC }]);
   }, 120_000);
 
   it("a key's fades are its own organization's: A's no-shows do not block B's key even when B's bot is listed in A, and B's own no-show is B's", async () => {
