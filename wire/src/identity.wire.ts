@@ -8,13 +8,32 @@ export const signatureSchema = z
   .regex(/^0x([0-9a-fA-F]{2}){1,8192}$/, 'must be 0x followed by an even number of hex digits')
   .transform((v) => v as `0x${string}`);
 
+/** A UTF-16 string with an unpaired surrogate: no valid Unicode text, and no stable bytes to sign. */
+export function hasLoneSurrogate(v: string): boolean {
+  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(v);
+}
+
+/**
+ * A display name (keys, organizations): lone surrogates refused, then trimmed and NFC-normalised
+ * (so one name has one form, the form statements must repeat), and never blank.
+ */
+export function nameSchema(max: number) {
+  return z
+    .string({ message: 'must be a string' })
+    .refine((v) => !hasLoneSurrogate(v), 'must be valid Unicode text (no unpaired surrogate)')
+    .transform((v) => v.trim().normalize('NFC'))
+    .pipe(
+      z
+        .string()
+        .min(1, 'must not be empty or blank')
+        .max(max, `must be at most ${max} characters`)
+        // eslint-disable-next-line no-control-regex -- matching control characters is the point
+        .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must be one line without control characters'),
+    );
+}
+
 /** A key name: it is repeated on the `Name:` line of signed statements, so one line of text. */
-export const keyNameSchema = z
-  .string({ message: 'must be a string' })
-  .min(1, 'must not be empty')
-  .max(64, 'must be at most 64 characters')
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must be one line without control characters');
+export const keyNameSchema = nameSchema(64);
 
 /** The signed admin statement and its personal_sign signature. */
 const signed = {
@@ -51,7 +70,7 @@ export function delegateSchemas(maxSeconds: number) {
       .max(maxSeconds, `must be at most ${maxSeconds} seconds`),
   };
   return {
-    withKey: z.object(base),
+    withKey: z.strictObject(base),
     asAdmin: z.strictObject({ ...base, ...signed }),
   };
 }
