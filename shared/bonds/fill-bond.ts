@@ -60,7 +60,7 @@ export interface BondHolder {
 /**
  * The live rights the maker wallet's bond already backs, per premium token (lower-case address):
  * its bids on Dutch auctions still competing (each could win), its awards whose exclusive window
- * has not ended and that are not filled, and its exclusive fills not expired (one per premium
+ * has not ended (by the clock, and not decided by the indexer from the chain) and that are not filled, and its exclusive fills not expired (one per premium
  * token of its orders). Each reserves one fill bond of its token. The bond is the wallet's (the
  * BondVault holds it per wallet), so the rights counted against it are the wallet's own: a
  * member's right never eats another member's deposit.
@@ -79,7 +79,8 @@ export async function liveRights(
        SELECT lower(q.dutch_request->'dutch_premium'->>'token') AS token
          FROM dutch_bids b JOIN quotes q ON q.id = b.quote_id
         WHERE ${bidOf} AND q.chain_id = $1 AND q.id IS DISTINCT FROM $4::uuid AND q.state = 'open'
-          AND (q.dutch_phase = 'competing' OR (q.winner IS NOT NULL AND lower(q.winner) = lower(b.maker) AND q.exclusive_ends_at > now()))
+          AND (q.dutch_phase = 'competing' OR (q.winner IS NOT NULL AND lower(q.winner) = lower(b.maker) AND q.exclusive_ends_at > now()
+               AND NOT EXISTS (SELECT 1 FROM dutch_exclusive_outcomes x WHERE x.quote_id = q.id)))
        UNION ALL
        SELECT DISTINCT ON (f.id, lower(o.premium_token)) lower(o.premium_token) AS token
          FROM exclusive_fills f JOIN orders o ON o.id = ANY(f.order_ids)
