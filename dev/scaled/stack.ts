@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -202,6 +203,8 @@ async function run(redisMode: RedisMode): Promise<void> {
     DEVCHAIN: 'off',
     MIGRATE_ON_START: 'false',
     SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY,
+    // Off the devchain every role process would pick its own session secret (issue #38): one for the stack.
+    JWT_SECRET: randomBytes(32).toString('hex'),
     REDIS_PREFIX: 'rfq:',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     ...redisEnv,
