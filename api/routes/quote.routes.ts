@@ -1,5 +1,8 @@
 import type { Request } from 'express';
-import { UnauthorizedError } from '../../shared/platform/errors';
+import { UnauthorizedError, ValidationError } from '../../shared/platform/errors';
+
+/** Shortest Idempotency-Key an anonymous quote create may use (a UUIDv4 is 36). */
+const ANONYMOUS_KEY_MIN_LENGTH = 32;
 import { errorBody } from '../../shared/platform/http/error-handler';
 import { isDutchRequest, type Bidder } from '../../shared/dutch';
 import { callerScope } from '../auth';
@@ -34,7 +37,16 @@ export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteSpecs>
   const offered = ctx.metrics.counter('rfq_offers_submitted_total', 'Maker package offers and Dutch bids accepted, by kind (offer, dutch_bid)', ['kind']);
   return {
     createQuote: async ({ headers, body }, req) => {
-      const opts = { idempotencyKey: headers['idempotency-key'], caller: callerScope(req) };
+      const key = headers['idempotency-key'];
+      // Without a credential the key is the only proof that a replay (stream token and salt
+      // included) goes to whoever made the first request: it must be too long to guess or share by chance.
+      if (key !== undefined && !req.principal && key.length < ANONYMOUS_KEY_MIN_LENGTH) {
+        throw ValidationError.field(
+          'Idempotency-Key',
+          `without a bearer, must be at least ${ANONYMOUS_KEY_MIN_LENGTH} characters of a random value (a UUIDv4, or 16+ random bytes in hex): a replay returns the quote's stream token`,
+        );
+      }
+      const opts = { idempotencyKey: key, caller: callerScope(req) };
       const kind = isDutchRequest(body) ? 'dutch' : 'rfq';
       const out = kind === 'dutch' ? await dutch.create(body, opts) : await quotes.create(body, opts);
       if (!out.replayed) created.inc({ kind });

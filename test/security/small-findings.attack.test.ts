@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Express } from 'express';
 import { NetworksService } from '../../shared/networks';
 import { networkFile, randomAddress } from '../support/fixtures';
@@ -75,6 +76,21 @@ describe('attack: the smaller holes of finding 5', () => {
       .send({ address: newWallet().address, expires_in: 60, scope: 'admin' })
       .expect(400);
     expect(res.body).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ message: expect.stringContaining('"scope"') })] });
+  });
+
+  it("an anonymous Idempotency-Key too short to be secret is refused before anything is stored: a guessable key cannot fetch another caller's stream token (finding 5c)", async () => {
+    const quotes = async () => (await env.db.query(`SELECT count(*)::int AS n FROM quotes`))[0].n as number;
+    const before = await quotes();
+    const res = await request(app).post('/api/quote').set('Idempotency-Key', 'retry-1').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs)).expect(400);
+    expect(res.body).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'Idempotency-Key' })] });
+    expect(await quotes()).toBe(before);
+    // A random key replays to its holder; a caller with a credential keeps any key (its scope is the credential).
+    const key = crypto.randomUUID();
+    const body = quoteBody(randomAddress(), STRATEGY_ROWS[1].legs);
+    const first = await request(app).post('/api/quote').set('Idempotency-Key', key).send(body).expect(201);
+    const again = await request(app).post('/api/quote').set('Idempotency-Key', key).send(body).expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.stream_token).toBe(first.body.stream_token);
   });
 
   it('a raw taker API key is refused as the bearer of POST /api/quote and POST /api/orders, naming what to use', async () => {
