@@ -31,12 +31,9 @@ export const errorBodySchema = z
       .string()
       .optional()
       .meta({ description: "Only on `maker_faded`: when the maker's organization may bid again (ISO 8601; also as Retry-After, in seconds)." }),
-    retake_allowed_at: z
-      .string()
-      .optional()
-      .meta({
-        description: 'Only on `exclusive_fill_retake_cooldown`: when the organization may take a fill over those orders again (ISO 8601; also as Retry-After).',
-      }),
+    retake_allowed_at: z.string().optional().meta({
+      description: 'Only on `exclusive_fill_retake_cooldown`: when the organization may take a fill over those orders again (ISO 8601; also as Retry-After).',
+    }),
     fade_limit: z
       .strictObject({
         fades: z.number().int().meta({ description: 'Fades of the organization within DUTCH_FADE_WINDOW (Dutch no-shows and unused exclusive fills).' }),
