@@ -84,6 +84,8 @@ export function buildContext(deps: ApiDeps): ApiContext {
         signer: signerOnce,
         ttlSeconds: deps.config.EXCLUSIVE_FILL_TTL_SECONDS,
         maxOrders: deps.config.EXCLUSIVE_FILL_MAX_ORDERS,
+        fades: { limit: deps.config.DUTCH_FADE_LIMIT, windowSeconds: deps.config.DUTCH_FADE_WINDOW, cooldownSeconds: deps.config.DUTCH_FADE_COOLDOWN },
+        retakeCooldownSeconds: deps.config.EXCLUSIVE_FILL_RETAKE_COOLDOWN,
       }),
     },
   };

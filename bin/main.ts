@@ -6,7 +6,7 @@ import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
 import { QUEUE_NAMES } from '../workers/job-catalog';
-import { registeredServiceSigner } from '../shared/networks';
+import { registeredServiceSigner, registeredSessionSecret } from '../shared/networks';
 import { ecdsaBackend, keccakBackend } from '../shared/protocol';
 import { guardRedis, openInfra } from './boot';
 import { RedisEvictionRefused } from '../shared/platform/redis';
@@ -49,6 +49,17 @@ async function main(): Promise<void> {
       throw err;
     }
     logger.info({ signer: infra.serviceSigner.address }, 'service signer ready');
+  }
+  // The roles that verify sessions: the public development JWT secret only where the development
+  // signing key may sign (the same rule), else a random secret of this process (exit 78 in production).
+  if (roles.has('api') || roles.has('socket')) {
+    const session = await registeredSessionSecret(config, infra.db);
+    infra.config = session.config;
+    if (session.random) {
+      logger.warn(
+        "JWT_SECRET is unset and the public development secret may not be used here (not this machine's devchain): sessions use a random secret of this process, valid until it stops",
+      );
+    }
   }
   // A signal during start-up begins the drain; what is already open closes, nothing more opens.
   let told = false;

@@ -39,6 +39,8 @@ export class CredentialCache implements BearerResolver {
       (v) => keyIdOf(v),
     );
     if (!p) return null;
+    // An unverified maker key is not kept: its wallet's verification must count at its next join.
+    if (p.kind === 'maker_key' && !p.verified) this.entries.delete(key);
     const id = keyIdOf(p);
     if (id !== null && this.isRevoked(id)) return null;
     if ((p.kind === 'siwe' || p.kind === 'delegate') && p.expiresAt <= Date.now()) return null;

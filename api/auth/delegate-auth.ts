@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiContext } from '../context';
 import { challengeRequired, passesChallenge } from './challenge-auth';
-import { principalOf } from './principal';
+import { principalOf, takerKeyNotBearer } from './principal';
 
 /** Widget action for quote creation; the spec names actions only for explore routes. */
 export const QUOTE_CHALLENGE_ACTION = 'quote-create';
@@ -14,6 +14,7 @@ export function requireChallengeOrDelegate(ctx: ApiContext, action = QUOTE_CHALL
   return async (req: Request, _res: Response, next: NextFunction) => {
     const p = await principalOf(ctx, req);
     if (p?.kind === 'delegate') return next();
+    if (p?.kind === 'taker_key') throw takerKeyNotBearer();
     if (!(await passesChallenge(ctx, req, action))) throw challengeRequired();
     next();
   };

@@ -33,25 +33,37 @@ const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 /**
  * Lets through requests that carry the operator token. The two are compared as SHA-256 digests
  * with timingSafeEqual, so neither the time taken nor the length reveals how much of a guess was
- * right. Each wrong credential spends a point of the client IP's failure budget (in Redis, shared
- * by every replica); an IP that has spent it is answered 429 before its credential is looked at,
- * so a right guess made then proves nothing. A request without a credential spends nothing: it is
- * how a browser asks for the prompt.
+ * right. The right token is always served: wrong guesses from the operator's own address (a NAT,
+ * a stray script) cannot lock the operator out. Each wrong credential spends a point of two
+ * failure budgets (in Redis, shared by every replica): the client IP's and the wrong token's
+ * fingerprint's (a sha-256 prefix, across every IP), and a wrong credential from an IP or with a
+ * fingerprint that has spent its budget is answered 429. The token is at least 32 printable
+ * characters, so the budgets bound noise, not the odds of a guess. A request without a
+ * credential spends nothing: it is how a browser asks for the prompt.
  */
 export function requireOperator(ctx: ApiContext, token: string): RequestHandler {
   const expected = digest(token);
   const points = ctx.config.OPS_DASHBOARD_FAILURES_PER_IP;
   const failures = createLimiter(ctx, 'ops-auth-failures', points, ctx.config.OPS_DASHBOARD_FAILURE_WINDOW_SECONDS);
-  return async (req: Request, _res: Response, next: NextFunction) => {
-    const ip = ipBucket(req.ip);
-    const spent = await failures.get(ip).catch((err: unknown) => {
+  const spentOf = async (key: string) => {
+    const spent = await failures.get(key).catch((err: unknown) => {
       throw dependencyOutage(err) ?? new ServiceUnavailableError('rate limiter unavailable', 'rate_limiter_unavailable', 1);
     });
     if (spent && spent.consumedPoints > points) throw new TooManyRequestsError(spent.msBeforeNext / 1000, undefined, FAILURE_LIMIT);
+  };
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    const ip = ipBucket(req.ip);
     const secret = presentedSecret(req.headers.authorization);
-    if (secret === undefined) throw refused();
-    if (timingSafeEqual(digest(secret), expected)) return next();
-    await consumeAll(failures, [ip], FAILURE_LIMIT);
+    if (secret === undefined) {
+      await spentOf(ip);
+      throw refused();
+    }
+    const presented = digest(secret);
+    if (timingSafeEqual(presented, expected)) return next();
+    const fingerprint = `fp:${presented.subarray(0, 16).toString('hex')}`;
+    await spentOf(ip);
+    await spentOf(fingerprint);
+    await consumeAll(failures, [ip, fingerprint], FAILURE_LIMIT);
     throw refused();
   };
 }

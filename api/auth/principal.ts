@@ -38,14 +38,27 @@ export async function principalOf(ctx: ApiContext, req: Request): Promise<Princi
   return req.principal;
 }
 
-/** Optional bearer: none is fine, but one that is presented must be valid. */
+/** Optional bearer: none is fine, but one that is presented must be valid, and a raw taker key is no bearer here. */
 export function optionalBearer(ctx: ApiContext): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
-    if ((await principalOf(ctx, req)) === null && presentsBearer(req)) {
+    const p = await principalOf(ctx, req);
+    if (p === null && presentsBearer(req)) {
       throw new UnauthorizedError('invalid, expired or revoked bearer token', 'invalid_bearer');
     }
+    if (p?.kind === 'taker_key') throw takerKeyNotBearer();
     next();
   };
+}
+
+/**
+ * A raw taker API key speaks for an integrator's backend, not for a wallet or a user: it is a
+ * bearer only for POST /api/taker/delegate (docs/AUTH.md). Elsewhere: 401 naming what to use.
+ */
+export function takerKeyNotBearer(): UnauthorizedError {
+  return new UnauthorizedError(
+    'a raw taker API key is a bearer only for POST /api/taker/delegate: mint a delegate there and send the delegate JWT as the bearer',
+    'taker_key_not_a_bearer',
+  );
 }
 
 /** Any authenticated wallet: a SIWE session, a delegate or a maker key (a raw taker key has no wallet). */

@@ -36,6 +36,11 @@ export const AUTH_ERRORS = {
   siweRequired: e(401, 'siwe_required', 'SIWE bearer required: sign in with GET /api/login/nonce and POST /api/login'),
   walletRequired: e(401, 'wallet_required', 'an authenticated wallet is required: a SIWE bearer, a taker delegate or a maker API key'),
   invalidBearer: e(401, 'invalid_bearer', 'invalid, expired or revoked bearer token'),
+  takerKeyNotBearer: e(
+    401,
+    'taker_key_not_a_bearer',
+    'a raw taker API key is a bearer only for POST /api/taker/delegate: mint a delegate there and send the delegate JWT as the bearer',
+  ),
   walletSessionRequired: e(401, 'wallet_session_required', "the wallet's own credential is required: its SIWE session, or a maker API key of that bot wallet"),
   walletSessionForbidden: e(
     403,

@@ -74,7 +74,7 @@ const A = AUTH_ERRORS;
 export const AUTH_RULE_DOCS = {
   none: { security: [{}], errors: [] },
   siwe: { security: [{ siweBearer: [] }], errors: [A.siweRequired] },
-  challenge_or_delegate: { security: [{ challengeResponse: [] }, { delegateJwt: [] }, {}], errors: [A.challengeRequired] },
+  challenge_or_delegate: { security: [{ challengeResponse: [] }, { delegateJwt: [] }, {}], errors: [A.challengeRequired, A.takerKeyNotBearer] },
   explore_gate: {
     security: [{ siweBearer: [], exploreOrigin: [], challengeResponse: [] }, { delegateJwt: [] }],
     // Every explore route spends from the `:explore` rate limit, read or write.
@@ -92,7 +92,7 @@ export const AUTH_RULE_DOCS = {
   maker_manager: { security: [{ siweBearer: [] }], errors: [A.siweRequired, A.notMakerMember, A.roleForbidden] },
   taker_manager: { security: [{ siweBearer: [] }], errors: [A.siweRequired, A.notTakerMember, A.roleForbidden] },
   taker_key_or_taker_admin: { security: [{ takerKey: [] }, { siweBearer: [] }], errors: [A.takerAuthRequired, A.notTakerMember, A.roleForbidden] },
-  optional_bearer: { security: [{}, { siweBearer: [] }, { delegateJwt: [] }, { makerKey: [] }], errors: [A.invalidBearer] },
+  optional_bearer: { security: [{}, { siweBearer: [] }, { delegateJwt: [] }, { makerKey: [] }], errors: [A.invalidBearer, A.takerKeyNotBearer] },
   any_wallet: { security: [{ siweBearer: [] }, { delegateJwt: [] }, { makerKey: [] }], errors: [A.walletRequired] },
   wallet_session: { security: [{ siweBearer: [] }, { makerKey: [] }], errors: [A.walletSessionRequired, A.walletSessionForbidden] },
 } as const satisfies Record<AuthRule, AuthDoc>;

@@ -15,14 +15,19 @@ export function identityHandlers(ctx: ApiContext): RouteHandlers<typeof identity
     },
     login: {
       before: [limitPerIp(ctx, 'login', config.LOGIN_RATE_LIMIT, window)],
-      handle: async ({ body }) => identity.siwe.login(body.message, body.signature),
+      handle: async ({ body }) => {
+        const out = await identity.siwe.login(body.message, body.signature);
+        // The wallet signed in itself: maker keys bound to it without its signature are verified now.
+        await identity.makerAdmin.verifyBySignIn(out.address);
+        return out;
+      },
     },
     getSession: async (_input, req) => {
       const p = req.principal;
       if (!p || p.kind === 'taker_key') throw new Error('session route reached without a wallet principal');
       const s = await identity.session(p);
       // A maker also learns whether its organization may bid in Dutch auctions (docs/DUTCH.md, "Fades").
-      return s.tier === 'maker' ? { ...s, dutch_fades: await dutch.fades(s.address) } : s;
+      return s.tier === 'maker' ? { ...s, dutch_fades: await dutch.fades({ maker: s.address, organizationId: s.organization_id }) } : s;
     },
   };
 }

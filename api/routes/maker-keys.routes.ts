@@ -12,8 +12,14 @@ export function makerKeysHandlers(ctx: ApiContext): RouteHandlers<typeof makerKe
       const { address_signature: addressSignature, ...rest } = body;
       return makerAdmin.addKey(managerOf(req), { ...rest, addressSignature });
     },
+    verifyMakerKey: async ({ params, body }, req) => makerAdmin.verifyKey(managerOf(req), params.id, body.signature),
     removeMakerKey: async ({ params, body }, req) => makerAdmin.removeKey(managerOf(req), params.id, body),
     transferMakerAdmin: async ({ body }, req) =>
-      makerAdmin.transferAdmin(managerOf(req), { newAdmin: body.new_admin, message: body.message, signature: body.signature }),
+      makerAdmin.transferAdmin(managerOf(req), {
+        newAdmin: body.new_admin,
+        message: body.message,
+        signature: body.signature,
+        newAdminSignature: body.new_admin_signature,
+      }),
   };
 }

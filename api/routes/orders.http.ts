@@ -51,9 +51,9 @@ export const ordersSpecs = {
     cache: 'no-store',
     request: { body: orderCreateBody, bodyCheck: 'service', examples: { call: { summary: 'Buy a call at a decaying premium', value: ORDER_EXAMPLE } } },
     responses: {
-      201: { description: 'The recorded order (state open).', schema: orderWire },
-      200: {
-        description: 'The very same intent (same intent hash) was recorded before: that record, now marked recorded_by_owner when the owner sent it.',
+      201: {
+        description:
+          'The recorded order (state open). When the very same intent (same intent hash) was recorded before: that record, now marked recorded_by_owner when the owner sent it, with header Idempotent-Replayed: true.',
         schema: orderWire,
       },
     },
@@ -105,7 +105,8 @@ export const ordersSpecs = {
     description:
       "The owner's own credential only: its SIWE session, or a maker API key of that bot wallet; a taker delegate is refused (403), " +
       'since a taker organization can mint one for any wallet. ' +
-      'The order leaves the API: no exclusive fill can cover it any more. A book order already placed on chain stays in the book ' +
+      'The order leaves the API: no exclusive fill can cover it any more. Held by a live exclusive fill, the cancel is recorded at once ' +
+      '(200, cancel_pending: true): no new fill is granted over the order, and it is cancelled when the fill ends unless the fill is used. A book order already placed on chain stays in the book ' +
       "until the owner calls the pair's cancelOrder: the API never moves anyone's order on chain.",
     tags: ['orders'],
     auth: { action: 'cancel_order' },
@@ -114,6 +115,7 @@ export const ordersSpecs = {
     responses: { 200: { description: 'The cancelled order.', schema: orderWire } },
     errors: [
       ORDER_NOT_FOUND,
+      errorCase(403, 'maker_key_unverified', 'maker key 4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10 is unverified: its bot wallet has not proved it consents'),
       errorCase(403, 'not_order_owner', `order ${ORDER_ID} belongs to ${OWNER}, not to the authenticated wallet 0x90F79bf6EB2c4f870365E785982E1f101E93b906`),
       errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under an active exclusive fill; cancel it after the fill expires`),
       errorCase(409, 'order_filled', `order ${ORDER_ID} is filled; only an open order can be cancelled`),
@@ -140,12 +142,29 @@ export const ordersSpecs = {
       VALIDATION_FAILED,
       ORDER_NOT_FOUND,
       ...FILL_BOND_ERRORS,
+      errorCase(403, 'maker_key_unverified', 'maker key 4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10 is unverified: its bot wallet has not proved it consents'),
       errorCase(409, 'order_not_open', `order ${ORDER_ID} is filled; only open orders can be filled`),
       errorCase(
         409,
         'order_not_placed',
         `order ${ORDER_ID} is not placed on chain: its owner has not called placeIntent (or it is not indexed yet); only placed orders can be filled`,
       ),
+      errorCase(
+        403,
+        'fade_limit_reserved',
+        'this organization has 1 fades within 86400 seconds and 2 open exclusive rights (awards not yet decided, bids on competing auctions, live exclusive fills); one more could bring it above the fade limit 3: wait until a right is decided',
+      ),
+      errorCase(
+        403,
+        'maker_faded',
+        "3 Dutch awards of this maker's organization let their exclusive window pass without a fill within 86400 seconds; bids are refused until 2026-11-23T21:00:00.000Z",
+      ),
+      errorCase(
+        403,
+        'exclusive_fill_retake_cooldown',
+        `an exclusive fill of this maker's organization over these orders expired unused at 2026-11-23T20:00:00.000Z; it may take them again from 2026-11-23T21:00:00.000Z`,
+      ),
+      errorCase(409, 'order_cancel_pending', `order ${ORDER_ID} is being cancelled by its owner; no new exclusive fill is granted over it`),
       errorCase(409, 'order_under_exclusive_fill', `order ${ORDER_ID} is under another active exclusive fill`),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
     ],

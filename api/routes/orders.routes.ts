@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
-import { isWalletsOwnCredential } from '../auth/wallet-session-auth';
+import { isWalletsOwnCredential, unverifiedKey } from '../auth/wallet-session-auth';
 import type { ApiContext } from '../context';
 import { Reply, type RouteHandlers } from '../http/route-spec';
 import type { ordersSpecs } from './orders.http';
@@ -32,11 +32,21 @@ export function ordersHandlers(ctx: ApiContext): RouteHandlers<typeof ordersSpec
   return {
     createOrder: async ({ body }, req) => {
       const out = await orders.create(body, creatorOf(req));
-      return new Reply(out.created ? 201 : 200, out.order);
+      // The spec's 201 either way; a repeat of an order already recorded says so in a header.
+      return new Reply(201, out.order, out.created ? {} : { 'Idempotent-Replayed': 'true' });
     },
     getOrder: async ({ params }) => orders.get(params.id),
     listOrders: async ({ query }) => orders.list({ owner: query.owner, state: query.state, chain_id: query.chain_id }, query.cursor, query.limit ?? 50),
     cancelOrder: async ({ params }, req) => orders.cancel(params.id, requiredWallet(req)),
-    createExclusiveFill: async ({ body }, req) => await exclusiveFills.create(body, requiredWallet(req)),
+    createExclusiveFill: async ({ body }, req) => {
+      const p = req.principal;
+      // An exclusive right binds the bot wallet: only a key the wallet verified may take one.
+      if (p?.kind === 'maker_key' && !p.verified) throw unverifiedKey(p.keyId);
+      const wallet = requiredWallet(req);
+      // The organization the credential acts for: a key's issuing organization, a SIWE wallet's own membership.
+      const organizationId =
+        p?.kind === 'maker_key' ? p.organizationId : ((await ctx.services.identity.orgs.membership(wallet, 'maker'))?.organizationId ?? null);
+      return await exclusiveFills.create(body, wallet, organizationId);
+    },
   };
 }

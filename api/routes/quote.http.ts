@@ -182,8 +182,20 @@ export const quoteSpecs = {
         'filler_not_allowed',
         "the request's fill authority 0x610178dA211FEF7D417bC0e6FeD39F05609AD788 does not allow 0x90F79bf6EB2c4f870365E785982E1f101E93b906 to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler",
       ),
+      errorCase(403, 'maker_key_unverified', 'maker key 4c1f0c9e-8a55-4b0e-9d3a-2f0b5c1e7a10 is unverified: its bot wallet has not proved it consents'),
+      errorCase(
+        403,
+        'filler_consent_required',
+        'filler 0x90F79bf6EB2c4f870365E785982E1f101E93b906 is neither your wallet nor a wallet of your organization: it must consent with filler_signature',
+      ),
+      errorCase(403, 'filler_signature_mismatch', "filler_signature is not 0x90F79bf6EB2c4f870365E785982E1f101E93b906's personal_sign of the filler consent"),
       errorCase(503, 'rpc_unavailable', "cannot ask the request's fill authority: chain 31337 RPC unreachable"),
       ...FILL_BOND_ERRORS,
+      errorCase(
+        403,
+        'fade_limit_reserved',
+        'this organization has 1 fades within 86400 seconds and 2 open exclusive rights (awards not yet decided, bids on competing auctions, live exclusive fills); one more could bring it above the fade limit 3: wait until a right is decided',
+      ),
       errorCase(
         403,
         'maker_faded',

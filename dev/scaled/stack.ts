@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -209,6 +210,8 @@ async function run(redisMode: RedisMode): Promise<void> {
     DEVCHAIN: 'off',
     MIGRATE_ON_START: 'false',
     SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY,
+    // Off the devchain every role process would pick its own session secret (issue #38): one for the stack.
+    JWT_SECRET: randomBytes(32).toString('hex'),
     REDIS_PREFIX: 'rfq:',
     // At least info, whatever LOG_LEVEL says: the stack reads each replica's port and start from
     // its info lines (`api listening`, `started`); a quieter level would leave it waiting for ever.

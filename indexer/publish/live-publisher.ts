@@ -195,7 +195,8 @@ export function createLivePublisher(deps: {
       const policy = { limit: deps.config.DUTCH_FADE_LIMIT, windowSeconds: deps.config.DUTCH_FADE_WINDOW, cooldownSeconds: deps.config.DUTCH_FADE_COOLDOWN };
       for (const f of fades) {
         await guard('dutch_fade', async () => {
-          const status = await fadeStatus(deps.db, f.winner, policy, Date.now());
+          // The fade's own organization (the winning bid's), as recorded: not a lookup by wallet.
+          const status = await fadeStatus(deps.db, { maker: f.winner, organizationId: f.organization_id }, policy, Date.now());
           const payload = {
             quote_id: f.quote_id,
             chain_id: chainId,

@@ -44,6 +44,55 @@ export async function indexedBonds(
 }
 
 /**
+ * Serialises the new rights of one maker wallet (exclusive fills, Dutch bids) until the caller's
+ * transaction ends, so the bond reservation a right checks cannot be spent twice by concurrent
+ * requests. A transaction-scoped advisory lock keyed by the wallet.
+ */
+export async function lockMakerRights(m: Pick<DataSource, 'query'>, maker: string): Promise<void> {
+  await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('maker-rights:' || lower($1), 0))`, [maker]);
+}
+
+/** Reserve the bond for live rights: `exceptQuote` is the auction being bid on now (a replaced bid is not a second right). */
+export interface BondHolder {
+  exceptQuote?: string | null;
+}
+
+/**
+ * The live rights the maker wallet's bond already backs, per premium token (lower-case address):
+ * its bids on Dutch auctions still competing (each could win), its awards whose exclusive window
+ * has not ended (by the clock, and not decided by the indexer from the chain) and that are not filled, and its exclusive fills not expired (one per premium
+ * token of its orders). Each reserves one fill bond of its token. The bond is the wallet's (the
+ * BondVault holds it per wallet), so the rights counted against it are the wallet's own: a
+ * member's right never eats another member's deposit.
+ */
+export async function liveRights(
+  db: Pick<DataSource, 'query'>,
+  chainId: number,
+  maker: string,
+  holder: BondHolder,
+  tokens: readonly string[],
+): Promise<Map<string, number>> {
+  const bidOf = `lower(b.maker) = lower($2)`;
+  const fillOf = `lower(f.maker) = lower($2)`;
+  const rows: { token: string; n: number }[] = await db.query(
+    `WITH rights AS (
+       SELECT lower(q.dutch_request->'dutch_premium'->>'token') AS token
+         FROM dutch_bids b JOIN quotes q ON q.id = b.quote_id
+        WHERE ${bidOf} AND q.chain_id = $1 AND q.id IS DISTINCT FROM $4::uuid AND q.state = 'open'
+          AND (q.dutch_phase = 'competing' OR (q.winner IS NOT NULL AND lower(q.winner) = lower(b.maker) AND q.exclusive_ends_at > now()
+               AND NOT EXISTS (SELECT 1 FROM dutch_exclusive_outcomes x WHERE x.quote_id = q.id)))
+       UNION ALL
+       SELECT DISTINCT ON (f.id, lower(o.premium_token)) lower(o.premium_token) AS token
+         FROM exclusive_fills f JOIN orders o ON o.id = ANY(f.order_ids)
+        WHERE ${fillOf} AND f.chain_id = $1 AND f.state = 'active' AND f.expire_time > now()
+     )
+     SELECT t.token, count(r.token)::int AS n FROM unnest($3::text[]) AS t(token) LEFT JOIN rights r ON r.token = lower(t.token) GROUP BY t.token`,
+    [chainId, maker, tokens, holder.exceptQuote ?? null],
+  );
+  return new Map(rows.map((r) => [r.token.toLowerCase(), r.n]));
+}
+
+/**
  * The fill bond check of everything that grants a maker an exclusive right over a taker's or an
  * owner's flow: an exclusive fill over book orders, and a Dutch bid (whose winner gets the
  * exclusive window). Per premium token, the operator's minimum (setting `bond_requirements`, by
@@ -58,11 +107,18 @@ export class FillBondCheck {
   constructor(private readonly deps: { db: Pick<DataSource, 'query'>; registry: Pick<NetworksService, 'bondRequirements'> }) {}
 
   /** `symbols`: the chain's token symbols by address (a token without one is named by its address). */
-  async check(chainId: number, maker: Address, premiumTokens: readonly string[], symbols: ReadonlyMap<string, string>): Promise<FillBondRequirements> {
+  async check(
+    chainId: number,
+    maker: Address,
+    premiumTokens: readonly string[],
+    symbols: ReadonlyMap<string, string>,
+    holder?: BondHolder,
+  ): Promise<FillBondRequirements> {
     const tokens = [...new Set(premiumTokens.map((t) => getAddress(t)))];
-    const [{ tokens: minimums }, bonds] = await Promise.all([
+    const [{ tokens: minimums }, bonds, live] = await Promise.all([
       this.deps.registry.bondRequirements(),
       indexedBonds(this.deps.db, chainId, getAddress(maker), tokens),
+      holder ? liveRights(this.deps.db, chainId, getAddress(maker), holder, tokens) : Promise.resolve(new Map<string, number>()),
     ]);
     const missing = tokens.filter((t) => !Object.prototype.hasOwnProperty.call(minimums, symbols.get(t) ?? t));
     if (missing.length > 0) {
@@ -78,11 +134,16 @@ export class FillBondCheck {
       const symbol = symbols.get(token) ?? token;
       const needed = BigInt(minimums[symbol].fill_bond_amount);
       const bond = bonds.get(token) ?? { balance: 0n, pending: 0n };
-      const available = bond.balance > bond.pending ? bond.balance - bond.pending : 0n;
+      // Each live right of the holder keeps one fill bond of its token: one bond backs one right at a time.
+      const rights = BigInt(live.get(token.toLowerCase()) ?? 0);
+      const reserved = needed * rights;
+      const free = bond.balance - bond.pending - reserved;
+      const available = free > 0n ? free : 0n;
       out[symbol] = { token, fill_bond_amount: needed.toString(), maker_bond: available.toString() };
       if (available < needed) {
         const pending = bond.pending > 0n ? ` (${bond.pending} of ${bond.balance} is pending withdrawal)` : '';
-        short.push(`${symbol} bond ${available}${pending} is below the fill bond minimum ${needed}`);
+        const held = rights > 0n ? ` (${reserved} of ${bond.balance} is reserved by ${rights} live exclusive right(s): bids, awards, exclusive fills)` : '';
+        short.push(`${symbol} bond ${available}${pending}${held} is below the fill bond minimum ${needed}`);
       }
     }
     if (short.length > 0) {

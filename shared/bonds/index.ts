@@ -1,2 +1,2 @@
-export { FillBondCheck, indexedBonds } from './fill-bond';
+export { FillBondCheck, indexedBonds, lockMakerRights } from './fill-bond';
 export type { FillBondRequirements, IndexedBond } from './fill-bond';

@@ -36,30 +36,88 @@ export interface NewFade {
 }
 
 /**
- * The maker organization a wallet acts for: the organization it is a member of, else the one
- * whose maker API key is bound to it (a bot wallet); null for neither.
+ * The maker organization a wallet acts for when nothing recorded it (bids made before bids
+ * carried their organization): the organization that issued its maker API key (a bot wallet),
+ * else the one it is a member of; null for neither. The key comes first: a key's organization
+ * is the one that issued it, and no other organization can change that, while a membership is
+ * something another organization's admin could once add.
  */
 export const ORGANIZATION_OF = (address: string) => `COALESCE(
-  (SELECT organization_id FROM organization_members WHERE kind = 'maker' AND lower(address) = lower(${address}) LIMIT 1),
-  (SELECT organization_id FROM api_keys WHERE kind = 'maker' AND lower(address) = lower(${address}) ORDER BY revoked_at IS NULL DESC, created_at DESC LIMIT 1))`;
+  (SELECT organization_id FROM api_keys WHERE kind = 'maker' AND lower(address) = lower(${address}) ORDER BY revoked_at IS NULL DESC, created_at DESC LIMIT 1),
+  (SELECT organization_id FROM organization_members WHERE kind = 'maker' AND lower(address) = lower(${address}) LIMIT 1))`;
 
+/** The scope of a wallet with no organization recorded for it (see ORGANIZATION_OF). */
 export async function fadeScope(db: Queryable, maker: string): Promise<FadeScope> {
   const rows: { organization_id: string | null }[] = await db.query(`SELECT ${ORGANIZATION_OF('$1')} AS organization_id`, [maker]);
   return { organizationId: rows[0]?.organization_id ?? null, maker };
 }
 
-/** The end times (ms) of the scope's fades whose window ended after `sinceMs`, oldest first. */
+/**
+ * The end times (ms) of the scope's fades whose window ended after `sinceMs`, oldest first: Dutch
+ * awards whose exclusive window passed without a fill, and exclusive fills that expired unused
+ * (state expired; the indexer moves one the chain used to `used`, which undoes its fade).
+ */
 async function fadeTimes(db: Queryable, scope: FadeScope, sinceMs: number): Promise<number[]> {
   const rows: { t: Date }[] = scope.organizationId
     ? await db.query(
-        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND organization_id = $1 AND exclusive_ends_at > $2 ORDER BY exclusive_ends_at`,
+        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND organization_id = $1 AND exclusive_ends_at > $2
+         UNION ALL
+         SELECT expire_time AS t FROM exclusive_fills WHERE state = 'expired' AND organization_id = $1 AND expire_time > $2
+         ORDER BY t`,
         [scope.organizationId, new Date(sinceMs)],
       )
     : await db.query(
-        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND lower(winner) = lower($1) AND exclusive_ends_at > $2 ORDER BY exclusive_ends_at`,
+        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND lower(winner) = lower($1) AND exclusive_ends_at > $2
+         UNION ALL
+         SELECT expire_time AS t FROM exclusive_fills WHERE state = 'expired' AND organization_id IS NULL AND lower(maker) = lower($1) AND expire_time > $2
+         ORDER BY t`,
         [scope.maker, new Date(sinceMs)],
       );
   return rows.map((r) => new Date(r.t).getTime());
+}
+
+/**
+ * The scope's rights that may still become fades: Dutch awards whose window is not decided yet,
+ * bids on auctions still competing (each could win), and live exclusive fills. `exceptQuote`:
+ * the auction being bid on now (a replaced bid is not a second right).
+ */
+export async function openRights(db: Queryable, scope: FadeScope, windowSinceMs: number, exceptQuote: string | null): Promise<number> {
+  const byOrg = scope.organizationId !== null;
+  const who = byOrg ? scope.organizationId : scope.maker;
+  const bidOf = byOrg ? `b.organization_id = $1` : `b.organization_id IS NULL AND lower(b.maker) = lower($1)`;
+  const fillOf = byOrg ? `f.organization_id = $1` : `f.organization_id IS NULL AND lower(f.maker) = lower($1)`;
+  const rows: { n: number }[] = await db.query(
+    `SELECT (
+       (SELECT count(*) FROM dutch_bids b JOIN quotes q ON q.id = b.quote_id
+         WHERE ${bidOf} AND q.id IS DISTINCT FROM $3::uuid AND (
+           (q.state = ${QS.open} AND q.dutch_phase = 'competing')
+           OR (q.winner IS NOT NULL AND lower(q.winner) = lower(b.maker) AND q.exclusive_ends_at > $2
+               AND NOT EXISTS (SELECT 1 FROM dutch_exclusive_outcomes o WHERE o.quote_id = q.id))))
+       + (SELECT count(*) FROM exclusive_fills f WHERE ${fillOf} AND f.state = 'active')
+     )::int AS n`,
+    [who, new Date(windowSinceMs), exceptQuote],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Refuses a new right (a bid, an exclusive fill) that could bring the scope's fades plus its
+ * open rights above the limit: 403 `fade_limit_reserved` with the numbers. Every open right may
+ * still become a fade, and the block would come only after the windows had passed.
+ */
+export async function assertRoomForRight(db: Queryable, scope: FadeScope, policy: FadePolicy, nowMs: number, exceptQuote: string | null): Promise<void> {
+  const windowSince = nowMs - policy.windowSeconds * 1000;
+  const fades = (await fadeTimes(db, scope, windowSince)).length;
+  const open = await openRights(db, scope, windowSince, exceptQuote);
+  if (fades + open + 1 <= policy.limit) return;
+  throw new AppError(
+    403,
+    'fade_limit_reserved',
+    `this organization has ${fades} fades within ${policy.windowSeconds} seconds and ${open} open exclusive rights (awards not yet decided, bids on competing auctions, live exclusive fills); one more could bring it above the fade limit ${policy.limit}: wait until a right is decided`,
+    undefined,
+    undefined,
+    { fade_limit: { fades, open_rights: open, limit: policy.limit } },
+  );
 }
 
 /**
@@ -81,17 +139,21 @@ export function fadeStatusOf(times: readonly number[], policy: FadePolicy, nowMs
   };
 }
 
-/** A maker's fade status now (its organization's, when it has one). */
-export async function fadeStatus(db: Queryable, maker: string, policy: FadePolicy, nowMs: number): Promise<FadeStatus> {
-  const scope = await fadeScope(db, maker);
+/**
+ * A maker's fade status now: of the organization its credential acts for (`scope`, from the
+ * maker key's own organization or the SIWE wallet's own membership), or, given only a wallet,
+ * of the organization ORGANIZATION_OF finds.
+ */
+export async function fadeStatus(db: Queryable, who: FadeScope | string, policy: FadePolicy, nowMs: number): Promise<FadeStatus> {
+  const scope = typeof who === 'string' ? await fadeScope(db, who) : who;
   // Fades older than window + cooldown can neither count nor block any more.
   const since = nowMs - (policy.windowSeconds + policy.cooldownSeconds) * 1000;
   return fadeStatusOf(await fadeTimes(db, scope, since), policy, nowMs);
 }
 
 /** Refuses a bid of a maker whose organization is blocked: 403 `maker_faded`, with when it may bid again. */
-export async function assertNotFaded(db: Queryable, maker: string, policy: FadePolicy, nowMs: number): Promise<void> {
-  const s = await fadeStatus(db, maker, policy, nowMs);
+export async function assertNotFaded(db: Queryable, scope: FadeScope, policy: FadePolicy, nowMs: number): Promise<void> {
+  const s = await fadeStatus(db, scope, policy, nowMs);
   if (!s.blocked_until) return;
   const retryAfter = Math.max(1, Math.ceil((new Date(s.blocked_until).getTime() - nowMs) / 1000));
   throw new AppError(
@@ -110,7 +172,8 @@ export async function assertNotFaded(db: Queryable, maker: string, policy: FadeP
  * decided now. It faded unless the chain holds a DutchFilled of its request by the filler its
  * award names (the winning maker's wallet, or the filler its bid named), exclusive, in a block no
  * later than the window's end; a quote closed (cancelled or expired)
- * before its window ended is nobody's fade. Quotes whose window ended more than `lookbackSeconds`
+ * before its window ended is nobody's fade. The fade is the organization the winning bid was
+ * made for (recorded with the bid from the bidding credential), never a later membership. Quotes whose window ended more than `lookbackSeconds`
  * before the block (DUTCH_FADE_WINDOW) can no longer count and are left alone. Rows carry the
  * deciding block, so a rollback below it undoes the decision (DERIVED_TABLES).
  */
@@ -140,7 +203,9 @@ export async function decideExclusiveWindows(
          FROM due d
      )
      INSERT INTO dutch_exclusive_outcomes (quote_id, chain_id, winner, organization_id, faded, exclusive_ends_at, decided_block, decided_block_timestamp)
-     SELECT id, $1::integer, winner, ${ORGANIZATION_OF('winner')}, faded, exclusive_ends_at, $2::bigint, $3::bigint FROM decided
+     SELECT id, $1::integer, winner,
+            COALESCE((SELECT b.organization_id FROM dutch_bids b WHERE b.quote_id = decided.id AND lower(b.maker) = lower(decided.winner)), ${ORGANIZATION_OF('winner')}),
+            faded, exclusive_ends_at, $2::bigint, $3::bigint FROM decided
      ON CONFLICT (quote_id) DO NOTHING
      RETURNING quote_id, winner, organization_id, exclusive_ends_at, faded`,
     [chainId, block.number, block.timestamp, lookbackSeconds],

@@ -127,16 +127,33 @@ export class DutchRepository {
     buyBps: number,
     sellBps: number,
     filler: string = maker,
+    organizationId: string | null = null,
   ): Promise<DutchBidRow & { replaced: boolean }> {
     const rows: (DutchBidRow & { replaced: boolean })[] = await m.query(
-      `INSERT INTO dutch_bids (id, quote_id, maker, buy_override_bps, sell_override_bps, filler) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO dutch_bids (id, quote_id, maker, buy_override_bps, sell_override_bps, filler, organization_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (quote_id, maker) DO UPDATE
          SET buy_override_bps = EXCLUDED.buy_override_bps, sell_override_bps = EXCLUDED.sell_override_bps, filler = EXCLUDED.filler,
-             version = dutch_bids.version + 1, bid_at = clock_timestamp()
+             organization_id = EXCLUDED.organization_id, version = dutch_bids.version + 1, bid_at = clock_timestamp()
        RETURNING ${BID_COLUMNS}, version > 1 AS replaced`,
-      [randomUUID(), quoteId, maker, buyBps, sellBps, filler],
+      [randomUUID(), quoteId, maker, buyBps, sellBps, filler, organizationId],
     );
     return rows[0];
+  }
+
+  /**
+   * Whether `address` is a wallet the maker organization registered: one of its members, or the
+   * bot wallet of one of its active maker keys. Such a wallet may be named as a bid's filler
+   * without signing for it.
+   */
+  async isOrganizationWallet(organizationId: string, address: string): Promise<boolean> {
+    const rows: unknown[] = await this.ds.query(
+      `SELECT 1 FROM organization_members WHERE organization_id = $1 AND kind = 'maker' AND lower(address) = lower($2)
+       UNION ALL
+       SELECT 1 FROM api_keys WHERE organization_id = $1 AND kind = 'maker' AND revoked_at IS NULL AND lower(address) = lower($2)
+       LIMIT 1`,
+      [organizationId, address],
+    );
+    return rows.length > 0;
   }
 
   async findBid(id: string): Promise<DutchBidRow | null> {

@@ -17,14 +17,27 @@ import { dutchAnnounceJob, dutchBidAnnounceJob } from './dutch.jobs';
 import { PHASE_ENDS } from './dutch-auctioneer';
 import { DutchRepository, type NewDutchQuote } from './dutch.repository';
 import type { DutchColumns, JsonObject } from './dutch.types';
-import { assertNotFaded, fadeStatus, type FadeStatus } from './dutch-fades';
-import { FillBondCheck } from '../bonds';
+import { assertNotFaded, assertRoomForRight, fadeStatus, type FadePolicy, type FadeScope, type FadeStatus } from './dutch-fades';
+import { assertFillerConsent } from './filler-consent';
+import { FillBondCheck, lockMakerRights } from '../bonds';
 import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
 import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
 import { parseOrThrow } from '../platform/validation';
 import { dutchBidBody } from '../../wire/src/quote-answers';
 
 type DutchBidBody = z.output<typeof dutchBidBody>;
+
+/**
+ * Who bids: the wallet it signs with, and the maker organization its credential acts for (a
+ * maker key's issuing organization, or the SIWE wallet's own membership). Fades, limits and
+ * bond reservations are that organization's.
+ */
+export interface Bidder {
+  wallet: Address;
+  organizationId: string | null;
+  /** Set when the bidder is a maker key its bot wallet has not verified: such a key may not bid. */
+  unverifiedKey?: string;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UNIQUE_VIOLATION = '23505';
@@ -36,7 +49,6 @@ export class DutchService {
   private readonly registry: NetworksService;
   private readonly idempotency: IdempotencyService;
   private readonly authorities: FillAuthorityReader;
-  private readonly bonds: FillBondCheck;
   private readonly pairTokens: PairTokens;
 
   constructor(
@@ -48,7 +60,6 @@ export class DutchService {
     this.registry = new NetworksService(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
     this.authorities = new FillAuthorityReader(deps.config.FILL_AUTHORITY_RPC_TIMEOUT_MS);
-    this.bonds = new FillBondCheck({ db: deps.db, registry: this.registry });
     this.pairTokens = new PairTokens(deps.db);
   }
 
@@ -189,13 +200,20 @@ export class DutchService {
    * A maker's both-side bid, while the quote competes; a later bid by the same maker replaces
    * its earlier one. Stored under the quote's lock, so a bid and the award cannot interleave.
    */
-  async bid(quoteId: string, body: unknown, maker: Address) {
-    const { bid: b, filler } = await this.checkBid(quoteId, body, maker);
+  async bid(quoteId: string, body: unknown, bidder: Bidder) {
+    const maker = bidder.wallet;
+    const { bid: b, filler } = await this.checkBid(quoteId, body, bidder);
+    // Read before the transaction: the re-check under the lock runs on its connection alone.
+    const fixed = { minimums: await this.registry.bondRequirements(), dir: await this.deps.pairs.get((await this.quotes.findQuote(quoteId))?.chain_id ?? 0) };
     const bid = await this.deps.db.transaction(async (m) => {
+      // One new right at a time per maker wallet: the open rights and the bond reservation again, under its lock.
+      await lockMakerRights(m, maker);
       const locked = await this.quotes.lockQuote(m, quoteId);
       if (!locked) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
-      this.assertCompeting(locked, await this.repo.find(quoteId, m));
-      return this.repo.upsertBid(m, quoteId, getAddress(maker), b.buy_override_bps, b.sell_override_bps, filler);
+      const d = await this.repo.find(quoteId, m);
+      this.assertCompeting(locked, d);
+      await this.assertRoomAndBond(m, locked, d, { maker: getAddress(maker), organizationId: bidder.organizationId }, fixed);
+      return this.repo.upsertBid(m, quoteId, getAddress(maker), b.buy_override_bps, b.sell_override_bps, filler, bidder.organizationId);
     });
     try {
       await this.deps.queue.enqueue(dutchBidAnnounceJob, { bid_id: bid.id, version: Number(bid.version) });
@@ -210,16 +228,36 @@ export class DutchService {
    * it stores (and asks again under the quote's lock whether the competition is still open),
    * the dry-run (shared/dutch/offer-dry-run.ts) runs it alone. Throws the refusal the route answers.
    */
-  async checkBid(quoteId: string, body: unknown, maker: Address): Promise<{ bid: DutchBidBody; filler: Address }> {
+  async checkBid(quoteId: string, body: unknown, bidder: Bidder): Promise<{ bid: DutchBidBody; filler: Address }> {
     const bid = parseOrThrow(dutchBidBody, body);
+    if (bidder.unverifiedKey) {
+      throw new ForbiddenError(
+        `maker key ${bidder.unverifiedKey} is unverified: its bot wallet has not proved it consents. Verify it (POST /api/maker/keys/${bidder.unverifiedKey}/verify with the bot wallet's signature, or sign in with the bot wallet) before it bids`,
+        'maker_key_unverified',
+      );
+    }
+    const maker = getAddress(bidder.wallet);
     const quote = UUID.test(quoteId) ? await this.quotes.findQuote(quoteId) : null;
     if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
     const d = await this.repo.find(quoteId);
     this.assertCompeting(quote, d);
-    await this.assertMayWin(quote, d, getAddress(maker));
+    await this.assertMayWin(quote, d, { maker, organizationId: bidder.organizationId });
     const filler = getAddress(bid.filler ?? maker);
-    await this.assertAllowedFiller(quote, filler);
+    await this.assertFillerConsents(quote.id, maker, filler, bidder.organizationId, bid.filler_signature);
+    await this.assertAllowedFiller(quote, maker, filler);
     return { bid, filler };
+  }
+
+  /**
+   * A filler other than the bidding wallet is named by consent: a wallet the bidding
+   * organization registered (a member, or the bot wallet of one of its active keys), or one
+   * that signed fillerConsentMessage for this quote and maker. An award names its filler, and
+   * a stranger's address there would only waste the taker's exclusive window.
+   */
+  private async assertFillerConsents(quoteId: string, maker: Address, filler: Address, organizationId: string | null, signature: `0x${string}` | undefined) {
+    if (filler === maker) return;
+    if (organizationId && (await this.repo.isOrganizationWallet(organizationId, filler))) return;
+    await assertFillerConsent(quoteId, maker, filler, signature);
   }
 
   /**
@@ -227,17 +265,34 @@ export class DutchService {
    * organization must not be blocked for fading (shared/dutch/dutch-fades.ts), and the maker must
    * hold the fill bond of the request's premium token (shared/bonds, fails closed).
    */
-  private async assertMayWin(q: QuoteRow, d: DutchColumns, maker: Address): Promise<void> {
+  private async assertMayWin(q: QuoteRow, d: DutchColumns, scope: FadeScope & { maker: Address }): Promise<void> {
+    await assertNotFaded(this.deps.db, scope, this.fadePolicy(), this.clock());
+    await this.assertRoomAndBond(this.deps.db, q, d, scope);
+  }
+
+  private fadePolicy(): FadePolicy {
     const c = this.deps.config;
-    await assertNotFaded(
-      this.deps.db,
-      maker,
-      { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN },
-      this.clock(),
-    );
+    return { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN };
+  }
+
+  /**
+   * What one more right needs beyond not being blocked: room under the fade limit once every open
+   * right of the organization is counted, and a fill bond not already reserved by the wallet's
+   * live rights. Run before the bid is stored and again under the maker's lock (`db` the
+   * transaction), so concurrent bids cannot share one bond or one place under the limit.
+   */
+  private async assertRoomAndBond(
+    db: Pick<DataSource, 'query'>,
+    q: QuoteRow,
+    d: DutchColumns,
+    scope: FadeScope & { maker: Address },
+    fixed?: { minimums: Awaited<ReturnType<NetworksService['bondRequirements']>>; dir: ChainDirectory | null | undefined },
+  ): Promise<void> {
+    await assertRoomForRight(db, scope, this.fadePolicy(), this.clock(), q.id);
     const premium = (d.dutch_request as { dutch_premium: { token: string } }).dutch_premium.token;
-    const dir = await this.deps.pairs.get(q.chain_id);
-    await this.bonds.check(q.chain_id, maker, [premium], dir?.tokens ?? new Map());
+    const dir = fixed ? fixed.dir : await this.deps.pairs.get(q.chain_id);
+    const registry = fixed ? { bondRequirements: async () => fixed.minimums } : this.registry;
+    await new FillBondCheck({ db, registry }).check(q.chain_id, scope.maker, [premium], dir?.tokens ?? new Map(), { exceptQuote: q.id });
   }
 
   /**
@@ -247,18 +302,26 @@ export class DutchService {
    * stored, and the award only ever names a filler the authority accepted. Asked outside the
    * quote's lock: a chain read must not hold the row. No authority: nothing to ask.
    */
-  private async assertAllowedFiller(q: QuoteRow, filler: Address): Promise<void> {
+  private async assertAllowedFiller(q: QuoteRow, maker: Address, filler: Address): Promise<void> {
     const d = await this.repo.find(q.id);
     const authority = getAddress(String(d?.dutch_request.required_authority ?? zeroAddress));
     if (!d || authority === zeroAddress) return;
     const net = await this.authorityNetwork(q.chain_id);
-    const allowed = await this.authorities.isAllowedFiller(net, authority, filler).catch((err: unknown) => this.unreachable(q.chain_id, err));
-    if (!allowed) {
-      throw new ForbiddenError(
-        `the request's fill authority ${authority} does not allow ${filler} to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet, or name an allowed filler`,
-        'filler_not_allowed',
-        [{ path: 'filler', message: `is not allowed by the fill authority ${authority}` }],
-      );
+    // Both the maker and the filler: the authority vouches for who commits, not only for who sends the transaction.
+    // The filler first (it is the maker's own wallet unless the bid names another), then a maker that is not its filler.
+    for (const [who, field] of [
+      [filler, 'filler'],
+      [maker, 'maker'],
+    ] as const) {
+      if (field === 'maker' && filler === maker) break;
+      const allowed = await this.authorities.isAllowedFiller(net, authority, who).catch((err: unknown) => this.unreachable(q.chain_id, err));
+      if (!allowed) {
+        throw new ForbiddenError(
+          `the request's fill authority ${authority} does not allow ${who} (${field === 'maker' ? 'the bidding wallet' : 'the filler'}) to fill it (IFillAuthority.isAllowedFiller): bid from an allowed wallet and name an allowed filler`,
+          'filler_not_allowed',
+          [{ path: field, message: `is not allowed by the fill authority ${authority}` }],
+        );
+      }
     }
   }
 
@@ -300,12 +363,12 @@ export class DutchService {
     }
   }
 
-  /** A maker's Dutch fades (its organization's): GET /api/me's `dutch_fades`. */
-  async fades(maker: string): Promise<FadeStatus> {
+  /** A maker's Dutch fades (its credential's organization's): GET /api/me's `dutch_fades`. */
+  async fades(scope: FadeScope): Promise<FadeStatus> {
     const c = this.deps.config;
     return fadeStatus(
       this.deps.db,
-      maker,
+      scope,
       { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN },
       this.clock(),
     );

@@ -1,4 +1,6 @@
 export { DutchService } from './dutch.service';
+export type { Bidder } from './dutch.service';
+export { fillerConsentMessage } from './filler-consent';
 export { OfferDryRun } from './offer-dry-run';
 export type { DryRunKind, DryRunOutcome } from './offer-dry-run';
 export { DutchAuctioneer } from './dutch-auctioneer';
@@ -7,8 +9,8 @@ export { resultMakers } from './result-makers';
 export { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob, dutchOpenJob } from './dutch.jobs';
 export * from './dutch-views';
 export type { DutchBidRow, DutchColumns } from './dutch.types';
-export { assertNotFaded, decideExclusiveWindows, fadeStatus, fadeStatusOf } from './dutch-fades';
-export type { FadePolicy, FadeStatus, NewFade } from './dutch-fades';
+export { assertNotFaded, assertRoomForRight, decideExclusiveWindows, fadeStatus, fadeStatusOf } from './dutch-fades';
+export type { FadePolicy, FadeScope, FadeStatus, NewFade } from './dutch-fades';
 export * from '../../wire/src/dutch.wire';
 export { DUTCH_PHASE_SQL } from './dutch.sql';
 export { awardDutchQuote, awardDutchQuotes, openDutchQuote, openDutchQuotes, reopenDutchPhases } from './dutch-state';

@@ -1,8 +1,7 @@
-import type { Address } from 'viem';
 import type { DataSource } from 'typeorm';
 import { AppError, DependencyUnavailableError, NotFoundError } from '../platform/errors';
 import { QuoteRepository, type OfferService } from '../quotes';
-import type { DutchService } from './dutch.service';
+import type { Bidder, DutchService } from './dutch.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -39,15 +38,15 @@ export class OfferDryRun {
    * route would answer for this body and this maker is reported. `bodyError` is the refusal of
    * the body parser in front of the real route (malformed JSON, too large), which stops it first.
    */
-  async run(quoteId: string, body: unknown, maker: Address, bodyError?: AppError): Promise<DryRunOutcome> {
+  async run(quoteId: string, body: unknown, bidder: Bidder, bodyError?: AppError): Promise<DryRunOutcome> {
     const quote = UUID.test(quoteId) ? await this.quotes.findQuote(quoteId) : null;
     if (!quote) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
     const kind: DryRunKind = quote.offer_format === 'dutch_only' ? 'dutch_bid' : 'package_offer';
     const outcome = (refusal: AppError | null): DryRunOutcome => ({ quoteId: quote.id, kind, refusal });
     if (bodyError) return outcome(bodyError);
     try {
-      if (kind === 'dutch_bid') await this.dutch.checkBid(quote.id, body, maker);
-      else await this.offers.check(quote.id, body, maker);
+      if (kind === 'dutch_bid') await this.dutch.checkBid(quote.id, body, bidder);
+      else await this.offers.check(quote.id, body, bidder.wallet);
       return outcome(null);
     } catch (err) {
       // A dependency down is the dry-run's own failure, not the route's verdict on the body.

@@ -82,6 +82,11 @@ export const thatMakerOnly: Authorize<AddressParam> = async ({ topic, credential
   if ((p.kind !== 'siwe' && p.kind !== 'maker_key') || p.address !== topic.address) {
     return refuse('only that maker may join: its SIWE bearer or one of its maker API keys');
   }
+  if (p.kind === 'maker_key' && !p.verified) {
+    return refuse(
+      'this maker key is unverified: verify it with its bot wallet (POST /api/maker/keys/:id/verify, or sign in with the wallet) before joining rfq_maker',
+    );
+  }
   if (p.kind === 'siwe' && !(await lookups.identity.hasMakerRights(p)) && !(await lookups.registrations.registeredAnywhere(topic.address))) {
     return refuse('maker rights or a pubsub registration required: POST /api/pubsub/freemium first');
   }

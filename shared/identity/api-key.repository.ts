@@ -16,6 +16,11 @@ export class KeyAddressTakenError extends Error {
 /** last_used_at is refreshed at most this often, so a busy bot does not write on every request. */
 const TOUCH_EVERY_MS = 60_000;
 
+/** TypeORM's raw UPDATE ... RETURNING answers [rows, count]. */
+function updatedRows<T>(out: unknown[]): T[] {
+  return (Array.isArray(out[0]) ? out[0] : out) as T[];
+}
+
 /** Queries of maker and taker API keys. */
 export class ApiKeyRepository {
   constructor(private readonly ds: DataSource) {}
@@ -28,6 +33,7 @@ export class ApiKeyRepository {
     address: string | null;
     secretHash: string;
     createdBy: string;
+    verified?: boolean;
   }): Promise<ApiKeyEntity> {
     const repo = this.ds.getRepository(ApiKeyEntity);
     try {
@@ -39,6 +45,7 @@ export class ApiKeyRepository {
         address: k.address,
         secret_hash: k.secretHash,
         created_by: k.createdBy,
+        verified_at: k.verified ? new Date() : null,
       });
     } catch (err) {
       const pg = err as { code?: string; constraint?: string; driverError?: { constraint?: string } };
@@ -55,6 +62,42 @@ export class ApiKeyRepository {
       .createQueryBuilder('k')
       .where('lower(k.address) = lower(:address) AND k.revoked_at IS NULL', { address })
       .getOne();
+  }
+
+  /** The active, verified maker key bound to this wallet, in any organization. */
+  async findVerifiedByAddress(address: string): Promise<ApiKeyEntity | null> {
+    return this.ds
+      .getRepository(ApiKeyEntity)
+      .createQueryBuilder('k')
+      .where("lower(k.address) = lower(:address) AND k.revoked_at IS NULL AND k.kind = 'maker' AND k.verified_at IS NOT NULL", { address })
+      .getOne();
+  }
+
+  /** Marks a maker key verified; the row as it is now, or null when it is not active. */
+  async markVerified(id: string): Promise<ApiKeyEntity | null> {
+    await this.ds.query(`UPDATE api_keys SET verified_at = COALESCE(verified_at, now()) WHERE id = $1 AND kind = 'maker' AND revoked_at IS NULL`, [id]);
+    return this.findActive(id, 'maker');
+  }
+
+  /** Verifies the unverified active maker keys of this bot wallet (its own SIWE sign-in proves it); their ids. */
+  async verifyAllOf(address: string): Promise<string[]> {
+    const out: unknown[] = await this.ds.query(
+      `UPDATE api_keys SET verified_at = now() WHERE kind = 'maker' AND revoked_at IS NULL AND verified_at IS NULL AND lower(address) = lower($1) RETURNING id`,
+      [address],
+    );
+    return updatedRows<{ id: string }>(out).map((r) => r.id);
+  }
+
+  /**
+   * Removes unverified active maker keys of this wallet: a key the wallet never agreed to gives
+   * way when the wallet proves itself for another one. The removed keys.
+   */
+  async revokeUnverifiedOf(address: string): Promise<{ id: string }[]> {
+    const out: unknown[] = await this.ds.query(
+      `UPDATE api_keys SET revoked_at = now() WHERE kind = 'maker' AND revoked_at IS NULL AND verified_at IS NULL AND lower(address) = lower($1) RETURNING id`,
+      [address],
+    );
+    return updatedRows<{ id: string }>(out);
   }
 
   /** A key that has not been removed. */
@@ -86,7 +129,7 @@ export class ApiKeyRepository {
     const rows: ApiKeyEntity[] = await this.ds.query(
       `UPDATE api_keys SET revoked_at = now()
         WHERE id = $1 AND organization_id = $2 AND kind = $3 AND revoked_at IS NULL
-        RETURNING id, organization_id, kind, name, address, secret_hash, created_by, created_at, last_used_at, revoked_at`,
+        RETURNING id, organization_id, kind, name, address, secret_hash, created_by, created_at, last_used_at, revoked_at, verified_at`,
       [id, organizationId, kind],
     );
     // TypeORM's raw UPDATE answers [rows, count].

@@ -23,11 +23,32 @@ export class BotWalletBinding {
    * 403 unless `addressSignature` is `address`'s personal_sign of exactly `message`. Checked
    * by recovery (offline), like admin statements: a bot signs offers with a plain key anyway.
    */
-  async proveControl(address: `0x${string}`, message: string, addressSignature: Hex): Promise<void> {
-    const signer = await this.deps.verifier.recover(message, addressSignature, 'address_signature');
+  async proveControl(
+    address: `0x${string}`,
+    message: string,
+    addressSignature: Hex,
+    field: 'address_signature' | 'new_admin_signature' | 'signature' = 'address_signature',
+  ): Promise<void> {
+    const signer = await this.deps.verifier.recover(message, addressSignature, field);
     if (signer && isAddressEqual(signer, address)) return;
-    const why = `address_signature is not a signature of message by address ${address}: the bot wallet must personal_sign the same statement text the admin signed`;
-    throw new ForbiddenError(why, 'address_signature_mismatch', [{ path: 'address_signature', message: why }]);
+    if (field === 'signature') {
+      const why = `signature is not ${address}'s personal_sign of the key's verification text: the bot wallet itself must sign it`;
+      throw new ForbiddenError(why, 'address_signature_mismatch', [{ path: field, message: why }]);
+    }
+    const who = field === 'address_signature' ? 'the bot wallet' : 'the new admin';
+    const why = `${field} is not a signature of message by address ${address}: ${who} must personal_sign the same statement text the admin signed`;
+    throw new ForbiddenError(why, `${field}_mismatch`, [{ path: field, message: why }]);
+  }
+
+  /**
+   * 409 when `address` backs an active maker key of another organization: that wallet acts for
+   * the organization that issued its key, and no other organization may make it a member.
+   */
+  async assertNotBotElsewhere(address: `0x${string}`, organizationId: string, field: string): Promise<void> {
+    const key = await this.deps.keys.findVerifiedByAddress(address);
+    if (!key || key.organization_id === organizationId) return;
+    const message = `${address} is the bot wallet of an active maker key of another organization; it serves that organization and cannot join this one`;
+    throw new ConflictError(message, 'wallet_backs_other_organization_key', [{ path: field, message }]);
   }
 
   /**
@@ -36,8 +57,9 @@ export class BotWalletBinding {
    * organization may be its bot. Run after `proveControl`, so only the wallet's holder learns
    * where else it is bound.
    */
-  async assertFree(address: `0x${string}`, organizationId: string): Promise<void> {
-    if (await this.deps.keys.findActiveByAddress(address)) throw botAddressInUse(address);
+  async assertFree(address: `0x${string}`, organizationId: string, o: { ignoreUnverified?: boolean; exceptKey?: string } = {}): Promise<void> {
+    const key = o.ignoreUnverified ? await this.deps.keys.findVerifiedByAddress(address) : await this.deps.keys.findActiveByAddress(address);
+    if (key && key.id !== o.exceptKey) throw botAddressInUse(address);
     const elsewhere = (await this.deps.orgs.memberships(address)).find((m) => m.organizationId !== organizationId);
     if (elsewhere) {
       const message = `${address} belongs to another ${elsewhere.kind} organization; a bot wallet serves one organization only`;

@@ -75,4 +75,12 @@ export class ApiKeyEntity {
 
   @Column({ type: 'timestamptz', nullable: true })
   revoked_at: Date | null;
+
+  /**
+   * When a maker key's bot wallet proved it consents (its `address_signature` at creation, its
+   * signature on POST /api/maker/keys/:id/verify, or its own SIWE sign-in); null while
+   * unverified. Taker keys: always null (no wallet).
+   */
+  @Column({ type: 'timestamptz', nullable: true })
+  verified_at: Date | null;
 }

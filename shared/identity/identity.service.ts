@@ -117,7 +117,13 @@ export class IdentityService {
       this.logger.warn({ key_id: key.id, err: (err as Error).message }, 'could not record key use');
     });
     if (key.kind === 'maker') {
-      return { kind: 'maker_key', address: key.address as `0x${string}`, keyId: key.id, organizationId: key.organization_id };
+      return {
+        kind: 'maker_key',
+        address: key.address as `0x${string}`,
+        keyId: key.id,
+        organizationId: key.organization_id,
+        verified: key.verified_at !== null,
+      };
     }
     return { kind: 'taker_key', keyId: key.id, organizationId: key.organization_id };
   }

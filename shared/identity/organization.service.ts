@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { OrganizationEntity, OrganizationMemberEntity } from './identity.entities';
 import { ConflictError, ForbiddenError, NotFoundError } from '../platform/errors';
 import { addressSchema, parseOrThrow } from '../platform/validation';
+import { nameSchema } from '../../wire/src/identity.wire';
 import { isManagingRole, ORG_KINDS, ROLES, type Membership, type OrgKind, type Role } from './identity.types';
 import { MemberConflictError, OrganizationRepository, type MemberConflict } from './organization.repository';
 
@@ -17,7 +18,7 @@ export interface OrganizationView {
 
 const createSchema = z.strictObject({
   kind: z.enum(ORG_KINDS, { message: `must be one of ${ORG_KINDS.join(', ')}` }),
-  name: z.string().trim().min(1).max(128),
+  name: nameSchema(128),
   owner: addressSchema,
 });
 

@@ -2,4 +2,4 @@ export { NetworksService } from './networks.service';
 export type { NetworkView, TokenView, ChallengePublicConfig } from './networks.service';
 export { networkInputSchema, settingSchemas, isSettingKey } from './networks.schemas';
 export type { NetworkInput, SettingKey, SettingValue } from './networks.schemas';
-export { registeredServiceSigner } from './service-signer-check';
+export { registeredServiceSigner, registeredSessionSecret } from './service-signer-check';

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource } from 'typeorm';
-import { serviceSigner } from '../chain/service-signer';
-import type { Config } from '../platform/config';
+import { developmentKeyProblem, serviceSigner } from '../chain/service-signer';
+import { ConfigError, type Config } from '../platform/config';
 import { NetworksService } from './networks.service';
 
 /**
@@ -16,4 +17,22 @@ export async function registeredServiceSigner(
 ): Promise<PrivateKeyAccount> {
   const networks = await new NetworksService(db).allNetworks();
   return serviceSigner(config, networks);
+}
+
+/**
+ * The session (JWT) secret follows the signer rule (docs/SECURITY.md, finding 9b): without
+ * JWT_SECRET the public development secret is used only where the development signing key may
+ * sign (outside production, DEVCHAIN on, every registered network on a loopback RPC URL). Else,
+ * in production, a ConfigError (exit 78); elsewhere a random secret for this process alone
+ * (sessions and delegates then do not survive a restart or cross processes). Where the server
+ * binds does not matter: a same-host proxy makes a loopback bind public.
+ */
+export async function registeredSessionSecret(config: Config, db: DataSource): Promise<{ config: Config; random: boolean }> {
+  if (config.JWT_SECRET) return { config, random: false };
+  const problem = developmentKeyProblem(config, await new NetworksService(db).allNetworks());
+  if (!problem) return { config, random: false };
+  if (config.NODE_ENV === 'production') {
+    throw new ConfigError([{ key: 'JWT_SECRET', message: 'required when NODE_ENV=production (at least 32 characters)' }]);
+  }
+  return { config: Object.freeze({ ...config, JWT_SECRET: randomBytes(32).toString('base64url') }), random: true };
 }

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { getAddress, type Address, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { z } from 'zod';
-import type { DataSource } from 'typeorm';
-import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../platform/errors';
+import type { DataSource, EntityManager } from 'typeorm';
+import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../platform/errors';
+import { assertNotFaded, assertRoomForRight, type FadePolicy } from '../dutch/dutch-fades';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
 import { evmAddress, parseOrThrow, required, sizedArray, unknownKeys, whenObject } from '../platform/validation';
@@ -13,9 +14,13 @@ import type { NetworksService } from '../networks';
 import { exclusiveFillAnnounceJob, exclusiveFillExpireJob } from './order.jobs';
 import { OrderRepository } from './order.repository';
 import { holdOrders, lockOrders } from './order-state';
+import { lockMakerRights } from '../bonds';
 import type { ExclusiveFillRow, OrderRow } from './order.types';
 import { exclusiveFillView, type ExclusiveFillView } from './order-views';
 import { FillBondCheck } from '../bonds';
+
+/** A fill as it is inserted: with the organization it was taken for. */
+type NewFillRow = Omit<ExclusiveFillRow, 'state' | 'created_at' | 'closed_at' | 'used_tx_hash'> & { organization_id: string | null };
 
 function requestSchema(maxOrders: number) {
   const shape = {
@@ -48,6 +53,10 @@ export class ExclusiveFillService {
       signer: () => PrivateKeyAccount;
       ttlSeconds: number;
       maxOrders: number;
+      /** DUTCH_FADE_*: an unused fill is a fade of its maker's organization, counted with Dutch fades. */
+      fades: FadePolicy;
+      /** EXCLUSIVE_FILL_RETAKE_COOLDOWN, seconds. */
+      retakeCooldownSeconds: number;
     },
     private readonly clock: () => number = Date.now,
   ) {
@@ -55,7 +64,11 @@ export class ExclusiveFillService {
     this.bonds = new FillBondCheck({ db: deps.db, registry: deps.registry });
   }
 
-  async create(body: unknown, maker: Address): Promise<ExclusiveFillView> {
+  /**
+   * `organizationId`: the maker organization the credential acts for (a maker key's issuing
+   * organization, a SIWE wallet's membership), whose fades, open rights and bond count.
+   */
+  async create(body: unknown, maker: Address, organizationId: string | null = null): Promise<ExclusiveFillView> {
     const b = parseOrThrow(requestSchema(this.deps.maxOrders), body);
     const ids = [...new Set(b.order_ids.map((id) => id.toLowerCase()))];
     if (ids.length !== b.order_ids.length) throw ValidationError.field('order_ids', 'must not name an order twice');
@@ -71,13 +84,21 @@ export class ExclusiveFillService {
       if (o.state !== 'open') throw new ConflictError(`order ${o.id} is ${o.state}; only open orders can be filled`, 'order_not_open');
     }
     await this.requirePlaced(ids);
+    const pending = orders.find((o) => o.cancel_requested_at !== null);
+    if (pending)
+      throw new ConflictError(`order ${pending.id} is being cancelled by its owner; no new exclusive fill is granted over it`, 'order_cancel_pending');
     const dir = await this.deps.pairs.get(chainId);
     if (!dir?.mothership) throw new ServiceUnavailableError(`chain ${chainId} has no mothership configured`, 'network_unavailable');
+    const scope = { organizationId, maker: getAddress(maker) };
+    await this.assertNoRetake(scope, ids);
+    await assertNotFaded(this.deps.db, scope, this.deps.fades, this.clock());
+    await assertRoomForRight(this.deps.db, scope, this.deps.fades, this.clock(), null);
     const requirements = await this.bonds.check(
       chainId,
       getAddress(maker),
       orders.map((o) => o.premium_token),
       dir.tokens,
+      {},
     );
 
     const id = randomUUID();
@@ -93,7 +114,7 @@ export class ExclusiveFillService {
       expireTime,
     };
     const signature = await this.deps.signer().signTypedData(exclusiveFillTypedData(chainId, dir.mothership, fill));
-    const row: Omit<ExclusiveFillRow, 'state' | 'created_at' | 'closed_at' | 'used_tx_hash'> = {
+    const row: NewFillRow = {
       id,
       id_hash: fill.exclusiveFillId,
       chain_id: chainId,
@@ -104,10 +125,44 @@ export class ExclusiveFillService {
       intent_data_hash: fill.intentDataHash,
       signature: signature as Hex,
       expire_time: new Date(expireTime * 1000),
+      organization_id: organizationId,
     };
-    const createdAt = await this.claim(row);
+    // Read before the transaction: the re-check under the lock runs on its connection alone.
+    const minimums = await this.deps.registry.bondRequirements();
+    const createdAt = await this.claim(row, async (m) => {
+      // Under the maker's lock: the bond reservation again, so two concurrent requests cannot both spend one bond.
+      await new FillBondCheck({ db: m, registry: { bondRequirements: async () => minimums } }).check(
+        chainId,
+        getAddress(maker),
+        orders.map((o) => o.premium_token),
+        dir.tokens,
+        {},
+      );
+    });
     await this.schedule(id, expireTime * 1000);
     return exclusiveFillView({ ...row, state: 'active', created_at: createdAt, closed_at: null, used_tx_hash: null }, requirements);
+  }
+
+  /**
+   * A maker whose fill over any of these orders expired unused within the retake cooldown may not
+   * take them again: 403 `exclusive_fill_retake_cooldown` with when (else one maker could hold
+   * anyone's orders forever by retaking them the moment each fill expired).
+   */
+  private async assertNoRetake(scope: { organizationId: string | null; maker: Address }, ids: string[]): Promise<void> {
+    const cooldown = this.deps.retakeCooldownSeconds;
+    if (cooldown === 0) return;
+    const last = await this.repo.lastUnusedFillOver(scope, ids, cooldown);
+    if (!last) return;
+    const until = new Date(last.getTime() + cooldown * 1000);
+    const retryAfter = Math.max(1, Math.ceil((until.getTime() - this.clock()) / 1000));
+    throw new AppError(
+      403,
+      'exclusive_fill_retake_cooldown',
+      `an exclusive fill of this maker's organization over these orders expired unused at ${last.toISOString()}; it may take them again from ${until.toISOString()}`,
+      [{ path: 'order_ids', message: `held before and left unused; retake allowed from ${until.toISOString()}` }],
+      { 'Retry-After': String(retryAfter) },
+      { retake_allowed_at: until.toISOString() },
+    );
   }
 
   /** The orders, in the request's order; an unknown id is named. */
@@ -136,11 +191,15 @@ export class ExclusiveFillService {
   }
 
   /** One transaction: lock the orders (id order), check each is open and free, record the fill, hold them. */
-  private async claim(row: Omit<ExclusiveFillRow, 'state' | 'created_at' | 'closed_at' | 'used_tx_hash'>): Promise<Date> {
+  private async claim(row: NewFillRow, recheck: (m: EntityManager) => Promise<unknown>): Promise<Date> {
     return this.deps.db.transaction(async (m) => {
+      await lockMakerRights(m, row.maker);
+      await recheck(m);
       const locked = await lockOrders(m, row.order_ids);
       for (const o of locked) {
         if (o.state !== 'open') throw new ConflictError(`order ${o.id} is ${o.state}; only open orders can be filled`, 'order_not_open');
+        if (o.cancel_pending)
+          throw new ConflictError(`order ${o.id} is being cancelled by its owner; no new exclusive fill is granted over it`, 'order_cancel_pending');
         if (o.held_by) throw new ConflictError(`order ${o.id} is under another active exclusive fill`, 'order_under_exclusive_fill');
       }
       const createdAt = await this.repo.insertFill(m, row);

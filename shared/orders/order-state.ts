@@ -8,7 +8,7 @@ import { FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS }
  * The one owner of the states of orders and exclusive fills: every write of `orders.state`,
  * `orders.exclusive_fill_id` and `exclusive_fills.state` is in this file.
  *
- *   order:           expire (clock)              cancel (owner, not held)
+ *   order:           expire (clock)              cancel (owner, not held; when held: pending until the fill expires)
  *       open ─────────────────────────▶ expired   open ──────────────▶ cancelled
  *        │  exclusive fill used (indexer)
  *        └──────────────────────────▶ filled ──reorg──▶ open | expired
@@ -53,6 +53,8 @@ export interface LockedOrder {
   intent_hash: `0x${string}`;
   /** The active, unexpired fill holding it, if any. */
   held_by: string | null;
+  /** Its owner's cancel waits for a fill to end: no new fill over it. */
+  cancel_pending: boolean;
 }
 
 /**
@@ -67,7 +69,8 @@ export async function lockOrders(m: Queryable, ids: readonly string[]): Promise<
   await m.query(`SELECT id FROM orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
   return m.query(
     `SELECT o.id, o.chain_id, o.pair, o.premium_token, ${EFFECTIVE_STATE} AS state, o.expires_at, o.intent_hash,
-            CASE WHEN f.state = ${FS.active} AND f.expire_time > now() THEN f.id END AS held_by
+            CASE WHEN f.state = ${FS.active} AND f.expire_time > now() THEN f.id END AS held_by,
+            o.cancel_requested_at IS NOT NULL AS cancel_pending
        FROM orders o
        ${ON_CHAIN_JOIN}
        LEFT JOIN exclusive_fills f ON f.id = o.exclusive_fill_id
@@ -95,6 +98,22 @@ export async function cancelOrder(m: Queryable, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * The owner's cancel of an open order a live exclusive fill holds: recorded now (no new fill is
+ * granted over it), applied when the fill ends (expireExclusiveFill). Returns whether it is pending.
+ */
+export async function requestCancel(m: Queryable, id: string): Promise<boolean> {
+  const rows = await updated<{ id: string }>(
+    m,
+    `UPDATE orders o SET cancel_requested_at = COALESCE(o.cancel_requested_at, now())
+      WHERE o.id = $1 AND o.state = ${OS.open}
+        AND EXISTS (SELECT 1 FROM exclusive_fills f WHERE f.id = o.exclusive_fill_id AND f.state = ${FS.active} AND f.expire_time > now())
+      RETURNING o.id`,
+    [id],
+  );
+  return rows.length > 0;
+}
+
 /** open -> expired once its time has passed. Returns whether this call changed it. */
 export async function expireOrder(m: Queryable, id: string): Promise<boolean> {
   const rows = await updated<{ id: string }>(
@@ -105,14 +124,20 @@ export async function expireOrder(m: Queryable, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** active -> expired once its time has passed; its open orders are free again. Returns whether this call changed it. */
+/**
+ * active -> expired once its time has passed; its open orders are free again, and those whose
+ * owner cancelled during the fill are cancelled now. Returns whether this call changed it.
+ */
 export async function expireExclusiveFill(m: Queryable, id: string): Promise<boolean> {
   // A SELECT at the top: the driver answers plain rows (no affected count).
   const rows: { id: string }[] = await m.query(
     `WITH f AS (
        UPDATE exclusive_fills SET state = ${FS.expired}, closed_at = now() WHERE id = $1 AND state = ${FS.active} AND expire_time <= now() RETURNING id
      ), released AS (
-       UPDATE orders SET exclusive_fill_id = NULL WHERE exclusive_fill_id IN (SELECT id FROM f) AND state = ${OS.open}
+       UPDATE orders SET exclusive_fill_id = NULL,
+              state = CASE WHEN cancel_requested_at IS NOT NULL THEN ${OS.cancelled} ELSE state END,
+              closed_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE closed_at END
+        WHERE exclusive_fill_id IN (SELECT id FROM f) AND state = ${OS.open}
      )
      SELECT id FROM f`,
     [id],

@@ -36,6 +36,7 @@ export function orderView(o: OrderRow, onChain: OnChainOrder | null): OrderView 
     on_chain: onChain,
     placement,
     confirmed: placement !== 'unconfirmed',
+    ...(o.cancel_requested_at && o.state === 'open' ? { cancel_pending: true as const } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ type Queryable = Pick<EntityManager, 'query'>;
 /** An order with its book order (`ORDER_SOURCE`): the columns of an OrderRow plus its on-chain placement. */
 const ORDER_COLUMNS = `o.id, o.chain_id, o.owner_address, o.pair, o.premium_token, o.nonce_prefix::text AS nonce_prefix, o.nonce::text AS nonce,
   o.amount::text AS amount, o.intent_hash, o.destination, o.data, ${EFFECTIVE_STATE} AS state, o.expires_at, o.exclusive_fill_id,
-  o.created_at, o.closed_at, o.fill_tx_hash, o.recorded_by_owner,
+  o.created_at, o.closed_at, o.fill_tx_hash, o.recorded_by_owner, o.cancel_requested_at,
   i.order_id::text AS pair_order_id, io.remaining::text AS onchain_remaining, io.state AS onchain_state, i.tx_hash AS placed_tx_hash`;
 
 const ORDER_SOURCE = `orders o ${ON_CHAIN_JOIN}`;
@@ -48,7 +48,7 @@ export interface OrderFilter {
 }
 
 /** An order as its create writes it: the columns the database fills are left out. */
-export type NewOrderRow = Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash' | 'exclusive_fill_id'>;
+export type NewOrderRow = Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash' | 'exclusive_fill_id' | 'cancel_requested_at'>;
 
 /**
  * What owner lists show: orders the owner recorded with its own credential, and orders placed on
@@ -195,13 +195,44 @@ export class OrderRepository {
     return rows[0]?.premium_token ?? null;
   }
 
-  async insertFill(m: Queryable, f: Omit<ExclusiveFillRow, 'state' | 'created_at' | 'closed_at' | 'used_tx_hash'>): Promise<Date> {
+  async insertFill(
+    m: Queryable,
+    f: Omit<ExclusiveFillRow, 'state' | 'created_at' | 'closed_at' | 'used_tx_hash'> & { organization_id?: string | null },
+  ): Promise<Date> {
     const rows: { created_at: Date }[] = await m.query(
-      `INSERT INTO exclusive_fills (id, id_hash, chain_id, pair, maker, reward_destination, order_ids, intent_data_hash, signature, expire_time)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING created_at`,
-      [f.id, f.id_hash, f.chain_id, f.pair, f.maker, f.reward_destination, f.order_ids, f.intent_data_hash, f.signature, f.expire_time],
+      `INSERT INTO exclusive_fills (id, id_hash, chain_id, pair, maker, reward_destination, order_ids, intent_data_hash, signature, expire_time, organization_id)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING created_at`,
+      [
+        f.id,
+        f.id_hash,
+        f.chain_id,
+        f.pair,
+        f.maker,
+        f.reward_destination,
+        f.order_ids,
+        f.intent_data_hash,
+        f.signature,
+        f.expire_time,
+        f.organization_id ?? null,
+      ],
     );
     return rows[0].created_at;
+  }
+
+  /**
+   * When the latest exclusive fill of this organization (a wallet without one: that wallet) over
+   * any of `orderIds` ended unused (its time passed and the chain shows no use), within the last
+   * `cooldownSeconds`; null for none.
+   */
+  async lastUnusedFillOver(scope: { organizationId: string | null; maker: string }, orderIds: string[], cooldownSeconds: number): Promise<Date | null> {
+    const who = scope.organizationId ? `organization_id = $1::uuid` : `organization_id IS NULL AND lower(maker) = lower($1)`;
+    const rows: { t: Date | null }[] = await this.ds.query(
+      `SELECT max(expire_time) AS t FROM exclusive_fills
+        WHERE ${who} AND order_ids && $2::uuid[] AND state <> 'used'
+          AND expire_time <= now() AND expire_time > now() - make_interval(secs => $3)`,
+      [scope.organizationId ?? scope.maker, orderIds, cooldownSeconds],
+    );
+    return rows[0]?.t ? new Date(rows[0].t) : null;
   }
 
   async findFill(id: string): Promise<ExclusiveFillRow | null> {

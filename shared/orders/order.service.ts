@@ -10,7 +10,7 @@ import { orderExpireJob } from './order.jobs';
 import { OrderRepository, type NewOrderRow, type OrderFilter, type PageAfter } from './order.repository';
 import { GroupCommit } from '../platform/db/group-commit';
 import { orderJson, parseOrderRequest, type OrderRequest } from './order-request';
-import { cancelOrder } from './order-state';
+import { cancelOrder, requestCancel } from './order-state';
 import type { OrderRow } from './order.types';
 import { orderView, type OrderView } from './order-views';
 import { PremiumTokens } from './premium-tokens';
@@ -80,7 +80,15 @@ export class OrderService {
       return { created: false, order: orderView(same.order, same.onChain) };
     }
     await this.scheduleExpiry(row.id, expiresAt);
-    const stored: OrderRow = { ...row, state: 'open', exclusive_fill_id: null, created_at: createdAt, closed_at: null, fill_tx_hash: null };
+    const stored: OrderRow = {
+      ...row,
+      state: 'open',
+      exclusive_fill_id: null,
+      created_at: createdAt,
+      closed_at: null,
+      fill_tx_hash: null,
+      cancel_requested_at: null,
+    };
     return { created: true, order: orderView(stored, null) };
   }
 
@@ -124,6 +132,8 @@ export class OrderService {
     }
     if (o.state !== 'open') throw new ConflictError(`order ${id} is ${o.state}; only an open order can be cancelled`, `order_${o.state}`);
     if (!(await cancelOrder(this.deps.db, id))) {
+      // Held by a live exclusive fill: the cancel is recorded now and applied when the fill ends.
+      if (await requestCancel(this.deps.db, id)) return this.get(id);
       const now = (await this.repo.findOrder(id))?.order;
       if (now && now.state === 'open') {
         throw new ConflictError(`order ${id} is under an active exclusive fill; cancel it after the fill expires`, 'order_under_exclusive_fill');

@@ -25,6 +25,8 @@ export interface OrderRow {
   fill_tx_hash: string | null;
   /** Recorded with the owner's own credential (its SIWE session or its maker key), not anonymously or by a delegate. */
   recorded_by_owner: boolean;
+  /** The owner cancelled while a live exclusive fill held it: applied when the fill ends. */
+  cancel_requested_at: Date | null;
 }
 
 /**

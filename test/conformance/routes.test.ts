@@ -70,6 +70,7 @@ const BEYOND_SPEC: Record<string, string> = {
   'GET /api/orders': 'issue #14: list orders by owner, state and chain with cursor pagination',
   'GET /api/orders/{id}': 'issue #14: read one order and its book order',
   'POST /api/orders/{id}/cancel': 'issue #14: the owner records its intent to cancel',
+  'POST /api/maker/keys/{id}/verify': "issue #38: the bot wallet verifies a key added with the spec's body (no address_signature)",
   'GET /api/taker/keys': 'docs/AUTH.md, "Integrator backend: taker keys and delegates" (the spec leaves /api/taker/* paths open)',
   'POST /api/taker/keys': 'docs/AUTH.md, "Integrator backend: taker keys and delegates"',
   'DELETE /api/taker/keys/{id}': 'docs/AUTH.md, "Integrator backend: taker keys and delegates"',

@@ -86,7 +86,7 @@ describe('secrets stay out of logs when the database fails', () => {
   });
 
   it('a failing idempotency record (which holds the stream token) leaks no token either', async () => {
-    const { res, text, secrets } = await createWhileInsertsFail('idempotency_keys', { 'Idempotency-Key': 'fault-1' });
+    const { res, text, secrets } = await createWhileInsertsFail('idempotency_keys', { 'Idempotency-Key': 'fault-1-0000000000000000000000000000' });
     expect(res.status).toBe(500);
     expect(text).toContain('INSERT INTO idempotency_keys');
     const minted = await mintedTokenHashes();

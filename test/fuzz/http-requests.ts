@@ -50,7 +50,11 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
     'POST /api/quote': { body: m.quote },
     'GET /api/quote/:id': { query: { stream_token: fc.constantFrom(m.streamToken, m.streamToken.slice(1), '') } },
     'POST /api/quote/:id': { body: m.signed.offer, auth: ['maker_key'] },
-    'POST /api/quote/:id/offer': { body: { buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[1] }, auth: ['maker_key', 'maker_admin'] },
+    'POST /api/quote/:id/offer': {
+      body: { buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[1] },
+      variants: [{ buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[2], filler_signature: signature }],
+      auth: ['maker_key', 'maker_admin'],
+    },
     'POST /api/quote/:id/dry-run': {
       body: m.signed.offer,
       variants: [{ buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[1] }],
@@ -65,7 +69,8 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
     },
     'POST /api/maker/keys': { body: m.signed.addMakerKey, auth: ['maker_admin'] },
     'DELETE /api/maker/keys/:id': { body: m.signed.removeMakerKey, auth: ['maker_admin'] },
-    'PUT /api/maker/organization': { body: { new_admin: m.addresses[2], ...signed }, auth: ['maker_admin'] },
+    'POST /api/maker/keys/:id/verify': { body: { signature }, auth: ['maker_admin'] },
+    'PUT /api/maker/organization': { body: { new_admin: m.addresses[2], ...signed, new_admin_signature: signature }, auth: ['maker_admin'] },
     'POST /api/taker/keys': { body: { name: 'fuzz key' }, auth: ['taker_admin'] },
     'POST /api/taker/delegate': { body: m.signed.delegateAsAdmin, auth: ['taker_admin', 'taker_key'] },
     'POST /api/pubsub/premium': { body: { chain_id: 31337 }, auth: ['maker_admin', 'maker_key'] },

@@ -32,8 +32,8 @@ export type Fillable = Record<string, unknown> & {
  * The real Dutch stack an attacker faces: a Hardhat node with the reference contracts, the API
  * over HTTP, the workers (awards, openings, expiry) and the indexer (fills), on one database.
  */
-export async function openDutchStack() {
-  const h: Harness = await openHarness();
+export async function openDutchStack(envOverrides: Record<string, string> = {}) {
+  const h: Harness = await openHarness(envOverrides);
   await h.register({ confirmations: 0 });
   const ix = await runIndexer(h.env);
   const { app, ctx } = buildApp(h.env);

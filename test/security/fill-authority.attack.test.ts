@@ -72,6 +72,21 @@ describe("attack: filling or bidding past a Dutch request's fill authority", () 
     expect(await bidsOn(a.id)).toEqual([]);
   });
 
+  it('a maker the authority does not allow cannot bid through an allowed filler: 403 naming maker, nothing stored (issue #38)', async () => {
+    const a = await s.createAuction({ requiredAuthority: s.h.chain.addresses.fillAuthority, competeMs: 60_000 });
+    const res = await request(s.app)
+      .post(`/api/quote/${a.id}/offer`)
+      .set(bearer(stranger.token))
+      .send({ buy_override_bps: 900, sell_override_bps: 900, filler: allowed.wallet.address })
+      .expect(403);
+    expect(res.body).toMatchObject({
+      code: 'filler_not_allowed',
+      details: [{ path: 'maker', message: expect.stringContaining(s.h.chain.addresses.fillAuthority) }],
+    });
+    expect(res.body.error).toContain(stranger.wallet.address);
+    expect(await bidsOn(a.id)).toEqual([]);
+  });
+
   it('an allowed maker wins and fills; a disallowed address calling executeDutchFill with the award reverts on chain', async () => {
     const a = await s.createAuction({ requiredAuthority: s.h.chain.addresses.fillAuthority });
     await request(s.app).post(`/api/quote/${a.id}/offer`).set(bearer(stranger.token)).send({ buy_override_bps: 900, sell_override_bps: 900 }).expect(403);

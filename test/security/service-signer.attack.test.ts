@@ -1,4 +1,6 @@
 import { NetworksService } from '../../shared/networks';
+import { TokenIssuer } from '../../shared/identity/jwt-tokens';
+import { newWallet } from '../support/wallets';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../shared/chain/service-signer';
 import { freePort } from '../support/chain';
 import { networkFile } from '../support/fixtures';
@@ -55,6 +57,24 @@ describe('attack: the public development key signing for a real network', () => 
     }
     await env.db.query(`DELETE FROM networks WHERE chain_id = 421614`);
   }, 180_000);
+
+  it('the public development JWT secret follows the signer rule: behind a loopback bind, with a remote network registered, a forged session is refused (issue #38)', async () => {
+    await new NetworksService(env.db).upsertNetwork(networkFile(421614, { name: 'Remote testnet', rpc_urls: [REMOTE_RPC] }));
+    try {
+      // HOST stays loopback (a same-host proxy in front): the old rule looked only at that.
+      const svc = await spawnService(serviceEnv({ DEVCHAIN: 'off', ROLES: 'api', SERVICE_SIGNER_KEY: `0x${'5'.repeat(64)}` }), { timeoutMs: 60_000 });
+      try {
+        const forged = await new TokenIssuer(Object.freeze({ ...env.config, JWT_SECRET: undefined })).signSession(newWallet().address);
+        const me = await fetch(`${svc.url}/api/me`, { headers: { authorization: `Bearer ${forged.token}` } });
+        expect(me.status).toBe(401);
+        expect(svc.lines.some((l) => String(l.msg).includes('random secret of this process'))).toBe(true);
+      } finally {
+        await svc.stop();
+      }
+    } finally {
+      await env.db.query(`DELETE FROM networks WHERE chain_id = 421614`);
+    }
+  }, 120_000);
 
   it('ops chain:deploy refuses a non-loopback RPC without a key, before contacting it, and registers nothing', async () => {
     const run = await opsWithEnv(env, { DEVCHAIN: 'auto' }, 'chain:deploy', '--rpc-url', REMOTE_RPC);

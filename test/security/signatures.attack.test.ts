@@ -164,7 +164,12 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
       await request(app)
         .put('/api/maker/organization')
         .set(bearer(ownerToken))
-        .send({ new_admin: successor.address, ...transfer, signature: highS(transfer.signature) }),
+        .send({
+          new_admin: successor.address,
+          ...transfer,
+          signature: highS(transfer.signature),
+          new_admin_signature: await successor.signMessage({ message: transfer.message }),
+        }),
       'signature',
       /high s/,
     );

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 
@@ -26,8 +27,14 @@ export interface RunningService {
  * SERVICE_SIGNER_KEY, or runs with the devchain, gets nothing added.
  */
 function testSigner(env: Record<string, string>): Record<string, string> {
-  return env.DEVCHAIN === 'off' && env.SERVICE_SIGNER_KEY === undefined ? { SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY } : {};
+  if (env.DEVCHAIN !== 'off' || env.SERVICE_SIGNER_KEY !== undefined) return {};
+  // The session secret follows the signer rule too (issue #38): off the devchain each process
+  // would pick its own, so the processes of one test share this one unless the test sets its own.
+  return { SERVICE_SIGNER_KEY: DEVELOPMENT_SERVICE_SIGNER_KEY, ...(env.JWT_SECRET === undefined ? { JWT_SECRET: TEST_SESSION_SECRET } : {}) };
 }
+
+/** One session secret for every service this test process spawns off the devchain. */
+const TEST_SESSION_SECRET = randomBytes(32).toString('hex');
 
 /**
  * How a spawned service runs: from its TypeScript sources through tsx on this process's Node

@@ -8,13 +8,32 @@ export const signatureSchema = z
   .regex(/^0x([0-9a-fA-F]{2}){1,8192}$/, 'must be 0x followed by an even number of hex digits')
   .transform((v) => v as `0x${string}`);
 
+/** A UTF-16 string with an unpaired surrogate: no valid Unicode text, and no stable bytes to sign. */
+export function hasLoneSurrogate(v: string): boolean {
+  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(v);
+}
+
+/**
+ * A display name (keys, organizations): lone surrogates refused, then trimmed and NFC-normalised
+ * (so one name has one form, the form statements must repeat), and never blank.
+ */
+export function nameSchema(max: number) {
+  return z
+    .string({ message: 'must be a string' })
+    .refine((v) => !hasLoneSurrogate(v), 'must be valid Unicode text (no unpaired surrogate)')
+    .transform((v) => v.trim().normalize('NFC'))
+    .pipe(
+      z
+        .string()
+        .min(1, 'must not be empty or blank')
+        .max(max, `must be at most ${max} characters`)
+        // eslint-disable-next-line no-control-regex -- matching control characters is the point
+        .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must be one line without control characters'),
+    );
+}
+
 /** A key name: it is repeated on the `Name:` line of signed statements, so one line of text. */
-export const keyNameSchema = z
-  .string({ message: 'must be a string' })
-  .min(1, 'must not be empty')
-  .max(64, 'must be at most 64 characters')
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must be one line without control characters');
+export const keyNameSchema = nameSchema(64);
 
 /** The signed admin statement and its personal_sign signature. */
 const signed = {
@@ -27,10 +46,17 @@ export const loginSchema = z.strictObject({
   signature: signatureSchema,
 });
 
-/** `address_signature`: the bot wallet's own personal_sign of `message`, proving it consents to the key. */
-export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed, address_signature: signatureSchema });
+/**
+ * The spec's body (`address`, `name`, `message`, `signature`), plus the optional
+ * `address_signature`: the bot wallet's own personal_sign of `message`, which verifies the key at
+ * once. Without it the key is created unverified.
+ */
+export const addMakerKeySchema = z.strictObject({ address: addressSchema, name: keyNameSchema, ...signed, address_signature: signatureSchema.optional() });
+/** POST /api/maker/keys/:id/verify: the bot wallet's personal_sign of the key's verification text. */
+export const verifyMakerKeySchema = z.strictObject({ signature: signatureSchema });
 export const signedOnlySchema = z.strictObject(signed);
-export const transferAdminSchema = z.strictObject({ new_admin: addressSchema, ...signed });
+/** `new_admin_signature`: the new admin's own personal_sign of `message`, proving it accepts the role. */
+export const transferAdminSchema = z.strictObject({ new_admin: addressSchema, ...signed, new_admin_signature: signatureSchema });
 export const addTakerKeySchema = z.strictObject({ name: keyNameSchema });
 
 /** POST /api/taker/delegate; `maxSeconds` is DELEGATE_MAX_TTL_SECONDS. The statement is needed only without an API key. */
@@ -44,7 +70,7 @@ export function delegateSchemas(maxSeconds: number) {
       .max(maxSeconds, `must be at most ${maxSeconds} seconds`),
   };
   return {
-    withKey: z.object(base),
+    withKey: z.strictObject(base),
     asAdmin: z.strictObject({ ...base, ...signed }),
   };
 }
@@ -108,7 +134,14 @@ export const sessionView = z.union([
 export const keyFields = { id: z.string(), name: z.string(), created_at: wireTime, last_used_at: wireTime.nullable() };
 
 /** A maker key as listed: its bot wallet, never its secret. */
-const makerKeyView = z.strictObject({ ...keyFields, address: wireAddress.optional() });
+export const makerKeyView = z.strictObject({
+  ...keyFields,
+  address: wireAddress.optional(),
+  verified: z.boolean().meta({
+    description:
+      'Whether the bot wallet proved it consents (address_signature at creation, POST /api/maker/keys/:id/verify, or its own SIWE sign-in). An unverified key authenticates and posts package offers, but may not bid on Dutch auctions, take exclusive fills or join rfq_maker.',
+  }),
+});
 
 export const makerKeyList = z.strictObject({ keys: z.array(makerKeyView) });
 export const newMakerKey = makerKeyView.extend({ secret: z.string() });

@@ -80,6 +80,10 @@ export const orderWire = z.strictObject({
       'delegate); it binds nobody, is visible by id only and never listed.',
   }),
   confirmed: z.boolean().meta({ description: 'placement is not unconfirmed: the order appears in GET /api/orders lists.' }),
+  cancel_pending: z.literal(true).optional().meta({
+    description:
+      'Present on an open order whose owner cancelled it while a live exclusive fill held it: no new fill is granted over it, and it is cancelled when the fill ends (unless the fill is used).',
+  }),
 });
 
 const bondRequirements = z

@@ -26,7 +26,18 @@ export const dutchBidBody = z.strictObject({
     .meta({
       description:
         'The address that will call executeDutchFill if this bid wins (default: your own wallet). The signed award names it, and only it gets the winning price during the exclusive window. ' +
-        'With a fill authority on the request (required_authority), it must be a filler that authority allows (else 403 filler_not_allowed).',
+        'A filler that is neither your wallet nor a wallet of your organization (a member, or the bot wallet of one of its keys) must consent: see filler_signature. ' +
+        'With a fill authority on the request (required_authority), both you and the filler must be allowed by it (else 403 filler_not_allowed).',
+    }),
+  filler_signature: z
+    .string({ message: 'must be a hex signature' })
+    .regex(/^0x([0-9a-fA-F]{2}){65}$/, 'must be a 65-byte hex signature')
+    .transform((v) => v as `0x${string}`)
+    .optional()
+    .meta({
+      description:
+        'The filler\'s personal_sign of "Service Dutch filler consent\\n\\nQuote: <quote id, lower case>\\nMaker: <your wallet, checksummed>\\nFiller: <filler, checksummed>". ' +
+        'Needed only when filler is neither your wallet nor a wallet of your organization (else 403 filler_consent_required).',
     }),
 });
 

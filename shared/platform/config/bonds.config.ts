@@ -8,4 +8,9 @@ export const bondsEnv = {
   DUTCH_FADE_WINDOW: envInt(86400, 60, 31_536_000),
   /** How long, in seconds after the fade that reached the limit, the organization's bids are refused. */
   DUTCH_FADE_COOLDOWN: envInt(3600, 1, 31_536_000),
+  /**
+   * How long, in seconds after an exclusive fill expired unused, its maker's organization may not
+   * take a fill over any of the same orders again (docs/ORDERS.md, "Exclusive fills").
+   */
+  EXCLUSIVE_FILL_RETAKE_COOLDOWN: envInt(3600, 0, 31_536_000),
 };

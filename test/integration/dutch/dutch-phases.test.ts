@@ -4,7 +4,7 @@ import { competingWire, fillableWire, makerBidWire, takerBidWire, takerDutchQuot
 import { makerResultWire, takerResultWire } from '../../../wire/src/quote.wire';
 import { EventPublisher, topics } from '../../../shared/events';
 import { hashStreamToken, PairDirectory, QuoteRepository } from '../../../shared/quotes';
-import { awardDutchQuote, DutchAuctioneer, dutchAwardJob, DutchRepository } from '../../../shared/dutch';
+import { awardDutchQuote, DutchAuctioneer, dutchAwardJob, DutchRepository, fillerConsentMessage } from '../../../shared/dutch';
 import { directionsHash, recoverDutchAwardSigner } from '../../../shared/protocol';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { NetworksService } from '../../../shared/networks';
@@ -47,7 +47,8 @@ describe('Dutch phases', () => {
   const startReplica = (handlers = HANDLERS) => replicas.start({ handlers });
 
   beforeAll(async () => {
-    env = await createTestEnv();
+    // One maker bids on many auctions here: the fade limit on open rights (issue #38) is not what this file tests.
+    env = await createTestEnv({ DUTCH_FADE_LIMIT: '1000' });
     let ctx;
     ({ app, ctx } = buildApp(env));
     await new NetworksService(env.db).upsertNetwork(networkFile(31337));
@@ -322,11 +323,14 @@ describe('Dutch phases', () => {
       expect(refused.body).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'filler' })] });
     }
     expect(await env.db.query(`SELECT 1 FROM dutch_bids WHERE quote_id = $1`, [id])).toHaveLength(0);
-    const desk = randomAddress();
+    // A desk outside the maker's organization consents to being named (filler_signature, issue #38).
+    const deskWallet = newWallet();
+    const desk = deskWallet.address;
+    const consent = await deskWallet.signMessage({ message: fillerConsentMessage(id, makerA.address, desk) });
     const ok = await request(app)
       .post(`/api/quote/${id}/offer`)
       .set(bearer(tokenA))
-      .send({ buy_override_bps: 5, sell_override_bps: 5, filler: desk.toLowerCase() })
+      .send({ buy_override_bps: 5, sell_override_bps: 5, filler: desk.toLowerCase(), filler_signature: consent })
       .expect(201);
     expect([ok.body.bid.maker, ok.body.bid.filler]).toEqual([makerA.address, desk]);
     await endNow(env, id, 'competition');

@@ -70,7 +70,7 @@ describe('on a Redis Cluster', () => {
 
     const taker = randomAddress();
     const body = quoteBody(taker, STRATEGY_ROWS[7].legs);
-    const created = await request(app).post('/api/quote').set('Idempotency-Key', 'cluster-quote-1').send(body).expect(201);
+    const created = await request(app).post('/api/quote').set('Idempotency-Key', 'cluster-quote-1-00000000000000000000').send(body).expect(201);
     const quoteId = created.body.quote.id as string;
     // The taker's private stream: its token and its topic's keys live in one slot.
     const stream = await join(client(), `rfq_stream:${created.body.stream_token as string}`);
@@ -83,7 +83,7 @@ describe('on a Redis Cluster', () => {
     expect(JSON.stringify(mine)).not.toContain(taker.slice(2).toLowerCase());
 
     // The same Idempotency-Key answers the same quote.
-    const again = await request(app).post('/api/quote').set('Idempotency-Key', 'cluster-quote-1').send(body).expect(201);
+    const again = await request(app).post('/api/quote').set('Idempotency-Key', 'cluster-quote-1-00000000000000000000').send(body).expect(201);
     expect(again.body.quote.id).toBe(quoteId);
 
     // The live channel is a shard channel, subscribed on the master that owns its slot only.

@@ -82,17 +82,19 @@ describe('maker keys: the bot wallet proves control and is bound once', () => {
     const before = await keyRows();
     // Exactly what the route accepted before: the admin's statement alone, no word from the bot wallet.
     const signed = await signStatement(managerA.wallet, { action: 'add_member', member: ownerB.wallet.address, organization: orgA, name: 'spy' });
+    // The spec's body (issue #38): the key is created, unverified, and binds nothing of B's wallet.
     const res = await api()
       .post('/api/maker/keys')
       .set(bearer(managerA.token))
-      .send({ address: ownerB.wallet.address, name: 'spy', ...signed });
-    expectProblem(res, 400, 'validation_failed', /address_signature/, 'address_signature');
-    expect(await keyRows()).toEqual(before);
+      .send({ address: ownerB.wallet.address, name: 'spy', ...signed })
+      .expect(201);
+    expect(res.body.verified).toBe(false);
+    expect((await keyRows()).length).toBe(before.length + 1);
 
-    // Whatever A got back, it does not open B's private topic.
-    const stolen = typeof res.body.secret === 'string' ? res.body.secret : 'mk_none';
-    expect(await refusal(client(), rfqMakerTopic(ownerB.wallet.address), { api_key: stolen })).toBe('invalid api_key');
-    expect(await refusal(client(), rfqMakerTopic(botB.address), { api_key: stolen })).toBe('invalid api_key');
+    // What A got back does not open B's private topic.
+    const stolen = res.body.secret as string;
+    expect(await refusal(client(), rfqMakerTopic(ownerB.wallet.address), { api_key: stolen })).toMatch(/unverified/);
+    expect(await refusal(client(), rfqMakerTopic(botB.address), { api_key: stolen })).toMatch(/^only that maker may join/);
   });
 
   it('an address_signature made by any other wallet is a 403 naming the field, and changes nothing', async () => {

@@ -74,6 +74,7 @@ describe('maker organizations and keys', () => {
       id: expect.any(String),
       name: 'bot alpha',
       address: bot,
+      verified: true,
       created_at: expect.any(String),
       last_used_at: null,
       secret: expect.stringMatching(/^mk_/),
@@ -83,7 +84,14 @@ describe('maker organizations and keys', () => {
     expect(rows[0].secret_hash).not.toContain(res.body.secret);
 
     const list = await request(app).get('/api/maker/keys').set(bearer(people.owner.token)).expect(200);
-    expect(list.body.keys).toContainEqual({ id: res.body.id, name: 'bot alpha', address: bot, created_at: res.body.created_at, last_used_at: null });
+    expect(list.body.keys).toContainEqual({
+      id: res.body.id,
+      name: 'bot alpha',
+      address: bot,
+      created_at: res.body.created_at,
+      last_used_at: null,
+      verified: true,
+    });
     expect(JSON.stringify(list.body)).not.toContain(res.body.secret);
   });
 
@@ -104,7 +112,7 @@ describe('maker organizations and keys', () => {
     const added = await addKey(people.admin, 'bot beta');
     const { bot, body: key } = added;
     const res = await request(probe).get('/maker-only').set(bearer(key.secret)).expect(200);
-    expect(res.body.principal).toEqual({ kind: 'maker_key', address: bot, keyId: key.id, organizationId: orgId });
+    expect(res.body.principal).toEqual({ kind: 'maker_key', address: bot, keyId: key.id, organizationId: orgId, verified: true });
     const list = await request(app).get('/api/maker/keys').set(bearer(people.admin.token)).expect(200);
     const listed = list.body.keys.find((k: { id: string }) => k.id === key.id);
     expect(Date.parse(listed.last_used_at)).toBeGreaterThanOrEqual(Date.parse(key.created_at));
@@ -206,6 +214,7 @@ describe('maker organizations and keys', () => {
         id: key.id,
         name: 'bot epsilon',
         address: bot,
+        verified: true,
         created_at: key.created_at,
         last_used_at: expect.any(String),
         removed_at: expect.any(String),
@@ -233,7 +242,7 @@ describe('maker organizations and keys', () => {
     const res = await request(app)
       .put('/api/maker/organization')
       .set(bearer(people.admin.token))
-      .send({ new_admin: next.wallet.address, ...signed })
+      .send({ new_admin: next.wallet.address, ...signed, new_admin_signature: await next.wallet.signMessage({ message: signed.message }) })
       .expect(200);
     expect(res.body).toEqual({ id: orgId, name: 'Deep Liquidity', admin: next.wallet.address, previous_admin: people.admin.wallet.address });
 
@@ -248,12 +257,14 @@ describe('maker organizations and keys', () => {
     await addKey(next, 'new admin bot');
 
     // An owner may transfer admin too, and stays owner.
-    const third = newWallet().address;
+    const thirdWallet = newWallet();
+    const third = thirdWallet.address;
+    const accept = (s: { message: string }) => thirdWallet.signMessage({ message: s.message });
     const byOwner = await signStatement(people.owner.wallet, { action: 'transfer_admin', member: third, organization: orgId, name: 'Deep Liquidity' });
     const moved = await request(app)
       .put('/api/maker/organization')
       .set(bearer(people.owner.token))
-      .send({ new_admin: third, ...byOwner })
+      .send({ new_admin: third, ...byOwner, new_admin_signature: await accept(byOwner) })
       .expect(200);
     expect(moved.body.previous_admin).toBe(next.wallet.address);
     expect((await request(app).get('/api/me').set(bearer(people.owner.token)).expect(200)).body.role).toBe('owner');
@@ -263,7 +274,7 @@ describe('maker organizations and keys', () => {
     const same = await request(app)
       .put('/api/maker/organization')
       .set(bearer(people.owner.token))
-      .send({ new_admin: third, ...again })
+      .send({ new_admin: third, ...again, new_admin_signature: await accept(again) })
       .expect(409);
     expect(same.body).toEqual({ error: `${third} is already the admin`, code: 'already_admin', request_id: expect.any(String) });
 
@@ -273,7 +284,7 @@ describe('maker organizations and keys', () => {
         await request(app)
           .put('/api/maker/organization')
           .set(bearer(people.owner.token))
-          .send({ new_admin: third, ...wrongName })
+          .send({ new_admin: third, ...wrongName, new_admin_signature: await accept(wrongName) })
           .expect(403)
       ).body.error,
     ).toMatch(/Name does not match/);

@@ -113,7 +113,7 @@ describe('queue dashboard at /ops/queues', () => {
     expect((await env.queue.queue('quotes').getJobCounts('delayed')).delayed).toBe(1);
   });
 
-  it('answers 429 once an IP has spent its failures, then refuses even the right token from it, but not from another IP', async () => {
+  it('answers 429 to wrong tokens once an IP has spent its failures, but always serves the right token, from that IP too (issue #38)', async () => {
     const app = dashboardApp({ OPS_DASHBOARD_FAILURES_PER_IP: 3 });
     const from = (ip: string, authorization?: string) => {
       const r = supertest(app).get('/ops/queues/api/queues').set('X-Forwarded-For', ip);
@@ -122,7 +122,9 @@ describe('queue dashboard at /ops/queues', () => {
     // Asking without a credential (a browser before its prompt) spends nothing.
     for (let i = 0; i < 5; i++) expectRefused(await from('198.51.100.9'));
     for (let i = 0; i < 3; i++) expectRefused(await from('198.51.100.9', `Bearer wrong-${i}`));
-    for (const authorization of ['Bearer wrong-3', `Bearer ${TOKEN}`, undefined]) {
+    // The operator's own token is served even from the address that spent its failures.
+    await from('198.51.100.9', `Bearer ${TOKEN}`).expect(200);
+    for (const authorization of ['Bearer wrong-3', undefined]) {
       const res = await from('198.51.100.9', authorization);
       expect(res.status).toBe(429);
       expect(errorBodySchema.parse(res.body)).toEqual({
@@ -136,6 +138,10 @@ describe('queue dashboard at /ops/queues', () => {
       expect(retry).toBeLessThanOrEqual(env.config.OPS_DASHBOARD_FAILURE_WINDOW_SECONDS);
     }
     await from('198.51.100.10', `Bearer ${TOKEN}`).expect(200);
+    // One wrong token tried from many addresses spends its own budget (its fingerprint's).
+    for (let i = 0; i < 3; i++) expectRefused(await from(`203.0.113.${i + 1}`, 'Bearer spread-guess'));
+    expect((await from('203.0.113.50', 'Bearer spread-guess')).status).toBe(429);
+    await from('203.0.113.50', `Bearer ${TOKEN}`).expect(200);
   });
 
   it('exports every queue depth on /metrics as rfq_queue_jobs', async () => {

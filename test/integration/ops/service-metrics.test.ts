@@ -21,8 +21,8 @@ describe('quote metrics on /metrics', () => {
 
   it('counts a created quote once: its idempotent replay and a refused create are not counted', async () => {
     const body = quoteBody(randomAddress(), STRATEGY_ROWS[0].legs);
-    await request(app).post('/api/quote').set('Idempotency-Key', 'metrics-once').send(body).expect(201);
-    const replay = await request(app).post('/api/quote').set('Idempotency-Key', 'metrics-once').send(body).expect(201);
+    await request(app).post('/api/quote').set('Idempotency-Key', 'metrics-once-00000000000000000000000').send(body).expect(201);
+    const replay = await request(app).post('/api/quote').set('Idempotency-Key', 'metrics-once-00000000000000000000000').send(body).expect(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     await request(app).post('/api/quote').send({}).expect(400);
     expect(await sample(/^rfq_quotes_created_total\{kind="rfq"\} (\d+)$/m)).toBe(1);

@@ -110,7 +110,8 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
       ).expect(201);
       const again = await create(
         withForms({ fillerRewardMaxPerMintedUnit: '900', fillerRewardMinPerMintedUnit: '9' }, { premiumStart: '77', premiumEnd: '66' }, '7004'),
-      ).expect(200);
+      ).expect(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body.id).toBe(first.body.id);
       expect(again.body.data).toEqual(first.body.data);
     });
@@ -146,14 +147,16 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     expect(second.body.intent_hash).not.toBe(first.body.intent_hash);
   });
 
-  it("the very same intent recorded again answers the first record (200); the owner's own session confirms it", async () => {
+  it("the very same intent recorded again answers the first record (201, Idempotent-Replayed: true, as the spec's 201); the owner's own session confirms it", async () => {
     const body = orderBody(owner.address);
     const first = await create(body).expect(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
     expect(first.body).toMatchObject({ placement: 'unconfirmed', confirmed: false });
-    const again = await create(body).expect(200);
+    const again = await create(body).expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body.id).toBe(first.body.id);
     expect(again.body.placement).toBe('unconfirmed');
-    const byOwner = await create(body, ownerToken).expect(200);
+    const byOwner = await create(body, ownerToken).expect(201);
     expect(byOwner.body).toMatchObject({ id: first.body.id, placement: 'recorded_by_owner', confirmed: true });
     expect((await env.db.query(`SELECT count(*)::int AS n FROM orders WHERE intent_hash = $1`, [first.body.intent_hash]))[0].n).toBe(1);
   });
@@ -163,13 +166,14 @@ describe('orders: POST /api/orders, GET /api/orders(/:id), POST /api/orders/:id/
     const twice = orderBody(owner.address);
     const sent = [...bodies.slice(0, 8), twice, twice, ...bodies.slice(8)];
     const res = await Promise.all(sent.map((b) => create(b)));
-    expect(res.filter((r) => r.status === 201)).toHaveLength(17);
-    const repeated = res.filter((r) => r.status !== 201);
+    expect(res.every((r) => r.status === 201)).toBe(true);
+    const fresh = (r: (typeof res)[number]) => r.headers['idempotent-replayed'] === undefined;
+    expect(res.filter(fresh)).toHaveLength(17);
+    const repeated = res.filter((r) => !fresh(r));
     expect(repeated).toHaveLength(1);
-    expect(repeated[0].status).toBe(200);
-    expect(repeated[0].body.id).toBe([res[8], res[9]].find((r) => r.status === 201)!.body.id);
+    expect(repeated[0].body.id).toBe([res[8], res[9]].find(fresh)!.body.id);
     for (const [i, r] of res.entries()) {
-      if (r.status !== 201) continue;
+      if (!fresh(r)) continue;
       expect(r.body.destination.nonce).toEqual(sent[i].destination.nonce);
       const got = await request(app).get(`/api/orders/${r.body.id}`).expect(200);
       expect(got.body).toEqual(r.body);

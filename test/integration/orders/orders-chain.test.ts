@@ -194,13 +194,14 @@ describe('orders on chain', () => {
     expect(reopened).toMatchObject({ fill_tx_hash: null, closed_at: null, on_chain: expect.objectContaining({ state: 'open' }) });
     expect(await fillRow(fill.exclusive_fill_id)).toEqual({ state: 'active', used_tx_hash: null });
     expect(await bondOf(maker())).toBe(FILL_BOND.toString());
-    // The fill still holds the order: another maker cannot take it while it lasts.
+    // The fill is live again: it holds the order, and its maker's one bond is reserved for it (issue #38).
     const again = await request(app)
       .post('/api/exclusive-fill')
       .set(bearer(makerToken))
       .send({ order_ids: [order.id], reward_destination: maker() })
-      .expect(409);
-    expect(again.body.code).toBe('order_under_exclusive_fill');
+      .expect(403);
+    expect(again.body.code).toBe('insufficient_fill_bond');
+    expect(again.body.error).toContain('reserved by 1 live exclusive right');
   });
 
   it('an owner cancelling its book order on chain reads as cancelled through the API', async () => {

@@ -43,8 +43,8 @@ describe('Idempotency-Key scoped to the caller', () => {
 
   it('another IP with the same key and body gets a quote of its own, not the first taker token or salt', async () => {
     const body = quoteBody(randomAddress(), STRATEGY_ROWS[2].legs);
-    const first = await create('shared-key-1', body, { 'X-Forwarded-For': '198.51.100.1' }).expect(201);
-    const other = await create('shared-key-1', body, { 'X-Forwarded-For': '198.51.100.2' }).expect(201);
+    const first = await create('shared-key-1-00000000000000000000000', body, { 'X-Forwarded-For': '198.51.100.1' }).expect(201);
+    const other = await create('shared-key-1-00000000000000000000000', body, { 'X-Forwarded-For': '198.51.100.2' }).expect(201);
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     expect(other.body.quote.id).not.toBe(first.body.quote.id);
     expect(other.body.stream_token).not.toBe(first.body.stream_token);
@@ -56,8 +56,8 @@ describe('Idempotency-Key scoped to the caller', () => {
 
   it('the same caller replays the first response exactly, once', async () => {
     const body = quoteBody(randomAddress(), STRATEGY_ROWS[3].legs);
-    const first = await create('retry-1', body, { 'X-Forwarded-For': '198.51.100.3' }).expect(201);
-    const again = await create('retry-1', body, { 'X-Forwarded-For': '198.51.100.3' }).expect(201);
+    const first = await create('retry-1-0000000000000000000000000000', body, { 'X-Forwarded-For': '198.51.100.3' }).expect(201);
+    const again = await create('retry-1-0000000000000000000000000000', body, { 'X-Forwarded-For': '198.51.100.3' }).expect(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     const rows = await env.db.query('SELECT count(*)::int AS n FROM quotes WHERE taker_address = $1', [first.body.quote.taker_address]);
@@ -66,41 +66,43 @@ describe('Idempotency-Key scoped to the caller', () => {
 
   it('an authenticated caller is its credential: one delegate replays from any IP, two delegates on one IP do not share', async () => {
     const body = quoteBody(randomAddress(), STRATEGY_ROWS[4].legs);
-    const first = await create('delegate-key', body, { ...bearer(delegates[0]), 'X-Forwarded-For': '198.51.100.4' }).expect(201);
-    const moved = await create('delegate-key', body, { ...bearer(delegates[0]), 'X-Forwarded-For': '198.51.100.5' }).expect(201);
+    const first = await create('delegate-key-00000000000000000000000', body, { ...bearer(delegates[0]), 'X-Forwarded-For': '198.51.100.4' }).expect(201);
+    const moved = await create('delegate-key-00000000000000000000000', body, { ...bearer(delegates[0]), 'X-Forwarded-For': '198.51.100.5' }).expect(201);
     expect(moved.headers['idempotent-replayed']).toBe('true');
     expect(moved.body).toEqual(first.body);
-    const other = await create('delegate-key', body, { ...bearer(delegates[1]), 'X-Forwarded-For': '198.51.100.4' }).expect(201);
+    const other = await create('delegate-key-00000000000000000000000', body, { ...bearer(delegates[1]), 'X-Forwarded-For': '198.51.100.4' }).expect(201);
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     expect(other.body.stream_token).not.toBe(first.body.stream_token);
     expect(other.body.quote.taker_salt).not.toBe(first.body.quote.taker_salt);
     // Nor does the same IP without the credential.
-    const anonymous = await create('delegate-key', body, { 'X-Forwarded-For': '198.51.100.4' }).expect(201);
+    const anonymous = await create('delegate-key-00000000000000000000000', body, { 'X-Forwarded-For': '198.51.100.4' }).expect(201);
     expect(anonymous.body.stream_token).not.toBe(first.body.stream_token);
   });
 
   it('a different body under the caller own key is 409 and creates nothing; under another caller key it is a new quote', async () => {
     const ip = { 'X-Forwarded-For': '198.51.100.6' };
-    await create('reused', quoteBody(randomAddress(), STRATEGY_ROWS[0].legs), ip).expect(201);
+    await create('reused-00000000000000000000000000000', quoteBody(randomAddress(), STRATEGY_ROWS[0].legs), ip).expect(201);
     const before = await env.db.query('SELECT count(*)::int AS n FROM quotes');
-    const res = await create('reused', quoteBody(randomAddress(), STRATEGY_ROWS[1].legs), ip).expect(409);
+    const res = await create('reused-00000000000000000000000000000', quoteBody(randomAddress(), STRATEGY_ROWS[1].legs), ip).expect(409);
     expect(res.body).toEqual({
       error: 'Idempotency-Key was already used with a different request body',
       code: 'idempotency_key_reused',
       request_id: expect.any(String),
     });
     expect((await env.db.query('SELECT count(*)::int AS n FROM quotes'))[0].n).toBe(before[0].n);
-    await create('reused', quoteBody(randomAddress(), STRATEGY_ROWS[1].legs), { 'X-Forwarded-For': '198.51.100.7' }).expect(201);
+    await create('reused-00000000000000000000000000000', quoteBody(randomAddress(), STRATEGY_ROWS[1].legs), { 'X-Forwarded-For': '198.51.100.7' }).expect(201);
   });
 
   it('the stored record carries no stream token, salt, taker, referrer or the raw key in clear', async () => {
     const taker = randomAddress();
     const referrer = randomAddress();
-    const first = await create('look-at-me-key', quoteBody(taker, STRATEGY_ROWS[5].legs, { referrer }), { 'X-Forwarded-For': '198.51.100.8' }).expect(201);
+    const first = await create('look-at-me-key-000000000000000000000', quoteBody(taker, STRATEGY_ROWS[5].legs, { referrer }), {
+      'X-Forwarded-For': '198.51.100.8',
+    }).expect(201);
     const rows: Record<string, unknown>[] = await env.db.query('SELECT * FROM idempotency_keys');
     expect(rows.length).toBeGreaterThan(0);
     const stored = JSON.stringify(rows).toLowerCase();
-    for (const secret of [first.body.stream_token, first.body.quote.taker_salt, taker, referrer, 'look-at-me-key', '198.51.100.8']) {
+    for (const secret of [first.body.stream_token, first.body.quote.taker_salt, taker, referrer, 'look-at-me-key-000000000000000000000', '198.51.100.8']) {
       expect(stored).not.toContain(String(secret).toLowerCase().replace(/^0x/, ''));
     }
   });

@@ -218,8 +218,8 @@ describe('POST /api/quote (standard RFQ)', () => {
   describe('Idempotency-Key', () => {
     it('a retried create returns the first response and creates one quote', async () => {
       const body = quoteBody(taker, STRATEGY_ROWS[2].legs);
-      const first = await request(app).post('/api/quote').set('Idempotency-Key', 'retry-me-1').send(body).expect(201);
-      const again = await request(app).post('/api/quote').set('Idempotency-Key', 'retry-me-1').send(body).expect(201);
+      const first = await request(app).post('/api/quote').set('Idempotency-Key', 'retry-me-1-0000000000000000000000000').send(body).expect(201);
+      const again = await request(app).post('/api/quote').set('Idempotency-Key', 'retry-me-1-0000000000000000000000000').send(body).expect(201);
       expect(again.body).toEqual(first.body);
       expect(again.headers['idempotent-replayed']).toBe('true');
       const rows = await env.db.query('SELECT count(*)::int AS n FROM quotes WHERE id = $1', [first.body.quote.id]);
@@ -227,14 +227,24 @@ describe('POST /api/quote (standard RFQ)', () => {
     });
 
     it('the same key with another body is 409', async () => {
-      await request(app).post('/api/quote').set('Idempotency-Key', 'retry-me-2').send(quoteBody(taker, STRATEGY_ROWS[0].legs)).expect(201);
-      const res = await request(app).post('/api/quote').set('Idempotency-Key', 'retry-me-2').send(quoteBody(taker, STRATEGY_ROWS[1].legs)).expect(409);
+      await request(app)
+        .post('/api/quote')
+        .set('Idempotency-Key', 'retry-me-2-0000000000000000000000000')
+        .send(quoteBody(taker, STRATEGY_ROWS[0].legs))
+        .expect(201);
+      const res = await request(app)
+        .post('/api/quote')
+        .set('Idempotency-Key', 'retry-me-2-0000000000000000000000000')
+        .send(quoteBody(taker, STRATEGY_ROWS[1].legs))
+        .expect(409);
       expect(res.body.code).toBe('idempotency_key_reused');
     });
 
     it('concurrent creates with one key make one quote', async () => {
       const body = quoteBody(taker, STRATEGY_ROWS[3].legs);
-      const results = await Promise.all(Array.from({ length: 6 }, () => request(app).post('/api/quote').set('Idempotency-Key', 'race-1').send(body)));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => request(app).post('/api/quote').set('Idempotency-Key', 'race-1-00000000000000000000000000000').send(body)),
+      );
       const ids = new Set(results.map((r) => r.body.quote?.id));
       expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
       expect(ids.size).toBe(1);

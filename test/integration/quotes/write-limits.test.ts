@@ -74,7 +74,7 @@ describe('write limits (quote create and every write route)', () => {
     await createFrom(limited, '198.51.100.7').expect(201);
     await createFrom(limited, '198.51.100.7').expect(201);
     const before = await counts();
-    const refused = await createFrom(limited, '198.51.100.7', { 'Idempotency-Key': 'refused-create' });
+    const refused = await createFrom(limited, '198.51.100.7', { 'Idempotency-Key': 'refused-create-000000000000000000000' });
     expect429(refused);
     expect(await counts()).toEqual(before);
   });

@@ -4,7 +4,7 @@ import { SocketMetrics } from '../../../socket/socket-metrics';
 import type { Principal } from '../../../shared/identity';
 import { Metrics } from '../../../shared/platform/metrics';
 
-const makerKey: Principal = { kind: 'maker_key', address: '0x00000000000000000000000000000000000000aa', keyId: 'k1', organizationId: 'o1' };
+const makerKey: Principal = { kind: 'maker_key', address: '0x00000000000000000000000000000000000000aa', keyId: 'k1', organizationId: 'o1', verified: true };
 
 /** A resolver whose answers the test releases by hand, to line lookups up with revocations. */
 class HeldResolver implements BearerResolver {

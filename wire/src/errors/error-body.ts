@@ -31,6 +31,20 @@ export const errorBodySchema = z
       .string()
       .optional()
       .meta({ description: "Only on `maker_faded`: when the maker's organization may bid again (ISO 8601; also as Retry-After, in seconds)." }),
+    retake_allowed_at: z.string().optional().meta({
+      description: 'Only on `exclusive_fill_retake_cooldown`: when the organization may take a fill over those orders again (ISO 8601; also as Retry-After).',
+    }),
+    fade_limit: z
+      .strictObject({
+        fades: z.number().int().meta({ description: 'Fades of the organization within DUTCH_FADE_WINDOW (Dutch no-shows and unused exclusive fills).' }),
+        open_rights: z
+          .number()
+          .int()
+          .meta({ description: 'Its rights that may still fade: undecided awards, bids on competing auctions, live exclusive fills.' }),
+        limit: z.number().int().meta({ description: 'DUTCH_FADE_LIMIT.' }),
+      })
+      .optional()
+      .meta({ description: 'Only on `fade_limit_reserved`: why one more right could bring the organization above its fade limit.' }),
     limit: z.string().optional().meta({
       description:
         'Only on `rate_limited` from the Explore gate: the config key of the budget that ran out, `EXPLORE_RATE_LIMIT_PER_IP` (the client IP) or `EXPLORE_RATE_LIMIT` (the credential); on the stream mints also a live-stream cap, `EXPLORE_STREAMS_PER_IP`, `EXPLORE_STREAMS_PER_WALLET`, `EXPLORE_STREAMS_PER_TAKER_KEY` or `EXPLORE_STREAMS_PER_SUBJECT`.',
