@@ -21,7 +21,8 @@ import { deploySpray } from './spray';
  * answers, refused ranges, a backend two blocks behind). In each run `BENCH_BLOCKS` blocks, each
  * holding pair events, are mined one at a time; a block's lag is from its receipt to the moment
  * the indexer's cursor reaches it (the database is polled every 5 ms). Printed: p50 / p99 of
- * both runs and their ratio (target: chaos p99 within 3x of clean). Everything on 127.0.0.1.
+ * both runs and their ratio (target: chaos p99 within 3x of clean); then a third run with three
+ * URLs, the first chaotic and two clean: what one bad provider out of three costs. Everything on 127.0.0.1.
  *
  *   npm run bench:indexer:chaos                      # 150 blocks per run
  *   BENCH_BLOCKS=300 CHAOS_SEED=7 npm run bench:indexer:chaos
@@ -38,8 +39,10 @@ interface LagRun {
 }
 
 async function runIndexerBehind(
-  mode: 'clean' | 'chaos',
+  mode: 'clean' | 'chaos' | 'one-of-three',
   chaos: ChaosRpc,
+  /** Well-behaved proxies listed after the chaotic one in `one-of-three` mode. */
+  good: ChaosRpc[],
   addresses: Awaited<ReturnType<typeof deployReferenceContracts>>,
   spray: Awaited<ReturnType<typeof deploySpray>>,
   cleanups: (() => Promise<void>)[],
@@ -48,7 +51,8 @@ async function runIndexerBehind(
   cleanups.push(db.drop);
   const ds = createDataSource({ url: db.url, poolSize: 1 });
   await ds.initialize();
-  await new NetworksService(ds).upsertNetwork({ ...devchainNetwork(chaos.url, addresses), confirmations: 0 });
+  const urls = mode === 'one-of-three' ? [chaos.url, ...good.map((g) => g.url)] : [chaos.url];
+  await new NetworksService(ds).upsertNetwork({ ...devchainNetwork(chaos.url, addresses), rpc_urls: urls, confirmations: 0 });
   await ds.destroy();
   chaos.calm();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
@@ -99,7 +103,7 @@ async function runIndexerBehind(
       .filter(Boolean)
       .map((k) => [k, false]),
   );
-  if (mode === 'chaos') chaos.set({ ...CHAOS_MIX, ...off });
+  if (mode !== 'clean') chaos.set({ ...CHAOS_MIX, ...off });
   chaos.resetStats();
   const lags: number[] = [];
   for (let i = 0; i < BLOCKS; i++) {
@@ -131,10 +135,12 @@ async function main(): Promise<void> {
     const chaos = await startChaosRpc(node.rpcUrl);
     cleanups.push(chaos.close);
     console.log(`chaos seed ${chaos.seed}; ${BLOCKS} blocks per run, each holding 4 pair events`);
-    const clean = await runIndexerBehind('clean', chaos, addresses, spray, cleanups);
+    const good = [await startChaosRpc(node.rpcUrl), await startChaosRpc(node.rpcUrl)];
+    for (const g of good) cleanups.push(g.close);
+    const clean = await runIndexerBehind('clean', chaos, good, addresses, spray, cleanups);
     const ms = (v: number) => `${v.toFixed(1)} ms`;
     console.log(`clean provider: block -> indexed p50 ${ms(clean.p50)}, p99 ${ms(clean.p99)}, max ${ms(clean.max)}`);
-    const chaotic = await runIndexerBehind('chaos', chaos, addresses, spray, cleanups);
+    const chaotic = await runIndexerBehind('chaos', chaos, good, addresses, spray, cleanups);
     console.log(
       `chaos mix:      block -> indexed p50 ${ms(chaotic.p50)}, p99 ${ms(chaotic.p99)}, max ${ms(chaotic.max)}; faults served: ${Object.entries(chaotic.faults)
         .filter(([, n]) => n > 0)
@@ -142,6 +148,10 @@ async function main(): Promise<void> {
         .join(', ')}`,
     );
     console.log(`ratio chaos / clean: p50 ${(chaotic.p50 / clean.p50).toFixed(2)}x, p99 ${(chaotic.p99 / clean.p99).toFixed(2)}x (target: p99 within 3x)`);
+    // Several URLs: the first misbehaves as above, two others are clean. What one bad URL costs.
+    const mixed = await runIndexerBehind('one-of-three', chaos, good, addresses, spray, cleanups);
+    console.log(`one bad URL of three: block -> indexed p50 ${ms(mixed.p50)}, p99 ${ms(mixed.p99)}, max ${ms(mixed.max)}`);
+    console.log(`ratio one-of-three / clean: p50 ${(mixed.p50 / clean.p50).toFixed(2)}x, p99 ${(mixed.p99 / clean.p99).toFixed(2)}x`);
   } finally {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   }
