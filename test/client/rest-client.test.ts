@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RfqClient, ApiError } from '../../client/src';
@@ -94,7 +95,7 @@ describe('client: REST calls, typed results and ApiError', () => {
 
   it('creates a quote and polls it with the stream token; public data is typed', async () => {
     const taker = newWallet().address;
-    const created = await client.createQuote(quoteBody(taker, STRATEGY_ROWS[0].legs) as never, { idempotencyKey: `client-${Date.now()}` });
+    const created = await client.createQuote(quoteBody(taker, STRATEGY_ROWS[0].legs) as never, { idempotencyKey: randomUUID() });
     expect(created.topic).toBe(`rfq_stream:${created.stream_token}`);
     const poll = await client.pollQuote(created.quote.id, created.stream_token);
     expect(poll.quote).toEqual(created.quote);

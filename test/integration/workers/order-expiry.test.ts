@@ -108,12 +108,13 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
       ['exclusive_fill_issued', 'active'],
       ['exclusive_fill_expired', 'expired'],
     ]);
-    // Released: another fill may take it now.
-    await request(app)
+    // Released, but not to the maker that let its fill expire unused: that was a fade, and it may
+    // not take a fill over the same order again for EXCLUSIVE_FILL_RETAKE_COOLDOWN (docs/ORDERS.md).
+    const retake = await request(app)
       .post('/api/exclusive-fill')
       .set(bearer(makerToken))
-      .send({ order_ids: [a.id], reward_destination: maker.address })
-      .expect(201);
+      .send({ order_ids: [a.id], reward_destination: maker.address });
+    expect({ status: retake.status, code: retake.body.code }).toEqual({ status: 403, code: 'exclusive_fill_retake_cooldown' });
   });
 
   it('when the jobs were lost, the sweeper expires the order and the fill and tells the maker', async () => {
