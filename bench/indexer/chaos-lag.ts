@@ -10,6 +10,7 @@ import { NetworksService } from '../../shared/networks';
 import { CHAOS_MIX, startChaosRpc, type ChaosRpc } from '../../test/support/chaos-rpc';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { freePort } from '../support/free-port';
+import { HOSTED_PROVIDER_SETTINGS, indexerEnv } from './indexer-env';
 import { deploySpray } from './spray';
 
 /**
@@ -57,24 +58,10 @@ async function runIndexerBehind(
   chaos.calm();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ROLES: 'indexer',
-      DEVCHAIN: 'off',
-      MIGRATE_ON_START: 'false',
-      LOG_LEVEL: process.env.BENCH_INDEXER_LOG_LEVEL ?? 'warn',
-      DATABASE_URL: db.url,
-      REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      REDIS_PREFIX: `bench:lag:${process.pid}:`,
-      INDEXER_START_BLOCK: '0',
-      INDEXER_POLL_INTERVAL_MS: '50',
-      INDEXER_NETWORKS_REFRESH_MS: '500',
-      // What an operator behind a hosted provider sets: short timeouts, enough retries.
-      INDEXER_RPC_TIMEOUT_MS: process.env.BENCH_RPC_TIMEOUT_MS ?? '1000',
-      INDEXER_RPC_RETRIES: '10',
-      INDEXER_RPC_BACKOFF_MS: '20',
-      INDEXER_RPC_BACKOFF_MAX_MS: '200',
-    },
+    env: indexerEnv(
+      { databaseUrl: db.url, redisPrefix: `bench:lag:${process.pid}:`, logLevel: 'warn' },
+      { INDEXER_POLL_INTERVAL_MS: '50', INDEXER_NETWORKS_REFRESH_MS: '500', ...HOSTED_PROVIDER_SETTINGS },
+    ),
     stdio: ['ignore', process.env.BENCH_INDEXER_LOG ? 'pipe' : 'ignore', 'inherit'],
   });
   // BENCH_INDEXER_LOG=file: the indexer's log lines of the chaos run, with BENCH_INDEXER_LOG_LEVEL (e.g. debug), to see where a slow block went.

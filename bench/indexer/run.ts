@@ -11,6 +11,7 @@ import { NetworksService } from '../../shared/networks';
 import { EVENT_SELECTORS } from '../../indexer/decode/decode-log';
 import { benchDatabase } from '../support/bench-db';
 import { startLatencyProxy } from './latency-proxy';
+import { HOSTED_PROVIDER_SETTINGS, indexerEnv } from './indexer-env';
 import { sprayEvents } from './spray';
 import { CHAOS_MIX, startChaosRpc } from '../../test/support/chaos-rpc';
 import { freePort } from '../support/free-port';
@@ -131,19 +132,8 @@ async function main(): Promise<void> {
     const nodeArgs = (process.env.BENCH_INDEXER_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bin/main.ts'], {
       cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        ROLES: 'indexer',
-        DEVCHAIN: 'off',
-        MIGRATE_ON_START: 'false',
-        LOG_LEVEL: process.env.BENCH_INDEXER_LOG_LEVEL ?? 'info',
-        DATABASE_URL: db.url,
-        REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-        REDIS_PREFIX: `bench:indexer:${process.pid}:`,
-        INDEXER_START_BLOCK: '0',
-        // Behind the chaos proxy: what an operator behind a hosted provider sets (short timeouts, enough retries).
-        ...(RPC_CHAOS ? { INDEXER_RPC_TIMEOUT_MS: '1000', INDEXER_RPC_RETRIES: '10', INDEXER_RPC_BACKOFF_MS: '20', INDEXER_RPC_BACKOFF_MAX_MS: '200' } : {}),
-      },
+      // Behind the chaos proxy: what an operator behind a hosted provider sets.
+      env: indexerEnv({ databaseUrl: db.url, redisPrefix: `bench:indexer:${process.pid}:`, logLevel: 'info' }, RPC_CHAOS ? HOSTED_PROVIDER_SETTINGS : {}),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     cleanups.push(async () => {

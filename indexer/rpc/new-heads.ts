@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
 import { backoffDelay, sleep } from './backoff';
+import { redactUrl } from './provider-stats';
 
 /**
  * Wakes the realtime path when the node announces a new head (`eth_subscribe` "newHeads" over
@@ -90,7 +91,7 @@ export function subscribeNewHeads(url: string, logger: Logger, opts: NewHeadsOpt
       }
       if (msg.id === 1) {
         if (msg.error || typeof msg.result !== 'string') {
-          logger.warn({ url: redact(url), err: msg.error?.message }, 'newHeads subscription refused; polling only');
+          logger.warn({ url: redactUrl(url), err: msg.error?.message }, 'newHeads subscription refused; polling only');
           closed = true;
           ws.close();
           return;
@@ -99,7 +100,7 @@ export function subscribeNewHeads(url: string, logger: Logger, opts: NewHeadsOpt
         failures = 0;
         firstPolled = null;
         heard();
-        logger.info({ url: redact(url) }, 'subscribed to new heads');
+        logger.info({ url: redactUrl(url) }, 'subscribed to new heads');
         // Heads announced before the subscription took (at start, or while reconnecting) were
         // never heard: look now rather than at the next poll.
         wakeAll();
@@ -155,7 +156,7 @@ export function subscribeNewHeads(url: string, logger: Logger, opts: NewHeadsOpt
       behindSince ??= now;
       if (now - behindSince < silenceMs) return;
       const silentFor = now - heardAt;
-      logger.warn({ url: redact(url), head: n, announced }, `newHeads subscription silent for ${silentFor} ms; replacing it`);
+      logger.warn({ url: redactUrl(url), head: n, announced }, `newHeads subscription silent for ${silentFor} ms; replacing it`);
       silentTotal?.inc({ chain_id: String(opts.chainId ?? 'unknown') });
       subscribed = false;
       // terminate, not close: a closing handshake with a peer that stopped answering would hold
@@ -168,14 +169,4 @@ export function subscribeNewHeads(url: string, logger: Logger, opts: NewHeadsOpt
       socket?.close();
     },
   };
-}
-
-/** A URL without credentials or path secrets (providers put API keys in the path). */
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return 'ws';
-  }
 }

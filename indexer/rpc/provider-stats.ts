@@ -11,6 +11,7 @@ export type { ProviderFailureClass, ProviderState };
  */
 const MINUTE_MS = 60_000;
 
+/** A URL without credentials or path secrets (providers put API keys in the path). */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);

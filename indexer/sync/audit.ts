@@ -34,7 +34,7 @@ export interface AuditArgs {
 export interface Audit {
   readonly state: AuditState;
   /**
-   * Reads and compares the next slice when one is due; `top` is the highest final, indexed block,
+   * Reads and compares the next slice (the caller paces the calls, one per `intervalMs`); `top` is the highest final, indexed block,
    * `floor` the network's first, `tip` the indexed tip (a difference counts only while it is canonical).
    */
   tick(sources: Sources, top: number, floor: number, tip: { number: number; hash: string | null }): Promise<void>;
@@ -54,7 +54,6 @@ export function createAudit(args: AuditArgs): Audit {
   };
   const differences = args.metrics?.counter('rfq_indexer_audit_differences_total', 'Logs the standing audit found stored wrongly or missing', ['chain_id']);
   const slice = Math.max(1, Math.round((args.blocksPerMinute * args.intervalMs) / 60_000));
-  let dueAt = 0;
 
   async function tipIsCanonical(tip: { number: number; hash: string | null }): Promise<boolean> {
     const [node] = await args.rpc.requireBlocks([tip.number]);
@@ -64,8 +63,7 @@ export function createAudit(args: AuditArgs): Audit {
   return {
     state,
     async tick(sources, top, floor, tip) {
-      if (!state.enabled || Date.now() < dueAt || top < floor) return;
-      dueAt = Date.now() + args.intervalMs;
+      if (!state.enabled || top < floor) return;
       const lowest = Math.max(floor, top - args.depth + 1);
       const from = state.next_block === null || state.next_block < lowest || state.next_block > top ? lowest : state.next_block;
       const to = Math.min(top, from + slice - 1);

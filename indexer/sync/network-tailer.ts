@@ -342,9 +342,15 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         ctx ??= await loadContext({ config, logger, store: deps.store, rpc, sizer, checker }, network);
         live = ctx;
         const more = await step(ctx);
-        status.update({ provider: rpc.providerState(), audit: { ...audit.state } });
         failures = 0;
-        status.update({ rpc_ok: true, last_error: null, error_code: null, last_synced_at: new Date() });
+        status.update({
+          rpc_ok: true,
+          last_error: null,
+          error_code: null,
+          last_synced_at: new Date(),
+          provider: rpc.providerState(),
+          audit: { ...audit.state },
+        });
         if (!more) await heads.wait(config.INDEXER_POLL_INTERVAL_MS, abort.signal);
       } catch (err) {
         if (abort.signal.aborted) break;
