@@ -4,7 +4,7 @@ import supertest from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { optionPairAbi } from '../../shared/chain/abis';
 import type { IssuedNonce } from '../../shared/identity';
-import { intentFromJson, ORDERS_QUEUE } from '../../shared/orders';
+import { intentFromJson, orderExpireJob, ORDERS_QUEUE } from '../../shared/orders';
 import { scheduleOrderJobs } from '../../workers';
 import { sweepQuotes } from '../../workers/quotes/quote-sweeper';
 import { openHarness, runIndexer, waitFor, type Harness } from '../integration/indexer/harness';
@@ -426,6 +426,10 @@ describe('the order records sweeper', () => {
     // Neither list nor cancel treats it as open.
     expect((await request(app).post(`/api/orders/${ownShort.id}/cancel`).set(bearer(token)).expect(409)).body.code).toBe('order_expired');
 
+    // What an earlier release left: a delayed job per record, up to the record's expiry.
+    await h.env.queue.enqueue(orderExpireJob, { order_id: ownOpen.id }, { delay: 30 * 86400 * 1000 });
+    expect(await ordersQueue().getJob(`order-expire.${ownOpen.id}`)).toBeDefined();
+
     await scheduleOrderJobs(h.env.queue, h.env.config);
     await waitFor(
       "the stranger's record and the owner's expired, never placed record deleted",
@@ -454,6 +458,12 @@ describe('the order records sweeper', () => {
     );
     expect((await request(app).get(`/api/orders/${placed.id}`).expect(200)).body).toMatchObject({ placement: 'placed', state: 'open' });
     expect((await request(app).get(`/api/orders/${ownOpen.id}`).expect(200)).body).toMatchObject({ placement: 'recorded_by_owner', state: 'open' });
+    // The leftover job is gone; its record is not.
+    await waitFor(
+      'the leftover order.expire job removed',
+      () => ordersQueue().getJob(`order-expire.${ownOpen.id}`),
+      (j) => j === undefined,
+    );
     // Progress, batch by batch, in the log.
     const batch = logs.lines().find((l) => l.step === 'unconfirmed' && String(l.msg).startsWith('order records sweeper deleted a batch'));
     expect(batch).toMatchObject({ batch: expect.any(Number), deleted: expect.any(Number), totals: expect.objectContaining({ deleted: expect.any(Number) }) });
