@@ -76,7 +76,12 @@ export function buildContext(deps: ApiDeps): ApiContext {
       clobExplore: new ClobExploreService(readDb),
       exploreStreams: new ExploreStreamMinter(deps),
       loans: new LoanService({ db: readDb }),
-      orders: new OrderService({ ...deps, pairs, maxHorizonSeconds: deps.config.ORDER_MAX_HORIZON_SECONDS }),
+      orders: new OrderService({
+        ...deps,
+        pairs,
+        maxHorizonSeconds: deps.config.ORDER_MAX_HORIZON_SECONDS,
+        caps: { perOwner: deps.config.ORDER_UNCONFIRMED_PER_OWNER, perIp: deps.config.ORDER_UNCONFIRMED_PER_IP },
+      }),
       exclusiveFills: new ExclusiveFillService({
         ...deps,
         pairs,

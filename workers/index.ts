@@ -5,7 +5,7 @@ import type { Lifecycle } from '../shared/platform/lifecycle';
 import { PubsubRegistrations } from '../shared/events';
 import { QUOTES_QUEUE, quotesRetentionJob, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
 import { HANDLERS } from './job-handlers';
-import { ORDERS_QUEUE, ordersSweepJob } from '../shared/orders';
+import { ORDERS_QUEUE, ordersRecordsSweepJob, ordersSweepJob } from '../shared/orders';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
 import { DutchClock } from './dutch/dutch-clock';
@@ -25,9 +25,14 @@ export function quoteSchedules(config: Pick<Config, 'QUOTE_SWEEP_INTERVAL_MS' | 
   ];
 }
 
-/** The orders sweeper, on a schedule under its fixed id. */
-export function orderSchedules(config: Pick<Config, 'ORDER_SWEEP_INTERVAL_MS'>): Schedule[] {
-  return [{ queue: ORDERS_QUEUE, id: ordersSweepJob.jobId({}), name: ordersSweepJob.name, everyMs: config.ORDER_SWEEP_INTERVAL_MS }];
+type OrderScheduleConfig = Pick<Config, 'ORDER_SWEEP_INTERVAL_MS' | 'ORDER_RECORDS_SWEEP_INTERVAL_MS'>;
+
+/** The orders sweeper and the order records sweeper, on schedules under their fixed ids. */
+export function orderSchedules(config: OrderScheduleConfig): Schedule[] {
+  return [
+    { queue: ORDERS_QUEUE, id: ordersSweepJob.jobId({}), name: ordersSweepJob.name, everyMs: config.ORDER_SWEEP_INTERVAL_MS },
+    { queue: ORDERS_QUEUE, id: ordersRecordsSweepJob.jobId({}), name: ordersRecordsSweepJob.name, everyMs: config.ORDER_RECORDS_SWEEP_INTERVAL_MS },
+  ];
 }
 
 async function install(queue: JobQueue, schedules: Schedule[]): Promise<void> {
@@ -39,8 +44,8 @@ export function scheduleQuoteJobs(queue: JobQueue, config: Pick<Config, 'QUOTE_S
   return install(queue, quoteSchedules(config));
 }
 
-/** Installs the orders sweeper's schedule. */
-export function scheduleOrderJobs(queue: JobQueue, config: Pick<Config, 'ORDER_SWEEP_INTERVAL_MS'>): Promise<void> {
+/** Installs the orders sweepers' schedules. */
+export function scheduleOrderJobs(queue: JobQueue, config: OrderScheduleConfig): Promise<void> {
   return install(queue, orderSchedules(config));
 }
 

@@ -1,5 +1,5 @@
 import type { PubsubRegistrations, RevokedAmong } from '../shared/events';
-import { exclusiveFillExpireJob, OrderRepository, orderExpireJob } from '../shared/orders';
+import { exclusiveFillExpireJob, OrderRepository } from '../shared/orders';
 import type { RedisEpoch, RedisLoss } from '../shared/platform/redis';
 import { QuoteRepository, quoteExpireJob } from '../shared/quotes';
 import type { JobSpec } from '../shared/platform/queue';
@@ -21,7 +21,7 @@ const REQUEUE_BATCH = 500;
 /**
  * Keeps what Redis must hold for the workers, whatever Redis loses.
  *
- * - The schedules (the quote and order sweepers, retention) are BullMQ job schedulers: Redis
+ * - The schedules (the quote and order sweepers, the order records sweeper, quote retention) are BullMQ job schedulers: Redis
  *   keys. Upserted only at start, a FLUSHALL (or a restart without persistence, or an eviction)
  *   took them for good, and with them the backstop that redoes lost work: that is why quotes
  *   created after a flush were never expired. Every REDIS_EPOCH_CHECK_MS each workers process
@@ -30,9 +30,10 @@ const REQUEUE_BATCH = 500;
  * - On a Redis data loss (the epoch changed: shared/platform/redis/redis-epoch.ts) it rebuilds
  *   the derived state from Postgres at once, in this order: the schedules; the makers' pubsub
  *   registrations (the premium maker's rfq_maker announcements read them); the delayed expiry
- *   jobs of open quotes, open orders and active exclusive fills, each at its own time; then the
- *   recovery sweep without grace (announce what was never announced, expire what is past its
- *   window, publish missing results, the Dutch phases). It logs ONE line saying what it redid.
+ *   jobs of open quotes and active exclusive fills, each at its own time (orders have none: they
+ *   read expired at their time and the records sweeper writes it down); then the recovery sweep
+ *   without grace (announce what was never announced, expire what is past its window, publish
+ *   missing results, the Dutch phases). It logs ONE line saying what it redid.
  */
 export class RedisLossKeeper {
   private timer: NodeJS.Timeout | undefined;
@@ -128,20 +129,16 @@ export class RedisLossKeeper {
     );
   }
 
-  /** Delayed expiry jobs for everything still open, each at its own time (fixed job ids: none twice). */
+  /** Delayed expiry jobs for open quotes and active fills, each at its own time (fixed job ids: none twice). */
   private async requeueExpiries(): Promise<number> {
-    const [quotes, pending] = await Promise.all([
+    const [quotes, fills] = await Promise.all([
       new QuoteRepository(this.ctx.db).openExpiries(REQUEUE_LIMIT),
-      new OrderRepository(this.ctx.db).pendingExpiries(REQUEUE_LIMIT),
+      new OrderRepository(this.ctx.db).activeFillExpiries(REQUEUE_LIMIT),
     ]);
     const now = Date.now();
     const jobs = (spec: JobSpec, key: string, rows: { id: string; at: number }[]) =>
       rows.map((r) => ({ spec, payload: { [key]: r.id }, opts: { delay: Math.max(0, r.at - now) } }));
-    const all = [
-      ...jobs(quoteExpireJob, 'quote_id', quotes),
-      ...jobs(orderExpireJob, 'order_id', pending.orders),
-      ...jobs(exclusiveFillExpireJob, 'exclusive_fill_id', pending.fills),
-    ];
+    const all = [...jobs(quoteExpireJob, 'quote_id', quotes), ...jobs(exclusiveFillExpireJob, 'exclusive_fill_id', fills)];
     // enqueueMany takes one queue at a time.
     const byQueue = new Map<string, typeof all>();
     for (const j of all) {

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { UnauthorizedError } from '../../shared/platform/errors';
+import { ipBucket } from '../auth/rate-limit';
 import { isWalletsOwnCredential, unverifiedKey } from '../auth/wallet-session-auth';
 import type { ApiContext } from '../context';
 import { Reply, type RouteHandlers } from '../http/route-spec';
@@ -18,12 +19,13 @@ function requiredWallet(req: Request): `0x${string}` {
 }
 
 /**
- * The caller for an order create: the wallet its bearer speaks for, and whether that bearer is
- * the wallet's own credential (its SIWE session or its maker key, not a delegate): only then is
- * the order `recorded_by_owner`.
+ * The caller for an order create: the wallet its bearer speaks for, whether that bearer is the
+ * wallet's own credential (its SIWE session or its maker key, not a delegate): only then is the
+ * order `recorded_by_owner`; and its client IP bucket, which the per-IP cap of unconfirmed
+ * records counts by (the bucket of the write limits: an IPv4 address, an IPv6 /64).
  */
-function creatorOf(req: Request): { wallet: `0x${string}` | null; ownCredential: boolean } {
-  return { wallet: walletOf(req), ownCredential: isWalletsOwnCredential(req.principal) };
+function creatorOf(req: Request): { wallet: `0x${string}` | null; ownCredential: boolean; ipBucket: string } {
+  return { wallet: walletOf(req), ownCredential: isWalletsOwnCredential(req.principal), ipBucket: ipBucket(req.ip) };
 }
 
 /** CLOB orders and exclusive fills; shared/orders parses the bodies. */

@@ -142,6 +142,16 @@ export class PubsubRegistrations {
     return [...new Set(lists.flat())] as `0x${string}`[];
   }
 
+  /**
+   * Forgets the Postgres copies of registrations that lapsed (Redis drops them itself: each
+   * register trims its set, and the set expires with its last member). Answers how many.
+   */
+  async purgeLapsed(): Promise<number> {
+    if (!this.db) throw new Error('PubsubRegistrations.purgeLapsed needs the database');
+    const [, count]: [unknown, number] = await this.db.query(`DELETE FROM pubsub_registrations WHERE lapses_at <= now()`);
+    return count;
+  }
+
   /** Removes every registration the key made, on every chain; answers how many. */
   async dropKey(keyId: string): Promise<number> {
     await this.db?.query(`DELETE FROM pubsub_registrations WHERE key_id = $1`, [keyId]);

@@ -1,6 +1,7 @@
 export { OrderService, encodeCursor, decodeCursor } from './order.service';
 export { ExclusiveFillService } from './exclusive-fill.service';
 export { OrderRepository } from './order.repository';
+export { OrderRecords, recorderKey, type RetentionKind, type SweptBatch } from './order-records';
 export type { OrderFilter } from './order.repository';
 export { parseOrderRequest, orderJson, intentFromJson } from './order-request';
 export { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
@@ -9,16 +10,18 @@ export {
   cancelOrder,
   expireExclusiveFill,
   expireOrder,
+  expireDueOrders,
   markFillsUsed,
   revertUsedFills,
   reopenChainClosedOrders,
   ORDER_STATES,
   EFFECTIVE_STATE,
+  EFFECTIVE_CLOSED_AT,
   ON_CHAIN_JOIN,
   EXCLUSIVE_FILL_STATES,
 } from './order-state';
 export type { FillUse } from './order-state';
-export { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersSweepJob, ORDERS_QUEUE } from './order.jobs';
+export { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersRecordsSweepJob, ordersSweepJob, ORDERS_QUEUE } from './order.jobs';
 export { publishFillState, FILL_EVENTS } from './order-notifier';
 export * from './order-views';
 export type { ExclusiveFillRow, ExclusiveFillState, OnChainOrder, OrderRow, OrderState } from './order.types';

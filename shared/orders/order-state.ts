@@ -13,7 +13,8 @@ import { FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS }
  *        │  exclusive fill used (indexer)
  *        └──────────────────────────▶ filled ──reorg──▶ open | expired
  *   plus, read through EFFECTIVE_STATE: an order whose book order the chain filled or
- *   cancelled reads filled or cancelled.
+ *   cancelled reads filled or cancelled, and an open order past its time reads expired (the
+ *   clock's transition is read at its exact time; the records sweeper writes it down in batches).
  *
  *   exclusive fill:  expire (clock; its orders are released)
  *       active ──────────────────────▶ expired
@@ -38,9 +39,16 @@ export const ON_CHAIN_JOIN = `LEFT JOIN indexer_order_intents i ON i.chain_id = 
  * An order's state as clients see it: the stored state, except that an order whose book order
  * the chain filled or cancelled outside an exclusive fill reads as filled or cancelled (the chain
  * is the record, over the clock's expiry and the API cancel). Derived on read from the indexer's rows, a reorg that removes
- * the book order's fill or cancel undoes it with nothing to revert here.
+ * the book order's fill or cancel undoes it with nothing to revert here. An open order whose
+ * time has come reads expired from that instant: no job per order moves it (a record anyone may
+ * make must not cost a job), the records sweeper writes the expiry down later (`expireDueOrders`).
  */
-export const EFFECTIVE_STATE = `CASE WHEN o.state <> ${OS.filled} AND io.state IN (${CS.filled}, ${CS.cancelled}) THEN io.state ELSE o.state END`;
+export const EFFECTIVE_STATE = `CASE WHEN o.state <> ${OS.filled} AND io.state IN (${CS.filled}, ${CS.cancelled}) THEN io.state
+  WHEN o.state = ${OS.open} AND o.expires_at <= now() THEN ${OS.expired} ELSE o.state END`;
+
+/** `closed_at` as clients see it: an order that reads expired by the clock closed at its time, as the sweeper will write. */
+export const EFFECTIVE_CLOSED_AT = `CASE WHEN o.state = ${OS.open} AND o.expires_at <= now() AND (io.state IS NULL OR io.state NOT IN (${CS.filled}, ${CS.cancelled}))
+  THEN o.expires_at ELSE o.closed_at END`;
 
 /** An order the caller may claim for a fill, as read under its row lock. */
 export interface LockedOrder {
@@ -85,12 +93,12 @@ export async function holdOrders(m: Queryable, fillId: string, ids: readonly str
   await m.query(`UPDATE orders SET exclusive_fill_id = $1 WHERE id = ANY($2::uuid[]) AND state = ${OS.open}`, [fillId, ids]);
 }
 
-/** open -> cancelled by its owner, unless an active exclusive fill holds it. Returns whether this call changed it. */
+/** open -> cancelled by its owner, unless its time has come or an active exclusive fill holds it. Returns whether this call changed it. */
 export async function cancelOrder(m: Queryable, id: string): Promise<boolean> {
   const rows = await updated<{ id: string }>(
     m,
     `UPDATE orders o SET state = ${OS.cancelled}, closed_at = now()
-      WHERE o.id = $1 AND o.state = ${OS.open}
+      WHERE o.id = $1 AND o.state = ${OS.open} AND o.expires_at > now()
         AND NOT EXISTS (SELECT 1 FROM exclusive_fills f WHERE f.id = o.exclusive_fill_id AND f.state = ${FS.active} AND f.expire_time > now())
       RETURNING o.id`,
     [id],
@@ -106,7 +114,7 @@ export async function requestCancel(m: Queryable, id: string): Promise<boolean> 
   const rows = await updated<{ id: string }>(
     m,
     `UPDATE orders o SET cancel_requested_at = COALESCE(o.cancel_requested_at, now())
-      WHERE o.id = $1 AND o.state = ${OS.open}
+      WHERE o.id = $1 AND o.state = ${OS.open} AND o.expires_at > now()
         AND EXISTS (SELECT 1 FROM exclusive_fills f WHERE f.id = o.exclusive_fill_id AND f.state = ${FS.active} AND f.expire_time > now())
       RETURNING o.id`,
     [id],
@@ -114,14 +122,33 @@ export async function requestCancel(m: Queryable, id: string): Promise<boolean> 
   return rows.length > 0;
 }
 
-/** open -> expired once its time has passed. Returns whether this call changed it. */
+/**
+ * open -> expired once its time has passed, closed at that time (what clients read from then on:
+ * EFFECTIVE_STATE). Returns whether this call changed it.
+ */
 export async function expireOrder(m: Queryable, id: string): Promise<boolean> {
   const rows = await updated<{ id: string }>(
     m,
-    `UPDATE orders SET state = ${OS.expired}, closed_at = now() WHERE id = $1 AND state = ${OS.open} AND expires_at <= now() RETURNING id`,
+    `UPDATE orders SET state = ${OS.expired}, closed_at = expires_at WHERE id = $1 AND state = ${OS.open} AND expires_at <= now() RETURNING id`,
     [id],
   );
   return rows.length > 0;
+}
+
+/**
+ * Writes down the expiry of up to `limit` open orders whose time has come, soonest first, in one
+ * statement; rows another sweeper holds are left to it. Answers how many this call expired.
+ */
+export async function expireDueOrders(m: Queryable, limit: number): Promise<number> {
+  const rows = await updated<{ id: string }>(
+    m,
+    `UPDATE orders o SET state = ${OS.expired}, closed_at = o.expires_at
+      WHERE o.id IN (SELECT id FROM orders WHERE state = ${OS.open} AND expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        AND o.state = ${OS.open}
+      RETURNING o.id`,
+    [limit],
+  );
+  return rows.length;
 }
 
 /**

@@ -7,7 +7,12 @@ const uuid = z.uuid();
 /** Order and exclusive-fill work shares one queue, apart from quotes so neither starves the other. */
 export const ORDERS_QUEUE = 'orders';
 
-/** At the order's expiry (intentExpiry, or the option's expiry when orderOnExpiry is 1): open -> expired. */
+/**
+ * Enqueued by earlier releases at each order's create, to run at its expiry: open -> expired.
+ * Nothing enqueues it now (a record anyone may make must not cost a job: docs/ORDERS.md); it stays
+ * catalogued so jobs still waiting in Redis after an upgrade run, and the records sweeper removes
+ * those it finds (ordersRecordsSweepJob).
+ */
 export const orderExpireJob = defineJob({
   name: 'order.expire',
   queue: ORDERS_QUEUE,
@@ -38,13 +43,27 @@ export const exclusiveFillAnnounceJob = defineJob({
 });
 
 /**
- * Backstop, run on a schedule: expires orders and fills whose jobs were lost, and tells makers
- * the states they have not heard (a fill the indexer marked used, a publish that failed).
+ * Backstop, run on a schedule: expires fills whose jobs were lost, tells makers the states they
+ * have not heard (a fill the indexer marked used, a publish that failed), and writes down the
+ * expiry of orders whose time has come (one batch).
  */
 export const ordersSweepJob = defineJob({
   name: 'orders.sweep',
   queue: ORDERS_QUEUE,
   schema: z.object({}).passthrough(),
   jobId: () => 'orders-sweep',
+  attempts: 1,
+});
+
+/**
+ * The order records sweeper, run on a schedule (ORDER_RECORDS_SWEEP_INTERVAL_MS): writes down
+ * the expiry of orders whose time has come, deletes records nobody confirmed after
+ * ORDER_UNCONFIRMED_RETENTION, applies the per-owner and per-IP caps, in batches.
+ */
+export const ordersRecordsSweepJob = defineJob({
+  name: 'orders.records_sweep',
+  queue: ORDERS_QUEUE,
+  schema: z.object({}).passthrough(),
+  jobId: () => 'orders-records-sweep',
   attempts: 1,
 });

@@ -1,15 +1,15 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { idsWhere, pastGrace } from '../platform/db';
-import { EFFECTIVE_STATE, ON_CHAIN_JOIN } from './order-state';
+import { EFFECTIVE_CLOSED_AT, EFFECTIVE_STATE, ON_CHAIN_JOIN } from './order-state';
 import type { ExclusiveFillRow, OnChainOrder, OrderRow, OrderState } from './order.types';
-import { FILL_STATE_SQL as FS, ORDER_STATE_SQL as OS } from './order.sql';
+import { FILL_STATE_SQL as FS } from './order.sql';
 
 type Queryable = Pick<EntityManager, 'query'>;
 
 /** An order with its book order (`ORDER_SOURCE`): the columns of an OrderRow plus its on-chain placement. */
 const ORDER_COLUMNS = `o.id, o.chain_id, o.owner_address, o.pair, o.premium_token, o.nonce_prefix::text AS nonce_prefix, o.nonce::text AS nonce,
   o.amount::text AS amount, o.intent_hash, o.destination, o.data, ${EFFECTIVE_STATE} AS state, o.expires_at, o.exclusive_fill_id,
-  o.created_at, o.closed_at, o.fill_tx_hash, o.recorded_by_owner, o.cancel_requested_at,
+  o.created_at, ${EFFECTIVE_CLOSED_AT} AS closed_at, o.fill_tx_hash, o.recorded_by_owner, o.cancel_requested_at,
   i.order_id::text AS pair_order_id, io.remaining::text AS onchain_remaining, io.state AS onchain_state, i.tx_hash AS placed_tx_hash`;
 
 const ORDER_SOURCE = `orders o ${ON_CHAIN_JOIN}`;
@@ -47,8 +47,13 @@ export interface OrderFilter {
   chain_id?: number;
 }
 
-/** An order as its create writes it: the columns the database fills are left out. */
-export type NewOrderRow = Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash' | 'exclusive_fill_id' | 'cancel_requested_at'>;
+/**
+ * An order as its create writes it: the columns the database fills are left out. `recorder_ip`:
+ * the hashed client IP bucket of an unconfirmed record (null when the owner recorded it).
+ */
+export type NewOrderRow = Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash' | 'exclusive_fill_id' | 'cancel_requested_at'> & {
+  recorder_ip: string | null;
+};
 
 /**
  * What owner lists show: orders the owner recorded with its own credential, and orders placed on
@@ -67,8 +72,9 @@ export class OrderRepository {
    */
   async insertOrder(r: NewOrderRow): Promise<Date | null> {
     const rows: { created_at: Date }[] = await this.ds.query(
-      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
+      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner,
+         recorder_ip)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
        ON CONFLICT (chain_id, intent_hash) DO NOTHING RETURNING created_at`,
       [
         r.id,
@@ -84,6 +90,7 @@ export class OrderRepository {
         r.data,
         r.expires_at,
         r.recorded_by_owner,
+        r.recorder_ip,
       ],
     );
     return rows[0]?.created_at ?? null;
@@ -97,11 +104,14 @@ export class OrderRepository {
   async insertOrders(rs: NewOrderRow[]): Promise<(Date | null)[]> {
     const c = <K extends keyof NewOrderRow>(k: K) => rs.map((r) => r[k]);
     const rows: { id: string; created_at: Date }[] = await this.ds.query(
-      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner)
-       SELECT id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination::jsonb, data::jsonb, expires_at, recorded_by_owner
+      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner,
+         recorder_ip)
+       SELECT id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination::jsonb, data::jsonb, expires_at, recorded_by_owner,
+         recorder_ip
        FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[],
-         $10::text[], $11::text[], $12::timestamptz[], $13::boolean[]) WITH ORDINALITY
-         AS n(id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner, ord)
+         $10::text[], $11::text[], $12::timestamptz[], $13::boolean[], $14::text[]) WITH ORDINALITY
+         AS n(id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner,
+           recorder_ip, ord)
        ORDER BY ord
        ON CONFLICT (chain_id, intent_hash) DO NOTHING RETURNING id, created_at`,
       [
@@ -118,6 +128,7 @@ export class OrderRepository {
         rs.map((r) => JSON.stringify(r.data)),
         c('expires_at'),
         c('recorded_by_owner'),
+        c('recorder_ip'),
       ],
     );
     const created = new Map(rows.map((r) => [r.id, r.created_at]));
@@ -246,28 +257,26 @@ export class OrderRepository {
   }
 
   /**
-   * Open orders and active exclusive fills with when they end (unix ms), soonest first: the
-   * expiry jobs a Redis that lost its data no longer holds, rebuilt from here (workers/redis-loss.ts).
+   * Active exclusive fills with when they end (unix ms), soonest first: the expiry jobs a Redis
+   * that lost its data no longer holds, rebuilt from here (workers/redis-loss.ts). Orders have
+   * no job to rebuild: they read expired at their time (EFFECTIVE_STATE) and the records sweeper
+   * writes it down.
    */
-  async pendingExpiries(limit: number): Promise<{ orders: { id: string; at: number }[]; fills: { id: string; at: number }[] }> {
-    const read = async (sql: string) => ((await this.ds.query(sql, [limit])) as { id: string; at: string }[]).map((r) => ({ id: r.id, at: Number(r.at) }));
-    const [orders, fills] = await Promise.all([
-      read(`SELECT id, (extract(epoch FROM expires_at) * 1000)::bigint::text AS at FROM orders WHERE state = ${OS.open} ORDER BY expires_at LIMIT $1`),
-      read(
-        `SELECT id, (extract(epoch FROM expire_time) * 1000)::bigint::text AS at FROM exclusive_fills WHERE state = ${FS.active} ORDER BY expire_time LIMIT $1`,
-      ),
-    ]);
-    return { orders, fills };
+  async activeFillExpiries(limit: number): Promise<{ id: string; at: number }[]> {
+    const rows: { id: string; at: string }[] = await this.ds.query(
+      `SELECT id, (extract(epoch FROM expire_time) * 1000)::bigint::text AS at FROM exclusive_fills WHERE state = ${FS.active} ORDER BY expire_time LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ id: r.id, at: Number(r.at) }));
   }
 
-  /** What the sweeper redoes: orders and fills past their time, fills whose state the maker has not heard. */
-  async overdue(graceSeconds: number, limit: number): Promise<{ orders: string[]; fills: string[]; unpublished: string[] }> {
+  /** What the orders sweeper redoes: fills past their time, fills whose state the maker has not heard. */
+  async overdue(graceSeconds: number, limit: number): Promise<{ fills: string[]; unpublished: string[] }> {
     const ids = (from: string, where: string, orderBy: string) => idsWhere(this.ds, { from, where, orderBy }, graceSeconds, limit);
-    const [orders, fills, unpublished] = await Promise.all([
-      ids('orders', `state = ${OS.open} AND ${pastGrace('expires_at', '<=')}`, 'expires_at'),
+    const [fills, unpublished] = await Promise.all([
       ids('exclusive_fills', `state = ${FS.active} AND ${pastGrace('expire_time', '<=')}`, 'expire_time'),
       ids('exclusive_fills', `published_state IS DISTINCT FROM state AND ${pastGrace('created_at', '<=')}`, 'created_at'),
     ]);
-    return { orders, fills, unpublished };
+    return { fills, unpublished };
   }
 }

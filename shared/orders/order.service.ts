@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors';
-import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
+import type { Metrics } from '../platform/metrics';
 import { orderIntentHash } from '../protocol';
 import type { ChainDirectory, PairDirectory } from '../quotes';
-import { orderExpireJob } from './order.jobs';
 import { OrderRepository, type NewOrderRow, type OrderFilter, type PageAfter } from './order.repository';
 import { GroupCommit } from '../platform/db/group-commit';
 import { orderJson, parseOrderRequest, type OrderRequest } from './order-request';
 import { cancelOrder, requestCancel } from './order-state';
+import { OrderRecords, recorderKey } from './order-records';
 import type { OrderRow } from './order.types';
 import { orderView, type OrderView } from './order-views';
 import { PremiumTokens } from './premium-tokens';
@@ -25,12 +25,23 @@ export class OrderService {
   private readonly inserts: GroupCommit<NewOrderRow, Date | null>;
 
   constructor(
-    private readonly deps: { db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; maxHorizonSeconds: number },
+    private readonly deps: {
+      db: DataSource;
+      logger: Logger;
+      metrics: Metrics;
+      pairs: PairDirectory;
+      maxHorizonSeconds: number;
+      /** Most unconfirmed records per owner and per client IP bucket (ORDER_UNCONFIRMED_PER_OWNER, ORDER_UNCONFIRMED_PER_IP). */
+      caps: { perOwner: number; perIp: number };
+    },
     private readonly clock: () => number = Date.now,
   ) {
     this.repo = new OrderRepository(deps.db);
     this.premiumTokens = new PremiumTokens(this.repo);
-    this.inserts = new GroupCommit({ many: (rs) => this.repo.insertOrders(rs), one: (r) => this.repo.insertOrder(r) });
+    this.inserts = new GroupCommit({
+      many: async (rs) => this.trimmed(rs, await this.repo.insertOrders(rs)),
+      one: async (r) => (await this.trimmed([r], [await this.repo.insertOrder(r)]))[0],
+    });
   }
 
   /**
@@ -40,9 +51,11 @@ export class OrderService {
    * Recording reserves nothing: the nonce stays free for every other record of the owner, and
    * the same intent recorded twice answers the first record (`created: false`). The owner's own
    * credential (`ownCredential`: its SIWE session or maker key) marks the record
-   * `recorded_by_owner`, which puts it in the owner's lists.
+   * `recorded_by_owner`, which puts it in the owner's lists. Any other record is unconfirmed: it
+   * gets no job, and counts toward the caps of its owner and of `ipBucket`, the caller's client
+   * IP bucket (the oldest beyond a cap are deleted), until retention deletes it.
    */
-  async create(body: unknown, by: { wallet: Address | null; ownCredential: boolean }): Promise<{ created: boolean; order: OrderView }> {
+  async create(body: unknown, by: { wallet: Address | null; ownCredential: boolean; ipBucket: string }): Promise<{ created: boolean; order: OrderView }> {
     const { wallet } = by;
     const req = parseOrderRequest(body, Math.floor(this.clock() / 1000), this.deps.maxHorizonSeconds);
     const dir = await this.deps.pairs.get(req.chain_id);
@@ -71,6 +84,7 @@ export class OrderService {
       data: json.data,
       expires_at: expiresAt,
       recorded_by_owner: byOwner,
+      recorder_ip: byOwner ? null : recorderKey(by.ipBucket),
     };
     const createdAt = await this.inserts.write(row);
     if (!createdAt) {
@@ -79,7 +93,6 @@ export class OrderService {
       if (!same) throw new Error(`order intent ${row.intent_hash} conflicted but is not recorded`);
       return { created: false, order: orderView(same.order, same.onChain) };
     }
-    await this.scheduleExpiry(row.id, expiresAt);
     const stored: OrderRow = {
       ...row,
       state: 'open',
@@ -92,13 +105,29 @@ export class OrderService {
     return { created: true, order: orderView(stored, null) };
   }
 
-  /** A failure here leaves a committed order the sweeper expires later, so the create still succeeds. */
-  private async scheduleExpiry(orderId: string, at: Date): Promise<void> {
+  /**
+   * After a batch of records committed: the oldest unconfirmed records beyond the caps of the
+   * batch's owners and IP buckets go. A failure here is logged, never the create's: the next
+   * record of that owner or IP trims again, and retention bounds what is left meanwhile.
+   */
+  private async trimmed<R>(rows: NewOrderRow[], results: R[]): Promise<R[]> {
+    const unconfirmed = rows.filter((r, i) => !r.recorded_by_owner && results[i] !== null);
+    if (unconfirmed.length === 0) return results;
+    const owners = [...new Set(unconfirmed.map((r) => r.owner_address))];
+    const ips = [...new Set(unconfirmed.flatMap((r) => (r.recorder_ip ? [r.recorder_ip] : [])))];
     try {
-      await this.deps.queue.enqueue(orderExpireJob, { order_id: orderId }, { delay: Math.max(0, at.getTime() - this.clock()) });
+      const evicted = await new OrderRecords(this.deps.db).trim(owners, ips, this.deps.caps);
+      const counter = this.deps.metrics.counter(
+        'rfq_order_records_evicted_total',
+        'Unconfirmed order records deleted because a newer one took their place under a cap',
+        ['cap'],
+      );
+      if (evicted.owner > 0) counter.inc({ cap: 'per_owner' }, evicted.owner);
+      if (evicted.ip > 0) counter.inc({ cap: 'per_ip' }, evicted.ip);
     } catch (err) {
-      this.deps.logger.error({ order_id: orderId, err: (err as Error).message }, 'enqueue failed; the sweeper will expire this order');
+      this.deps.logger.error({ err: (err as Error).message }, 'trimming unconfirmed order records failed; the next record of that owner or IP trims again');
     }
+    return results;
   }
 
   async get(id: string): Promise<OrderView> {

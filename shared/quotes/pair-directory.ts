@@ -31,13 +31,30 @@ export class PairDirectory {
     this.registry = new NetworksService(ds);
   }
 
+  /**
+   * The chain's directory. Only chains the registry has stay cached: a chain id any caller may
+   * send (1 to 2^31-1) that names no enabled network is looked up each time and never kept, so
+   * requests with made-up chain ids cannot grow this process's memory (concurrent lookups of one
+   * id still share one query).
+   */
   get(chainId: number): Promise<ChainDirectory | null> {
     const hit = this.cache.get(chainId);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit.dir;
     const dir = this.load(chainId);
-    this.cache.set(chainId, { at: Date.now(), dir });
-    dir.catch(() => this.cache.delete(chainId));
+    const entry = { at: Date.now(), dir };
+    this.cache.set(chainId, entry);
+    const forget = () => {
+      if (this.cache.get(chainId) === entry) this.cache.delete(chainId);
+    };
+    dir.then((d) => {
+      if (!d) forget();
+    }, forget);
     return dir;
+  }
+
+  /** How many chains are cached (tests: made-up chain ids leave none). */
+  get size(): number {
+    return this.cache.size;
   }
 
   private async load(chainId: number): Promise<ChainDirectory | null> {

@@ -3,14 +3,18 @@ import { RetryLater } from '../retry-later';
 import type { WorkerContext } from '../worker-context';
 
 /**
- * Expires an open order at its time (intentExpiry, or the option's expiry when orderOnExpiry is
- * 1). Fired early by our clock (its delay was counted on Redis's), it goes back to wait the rest.
+ * An `order.expire` job enqueued by an earlier release (orders get no job now: they read expired
+ * at their time, docs/ORDERS.md): writes the expiry down when it is due. Fired early by our
+ * clock (its delay was counted on Redis's), it goes back to wait the rest.
  */
 export async function expireOrderJob(ctx: WorkerContext, orderId: string): Promise<void> {
   const o = (await new OrderRepository(ctx.db).findOrder(orderId))?.order;
-  if (!o || o.state !== 'open') return;
+  if (!o) return;
   const early = new Date(o.expires_at).getTime() - Date.now();
-  if (early > 0) throw new RetryLater(early, `order ${orderId} expires in ${early} ms`);
+  if (early > 0) {
+    if (o.state === 'open') throw new RetryLater(early, `order ${orderId} expires in ${early} ms`);
+    return;
+  }
   if (await expireOrder(ctx.db, orderId)) ctx.logger.info({ order_id: orderId }, 'order expired');
 }
 

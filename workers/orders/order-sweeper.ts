@@ -1,25 +1,27 @@
-import { OrderRepository, publishFillState } from '../../shared/orders';
+import { expireDueOrders, OrderRepository, publishFillState } from '../../shared/orders';
 import type { WorkerContext } from '../worker-context';
-import { expireFillJob, expireOrderJob } from './order-expiry';
+import { expireFillJob } from './order-expiry';
 
-/** Past its time by this much, an order or fill is the sweeper's; younger ones belong to their delayed job. */
+/** Past its time by this much, a fill is the sweeper's; younger ones belong to their delayed job. */
 const SWEEP_GRACE_SECONDS = 2;
 const SWEEP_BATCH = 500;
 
 /**
- * The backstop for lost jobs and for states set outside the workers: expires orders and fills
- * whose jobs were lost, and tells makers fill states they have not heard (a fill the indexer
- * marked used, or reopened after a reorg). Each item stands alone: a failure is logged and
- * left for the next sweep.
+ * The backstop for lost jobs and for states set outside the workers: expires fills whose jobs
+ * were lost, tells makers fill states they have not heard (a fill the indexer marked used, or
+ * reopened after a reorg), and writes down the expiry of orders whose time has come (one batch:
+ * orders have no job of their own, they read expired at their time; the records sweeper works
+ * off a larger backlog). Each fill stands alone: a failure is logged and left for the next sweep.
  */
 export async function sweepOrders(ctx: WorkerContext): Promise<Record<string, number>> {
+  const redone: Record<string, number> = {};
+  const expired = await expireDueOrders(ctx.db, SWEEP_BATCH);
+  if (expired > 0) redone.expire_order = expired;
   const work = await new OrderRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
   const steps: [string, string[], (id: string) => Promise<unknown>][] = [
-    ['expire_order', work.orders, (id) => expireOrderJob(ctx, id)],
     ['expire_fill', work.fills, (id) => expireFillJob(ctx, id)],
     ['publish_fill', work.unpublished, (id) => publishFillState(ctx, id)],
   ];
-  const redone: Record<string, number> = {};
   for (const [step, ids, run] of steps) {
     if (ids.length > 0) redone[step] = ids.length;
     for (const id of ids) {

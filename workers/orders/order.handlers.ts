@@ -1,6 +1,7 @@
-import { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersSweepJob, publishFillState } from '../../shared/orders';
+import { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersRecordsSweepJob, ordersSweepJob, publishFillState } from '../../shared/orders';
 import { handles, type BoundJob } from '../job-binding';
 import { expireFillJob, expireOrderJob } from './order-expiry';
+import { sweepOrderRecords } from './order-records-sweeper';
 import { sweepOrders } from './order-sweeper';
 
 export const orderHandlers: BoundJob[] = [
@@ -11,5 +12,8 @@ export const orderHandlers: BoundJob[] = [
   }),
   handles(ordersSweepJob, async (_p, ctx) => {
     await sweepOrders(ctx);
+  }),
+  handles(ordersRecordsSweepJob, async (_p, ctx) => {
+    await sweepOrderRecords(ctx);
   }),
 ];

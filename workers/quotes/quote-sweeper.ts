@@ -1,3 +1,4 @@
+import { PubsubRegistrations } from '../../shared/events';
 import { IdempotencyService } from '../../shared/platform/idempotency';
 import { QuoteRepository } from '../../shared/quotes';
 import type { WorkerContext } from '../worker-context';
@@ -13,7 +14,8 @@ const SWEEP_BATCH = 500;
  * The backstop for lost jobs: announces unannounced quotes and offers, expires open quotes past
  * their window, publishes results of closed quotes whose publish never happened (a worker killed
  * between its close and its publish, a fill stored while Redis was down), and forgets
- * idempotency records past their TTL. Each item stands alone: one
+ * idempotency records past their TTL and the Postgres copies of lapsed pubsub registrations
+ * (a free session registers freemium: nothing it leaves may outlive its lapse). Each item stands alone: one
  * that fails is logged and left for the next sweep, and the rest still get done.
  */
 export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: number } = {}): Promise<Record<string, number>> {
@@ -60,6 +62,12 @@ export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: num
     if (forgotten > 0) ctx.logger.info({ forgotten }, 'idempotency keys past their TTL removed');
   } catch (err) {
     ctx.logger.warn({ err: (err as Error).message }, 'idempotency purge failed; the next sweep tries again');
+  }
+  try {
+    const lapsed = await new PubsubRegistrations(ctx.redis, ctx.config, ctx.db).purgeLapsed();
+    if (lapsed > 0) ctx.logger.info({ lapsed }, 'lapsed pubsub registrations removed from Postgres');
+  } catch (err) {
+    ctx.logger.warn({ err: (err as Error).message }, 'pubsub registration purge failed; the next sweep tries again');
   }
   return redone;
 }

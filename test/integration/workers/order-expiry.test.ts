@@ -16,7 +16,10 @@ import { bearer, newWallet, signIn } from '../../support/wallets';
 import { workerReplicas } from '../../support/workers';
 import { captureLogs } from './log-capture';
 
-/** Orders expire at their time and exclusive fills at expire_time, once each, with two worker replicas running. */
+/**
+ * Orders expire at their time (read so from that instant; the sweepers write it down, no job per
+ * order) and exclusive fills at expire_time, once each, with two worker replicas running.
+ */
 describe('order and exclusive-fill expiry, two worker replicas', () => {
   let env: TestEnv;
   let app: Express;
@@ -38,7 +41,7 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
   const fillState = async (id: string) => (await env.db.query(`SELECT state FROM exclusive_fills WHERE id = $1`, [id]))[0].state;
 
   beforeAll(async () => {
-    env = await createTestEnv({ EXCLUSIVE_FILL_TTL_SECONDS: '1', ORDER_SWEEP_INTERVAL_MS: '200' });
+    env = await createTestEnv({ EXCLUSIVE_FILL_TTL_SECONDS: '1', ORDER_SWEEP_INTERVAL_MS: '200', ORDER_RECORDS_SWEEP_INTERVAL_MS: '200' });
     ({ app, ctx } = buildApp(env));
     lostQueue = new JobQueue(env.redis, `${env.config.REDIS_PREFIX}lost:`);
     lostJobsApp = createApp({ ...env, queue: lostQueue }).app;
@@ -58,17 +61,33 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
     await env.close();
   });
 
-  it('an order expires at intentExpiry, once, and can then be neither filled nor cancelled', async () => {
+  it('an order expires at intentExpiry, written down once by the sweepers of two replicas, and can then be neither filled nor cancelled', async () => {
+    // Every write of the order's state is recorded, with the database's clock, so "once" is observed rather than inferred.
+    await env.db.query(`CREATE TABLE test_order_state_writes (id uuid, old_state text, new_state text, at timestamptz)`);
+    await env.db.query(`
+      CREATE FUNCTION test_log_order_state() RETURNS trigger AS $$
+      BEGIN INSERT INTO test_order_state_writes VALUES (NEW.id, OLD.state, NEW.state, clock_timestamp()); RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await env.db.query(`CREATE TRIGGER test_order_state_writes AFTER UPDATE OF state ON orders FOR EACH ROW EXECUTE FUNCTION test_log_order_state()`);
     const { id } = await order(app, Math.floor(Date.now() / 1000) + 2);
+    // No job per order: clients read it expired from its time on, and the sweepers write that down.
+    const read = await eventually(
+      async () => (await request(app).get(`/api/orders/${id}`).expect(200)).body,
+      (o) => o.state === 'expired',
+      15_000,
+    );
+    expect(read.closed_at).toBe(read.expires_at);
     const row = await eventually(
       () => orderRow(id),
       (r) => r.state === 'expired',
       15_000,
     );
-    expect(row.state).toBe('expired');
-    // The row is visible as soon as it commits; the worker that committed it logs a moment later.
-    const expiredLines = async () => logs.lines().filter((l) => l.msg === 'order expired' && l.order_id === id);
-    expect(await eventually(expiredLines, (xs) => xs.length > 0, 5_000)).toHaveLength(1);
+    expect(new Date(row.closed_at).toISOString()).toBe(read.expires_at);
+    const writes: { old_state: string; new_state: string; at: Date }[] = await env.db.query(
+      `SELECT old_state, new_state, at FROM test_order_state_writes WHERE id = $1`,
+      [id],
+    );
+    expect(writes.map((w) => [w.old_state, w.new_state])).toEqual([['open', 'expired']]);
+    expect(new Date(writes[0].at).getTime()).toBeGreaterThanOrEqual(new Date(read.expires_at).getTime());
     // Applying the transition again changes nothing.
     expect(await expireOrder(env.db, id)).toBe(false);
     expect(await orderRow(id)).toEqual(row);
@@ -117,7 +136,7 @@ describe('order and exclusive-fill expiry, two worker replicas', () => {
     expect({ status: retake.status, code: retake.body.code }).toEqual({ status: 403, code: 'exclusive_fill_retake_cooldown' });
   });
 
-  it('when the jobs were lost, the sweeper expires the order and the fill and tells the maker', async () => {
+  it("when the fill's jobs were lost, the sweepers expire the fill and the order and tell the maker", async () => {
     const o = await order(lostJobsApp, Math.floor(Date.now() / 1000) + 4);
     const fill = (
       await request(lostJobsApp)

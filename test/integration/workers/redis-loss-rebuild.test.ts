@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { createApp } from '../../../api/app';
 import { topics } from '../../../shared/events';
 import { JobQueue } from '../../../shared/platform/queue';
+import { ORDERS_QUEUE } from '../../../shared/orders';
 import { dutchBody, recordFixturePair } from '../../support/dutch';
 import type { ApiContext } from '../../../api/context';
 import { NetworksService } from '../../../shared/networks';
@@ -23,9 +24,10 @@ type Placed = Parameters<typeof indexPlacement>[1] & { id: string };
 
 /**
  * After a Redis data loss the workers rebuild the queued work from Postgres
- * (workers/redis-loss.ts): an order, an exclusive fill and a quote whose delayed expiry jobs were
- * flushed still end at their own times. The sweepers run every ten minutes here (after one run
- * at start), so only the rebuild can end them within the test.
+ * (workers/redis-loss.ts): an exclusive fill and a quote whose delayed expiry jobs were flushed
+ * still end at their own times, and an order, which has no job to lose, still reads expired at
+ * its own. The sweepers run every ten minutes here (after one run at start), so only the rebuild
+ * can end the fill and the quote within the test.
  */
 describe('queued work rebuilt after a FLUSHALL', () => {
   let redis: TestRedis;
@@ -44,6 +46,7 @@ describe('queued work rebuilt after a FLUSHALL', () => {
       REDIS_URL: redis.url,
       EXCLUSIVE_FILL_TTL_SECONDS: '4',
       ORDER_SWEEP_INTERVAL_MS: '600000',
+      ORDER_RECORDS_SWEEP_INTERVAL_MS: '600000',
       QUOTE_SWEEP_INTERVAL_MS: '600000',
       REDIS_EPOCH_CHECK_MS: '200',
     });
@@ -74,7 +77,7 @@ describe('queued work rebuilt after a FLUSHALL', () => {
   const state = async (table: 'orders' | 'exclusive_fills' | 'quotes', id: string) =>
     ((await env.db.query(`SELECT state FROM ${table} WHERE id = $1`, [id])) as { state: string }[])[0].state;
 
-  it('an order, an exclusive fill and a quote whose expiry jobs were flushed expire at their times, and one line says what was rebuilt', async () => {
+  it('an exclusive fill and a quote whose expiry jobs were flushed expire at their times, an order (no job) reads expired at its own, and one line says what was rebuilt', async () => {
     const intentExpiry = Math.floor(Date.now() / 1000) + 5;
     const o = (await request(app).post('/api/orders').send(orderBody(randomAddress(), { intentExpiry })).expect(201)).body as Placed;
     await indexPlacement(env.db, o);
@@ -95,7 +98,9 @@ describe('queued work rebuilt after a FLUSHALL', () => {
     ).body as { quote: { id: string } };
 
     await env.redis.flushall();
-    expect(await state('orders', o.id)).toBe('open');
+    const orderRead = async () =>
+      (await request(app).get(`/api/orders/${o.id}`).expect(200)).body as { state: string; closed_at: string | null; expires_at: string };
+    expect((await orderRead()).state).toBe('open');
     expect(await state('exclusive_fills', fill.exclusive_fill_id)).toBe('active');
     expect(await state('quotes', quote.quote.id)).toBe('open');
 
@@ -104,21 +109,23 @@ describe('queued work rebuilt after a FLUSHALL', () => {
       (l) => l !== undefined,
       15_000,
     );
-    // Two open orders (one held by the fill), the fill and the quote.
+    // The fill and the quote; the two open orders have no job to rebuild.
     expect(line).toMatchObject({
       reason: 'epoch_missing',
       failed: [],
-      redone: expect.objectContaining({ schedulers: expect.any(Number), requeued_expiries: 4 }),
+      redone: expect.objectContaining({ schedulers: expect.any(Number), requeued_expiries: 2 }),
     });
 
     await eventually(
-      () => Promise.all([state('orders', o.id), state('exclusive_fills', fill.exclusive_fill_id), state('quotes', quote.quote.id)]),
+      () => Promise.all([orderRead().then((r) => r.state), state('exclusive_fills', fill.exclusive_fill_id), state('quotes', quote.quote.id)]),
       (s) => s.join() === 'expired,expired,expired',
       20_000,
     );
     // Each at its own time, not before.
-    const [orderRow] = await env.db.query(`SELECT closed_at FROM orders WHERE id = $1`, [o.id]);
-    expect(new Date(orderRow.closed_at).getTime()).toBeGreaterThanOrEqual(intentExpiry * 1000 - env.config.QUOTE_EXPIRY_SKEW_MS);
+    const read = await orderRead();
+    expect(read.closed_at).toBe(read.expires_at);
+    expect(new Date(read.closed_at!).getTime()).toBe(intentExpiry * 1000);
+    expect(await env.queue.queue(ORDERS_QUEUE).getJob(`order-expire.${o.id}`)).toBeUndefined();
   }, 60_000);
 
   it('a Dutch quote whose jobs never ran is announced and expired after the loss, within 10 s of its end', async () => {

@@ -7,7 +7,7 @@ import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { captureLogs } from './log-capture';
 
 /**
- * The workers' periodic jobs (the quote and order sweepers, quote retention) are BullMQ job
+ * The workers' periodic jobs (the quote and order sweepers, the order records sweeper, quote retention) are BullMQ job
  * schedulers, Redis keys. Whatever removes them (a FLUSHALL, a restart without persistence, an
  * eviction, an operator) the workers put them back within REDIS_EPOCH_CHECK_MS, without a
  * restart and without an epoch change (workers/redis-loss.ts).
@@ -21,11 +21,18 @@ describe('the workers keep their schedules installed', () => {
     [QUOTES_QUEUE, 'quotes-sweep'],
     [QUOTES_QUEUE, 'quotes-retention'],
     [ORDERS_QUEUE, 'orders-sweep'],
+    [ORDERS_QUEUE, 'orders-records-sweep'],
   ] as const;
 
   beforeAll(async () => {
     redis = await startTestRedis({ persistence: false });
-    env = await createTestEnv({ REDIS_URL: redis.url, REDIS_EPOCH_CHECK_MS: '200', QUOTE_SWEEP_INTERVAL_MS: '600000', ORDER_SWEEP_INTERVAL_MS: '600000' });
+    env = await createTestEnv({
+      REDIS_URL: redis.url,
+      REDIS_EPOCH_CHECK_MS: '200',
+      QUOTE_SWEEP_INTERVAL_MS: '600000',
+      ORDER_SWEEP_INTERVAL_MS: '600000',
+      ORDER_RECORDS_SWEEP_INTERVAL_MS: '600000',
+    });
     lifecycle = new Lifecycle(logs.logger, 10_000);
     await startWorkers({ ...env, logger: logs.logger }, lifecycle, { concurrency: 2 });
   }, 60_000);
@@ -46,6 +53,7 @@ describe('the workers keep their schedules installed', () => {
       { id: 'quotes-sweep', every: 600000 },
       { id: 'quotes-retention', every: env.config.QUOTE_RETENTION_INTERVAL_MS },
       { id: 'orders-sweep', every: 600000 },
+      { id: 'orders-records-sweep', every: 600000 },
     ]);
     await env.queue.queue(QUOTES_QUEUE).removeJobScheduler('quotes-sweep');
     await env.queue.queue(ORDERS_QUEUE).removeJobScheduler('orders-sweep');
@@ -56,6 +64,7 @@ describe('the workers keep their schedules installed', () => {
       { id: 'quotes-sweep', every: 600000 },
       { id: 'quotes-retention', every: env.config.QUOTE_RETENTION_INTERVAL_MS },
       { id: 'orders-sweep', every: 600000 },
+      { id: 'orders-records-sweep', every: 600000 },
     ]);
     await waitUntil('the line', () => logs.lines().some((l) => String(l.msg).startsWith('job schedulers missing in Redis, installed again')));
     const line = logs.lines().find((l) => String(l.msg).startsWith('job schedulers missing in Redis, installed again'))!;
