@@ -1,8 +1,8 @@
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { networkContract, RfqClient, RfqSocket, signPackageOffer, type MakerEvents, type MakerRfqRequest, type Offer } from '../client/src';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { RfqSocket, signPackageOffer, type MakerEvents, type MakerRfqRequest, type Offer, type RfqClient } from '../client/src';
 import { log } from './log';
 
-export interface MakerBotOptions {
+export interface DemoMakerOptions {
   client: RfqClient;
   account: PrivateKeyAccount;
   chainId: number;
@@ -28,10 +28,12 @@ function price(req: MakerRfqRequest): bigint {
 let nonce = BigInt(Date.now());
 
 /**
- * The typical maker loop from the spec: sign in, register premium, join the chain's request
- * feed, and answer each rfq_request with an EIP-712-signed package offer.
+ * The maker inside `npm run demo` (and several end-to-end tests): the typical maker loop from the
+ * spec, nothing more. It signs in (its wallet must already be in a maker organization), registers
+ * premium, joins the chain's request feed, and answers each rfq_request with an EIP-712-signed
+ * package offer priced by `price`. The maker bot to run on its own is examples/maker-bot.ts.
  */
-export async function runMakerBot(o: MakerBotOptions): Promise<{ socket: RfqSocket; stop: () => Promise<void> }> {
+export async function runDemoMaker(o: DemoMakerOptions): Promise<{ socket: RfqSocket; stop: () => Promise<void> }> {
   const { token } = await o.client.signIn(o.account);
   const maker = o.client.as(token);
   const reg = await maker.registerPremium(o.chainId);
@@ -65,22 +67,4 @@ export async function runMakerBot(o: MakerBotOptions): Promise<{ socket: RfqSock
   });
   log('maker', `listening on ${reg.quotes_requests_topic}`, { maker: o.account.address });
   return { socket, stop: () => socket.disconnect() };
-}
-
-if (require.main === module) {
-  const key = process.env.MAKER_PRIVATE_KEY as `0x${string}` | undefined;
-  if (!key) throw new Error('set MAKER_PRIVATE_KEY (a wallet of a maker organization) and BASE_URL');
-  const client = new RfqClient({ baseUrl: process.env.BASE_URL ?? 'http://127.0.0.1:8080' });
-  void (async () => {
-    const { networks } = await client.networks();
-    const net = networks.find((n) => n.chain_id === Number(process.env.CHAIN_ID ?? 31337));
-    if (!net) throw new Error('network not found');
-    await runMakerBot({
-      client,
-      account: privateKeyToAccount(key),
-      chainId: net.chain_id,
-      mothership: networkContract(net, 'mothership'),
-      premiumToken: networkContract(net, 'usdc'),
-    });
-  })();
 }

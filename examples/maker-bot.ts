@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { formatUnits, parseUnits, type Address } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import {
@@ -13,16 +10,17 @@ import {
   type MakerRfqResult,
   type PackageOfferRequest,
 } from '../client/src';
-import { bondOf, bondVaultSetup, depositBond } from '../docs/snippets/bond-vault';
 import { fillDutchAward, type FillablePayload } from '../docs/snippets/dutch-fill';
+import { DEVCHAIN_CHAIN_ID } from '../shared/chain/clients';
+import { ensureFillBond } from './fill-bond';
 import { log } from './log';
+import { ensureMakerOrganization } from './maker-organization';
 
-const ROOT = path.resolve(__dirname, '..');
-/** Hardhat's fourth default account: funded on every devchain, and used by no demo. */
+/** Hardhat's fourth default account (#3): funded on every devchain, and used by no demo. */
 const DEVCHAIN_MAKER_KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
 
 /** What the bot reads from its environment (README.md, "A maker bot"), with the defaults `npm start` needs. */
-export interface QuickstartConfig {
+export interface MakerBotConfig {
   baseUrl: string;
   chainId: number;
   makerKey: `0x${string}`;
@@ -32,7 +30,7 @@ export interface QuickstartConfig {
   dutchBps: number;
 }
 
-export function configFromEnv(env: NodeJS.ProcessEnv): QuickstartConfig {
+export function configFromEnv(env: NodeJS.ProcessEnv): MakerBotConfig {
   const dutchBps = Number(env.MAKER_BOT_DUTCH_BPS ?? 25);
   if (!Number.isInteger(dutchBps) || dutchBps < 0 || dutchBps > 5000) throw new Error('MAKER_BOT_DUTCH_BPS must be an integer from 0 to 5000');
   const premiumPerLeg = env.MAKER_BOT_PREMIUM_PER_LEG ?? '25';
@@ -65,44 +63,32 @@ interface OwnEvents {
   dutch_award: FillablePayload;
 }
 
-const run = promisify(execFile);
-
 /**
- * A wallet that belongs to no maker organization cannot answer. On the devchain the bot makes
- * its own with the operator CLI (the same database `npm start` uses); elsewhere an operator must.
+ * A wallet that belongs to no maker organization cannot answer. On the devchain the bot has the
+ * operator CLI make one (the database of DATABASE_URL, `npm start`'s by default) and reuses it
+ * on every later start; elsewhere an operator must.
  */
 async function signInAsMaker(api: RfqClient, account: PrivateKeyAccount, chainId: number): Promise<{ token: string; organization: string }> {
+  if (chainId === DEVCHAIN_CHAIN_ID) {
+    const maker = await ensureMakerOrganization(api, account, { name: `Maker bot ${account.address}` });
+    if (maker.created) {
+      log('maker-bot', 'created a maker organization on the devchain (operator CLI org:create)', { owner: account.address, organization: maker.organization });
+    }
+    return maker;
+  }
   const { token } = await api.signIn(account);
   const session = await api.as(token).me();
   if (session.tier === 'maker') return { token, organization: session.organization_id };
-  if (chainId !== 31337) {
-    throw new Error(
-      `${account.address} is in no maker organization: ask an operator for \`npm run ops -- org:create --kind maker --owner ${account.address}\``,
-    );
-  }
-  const tsx = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-  await run(
-    process.execPath,
-    [tsx, 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', `Quickstart maker ${account.address}`, '--owner', account.address],
-    {
-      cwd: ROOT,
-      env: process.env,
-    },
-  );
-  // Membership is read on every request: the same session now has maker rights.
-  const after = await api.as(token).me();
-  if (after.tier !== 'maker') throw new Error(`org:create ran, but ${account.address} is still not a maker`);
-  log('maker-bot', 'created a maker organization on the devchain (operator CLI org:create)', { owner: account.address, organization: after.organization_id });
-  return { token, organization: after.organization_id };
+  throw new Error(`${account.address} is in no maker organization: ask an operator for \`npm run ops -- org:create --kind maker --owner ${account.address}\``);
 }
 
 /**
- * The quickstart maker: signs in, tops its BondVault bond up to the API's fill bond requirement,
+ * The maker bot: signs in, tops its BondVault bond up to the API's fill bond requirement,
  * joins the request feed, prices every standard quote with `packagePremium` and bids `dutchBps`
  * on both sides of every Dutch auction, dry-running each offer and bid first and sending only
  * what the dry-run accepts; fills the Dutch auctions it wins.
  */
-export async function runQuickstartMakerBot(cfg: QuickstartConfig): Promise<{ stop: () => Promise<void> }> {
+export async function runMakerBot(cfg: MakerBotConfig): Promise<{ stop: () => Promise<void> }> {
   const api = new RfqClient(cfg.baseUrl);
   const account = privateKeyToAccount(cfg.makerKey);
   const net = (await api.networks()).networks.find((n) => n.chain_id === cfg.chainId);
@@ -116,16 +102,13 @@ export async function runQuickstartMakerBot(cfg: QuickstartConfig): Promise<{ st
   const units = (v: bigint) => `${formatUnits(v, premiumToken.decimals)} ${premiumToken.symbol}`;
   const perLeg = parseUnits(cfg.premiumPerLeg, premiumToken.decimals);
 
-  // The bond: what GET /api/bond-requirements asks of a bid or an exclusive fill in this token.
-  const requirements = await api.call<{ tokens: Record<string, { fill_bond_amount: string }> }>('GET', '/api/bond-requirements');
-  const needed = BigInt(requirements.tokens[premiumToken.symbol]?.fill_bond_amount ?? '0');
-  const vault = await bondVaultSetup(api, cfg.chainId, premiumToken.address as Address);
-  const held = await bondOf(vault, account);
-  if (held < needed) {
-    const tx = await depositBond(vault, account, needed - held);
-    log('maker-bot', `bond: deposited ${units(needed - held)} in the BondVault, now ${units(await bondOf(vault, account))} (needed ${units(needed)})`, { tx });
+  // The bond: what GET /api/bond-requirements asks of a bid or an exclusive fill in this token, counted once indexed.
+  const bond = await ensureFillBond(api, account, cfg.chainId);
+  if (bond.tx) {
+    const now = bond.held + bond.deposited;
+    log('maker-bot', `bond: deposited ${units(bond.deposited)} in the BondVault, now ${units(now)} (needed ${units(bond.needed)})`, { tx: bond.tx });
   } else {
-    log('maker-bot', `bond: ${units(held)} held, ${units(needed)} needed`);
+    log('maker-bot', `bond: ${units(bond.held)} held, ${units(bond.needed)} needed`);
   }
 
   const mothership = networkContract(net, 'mothership');
@@ -206,7 +189,7 @@ export async function runQuickstartMakerBot(cfg: QuickstartConfig): Promise<{ st
 }
 
 if (require.main === module) {
-  runQuickstartMakerBot(configFromEnv(process.env)).then(
+  runMakerBot(configFromEnv(process.env)).then(
     (bot) => {
       const stop = () => void bot.stop().then(() => process.exit(0));
       process.once('SIGINT', stop);
