@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { createApp } from '../api/app';
 import { listen } from '../api/server';
+import { announceDevelopmentDashboard } from '../api/ops/development-dashboard';
 import { socketOnlyApp, startSocket } from '../socket';
 import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
 import { QUEUE_NAMES } from '../workers/job-catalog';
-import { registeredServiceSigner, registeredSessionSecret } from '../shared/networks';
+import { developmentDashboardToken, registeredServiceSigner, registeredSessionSecret } from '../shared/networks';
 import { ecdsaBackend, keccakBackend } from '../shared/protocol';
 import { guardRedis, openInfra } from './boot';
 import { RedisEvictionRefused } from '../shared/platform/redis';
@@ -61,6 +62,14 @@ async function main(): Promise<void> {
       );
     }
   }
+  // The queue dashboard on this machine's devchain stack: a token of this process when none is set
+  // (the signer rule again); production and real networks are unchanged: no token, no dashboard.
+  let generatedDashboardToken: string | undefined;
+  if (roles.has('api')) {
+    const dashboard = await developmentDashboardToken(infra.config, infra.db);
+    infra.config = dashboard.config;
+    if (dashboard.generated) generatedDashboardToken = dashboard.config.OPS_DASHBOARD_TOKEN;
+  }
   // A signal during start-up begins the drain; what is already open closes, nothing more opens.
   let told = false;
   const stopped = () => {
@@ -75,6 +84,7 @@ async function main(): Promise<void> {
   if (roles.has('api')) {
     const { app } = createApp({ ...infra, queueNames: QUEUE_NAMES });
     const server = await listen({ app, host: config.HOST, port: config.PORT, logger, lifecycle, name: 'api' });
+    if (generatedDashboardToken !== undefined) announceDevelopmentDashboard(logger, server, generatedDashboardToken);
     if (roles.has('socket') && !stopped()) await startSocket(infra, server);
   } else if (roles.has('socket')) {
     const server = await listen({ app: socketOnlyApp(infra), host: config.HOST, port: config.PORT, logger, lifecycle, name: 'socket' });

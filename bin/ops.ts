@@ -3,17 +3,23 @@ import { configFromProcess, ConfigError } from '../shared/platform/config';
 import { ensureDatabase } from '../shared/platform/db';
 import { createDataSource } from '../shared/entities';
 import { AppError } from '../shared/platform/errors';
+import { SETTING_SUMMARIES } from '../shared/networks';
 import { parseArgs, UsageError } from './ops/command';
 import { COMMANDS } from './ops/commands';
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.usage.length));
+  const settings = Object.entries(SETTING_SUMMARIES);
+  const keyWidth = Math.max(...settings.map(([key]) => key.length));
   return [
     'Operator CLI of the Options RFQ service. Uses DATABASE_URL like the service does.',
     '',
     'usage: npm run ops -- <command> [arguments]',
     '',
     ...COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    '',
+    'Settings (settings:set KEY VALUE, VALUE as JSON; settings:get KEY):',
+    ...settings.map(([key, summary]) => `  ${key.padEnd(keyWidth)}  ${summary}`),
     '',
     'Output is JSON on stdout; errors go to stderr with a non-zero exit code.',
   ].join('\n');

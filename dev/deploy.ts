@@ -43,6 +43,11 @@ interface TokenSpec {
   payment: boolean;
   defaultPremium: boolean;
   minNotional?: string;
+  /**
+   * The devchain's bond minimum for this token (setting `bond_requirements`, in token units):
+   * what a Dutch bid or an exclusive fill in it needs. Never zero, so the bond path is on.
+   */
+  fillBond: string;
 }
 
 /** The faucet tokens, in deployment order (their addresses follow from it). */
@@ -56,10 +61,30 @@ export const DEV_TOKENS: readonly TokenSpec[] = [
     payment: true,
     defaultPremium: false,
     minNotional: '10000000000000000',
+    fillBond: '1000000000000000', // 0.001 WETH
   },
-  { key: 'usdc', name: 'USD Coin', symbol: 'USDC', decimals: 6, faucetWhole: 100_000n, payment: true, defaultPremium: true, minNotional: '10000000' },
-  { key: 'wbtc', name: 'Wrapped Bitcoin', symbol: 'WBTC', decimals: 8, faucetWhole: 1n, payment: false, defaultPremium: false },
-  { key: 'meme', name: 'Meme Coin', symbol: 'MEME', decimals: 18, faucetWhole: 1_000_000n, payment: false, defaultPremium: false },
+  {
+    key: 'usdc',
+    name: 'USD Coin',
+    symbol: 'USDC',
+    decimals: 6,
+    faucetWhole: 100_000n,
+    payment: true,
+    defaultPremium: true,
+    minNotional: '10000000',
+    fillBond: '2000000', // 2 USDC
+  },
+  { key: 'wbtc', name: 'Wrapped Bitcoin', symbol: 'WBTC', decimals: 8, faucetWhole: 1n, payment: false, defaultPremium: false, fillBond: '10000' }, // 0.0001 WBTC
+  {
+    key: 'meme',
+    name: 'Meme Coin',
+    symbol: 'MEME',
+    decimals: 18,
+    faucetWhole: 1_000_000n,
+    payment: false,
+    defaultPremium: false,
+    fillBond: '1000000000000000000000',
+  }, // 1,000 MEME
 ];
 
 function tokenArgs(t: TokenSpec): readonly [string, string, number, bigint] {

@@ -122,19 +122,21 @@ export function devchainNetwork(rpcUrl: string, a: DeployedAddresses): NetworkIn
 }
 
 /**
- * The fill bond check fails closed (a premium token with no `bond_requirements` entry is
- * refused), so the devchain's faucet tokens get an explicit zero minimum unless the operator set
- * one: demos bid and fill without a bond. Entries already there are kept.
+ * The devchain's bond minimums, where the operator has set none: each faucet token's `fillBond`
+ * (2 USDC for the premium token), never zero, so a new user, the demos and the maker bot deposit,
+ * have bonds reserved by their bids and exclusive fills, and meet the refusals a real network
+ * gives. The fill bond check fails closed anyway (a premium token with no entry is refused).
+ * Entries already there are kept, an explicit zero included.
  */
 export async function ensureDevBondRequirements(registry: NetworksService): Promise<void> {
   const current = await registry.setting('bond_requirements');
   const missing = DEV_TOKENS.filter((t) => !(t.symbol in current));
   if (missing.length === 0) return;
-  const zero = { premium_bond_amount: '0', fill_bond_amount: '0' };
-  await registry.setSetting('bond_requirements', { ...current, ...Object.fromEntries(missing.map((t) => [t.symbol, zero])) });
+  const entries = missing.map((t) => [t.symbol, { premium_bond_amount: t.fillBond, fill_bond_amount: t.fillBond }]);
+  await registry.setSetting('bond_requirements', { ...current, ...Object.fromEntries(entries) });
 }
 
-/** Starts the devchain and writes network 31337 with every address into the registry, and its tokens' bond minimums (zero) where unset. */
+/** Starts the devchain and writes network 31337 with every address into the registry, and its tokens' bond minimums where unset. */
 export async function startAndRegisterDevchain(deps: { db: DataSource; port: number; logger?: Logger; serviceSigner?: Address }): Promise<Devchain> {
   const chain = await startDevchain({ port: deps.port, logger: deps.logger, serviceSigner: deps.serviceSigner });
   try {

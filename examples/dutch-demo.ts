@@ -1,17 +1,16 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { createWalletClient, http, parseEther } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../client/src';
 import { runDutchMaker } from './dutch-maker-bot';
 import { runDutchTaker, type DutchOutcome } from './dutch-taker';
+import { ensureFillBond } from './fill-bond';
 import { log } from './log';
+import { ensureMakerOrganization } from './maker-organization';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..');
-/** Hardhat's third default account: funded on the local node, the taker (it also funds the makers' gas). */
+/** Hardhat's third default account (#2): funded on the local node, the taker. */
 const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+/** Hardhat accounts #11 and #12, funded on the local node: the two makers (they pay gas for their bonds and the fill). */
+const MAKER_A_KEY = '0x701b615bbdfb9de65240bc28bd21bbc0d996645a3dd57e7b12bc2bdf6f192c82';
+const MAKER_B_KEY = '0xa267530f49f8280200edf313ee7af6b827f2a8bce2897751d06a843f644967b1';
 
 export interface DutchDemoResult extends DutchOutcome {
   makers: { name: string; address: string }[];
@@ -19,9 +18,11 @@ export interface DutchDemoResult extends DutchOutcome {
 }
 
 /**
- * The Dutch flow against a running stack: two maker bots bid both sides, the better bid for the
- * taker's side wins, receives the award naming its wallet and fills on the local chain, and the indexer marks the
- * quote filled while the taker hears every phase and the result.
+ * The Dutch flow against a running stack: two maker bots (in organizations the operator creates,
+ * or the ones an earlier run made) top their bonds up to the fill bond a bid needs, then bid both
+ * sides; the better bid for the taker's side wins, receives the award naming its wallet and fills
+ * on the local chain, and the indexer marks the quote filled while the taker hears every phase and
+ * the result. Runs any number of times on one stack.
  */
 export async function runDutchDemo(
   baseUrl: string,
@@ -37,34 +38,23 @@ export async function runDutchDemo(
   const net = networks.find((n) => n.chain_id === 31337);
   if (!net) throw new Error('network 31337 is not registered: is `npm start` running with its devchain?');
   const taker = privateKeyToAccount(TAKER_KEY);
-  const chain = { id: 31337, name: 'local', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [net.rpc_urls[0]] } } };
-  const funder = createWalletClient({ account: taker, chain, transport: http(net.rpc_urls[0]) });
 
   const makers: { name: string; account: PrivateKeyAccount; bid: { buy_override_bps: number; sell_override_bps: number } }[] = [
-    { name: 'maker-a', account: privateKeyToAccount(generatePrivateKey()), bid: { buy_override_bps: 20, sell_override_bps: 90 } },
-    { name: 'maker-b', account: privateKeyToAccount(generatePrivateKey()), bid: { buy_override_bps: 60, sell_override_bps: 5 } },
+    { name: 'maker-a', account: privateKeyToAccount(MAKER_A_KEY), bid: { buy_override_bps: 20, sell_override_bps: 90 } },
+    { name: 'maker-b', account: privateKeyToAccount(MAKER_B_KEY), bid: { buy_override_bps: 60, sell_override_bps: 5 } },
   ];
   for (const m of makers) {
-    await run(
-      process.execPath,
-      [
-        path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
-        'bin/ops.ts',
-        'org:create',
-        '--kind',
-        'maker',
-        '--name',
-        `Dutch demo ${m.name} ${Date.now()}`,
-        '--owner',
-        m.account.address,
-      ],
+    const org = await ensureMakerOrganization(client, m.account, { name: `Dutch demo ${m.name}`, env: opts.env });
+    log('operator', `${m.name}: ${org.created ? 'maker organization created' : 'maker organization already there'}`, { owner: m.account.address });
+    // A bid needs the fill bond of the request's premium token, as indexed (403 insufficient_fill_bond without it).
+    const bond = await ensureFillBond(client, m.account, 31337);
+    log(
+      m.name,
+      bond.tx ? `bond: deposited ${bond.units(bond.deposited)}, now ${bond.units(bond.held + bond.deposited)}` : `bond: ${bond.units(bond.held)} held`,
       {
-        cwd: ROOT,
-        env: opts.env ?? process.env,
+        needed: bond.units(bond.needed),
       },
     );
-    await funder.sendTransaction({ to: m.account.address, value: parseEther('1') });
-    log('operator', `${m.name}: maker organization created, gas funded`, { owner: m.account.address });
   }
 
   const mothership = networkContract(net, 'mothership');
@@ -99,7 +89,11 @@ export async function runDutchDemo(
 }
 
 if (require.main === module) {
-  runDutchDemo(process.env.BASE_URL ?? 'http://127.0.0.1:8080').then(
+  const compete = process.env.DEMO_COMPETE_MS ?? '2000';
+  (/^\d{1,7}$/.test(compete)
+    ? runDutchDemo(process.env.BASE_URL ?? 'http://127.0.0.1:8080', { competeMs: Number(compete) })
+    : Promise.reject(new Error('DEMO_COMPETE_MS must be a whole number of milliseconds, e.g. 2000'))
+  ).then(
     () => process.exit(0),
     (err: unknown) => {
       process.stderr.write(`Dutch demo failed: ${(err as Error).message}\n`);

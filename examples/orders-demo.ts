@@ -1,21 +1,18 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../client/src';
 import { log } from './log';
+import { ensureMakerOrganization } from './maker-organization';
 import { runOrdersFlow } from './orders-flow';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..');
 /** Hardhat's fifth and sixth default accounts: funded on the local node, used as owner and maker. */
 const OWNER_KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
 const MAKER_KEY = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba';
 
 /**
  * `npm run demo:orders` against the stack `npm start` runs: an owner records and places an order,
- * a maker (in an organization the operator creates) posts a bond, takes an exclusive fill and
- * fills on the local chain with the API's signature; the indexer marks the order filled.
+ * a maker (in an organization the operator creates, or the one an earlier run made) tops its bond
+ * up to the fill bond, takes an exclusive fill and fills on the local chain with the API's
+ * signature; the indexer marks the order filled. Runs any number of times on one stack.
  */
 async function main(): Promise<void> {
   const client = new RfqClient(process.env.BASE_URL ?? 'http://127.0.0.1:8080');
@@ -23,14 +20,11 @@ async function main(): Promise<void> {
   const net = networks.find((n) => n.chain_id === 31337);
   if (!net) throw new Error('network 31337 is not registered: is `npm start` running with its devchain?');
   const maker = privateKeyToAccount(MAKER_KEY);
-  const tsx = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-  await run(process.execPath, [tsx, 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', `Orders demo maker ${Date.now()}`, '--owner', maker.address], {
-    cwd: ROOT,
-    env: process.env,
-  });
-  log('operator', 'maker organization created', { owner: maker.address });
+  const org = await ensureMakerOrganization(client, maker, { name: 'Orders demo maker' });
+  log('operator', org.created ? 'maker organization created' : 'maker organization already there', { owner: maker.address });
+  // The fill bond the API asks for: the exclusive fill reserves one while it is live.
   const { tokens } = await client.call<{ tokens: Record<string, { fill_bond_amount: string }> }>('GET', '/api/bond-requirements');
-  const bond = BigInt(tokens.USDC?.fill_bond_amount ?? '0') + 1_000_000n;
+  const bond = BigInt(tokens.USDC?.fill_bond_amount ?? '0');
   await runOrdersFlow({
     client,
     chainId: 31337,

@@ -15,7 +15,7 @@ export interface OrdersFlowOptions {
   owner: PrivateKeyAccount;
   /** A maker organization member: posts a bond, takes the exclusive fill and fills on chain. */
   maker: PrivateKeyAccount;
-  /** The fill bond to post, in premium-token units (at least GET /api/bond-requirements' fill_bond_amount). */
+  /** The fill bond the maker must hold, in premium-token units (at least GET /api/bond-requirements' fill_bond_amount); only the shortfall is deposited. */
   bond: bigint;
   timeoutMs?: number;
 }
@@ -33,7 +33,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => bo
 
 /**
  * The orders flow of docs/ORDERS.md, end to end: the owner records an order and places it on
- * the pair; the maker posts a bond in the BondVault, takes an exclusive fill once the bond is
+ * the pair; the maker tops its bond in the BondVault up, takes an exclusive fill once the bond is
  * indexed, and fills on chain with the API's signature; the indexer marks the order filled and
  * the fill used; the owner's portfolio shows the option.
  */
@@ -81,12 +81,22 @@ export async function runOrdersFlow(o: OrdersFlowOptions): Promise<{ order: Orde
   );
   log('owner', 'order placed on chain (placeIntent) and indexed', { pair_order_id: placed.on_chain?.pair_order_id });
 
-  // 2. The maker posts its bond.
+  // 2. The maker tops its bond up to `bond` (an earlier run may have left enough).
   const makerApi = o.client.as((await o.client.signIn(o.maker)).token);
-  await send(o.maker, o.premiumToken, loadArtifact('MockERC20').abi as Abi, 'faucet', []);
-  await send(o.maker, o.premiumToken, loadArtifact('MockERC20').abi as Abi, 'approve', [o.bondVault, o.bond]);
-  await send(o.maker, o.bondVault, loadArtifact('BondVault').abi as Abi, 'deposit', [o.premiumToken, o.bond]);
-  log('maker', 'bond deposited in the BondVault', { amount: o.bond.toString() });
+  const erc20 = loadArtifact('MockERC20').abi as Abi;
+  const vault = loadArtifact('BondVault').abi as Abi;
+  const read = (address: Address, abi: Abi, functionName: string, args: readonly unknown[]) =>
+    pub.readContract({ address, abi, functionName, args }) as Promise<bigint>;
+  const held = await read(o.bondVault, vault, 'bondOf', [o.maker.address, o.premiumToken]);
+  if (held < o.bond) {
+    const amount = o.bond - held;
+    while ((await read(o.premiumToken, erc20, 'balanceOf', [o.maker.address])) < amount) await send(o.maker, o.premiumToken, erc20, 'faucet', []);
+    await send(o.maker, o.premiumToken, erc20, 'approve', [o.bondVault, amount]);
+    await send(o.maker, o.bondVault, vault, 'deposit', [o.premiumToken, amount]);
+    log('maker', 'bond deposited in the BondVault', { amount: amount.toString(), bond: o.bond.toString() });
+  } else {
+    log('maker', 'bond already in the BondVault', { held: held.toString(), needed: o.bond.toString() });
+  }
 
   // 3. Exclusive fill, once the indexer has seen the bond (until then: 403 insufficient_fill_bond).
   const fill = await until(

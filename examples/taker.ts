@@ -21,6 +21,26 @@ export interface TakerOptions {
   mothership: `0x${string}`;
   pair: `0x${string}`;
   timeoutMs?: number;
+  /**
+   * How long the taker keeps listening after the first offer before it takes the best one (2 s by
+   * default): makers answer at their own pace, and the first to answer is not always the cheapest.
+   */
+  offerWindowMs?: number;
+  /** Offers to wait for before the window starts (1 by default; `timeoutMs` bounds the wait). */
+  minOffers?: number;
+}
+
+/** What an offer costs the taker in its premium token: the premium it pays, or minus what the maker pays it. */
+const cost = (o: RfqOfferEvent) => (o.maker_pays_taker ? -1n : 1n) * BigInt(o.package_premium);
+
+/**
+ * The best offer for the taker: the lowest cost among the offers in the first offer's premium
+ * token (amounts in different tokens do not compare); the earlier offer on a tie.
+ */
+export function bestOffer(offers: readonly RfqOfferEvent[]): RfqOfferEvent {
+  if (offers.length === 0) throw new Error('no offer to choose from');
+  const token = offers[0].premium_token.toLowerCase();
+  return offers.filter((o) => o.premium_token.toLowerCase() === token).reduce((best, o) => (cost(o) < cost(best) ? o : best));
 }
 
 /** A call butterfly on the pair, expiring in a day: 2500 / 3000 (2x) / 3500. */
@@ -40,8 +60,8 @@ function butterfly(pair: `0x${string}`): QuoteRequest['intents'] {
 
 /**
  * The taker side: request a butterfly, join the private stream (replaying from seq 0 so an
- * early offer is never missed), take the first offer and settle it on chain through the
- * mothership's executeFixedPackageIntent.
+ * early offer is never missed), listen for `offerWindowMs` after the first offer, take the best
+ * one (`bestOffer`) and settle it on chain through the mothership's executeFixedPackageIntent.
  */
 export async function runTaker(o: TakerOptions): Promise<{ quoteId: string; txHash: Hex; offer: RfqOfferEvent }> {
   const created = await o.client.createQuote({
@@ -66,18 +86,28 @@ async function settle(o: TakerOptions, created: CreatedQuote, socket: RfqSocket)
   const { quote } = created;
   let onResult: (r: TakerRfqResult) => void = () => undefined;
   const filled = new Promise<TakerRfqResult>((resolve) => (onResult = resolve));
-  let onOffer: (offer: RfqOfferEvent) => void = () => undefined;
-  const firstOffer = new Promise<RfqOfferEvent>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no offer arrived in time')), o.timeoutMs ?? 30000).unref();
-    onOffer = (offer) => {
+  const offers: RfqOfferEvent[] = [];
+  const wanted = o.minOffers ?? 1;
+  let onEnough: () => void = () => undefined;
+  const enough = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${offers.length} offer(s) arrived in time, ${wanted} wanted`)), o.timeoutMs ?? 30000).unref();
+    onEnough = () => {
       clearTimeout(timer);
-      resolve(offer);
+      resolve();
     };
   });
+  const onOffer = (offer: RfqOfferEvent) => {
+    offers.push(offer);
+    log('taker', `offer from ${offer.maker}`, { premium: offer.package_premium, maker_pays_taker: offer.maker_pays_taker });
+    if (offers.length >= wanted) onEnough();
+  };
   // The private stream replays from its first event, so an offer made before the join is not missed.
-  await socket.subscribe<TakerEvents>(created.topic, { on: { rfq_offer: (offer) => onOffer(offer), rfq_result: (r) => onResult(r) } });
-  const offer = await firstOffer;
-  log('taker', `offer from ${offer.maker}`, { premium: offer.package_premium });
+  await socket.subscribe<TakerEvents>(created.topic, { on: { rfq_offer: onOffer, rfq_result: (r) => onResult(r) } });
+  await enough;
+  // Other makers may still be pricing: the first offer is not always the best.
+  await new Promise((r) => setTimeout(r, o.offerWindowMs ?? 2000));
+  const offer = bestOffer(offers);
+  log('taker', `taking the best of ${offers.length} offer(s): ${offer.package_premium} from ${offer.maker}`);
 
   const mothership = loadArtifact('Mothership');
   const chain = { id: o.chainId, name: 'local', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [o.rpcUrl] } } };

@@ -33,7 +33,7 @@ export const chainCommands: OpsCommand[] = [
       await ensureServiceSigner({ rpcUrl, mothership: addresses.mothership, signer });
       const registry = new NetworksService(ctx.db);
       ctx.print(await registry.upsertNetwork(devchainNetwork(rpcUrl, addresses)));
-      // The fill bond check fails closed: the reference tokens get an explicit zero minimum unless set.
+      // The reference tokens get the devchain's non-zero bond minimums unless the operator set them.
       await ensureDevBondRequirements(registry);
     },
   },

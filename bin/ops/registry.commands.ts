@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isSettingKey, NetworksService } from '../../shared/networks';
+import { isSettingKey, NetworksService, SETTING_SUMMARIES } from '../../shared/networks';
 import { requireFlag, UsageError, type OpsCommand } from './command';
 
 export const registryCommands: OpsCommand[] = [
@@ -29,7 +29,7 @@ export const registryCommands: OpsCommand[] = [
   {
     name: 'settings:set',
     usage: 'settings:set KEY VALUE',
-    summary: 'set an operator setting; VALUE is JSON (bond_requirements, landing_page, filler_page)',
+    summary: `set an operator setting; VALUE is JSON (${Object.keys(SETTING_SUMMARIES).join(', ')}: see Settings below)`,
     async run(ctx, args) {
       const [key, value] = args.positional;
       if (!key || value === undefined) throw new UsageError('usage: settings:set KEY VALUE');

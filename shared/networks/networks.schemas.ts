@@ -84,6 +84,19 @@ export const SETTING_DEFAULTS: { [K in SettingKey]: SettingValue<K> } = {
   filler_page: {},
 };
 
+/**
+ * What each setting holds, with an example value: `ops --help` lists every key from here, so a
+ * setting added to settingSchemas must be described here too (the type requires it).
+ */
+export const SETTING_SUMMARIES: { [K in SettingKey]: string } = {
+  bond_requirements:
+    'maker bond minimums per token symbol, in token units; a premium token without an entry is refused: {"USDC":{"premium_bond_amount":"2000000","fill_bond_amount":"2000000"}}',
+  dutch_limits:
+    'bounds of Dutch auctions in ms and s (docs/DUTCH.md); fields left out keep their defaults: {"max_exclusive_ms":30000,"max_auction_seconds":3600,"default_compete_ms":2000,"default_exclusive_ms":5000}',
+  landing_page: 'free-form object merged into GET /api/landing-page-settings: {"headline":"…"}',
+  filler_page: 'free-form object served by GET /api/filler-page-settings: {"headline":"…"}',
+};
+
 export function isSettingKey(key: string): key is SettingKey {
   return Object.prototype.hasOwnProperty.call(settingSchemas, key);
 }

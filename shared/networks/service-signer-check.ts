@@ -36,3 +36,16 @@ export async function registeredSessionSecret(config: Config, db: DataSource): P
   }
   return { config: Object.freeze({ ...config, JWT_SECRET: randomBytes(32).toString('base64url') }), random: true };
 }
+
+/**
+ * The queue dashboard on a development stack: with no OPS_DASHBOARD_TOKEN, a random token of this
+ * process where the public development key may sign (the signer rule: outside production, DEVCHAIN
+ * on, every registered network on a loopback RPC URL), so whoever tries the service sees the
+ * dashboard; the caller prints it once (api/ops/development-dashboard.ts). Anywhere else, and with a
+ * token set, the configuration is unchanged: no token, no dashboard.
+ */
+export async function developmentDashboardToken(config: Config, db: DataSource): Promise<{ config: Config; generated: boolean }> {
+  if (config.OPS_DASHBOARD_TOKEN !== undefined) return { config, generated: false };
+  if (developmentKeyProblem(config, await new NetworksService(db).allNetworks()) !== null) return { config, generated: false };
+  return { config: Object.freeze({ ...config, OPS_DASHBOARD_TOKEN: randomBytes(32).toString('base64url') }), generated: true };
+}

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient, type Network } from '../../client/src';
 import { runDutchDemo } from '../../examples/dutch-demo';
-import { runMakerBot } from '../../examples/maker-bot';
+import { runDemoMaker } from '../../examples/demo-maker';
 import { runOrdersFlow } from '../../examples/orders-flow';
 import { runTaker } from '../../examples/taker';
 import { rawRpc } from '../../shared/chain/clients';
@@ -51,7 +51,7 @@ describe('end to end: npm start + the four demos in sequence', () => {
     const maker = privateKeyToAccount(generatePrivateKey());
     await ops('org:create', '--kind', 'maker', '--name', 'E2E maker', '--owner', maker.address);
     const seen: { topic: string; event: string; payload: unknown }[] = [];
-    const bot = await runMakerBot({
+    const bot = await runDemoMaker({
       client,
       account: maker,
       chainId: 31337,

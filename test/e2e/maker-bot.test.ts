@@ -18,6 +18,8 @@ const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 /** The bot's default wallet (Hardhat account #3) and the taker of the demos (account #2). */
 const BOT = hardhatAccounts(4)[3];
 const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+/** `npm run demo`'s own maker (Hardhat account #10), whose pricer asks 2% of the strike notional. */
+const DEMO_MAKER = hardhatAccounts(11)[10].address;
 const USDC = 1_000_000n;
 const FILL_BOND = 2n * USDC;
 /** Hang guards, not speed expectations: the stack shares a busy machine. */
@@ -46,9 +48,8 @@ describe('end to end: npm run maker-bot against npm start, and the bond snippets
   const heard = (line: string) => explained(waitFor(() => has(line), STEP_MS, `the bot's "${line}"`));
 
   beforeAll(async () => {
-    // A non-zero requirement, so the bot has a bond to deposit (the devchain's default is 0).
-    await ops('settings:set', 'bond_requirements', JSON.stringify({ USDC: { premium_bond_amount: '0', fill_bond_amount: FILL_BOND.toString() } }));
-    bot = spawn(process.execPath, ['--import', 'tsx', 'examples/quickstart-maker-bot.ts'], {
+    // The devchain's own bond minimum, untouched: the bot deposits what a new user's bot would.
+    bot = spawn(process.execPath, ['--import', 'tsx', 'examples/maker-bot.ts'], {
       cwd: ROOT,
       // Only what a developer's shell gives `npm run maker-bot`: where the API is, and the database the operator CLI uses.
       env: { PATH: process.env.PATH ?? '', BASE_URL: whole.svc.url, DATABASE_URL: whole.env.config.DATABASE_URL },
@@ -74,7 +75,9 @@ describe('end to end: npm run maker-bot against npm start, and the bond snippets
     }
   });
 
-  it('signs in with the devchain default, becomes a maker and deposits the bond the API asks for', () => {
+  it('signs in with the devchain default, becomes a maker and deposits the bond the API asks for (the devchain asks 2 USDC)', async () => {
+    const { stdout } = await ops('settings:get', 'bond_requirements');
+    expect(JSON.parse(stdout).value.USDC).toEqual({ premium_bond_amount: FILL_BOND.toString(), fill_bond_amount: FILL_BOND.toString() });
     expect(lines).toEqual(
       expect.arrayContaining([
         '[maker-bot] created a maker organization on the devchain (operator CLI org:create)',
@@ -109,6 +112,27 @@ describe('end to end: npm run maker-bot against npm start, and the bond snippets
       `[maker-bot] quote ${id} is filled`,
     ]);
     expect(lines.join('\n').toLowerCase()).not.toContain(taker.address.toLowerCase());
+  }, 240_000);
+
+  it("with the bot running, npm run demo's taker takes the bot's 100 USDC offer over its own maker's 240 USDC one", async () => {
+    const demo = await explained(
+      run(process.execPath, [TSX, 'examples/demo.ts'], {
+        cwd: ROOT,
+        // Both offers heard before the choice (the bot's and the demo maker's), so the test does not race the bot.
+        env: { PATH: process.env.PATH, BASE_URL: whole.svc.url, DATABASE_URL: whole.env.config.DATABASE_URL, DEMO_MIN_OFFERS: '2', DEMO_OFFER_WINDOW_MS: '0' },
+        timeout: STEP_MS,
+      }),
+    );
+    const said = demo.stdout.split('\n');
+    expect(said.filter((l) => l.startsWith('[taker] offer from')).sort()).toEqual(
+      [
+        `[taker] offer from ${BOT.address} {"premium":"${100n * USDC}","maker_pays_taker":false}`,
+        `[taker] offer from ${DEMO_MAKER} {"premium":"${240n * USDC}","maker_pays_taker":false}`,
+      ].sort(),
+    );
+    expect(said).toContain(`[taker] taking the best of 2 offer(s): ${100n * USDC} from ${BOT.address}`);
+    const quote = /^\[taker\] quote (\S+) created/m.exec(demo.stdout)?.[1] ?? '';
+    await heard(`quote ${quote} is filled`);
   }, 240_000);
 
   it('dry-runs and sends a bid on a Dutch auction, wins it and fills it on chain', async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../../client/src';
-import { runMakerBot } from '../../examples/maker-bot';
+import { runDemoMaker } from '../../examples/demo-maker';
 import { runTaker } from '../../examples/taker';
 import { waitFor } from '../integration/socket/socket-harness';
 import { freePort } from '../support/chain';
@@ -62,7 +62,7 @@ describe('behind PgBouncer in transaction mode', () => {
       env: { PATH: process.env.PATH, DATABASE_URL: bouncer.url(env.dbName) },
     });
     const seen: { topic: string; event: string }[] = [];
-    const bot = await runMakerBot({
+    const bot = await runDemoMaker({
       client,
       account: maker,
       chainId: 31337,

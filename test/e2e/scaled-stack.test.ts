@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../../client/src';
-import { runMakerBot } from '../../examples/maker-bot';
+import { runDemoMaker } from '../../examples/demo-maker';
 import { runTaker } from '../../examples/taker';
 import { Client } from 'pg';
 import { waitFor, waitForAsync } from '../integration/socket/socket-harness';
@@ -111,7 +111,7 @@ describe('npm run stack:scaled', () => {
       env: { PATH: process.env.PATH, DATABASE_URL: ready.database_url },
     });
     const seen: { topic: string; event: string; payload: unknown }[] = [];
-    const bot = await runMakerBot({
+    const bot = await runDemoMaker({
       client,
       account: maker,
       chainId: 31337,

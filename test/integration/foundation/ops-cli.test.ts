@@ -1,6 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { settingSchemas } from '../../../shared/networks';
 import { networkFile } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { ops } from '../../support/ops';
@@ -16,11 +17,20 @@ describe('operator CLI', () => {
   });
   afterAll(() => env.close());
 
-  it('--help lists the commands', async () => {
+  it('--help lists the commands, and every setting with an example value that settings:set accepts', async () => {
     const r = await ops(env, '--help');
     expect(r.code).toBe(0);
     for (const c of ['network:upsert --file', 'settings:set KEY VALUE', 'migrate']) expect(r.stdout).toContain(c);
-  });
+    const section = r.stdout.slice(r.stdout.indexOf('\nSettings'));
+    const listed = [...section.matchAll(/^ {2}([a-z_]+) +(.*)$/gm)].map((m) => ({ key: m[1], summary: m[2] }));
+    expect(listed.map((l) => l.key).sort()).toEqual(Object.keys(settingSchemas).sort());
+    expect(listed.map((l) => l.key)).toContain('dutch_limits');
+    for (const { key, summary } of listed) {
+      const example = summary.slice(summary.indexOf(': {') + 2);
+      const set = await ops(env, 'settings:set', key, example);
+      expect([key, set.code, set.stderr]).toEqual([key, 0, '']);
+    }
+  }, 60000);
 
   it('network:upsert then the network is served over HTTP', async () => {
     const file = path.join(dir, 'net.json');

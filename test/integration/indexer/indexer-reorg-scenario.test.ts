@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { RfqClient } from '../../../client/src';
-import { runMakerBot } from '../../../examples/maker-bot';
+import { runDemoMaker } from '../../../examples/demo-maker';
 import { runTaker } from '../../../examples/taker';
 import { NetworksService } from '../../../shared/networks';
 import { startTestChain, type TestChain } from '../../support/chain';
@@ -59,7 +59,7 @@ describe('the demo, then evm_revert and evm_mine', () => {
 
     const maker = privateKeyToAccount(generatePrivateKey());
     expect((await ops(env, 'org:create', '--kind', 'maker', '--name', 'Demo maker', '--owner', maker.address)).code).toBe(0);
-    const bot = await runMakerBot({ client: api, account: maker, chainId: 31337, mothership: chain.addresses.mothership, premiumToken: chain.addresses.usdc });
+    const bot = await runDemoMaker({ client: api, account: maker, chainId: 31337, mothership: chain.addresses.mothership, premiumToken: chain.addresses.usdc });
     try {
       await runTaker({ client: api, account: taker, chainId: 31337, rpcUrl: chain.rpcUrl, mothership: chain.addresses.mothership, pair: chain.addresses.pair });
     } finally {

@@ -18,7 +18,7 @@ function includes(): { doc: string; file: string; block: string }[] {
 }
 
 /**
- * The code a document shows is the file test/e2e/maker-bot.test.ts runs (and the quickstart bot
+ * The code a document shows is the file test/e2e/maker-bot.test.ts runs (and the maker bot
  * uses): a snippet edited in one place and not the other fails here.
  */
 describe('documents include their snippets verbatim', () => {

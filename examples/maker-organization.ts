@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { LocalAccount } from 'viem/accounts';
+import type { RfqClient } from '../client/src';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..');
+const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+/** A signed-in maker: its session bearer and its organization. */
+export interface SignedInMaker {
+  token: string;
+  organization: string;
+  /** True when this call had the operator CLI create the organization; false when it was there already. */
+  created: boolean;
+}
+
+/** DATABASE_URL as a person may see it: the password (if any) hidden. */
+function shownDatabase(url: string | undefined): string {
+  if (url === undefined) return 'the default local database (DATABASE_URL is unset)';
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return `DATABASE_URL=${u.toString()}`;
+  } catch {
+    return 'DATABASE_URL (not a URL)';
+  }
+}
+
+/**
+ * The one line a demo prints when its operator step cannot reach the stack it talks to: the
+ * organization went into the database DATABASE_URL names, and the API at `baseUrl` reads another.
+ */
+export function databaseMismatch(baseUrl: string, address: string, env: NodeJS.ProcessEnv): string {
+  return (
+    `the operator CLI gave ${address} a maker organization in ${shownDatabase(env.DATABASE_URL)}, but ${baseUrl} does not see it: ` +
+    'that stack reads another database. Point DATABASE_URL at the database of the stack BASE_URL names ' +
+    '(for `npm run stack:scaled`, source the file its ready line prints: `. <file>`) and run again'
+  );
+}
+
+/** `npm run ops -- org:create` as an operator runs it, against the database DATABASE_URL names; its stderr on failure. */
+async function orgCreate(address: string, name: string, env: NodeJS.ProcessEnv): Promise<{ ok: true } | { ok: false; stderr: string }> {
+  try {
+    await run(process.execPath, [TSX, 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', name, '--owner', address], { cwd: ROOT, env });
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, stderr: String((err as { stderr?: unknown }).stderr ?? (err as Error).message).trim() };
+  }
+}
+
+/**
+ * Signs `account` in and makes sure it speaks for a maker organization, so a demo or a bot runs
+ * any number of times on one database: an organization the API already sees is reused; otherwise
+ * the operator CLI creates one (`org:create`, the database of DATABASE_URL) and the API must then
+ * see it, or the stack reads another database and the error says so in one line.
+ */
+export async function ensureMakerOrganization(api: RfqClient, account: LocalAccount, opts: { name: string; env?: NodeJS.ProcessEnv }): Promise<SignedInMaker> {
+  const env = opts.env ?? process.env;
+  const { token } = await api.signIn(account);
+  const before = await api.as(token).me();
+  if (before.tier === 'maker') return { token, organization: before.organization_id, created: false };
+  const created = await orgCreate(account.address, opts.name, env);
+  // Already in a maker organization of the CLI's database, yet not a maker to the API: another database.
+  if (!created.ok && !/already belongs to a maker organization/.test(created.stderr)) {
+    throw new Error(`the operator step (npm run ops -- org:create) failed: ${created.stderr.split('\n')[0]}`);
+  }
+  // Membership is read on every request: the same session now has maker rights.
+  const after = await api.as(token).me();
+  if (after.tier !== 'maker') throw new Error(databaseMismatch(api.baseUrl, account.address, env));
+  return { token, organization: after.organization_id, created: created.ok };
+}
