@@ -21,13 +21,12 @@ import {
   transferEvent,
 } from '../../shared/chain/abis';
 import { bool, checksum, expectShape, topicAddress, uint, word, wordAddress } from '../decode/log-words';
+import { openInterestDelta } from '../projectors/open-interest';
 import { rawEvent } from '../projectors/raw-event';
-import type { LoanChange, LoanEventRow } from '../projectors/loan-rows';
-import type { RowPosition } from '../projectors/changeset';
-import { openInterestDelta } from '../projectors/clob-explore';
 import type { Hex, RpcLog } from '../rpc/rpc';
 import type { ProjectedRow } from '../store/derived-tables';
-import { indexedEvent, type IndexedEvent, type LogMeta } from './indexed-event';
+import type { LoanChange, LoanEventRow, LogMeta, RowPosition } from '../types';
+import { indexedEvent, type IndexedEvent } from './indexed-event';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 

@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
 import { errorText, RpcFailureError } from '../rpc/rpc-errors';
 import { BackfillReorgedError, errorCode, FatalIndexerError } from '../errors';
-import { handleLogs } from '../projectors/handle-logs';
+import { handleLogs } from '../chain-events/handle-logs';
 import type { LivePublisher, RollbackPoint } from '../publish/live-publisher';
 import { backoffDelay, sleep } from '../rpc/backoff';
 import { createRangeSizer } from '../rpc/log-range';
@@ -12,7 +12,7 @@ import { pollOnly, subscribeNewHeads, wsUrls, type HeadSignal } from '../rpc/new
 import type { IndexerStore, RollbackCause } from '../store/indexer-store';
 import type { StatusRow, StatusStore } from '../store/status-store';
 import { StatusReporter } from '../status/status-reporter';
-import { EVENT_SELECTORS } from '../decode/decode-log';
+import { EVENT_SELECTORS } from '../chain-events/decode-log';
 import { historicalSync } from './historical-sync';
 import { createAudit } from './audit';
 import { createBloomChecker } from './log-completeness';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { decodeEventLog, getAddress, type AbiEvent, type Hex } from 'viem';
 import { orderPlacedEvent, transferEvent } from '../../../shared/chain/abis';
-import { decodeLog, EVENT_SELECTORS } from '../../../indexer/decode/decode-log';
-import type { EmitterRole } from '../../../indexer/chain-events/indexed-event';
+import { decodeLog, EVENT_SELECTORS } from '../../../indexer/chain-events/decode-log';
+import type { EmitterRole } from '../../../indexer/types';
 import { INDEXED_EVENTS } from '../../../indexer/chain-events/indexed-events';
 import { arbitraryArgs, encodeLog } from './abi-logs';
 

@@ -1,8 +1,8 @@
 import { toEventSelector } from 'viem';
-import { decodeLog, EVENT_SELECTORS, type DecodedLog } from '../../../indexer/decode/decode-log';
+import { decodeLog, EVENT_SELECTORS, type DecodedLog } from '../../../indexer/chain-events/decode-log';
 import type { IndexedEvent } from '../../../indexer/chain-events/indexed-event';
 import { INDEXED_EVENTS } from '../../../indexer/chain-events/indexed-events';
-import { handleLogs } from '../../../indexer/projectors/handle-logs';
+import { handleLogs } from '../../../indexer/chain-events/handle-logs';
 import { DERIVED_TABLES } from '../../../indexer/store/derived-tables';
 import { encodeLog, fixedArgs } from './abi-logs';
 

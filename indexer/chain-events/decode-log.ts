@@ -1,8 +1,9 @@
 import { toEventSelector } from 'viem';
-import type { Decoded, EmitterRole, IndexedEvent, LogMeta } from '../chain-events/indexed-event';
-import { INDEXED_EVENTS, type EventKind } from '../chain-events/indexed-events';
+import { logMeta } from '../decode/log-meta';
 import type { Hex, RpcLog } from '../rpc/rpc';
-import { checksum } from './log-words';
+import type { Decoded, EmitterRole } from '../types';
+import type { IndexedEvent } from './indexed-event';
+import { INDEXED_EVENTS, type EventKind } from './indexed-events';
 
 type Registry = typeof INDEXED_EVENTS;
 
@@ -21,16 +22,6 @@ export const EVENT_SELECTORS: Hex[] = [...BY_SELECTOR.keys()] as Hex[];
 
 /** topic0 of the factory's pair creation, which adds a contract to watch. */
 export const PAIR_CREATED_SELECTOR = toEventSelector(INDEXED_EVENTS.PairCreated.abi);
-
-export function logMeta(log: RpcLog): LogMeta {
-  return {
-    address: checksum(log.address.toLowerCase()),
-    blockNumber: Number(log.blockNumber),
-    blockHash: log.blockHash.toLowerCase() as Hex,
-    logIndex: Number(log.logIndex),
-    txHash: log.transactionHash.toLowerCase() as Hex,
-  };
-}
 
 /**
  * Decodes one log, or returns null when it is not an event we read or its emitter does not
