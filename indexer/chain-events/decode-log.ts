@@ -5,10 +5,10 @@ import type { Decoded, EmitterRole } from '../types';
 import type { IndexedEvent } from './indexed-event';
 import { INDEXED_EVENTS, type EventKind } from './indexed-events';
 
-type Registry = typeof INDEXED_EVENTS;
+type EventTable = typeof INDEXED_EVENTS;
 
-/** A decoded log of any event the registry declares: its kind, position and arguments. */
-export type DecodedLog = { [K in EventKind]: Registry[K] extends IndexedEvent<K, infer A> ? Decoded<K, A> : never }[EventKind];
+/** A decoded log of any event of INDEXED_EVENTS: its kind, position and arguments. */
+export type DecodedLog = { [K in EventKind]: EventTable[K] extends IndexedEvent<K, infer A> ? Decoded<K, A> : never }[EventKind];
 
 const BY_SELECTOR = new Map<string, { kind: EventKind; spec: IndexedEvent<EventKind, object> }>(
   (Object.keys(INDEXED_EVENTS) as EventKind[]).map((kind) => {

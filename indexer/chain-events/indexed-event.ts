@@ -28,3 +28,6 @@ export interface IndexedEvent<K extends string, A extends object> {
 
 /** Declares one indexed event; infers the decoded argument type from its decoder. */
 export const indexedEvent = <const K extends string, A extends object>(e: IndexedEvent<K, A>): IndexedEvent<K, A> => e;
+
+/** Checks at compile time that each entry's key is its ABI item's name. */
+export const eventTable = <R extends { [K in keyof R]: IndexedEvent<K & string, object> }>(r: R): R => r;

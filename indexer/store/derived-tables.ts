@@ -56,7 +56,7 @@ type Rollback = (m: Queryable, chainId: number, at: number, effects: RollbackEff
  */
 interface DerivedTableBase<N extends string> {
   table: N;
-  /** What its rows are, for the reader of this list (the events feeding it name it in the registry). */
+  /** What its rows are, for the reader of this list (the events feeding it name it in INDEXED_EVENTS). */
   holds: string;
   rollback: Rollback;
   /** Where it must sit in the list relative to other tables, when anywhere will not do. */
