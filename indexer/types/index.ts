@@ -1,7 +1,7 @@
 /**
- * The types the indexer's stages share, below all of them: where a log sits and what a decoded
- * log is (`log.ts`), and the rows projectors make and the store writes (`rows.ts`,
- * `loan-rows.ts`, `clob-rows.ts`). Data only: no stage is imported from here.
+ * The types the indexer's stages share, below every stage but rpc/ (whose `Hex` they use): where
+ * a log sits and what a decoded log is (`log.ts`), and the rows projectors make and the store
+ * writes (`rows.ts`, `loan-rows.ts`, `clob-rows.ts`). Data only.
  */
 export type { Decoded, EmitterRole, LogMeta } from './log';
 export type {
