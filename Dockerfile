@@ -1,7 +1,7 @@
 # One tree, three stages. `build` installs everything and compiles the service to JavaScript
 # (`npm run build` -> dist/). `runtime` (the last stage, built by default) is the image of every
 # role: installed with --omit=dev, it holds the compiled service and what it reads beside its
-# code (docs/guides for the /docs page), no TypeScript loader, no Hardhat and no solc, so it runs
+# code (docs/guides for the /docs page, the Redis Lua scripts), no TypeScript loader, no Hardhat and no solc, so it runs
 # `node dist/bin/main.js` with DEVCHAIN=off and a registry filled by the operator CLI.
 # `devchain` adds the compiled contracts for the local Hardhat node of docker-compose.yml and the
 # one-shot deploy onto it. Node 24 is the supported LTS the images run (docs/OPERATIONS.md).
@@ -23,6 +23,7 @@ FROM base AS runtime
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist ./dist
 COPY docs/guides ./docs/guides
+COPY shared/platform/redis/lua ./shared/platform/redis/lua
 ENV NODE_ENV=production
 USER node
 CMD ["node", "dist/bin/main.js"]

@@ -2,7 +2,7 @@ import type { ServiceDeps } from '../shared/platform/runtime';
 import { OfferService, PairDirectory, QuoteService } from '../shared/quotes';
 import { DutchService, OfferDryRun } from '../shared/dutch';
 import { NetworksService } from '../shared/networks';
-import { PubsubRegistrations } from '../shared/events';
+import { dropKeyRegistrations, PubsubRegistrations } from '../shared/events';
 import { StreamTokens } from '../shared/platform/stream-tokens';
 import { IdentityService } from '../shared/identity';
 import { IndexerStatusService, PortfolioService } from '../shared/indexed';
@@ -65,7 +65,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
     services: {
       registry,
       pubsub: new PubsubRegistrations(deps.redis, deps.config, deps.db),
-      identity: new IdentityService(deps),
+      identity: new IdentityService({ ...deps, dropKeyRegistrations }),
       pairs,
       quotes: new QuoteService({ ...deps, pairs, streamTokens }),
       offers,

@@ -1,8 +1,9 @@
 import path from 'node:path';
-import madge from 'madge';
+import { describeFolderCycle, folderCycles, readImportGraph } from './import-graph';
 
 /**
- * Enforces the layers of docs/ARCHITECTURE.md and forbids import cycles. Each file belongs to
+ * Enforces the layers of docs/ARCHITECTURE.md and forbids import cycles, between files and, under
+ * FOLDER_CYCLES_CHECKED, between folders (bin/import-graph.ts). Each file belongs to
  * one layer, named by its folder; a layer may import only the layers listed for it:
  *
  *   wire  <-  shared/platform  <-  shared/protocol  <-  shared/chain  <-  shared/<domain>  <-  roles
@@ -12,7 +13,10 @@ import madge from 'madge';
  * - platform (config, db, redis, http, queue, errors, ...) imports no protocol, domain or role;
  * - protocol is pure hashing and typed data over platform's errors and validation;
  * - chain holds ABIs, the reference contracts' sources and RPC clients, never dev tooling;
- * - domains (identity, networks, quotes, topics, indexed, ...) import each other without cycles;
+ * - domains (identity, networks, quotes, topics, indexed, ...) import each other without cycles,
+ *   of files or of folders: no two folders of shared/ reach each other;
+ * - the indexer's stage folders import one way (chain-events -> decode -> projectors -> store ->
+ *   types): no two folders of indexer/ reach each other;
  * - roles (api, socket, workers, indexer) import shared/ and never each other;
  * - dev/ (Hardhat node, deploy, compile) is loaded only by entry points and tests, and by
  *   bin/main.ts only when DEVCHAIN asks for it (a production install has no hardhat or solc);
@@ -26,7 +30,7 @@ import madge from 'madge';
  *   packages; nothing of ours imports it but examples, tests and benchmarks.
  */
 const ROOT = path.resolve(__dirname, '..');
-const ROOTS = ['wire', 'api', 'socket', 'workers', 'indexer', 'shared', 'dev', 'migrations', 'bin', 'client'];
+export const ROOTS = ['wire', 'api', 'socket', 'workers', 'indexer', 'shared', 'dev', 'migrations', 'bin', 'client'];
 
 type Layer = 'wire' | 'platform' | 'protocol' | 'chain' | 'domain' | 'api' | 'socket' | 'workers' | 'indexer' | 'dev' | 'bin' | 'migrations' | 'client';
 
@@ -46,6 +50,12 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   migrations: [],
   client: ['wire', 'client'],
 };
+
+/**
+ * Folders in which no two subfolders (at any depth) may import each other in a loop, even when
+ * no file does: shared/ (the layers and the domains), indexer/ (its stages).
+ */
+export const FOLDER_CYCLES_CHECKED: readonly string[] = ['shared', 'indexer'];
 
 /**
  * Imports between two domain folders that only go through a public face: a file under `from`
@@ -75,18 +85,8 @@ export function layerOf(file: string): Layer {
 }
 
 async function main(): Promise<number> {
-  const result = await madge(
-    ROOTS.map((r) => path.join(ROOT, r)),
-    {
-      baseDir: ROOT,
-      fileExtensions: ['ts'],
-      tsConfig: path.join(ROOT, 'tsconfig.json'),
-      excludeRegExp: [/\.d\.ts$/, /node_modules/, /client\/dist\//, /wire\/dist\//, /shared\/chain\/artifacts\//],
-      detectiveOptions: { ts: { skipTypeImports: false } },
-    },
-  );
+  const { graph, fileCycles } = await readImportGraph(ROOT, ROOTS, path.join(ROOT, 'tsconfig.json'));
   const problems: string[] = [];
-  const graph = result.obj();
   for (const [file, deps] of Object.entries(graph)) {
     const from = layerOf(file);
     const allowed = MAY_IMPORT[from];
@@ -102,13 +102,14 @@ async function main(): Promise<number> {
       if (broken) problems.push(`${file} imports ${dep} (${broken})`);
     }
   }
-  for (const cycle of result.circular()) problems.push(`import cycle: ${cycle.join(' -> ')} -> ${cycle[0]}`);
+  for (const cycle of fileCycles) problems.push(`import cycle: ${cycle.join(' -> ')} -> ${cycle[0]}`);
+  for (const place of FOLDER_CYCLES_CHECKED) for (const cycle of folderCycles(graph, place)) problems.push(describeFolderCycle(cycle));
   const files = Object.keys(graph).length;
   if (problems.length > 0) {
     process.stderr.write(`dependency lint failed (${problems.length}):\n  ${problems.join('\n  ')}\n`);
     return 1;
   }
-  process.stdout.write(`dependency lint: ${files} files, no cycles, layers and domain boundaries respected\n`);
+  process.stdout.write(`dependency lint: ${files} files, no cycles of files or of folders, layers and domain boundaries respected\n`);
   return 0;
 }
 

@@ -13,7 +13,7 @@ import { createLivePublisher, type LivePublisher } from './publish/live-publishe
 import { IndexerStore } from './store/indexer-store';
 import { LeaseStore, type Fence } from './store/lease-store';
 import { StatusStore } from './store/status-store';
-import { startNetworkTailer, type NetworkTailer } from './sync/network-tailer';
+import { startNetworkTailer, type NetworkTailer } from './sync/tailer/network-tailer';
 import type { NetworkSpec } from './sync/tailer-context';
 
 export interface IndexerDeps {

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../shared/platform/config';
-import { PubsubRegistrations, WEBSOCKET_PATH } from '../shared/events';
+import { dropKeyRegistrations, PubsubRegistrations, WEBSOCKET_PATH } from '../shared/events';
 import { IdentityService, KeyRevocations, revocationChannel } from '../shared/identity';
 import type { Lifecycle } from '../shared/platform/lifecycle';
 import type { Logger } from '../shared/platform/logging';
@@ -35,7 +35,7 @@ export function createSocketServer(deps: SocketDeps): SocketServer {
     logger: deps.logger,
     redis: deps.redis,
     metrics: deps.metrics,
-    identity: new IdentityService(deps),
+    identity: new IdentityService({ ...deps, dropKeyRegistrations }),
     // A quote's token also verifies against its row: a Redis that lost its data loses no taker's stream.
     streams: new QuoteStreamTokens(streams, deps.db, deps.config.QUOTE_STREAM_GRACE_SECONDS),
     registrations: new PubsubRegistrations(deps.redis, deps.config),

@@ -2,26 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Principal } from '../../shared/identity';
 import { TooManyRequestsError } from '../../shared/platform/errors';
-import { hashTag, LuaScript, RedisKeys } from '../../shared/platform/redis';
+import { hashTag, luaScript, RedisKeys } from '../../shared/platform/redis';
 import type { ApiContext } from '../context';
 import { ipBucket } from './rate-limit';
 
-/**
- * KEYS: one cap's set (token slots scored by expiry). ARGV: now ms, cap, expiry ms, slot id.
- * Drops expired slots; under the cap adds this one and answers 0, else the ms until the oldest expires.
- */
-const RESERVE = new LuaScript(
-  `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return math.max(1, tonumber(oldest[2]) - tonumber(ARGV[1]))
-end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
-redis.call('PEXPIREAT', KEYS[1], ARGV[3], 'GT')
-redis.call('PEXPIREAT', KEYS[1], ARGV[3], 'NX')
-return 0`,
-  1,
-);
+/** Takes a slot of one cap, or answers the ms until its oldest slot expires (shared/platform/redis/lua/stream-cap-reserve-1.lua). */
+const RESERVE = luaScript('stream-cap-reserve');
 
 /** The caps a mint counts against: what they are called (in the 429) and their config keys. */
 const CAPS = {

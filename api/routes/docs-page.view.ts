@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../shared/platform/runtime/package-root';
+import { packageRoot } from '../../shared/platform/files';
 import type { AsyncApiDocument } from '../http/asyncapi-document';
 
 /**

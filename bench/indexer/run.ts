@@ -8,7 +8,7 @@ import { startHardhatNode } from '../../dev/hardhat-node';
 import { CpuBudget } from '../support/cpu-budget';
 import { createDataSource } from '../../shared/entities';
 import { NetworksService } from '../../shared/networks';
-import { EVENT_SELECTORS } from '../../indexer/decode/decode-log';
+import { EVENT_SELECTORS } from '../../indexer/chain-events/decode-log';
 import { benchDatabase } from '../support/bench-db';
 import { startLatencyProxy } from './latency-proxy';
 import { HOSTED_PROVIDER_SETTINGS, indexerEnv } from './indexer-env';

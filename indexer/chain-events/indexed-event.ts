@@ -1,23 +1,7 @@
 import type { AbiEvent } from 'viem';
-import type { RowPosition } from '../projectors/changeset';
-import type { Hex, RpcLog } from '../rpc/rpc';
+import type { RpcLog } from '../rpc/rpc';
 import type { DerivedTableName, ProjectedRow } from '../store/derived-tables';
-
-/** Where a log sits on the chain; every derived row carries it. */
-export interface LogMeta {
-  /** Checksummed emitter. */
-  address: Hex;
-  blockNumber: number;
-  blockHash: Hex;
-  logIndex: number;
-  txHash: Hex;
-}
-
-/** Which contract may emit what: a log from any other emitter is not ours and is dropped. */
-export type EmitterRole = 'factory' | 'mothership' | 'pair' | 'bondVault' | 'lending_market' | 'price_oracle';
-
-/** A decoded log of event `K`: its arguments `A` (addresses checksummed, hashes lower-case) and where it sits. */
-export type Decoded<K extends string, A> = { kind: K; meta: LogMeta } & A;
+import type { Decoded, EmitterRole, RowPosition } from '../types';
 
 /**
  * Everything the indexer knows about one event, declared once. The decoder, the topic filter,
@@ -44,3 +28,6 @@ export interface IndexedEvent<K extends string, A extends object> {
 
 /** Declares one indexed event; infers the decoded argument type from its decoder. */
 export const indexedEvent = <const K extends string, A extends object>(e: IndexedEvent<K, A>): IndexedEvent<K, A> => e;
+
+/** Checks at compile time that each entry's key is its ABI item's name. */
+export const eventTable = <R extends { [K in keyof R]: IndexedEvent<K & string, object> }>(r: R): R => r;

@@ -3,7 +3,7 @@ import type { Hex, RpcLog } from '../rpc/rpc';
 
 /**
  * Reading ABI-encoded logs by hand. Events with a fixed layout are nearly all of the traffic,
- * and a generic ABI decoder costs several times more per log; each registry entry's decoder
+ * and a generic ABI decoder costs several times more per log; each INDEXED_EVENTS entry's decoder
  * mirrors its ABI item with these, and a unit test decodes random logs both ways.
  */
 

@@ -1,5 +1,4 @@
-import type { LogMeta } from '../chain-events/indexed-event';
-import type { EventRow, RowPosition } from './changeset';
+import type { EventRow, LogMeta, RowPosition } from '../types';
 
 /** A log's arguments as JSON: big integers become decimal strings. */
 function eventArgs(log: object): EventRow['args'] {

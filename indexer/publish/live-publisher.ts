@@ -11,7 +11,7 @@ import { publishQuoteResult, type ReopenedResultView } from '../../shared/quotes
 import { fadeStatus, resultMakers, type NewFade } from '../../shared/dutch';
 import type { Redis } from '../../shared/platform/redis';
 import { INDEXED_EVENTS, isEventKind } from '../chain-events/indexed-events';
-import type { EventRow, TransferRow } from '../projectors/changeset';
+import type { EventRow, TransferRow } from '../types';
 import type { Changeset } from '../store/derived-tables';
 import type { FilledQuote, ReopenedQuote } from '../store/indexer-store';
 import type { LoanHealthCrossing } from '../store/loan-writer';

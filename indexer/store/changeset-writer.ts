@@ -1,4 +1,4 @@
-import type { BalanceDelta, EventRow, OrderBatch, PairRow, RowPosition, SettlementRow, TransferRow } from '../projectors/changeset';
+import type { BalanceDelta, EventRow, OrderBatch, PairRow, RowPosition, SettlementRow, TransferRow } from '../types';
 import { fillSettledQuotes } from '../../shared/quotes';
 import { insertMany, type Column, type Queryable } from './sql';
 

@@ -1,4 +1,4 @@
-import type { ActivityRow, DailyBatch, SeriesDelta } from '../projectors/clob-explore';
+import type { ActivityRow, DailyBatch, SeriesDelta } from '../types';
 import { insertMany, type Queryable } from './sql';
 
 /**

@@ -1,26 +1,22 @@
-import {
-  type BondEventRow,
-  type ExclusiveFillUseRow,
-  type OrderIntentRow,
-  finalOrderStates,
-  inChainOrder,
-  netBalances,
-  type EventRow,
-  type PairRow,
-  type RowCollector,
-  type SettlementRow,
-  type TransferRow,
-} from '../projectors/changeset';
+import type { ActivityRow, BondEventRow, EventRow, ExclusiveFillUseRow, OrderIntentRow, PairRow, PriceRow, SettlementRow, TransferRow } from '../types';
 import { reopenDutchPhases } from '../../shared/dutch';
 import { reopenFilledQuotes } from '../../shared/quotes';
 import { reopenChainClosedOrders, revertUsedFills } from '../../shared/orders';
 import { writeBondEvents, writeFillUses, writeOrderIntents } from './order-writer';
 import type { Hex } from '../rpc/rpc';
 import { settle, writeBalances, writeEvents, writeOrders, writePairs, writeTransfers, type FilledQuote } from './changeset-writer';
-import { finalLoanStates, loanEventsWithParties, type PriceRow } from '../projectors/loan-rows';
 import { rollbackLoans, rollbackPrices, writeLoanEvents, writeLoans, writePrices, type LoanWriteEffects } from './loan-writer';
 import { exec, type Queryable } from './sql';
-import { dailyRollups, seriesChanges, type ActivityRow } from '../projectors/clob-explore';
+import {
+  dailyRollups,
+  finalLoanStates,
+  finalOrderStates,
+  inChainOrder,
+  loanEventsWithParties,
+  netBalances,
+  seriesChanges,
+  type RowCollector,
+} from './row-collectors';
 import { rollbackDaily, rollbackSeries, rollbackTraders, writeActivity, writeDaily, writeSeries } from './clob-explore-store';
 
 /** A quote reopened because the settlement that filled it was rolled back. */
@@ -60,7 +56,7 @@ type Rollback = (m: Queryable, chainId: number, at: number, effects: RollbackEff
  */
 interface DerivedTableBase<N extends string> {
   table: N;
-  /** What its rows are, for the reader of this list (the events feeding it name it in the registry). */
+  /** What its rows are, for the reader of this list (the events feeding it name it in INDEXED_EVENTS). */
   holds: string;
   rollback: Rollback;
   /** Where it must sit in the list relative to other tables, when anywhere will not do. */
@@ -122,7 +118,7 @@ async function keptByTriggers(): Promise<void> {}
  * must run; a batch's writes run in the same order. Each entry's `order` says which other
  * tables it must come before or after, and a test fails when the list breaks one of those, or
  * a foreign key of the schema (a referencing table rolls back before the table it references).
- * Indexed events name the tables their rows go to (indexer/chain-events/indexed-events.ts); a test fails
+ * Indexed events name the tables their rows go to (`INDEXED_EVENTS`, indexer/chain-events/); a test fails
  * when one is missing here.
  */
 export const DERIVED_TABLES = [

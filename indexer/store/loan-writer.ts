@@ -1,5 +1,5 @@
 import { LOAN_AT_RISK_HEALTH_WAD } from '../../shared/loans/health';
-import type { LoanBatch, LoanEventRow, PriceRow } from '../projectors/loan-rows';
+import type { LoanBatch, LoanEventRow, PriceRow } from '../types';
 import type { Hex } from '../rpc/rpc';
 import { exec, insertMany, type Column, type Queryable } from './sql';
 import { chainColumn, position } from './changeset-writer';

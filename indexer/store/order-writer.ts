@@ -1,4 +1,4 @@
-import type { BondEventRow, ExclusiveFillUseRow, OrderIntentRow } from '../projectors/changeset';
+import type { BondEventRow, ExclusiveFillUseRow, OrderIntentRow } from '../types';
 import { markFillsUsed } from '../../shared/orders';
 import { insertMany, type Queryable } from './sql';
 import { chainColumn, position } from './changeset-writer';

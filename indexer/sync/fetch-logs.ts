@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/platform/logging';
-import { decodeLog, EVENT_SELECTORS, PAIR_CREATED_SELECTOR, type DecodedLog } from '../decode/decode-log';
+import { decodeLog, EVENT_SELECTORS, PAIR_CREATED_SELECTOR, type DecodedLog } from '../chain-events/decode-log';
 import { ChainInconsistencyError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
 import { RangeTooLargeError } from '../rpc/rpc-errors';

@@ -1,6 +1,6 @@
-import type { DecodedLog } from '../decode/decode-log';
+import type { DecodedLog } from '../chain-events/decode-log';
 import { BackfillReorgedError, ChainInconsistencyError } from '../errors';
-import { handleLogs } from '../projectors/handle-logs';
+import { handleLogs } from '../chain-events/handle-logs';
 import type { RangeSizer } from '../rpc/log-range';
 import { withoutBloom, type LightBlock, type Rpc } from '../rpc/rpc';
 import type { Changeset } from '../store/derived-tables';

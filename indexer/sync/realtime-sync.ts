@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/platform/logging';
-import type { DecodedLog } from '../decode/decode-log';
+import type { DecodedLog } from '../chain-events/decode-log';
 import { ChainInconsistencyError, ReorgTooDeepError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
 import { withoutBloom, type LightBlock, type Rpc } from '../rpc/rpc';

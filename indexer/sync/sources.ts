@@ -1,5 +1,5 @@
 import { getAddress, isAddress } from 'viem';
-import type { EmitterRole } from '../chain-events/indexed-event';
+import type { EmitterRole } from '../types';
 import type { Hex } from '../rpc/rpc';
 
 /**

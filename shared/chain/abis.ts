@@ -2,7 +2,7 @@ import { parseAbi, parseAbiItem } from 'viem';
 
 /**
  * Typed ABIs of the reference contracts, for viem. Events come first and are exported one by
- * one; which of them the indexer reads, and how, is its registry's to say
+ * one; which of them the indexer reads, and how, its table INDEXED_EVENTS says
  * (indexer/chain-events/indexed-events.ts). A chain test compares every entry with the compiled artifact,
  * so these cannot drift from the Solidity sources.
  */

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../platform/config';
-import { hashTag, LuaScript, RedisKeys, type Redis } from '../platform/redis';
+import { hashTag, luaScript, RedisKeys, type Redis } from '../platform/redis';
 
 export const PUBSUB_TIERS = ['premium', 'freemium'] as const;
 export type PubsubTier = (typeof PUBSUB_TIERS)[number];
@@ -9,48 +9,11 @@ export type PubsubTier = (typeof PUBSUB_TIERS)[number];
 /** Which of these API key ids have been removed (the database decides). */
 export type RevokedAmong = (keyIds: string[]) => Promise<string[]>;
 
-/**
- * Removes the registrations a key made: the members whose recorded key is ARGV[1].
- * KEYS: the tier's sorted set, its member -> key id hash. Compare-and-delete in one step, so a
- * wallet that re-registered with another credential meanwhile keeps that registration.
- */
-const DROP_KEY = new LuaScript(
-  `
-local h = redis.call('HGETALL', KEYS[2])
-local n = 0
-for i = 1, #h, 2 do
-  if h[i + 1] == ARGV[1] then
-    redis.call('ZREM', KEYS[1], h[i])
-    redis.call('HDEL', KEYS[2], h[i])
-    n = n + 1
-  end
-end
-return n
-`,
-  2,
-);
+/** Removes the registrations a key made, compare-and-delete (shared/platform/redis/lua/registrations-drop-key-2.lua). */
+const DROP_KEY = luaScript('registrations-drop-key');
 
-/**
- * Forgets the key of members whose registration lapsed, and answers the rest: `[member, key id, ...]`.
- * KEYS: the tier's sorted set, its member -> key id hash. ARGV: now (unix ms).
- */
-const KEYED_MEMBERS = new LuaScript(
-  `
-local h = redis.call('HGETALL', KEYS[2])
-local out = {}
-for i = 1, #h, 2 do
-  local lapses = redis.call('ZSCORE', KEYS[1], h[i])
-  if lapses and tonumber(lapses) > tonumber(ARGV[1]) then
-    out[#out + 1] = h[i]
-    out[#out + 1] = h[i + 1]
-  else
-    redis.call('HDEL', KEYS[2], h[i])
-  end
-end
-return out
-`,
-  2,
-);
+/** Forgets the key of lapsed registrations and answers the rest, `[member, key id, ...]` (shared/platform/redis/lua/registrations-keyed-members-2.lua). */
+const KEYED_MEMBERS = luaScript('registrations-keyed-members');
 
 /**
  * Who registered for which chain's request feed (POST /api/pubsub/premium|freemium). The

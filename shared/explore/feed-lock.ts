@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '../platform/redis';
-import { RedisKeys } from '../platform/redis';
+import { luaScript, RedisKeys } from '../platform/redis';
 
-/** Deletes the lock only if it still holds our token (a lock that outlived its TTL may be someone else's). */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+/** Deletes the lock only if it still holds our token (shared/platform/redis/lua/feed-lock-release-1.lua). */
+const RELEASE = luaScript('feed-lock-release');
 
 /**
  * A short Redis lock per explore subject. Opening a stream (snapshot, then register the watcher)
@@ -36,7 +36,7 @@ export class FeedLock {
     try {
       return await fn();
     } finally {
-      await this.redis.eval(RELEASE, 1, key, token);
+      await RELEASE.run(this.redis, [key], [token]);
     }
   }
 }

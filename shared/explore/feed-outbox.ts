@@ -1,5 +1,5 @@
 import type { JsonValue } from '../events';
-import { LuaScript, type Redis } from '../platform/redis';
+import { luaScript, type Redis } from '../platform/redis';
 import type { RollbackNotice } from './explore-feed';
 import type { ExploreFeedName, ExploreWatchers } from './explore-watchers';
 
@@ -23,40 +23,14 @@ export const OUTBOX_MAX_ENTRIES = 100_000;
 /** An outbox nobody appends to or drains expires after this. */
 const OUTBOX_TTL_MS = 24 * 3600 * 1000;
 
-/**
- * KEYS: outbox stream, cursor, watcher tokens (one slot: the subject's hash tag).
- * ARGV: maxlen, ttl ms, then the entries' JSON. Returns the last id and how many watchers the subject has.
- */
-const APPEND = new LuaScript(
-  `local id
-for i = 3, #ARGV do
-  id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'j', ARGV[i])
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
-return {id, redis.call('ZCARD', KEYS[3])}`,
-  3,
-);
+/** Appends entries; answers the last id and the subject's watcher count (shared/platform/redis/lua/outbox-append-3.lua). */
+const APPEND = luaScript('outbox-append');
 
-/**
- * KEYS: outbox stream, cursor. ARGV: count. The entries after the cursor (from the start when
- * there is none), oldest first.
- */
-const READ = new LuaScript(
-  `local c = redis.call('GET', KEYS[2])
-local from = '-'
-if c then from = '(' .. c end
-return redis.call('XRANGE', KEYS[1], from, '+', 'COUNT', ARGV[1])`,
-  2,
-);
+/** The entries after the cursor, oldest first (shared/platform/redis/lua/outbox-read-2.lua). */
+const READ = luaScript('outbox-read');
 
-/** KEYS: outbox stream, cursor. ARGV: id sent up to, ttl ms. Moves the cursor and drops what it passed. */
-const ACK = new LuaScript(
-  `redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
-redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])
-return 1`,
-  2,
-);
+/** Moves the cursor and drops what it passed (shared/platform/redis/lua/outbox-ack-2.lua). */
+const ACK = luaScript('outbox-ack');
 
 /**
  * A subject's outbox: the indexer appends each event of a subject (one CLOB, one loan network)

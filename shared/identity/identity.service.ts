@@ -18,6 +18,7 @@ import { OrganizationService } from './organization.service';
 import { SignatureVerifier } from './signature-verifier';
 import { SiweService } from './siwe.service';
 import { TakerAdminService } from './taker-admin.service';
+import type { DropKeyRegistrations } from './revocation';
 
 /** Longer bearers are refused before any parsing or lookup. */
 const MAX_BEARER_LENGTH = 4096;
@@ -50,7 +51,8 @@ export class IdentityService {
   private readonly keys: ApiKeyRepository;
   private readonly logger: Logger;
 
-  constructor(deps: { config: Config; db: DataSource; redis: Redis; logger: Logger }) {
+  /** `dropKeyRegistrations`: shared/events' own, which removing a maker key runs (revocation.ts). */
+  constructor(deps: { config: Config; db: DataSource; redis: Redis; logger: Logger; dropKeyRegistrations: DropKeyRegistrations }) {
     const { config, db, redis } = deps;
     const prefix = config.REDIS_PREFIX;
     this.logger = deps.logger;
@@ -61,7 +63,16 @@ export class IdentityService {
     const statements = new AdminActionVerifier({ db, verifier, orgs: this.orgs.repo });
     this.siwe = new SiweService({ config, nonces: new NonceStore(redis, prefix), verifier, tokens: this.tokens });
     const bots = new BotWalletBinding({ verifier, keys: this.keys, orgs: this.orgs.repo });
-    this.makerAdmin = new MakerAdminService({ keys: this.keys, orgs: this.orgs, statements, bots, redis, prefix, logger: deps.logger });
+    this.makerAdmin = new MakerAdminService({
+      keys: this.keys,
+      orgs: this.orgs,
+      statements,
+      bots,
+      redis,
+      prefix,
+      logger: deps.logger,
+      dropKeyRegistrations: deps.dropKeyRegistrations,
+    });
     this.takerAdmin = new TakerAdminService({ keys: this.keys, statements, tokens: this.tokens, redis, prefix, logger: deps.logger });
     this.challenge = new ChallengeVerifier({ config, redis, prefix, logger: deps.logger });
   }

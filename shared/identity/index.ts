@@ -3,7 +3,7 @@ export type { SessionView, WalletPrincipal } from './identity.service';
 export type { Principal, OrgKind, Role, Membership, KeyView, IssuedKey } from './identity.types';
 export { ROLES, ORG_KINDS, MANAGING_ROLES, isManagingRole } from './identity.types';
 export { revocationChannel, KeyRevocations } from './revocation';
-export type { RevocationMessage } from './revocation';
+export type { RevocationMessage, DropKeyRegistrations } from './revocation';
 export { OrganizationService } from './organization.service';
 export type { OrganizationView } from './organization.service';
 export { ChallengeVerifier } from './bot-challenge.client';

@@ -10,7 +10,7 @@ import { hashSecret } from '../platform/secrets';
 import { newKeySecret } from './key-secrets';
 import { makerKeyView, removedKeyView } from './key-views';
 import type { OrganizationService } from './organization.service';
-import { publishRevocation } from './revocation';
+import { publishRevocation, type DropKeyRegistrations } from './revocation';
 import { makerKeyVerificationMessage } from './key-verification';
 
 export interface SignedRequest {
@@ -33,6 +33,7 @@ export class MakerAdminService {
       redis: Redis;
       prefix: string;
       logger: Logger;
+      dropKeyRegistrations: DropKeyRegistrations;
     },
   ) {}
 
@@ -119,7 +120,7 @@ export class MakerAdminService {
   /** Unverified keys of a wallet that just proved itself for another key: removed, and announced like any removal. */
   private async dropUnverified(address: `0x${string}`): Promise<void> {
     for (const { id } of await this.deps.keys.revokeUnverifiedOf(address)) {
-      await publishRevocation(this.deps.redis, this.deps.prefix, { kind: 'maker_key', keyId: id }, this.deps.logger);
+      await publishRevocation(this.deps.redis, this.deps.prefix, { kind: 'maker_key', keyId: id }, this.deps.logger, this.deps.dropKeyRegistrations);
     }
   }
 
@@ -137,7 +138,7 @@ export class MakerAdminService {
     });
     const revoked = await this.deps.keys.revoke(keyId, manager.organizationId, 'maker');
     if (!revoked) throw new NotFoundError(`no maker key ${keyId} in this organization`, 'key_not_found');
-    await publishRevocation(this.deps.redis, this.deps.prefix, { kind: 'maker_key', keyId }, this.deps.logger);
+    await publishRevocation(this.deps.redis, this.deps.prefix, { kind: 'maker_key', keyId }, this.deps.logger, this.deps.dropKeyRegistrations);
     this.deps.logger.info({ key_id: keyId, organization_id: manager.organizationId, by: manager.address }, 'maker key removed');
     return removedKeyView<MakerKeyView>(revoked);
   }

@@ -1,5 +1,5 @@
 import type { Redis } from '../platform/redis';
-import { hashTag, RedisKeys } from '../platform/redis';
+import { hashTag, luaScript, RedisKeys } from '../platform/redis';
 
 /** The nonce response of GET /api/login/nonce; every field must reappear in the signed message. */
 export interface IssuedNonce {
@@ -13,13 +13,8 @@ export interface IssuedNonce {
   expiration_time: string;
 }
 
-/** Deletes the nonce and leaves a "used" marker for the rest of its life, atomically. */
-const CONSUME = `
-local v = redis.call('GET', KEYS[1])
-if not v then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
-return 1`;
+/** Deletes the nonce and leaves a "used" marker for the rest of its life, atomically (shared/platform/redis/lua/nonce-consume-2.lua). */
+const CONSUME = luaScript('nonce-consume');
 
 /**
  * Sign-in nonces in Redis, each living until its message's expiration time. A used nonce
@@ -57,7 +52,7 @@ export class NonceStore {
 
   /** True for the one caller that consumes the nonce; false when someone already did. */
   async consume(n: IssuedNonce): Promise<boolean> {
-    const done = await this.redis.eval(CONSUME, 2, this.nonceKey(n.nonce), this.usedKey(n.nonce), this.ttlMs(n));
+    const done = await CONSUME.run(this.redis, [this.nonceKey(n.nonce), this.usedKey(n.nonce)], [this.ttlMs(n)]);
     return done === 1;
   }
 

@@ -1,5 +1,4 @@
 import type { DataSource } from 'typeorm';
-import { dropKeyRegistrations } from '../events';
 import type { Logger } from '../platform/logging';
 import { publishTo, type Redis } from '../platform/redis';
 import { ApiKeyRepository } from './api-key.repository';
@@ -16,14 +15,28 @@ export function revocationChannel(prefix: string): string {
 }
 
 /**
+ * Drops the pubsub registrations a removed maker key made: shared/events' `dropKeyRegistrations`,
+ * handed in by the role that builds IdentityService. The topic domain imports this one (its join
+ * rules judge principals), so identity names no code of it.
+ */
+export type DropKeyRegistrations = (redis: Redis, prefix: string, keyId: string) => Promise<unknown>;
+
+/**
  * Runs once a key's row is revoked: drops the pubsub registrations the key made, then
  * announces the revocation. Neither step is allowed to fail the removal: the database row
  * already says revoked, and socket replicas re-check their key-authenticated channels and
  * sweep registrations of removed keys periodically (SOCKET_KEY_RECHECK_INTERVAL_MS), so a
  * step that fails here is only late. Failures are logged, not thrown.
  */
-export async function publishRevocation(redis: Redis, prefix: string, msg: RevocationMessage, logger: Logger): Promise<void> {
-  if (msg.kind === 'maker_key') {
+export async function publishRevocation(
+  redis: Redis,
+  prefix: string,
+  msg: RevocationMessage,
+  logger: Logger,
+  /** A maker key's registrations go with it; a taker key registers nothing (null). */
+  dropKeyRegistrations: DropKeyRegistrations | null,
+): Promise<void> {
+  if (msg.kind === 'maker_key' && dropKeyRegistrations) {
     try {
       await dropKeyRegistrations(redis, prefix, msg.keyId);
     } catch (err) {

@@ -59,7 +59,7 @@ export class TakerAdminService {
   async removeKey(manager: Membership, keyId: string): Promise<KeyView & { removed_at: string }> {
     const revoked = await this.deps.keys.revoke(keyId, manager.organizationId, 'taker');
     if (!revoked) throw new NotFoundError(`no taker key ${keyId} in this organization`, 'key_not_found');
-    await publishRevocation(this.deps.redis, this.deps.prefix, { kind: 'taker_key', keyId }, this.deps.logger);
+    await publishRevocation(this.deps.redis, this.deps.prefix, { kind: 'taker_key', keyId }, this.deps.logger, null);
     this.deps.logger.info({ key_id: keyId, organization_id: manager.organizationId, by: manager.address }, 'taker key removed');
     return removedKeyView(revoked);
   }

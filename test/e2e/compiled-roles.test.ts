@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -148,6 +148,26 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
       await admin.end();
     }
   }, 180_000);
+
+  it('the compiled service finds every Lua script (shared/platform/redis/lua) beside dist/, and Redis compiles each', async () => {
+    const loader = path.join(outDir, 'shared', 'platform', 'redis', 'lua-scripts.js');
+    const list = [
+      `const lua = require(${JSON.stringify(loader)});`,
+      'const out = {};',
+      'for (const name of lua.luaScriptFiles().keys()) { const s = lua.luaScript(name); out[name] = { sha: s.sha, source: s.source }; }',
+      'process.stdout.write(JSON.stringify(out));',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['-e', list], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, NODE_OPTIONS: `--require ${HIDE_DEV_DEPS}` },
+      timeout: 60_000,
+    });
+    const scripts = JSON.parse(stdout) as Record<string, { sha: string; source: string }>;
+    const files = (await readdir(path.join(ROOT, 'shared', 'platform', 'redis', 'lua'))).filter((f) => f.endsWith('.lua'));
+    expect(files.length).toBeGreaterThan(0);
+    expect(Object.keys(scripts).length).toBe(files.length);
+    for (const [name, s] of Object.entries(scripts)) expect({ name, sha: await env.redis.script('LOAD', s.source) }).toEqual({ name, sha: s.sha });
+  }, 120_000);
 
   it('every role stops cleanly on SIGTERM, having loaded only compiled JavaScript: no tsx, no TypeScript source, no dev tooling', async () => {
     for (const [role, p] of procs) {

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import type { RowPosition } from '../../indexer/projectors/changeset';
+import type { RowPosition } from '../../indexer/types';
 import type { ProjectedRow } from '../../indexer/store/derived-tables';
 
 /** A fill of a generated history. */

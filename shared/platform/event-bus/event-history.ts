@@ -1,29 +1,10 @@
 import type { Config } from '../config';
-import { isEpochStart, LuaScript, type Redis } from '../redis';
+import { isEpochStart, luaScript, type Redis } from '../redis';
 import { EventKeys } from './event-keys';
 import type { DeliveredEvent, TopicKey } from './event-types';
 
-/**
- * The head seq and the entries after `after`, read in one step so that the entries reach
- * exactly up to the head. Reads nothing when the client is level or ahead (the topic was reset).
- * When the log does not reach back to `after + 1` (the client is further behind than the log
- * holds, or the counter was recreated above an epoch floor after a Redis data loss), answers the
- * newest entries instead, newest first, flagged 1: the caller looks for an epoch's first seq in them.
- * KEYS: seq, log. ARGV: after, max entries.
- */
-const READ_SINCE = new LuaScript(
-  `
-local head = tonumber(redis.call('GET', KEYS[1]) or '0')
-local after = tonumber(ARGV[1])
-if after >= head then return {head, {}, 0} end
-if head - after <= tonumber(ARGV[2]) then
-  local r = redis.call('XRANGE', KEYS[2], string.format('%d', after + 1), '+', 'COUNT', ARGV[2])
-  if #r == 0 or tonumber(string.match(r[1][1], '^(%d+)')) == after + 1 then return {head, r, 0} end
-end
-return {head, redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', ARGV[2]), 1}
-`,
-  2,
-);
+/** The head seq and the entries after a seq, read in one step (shared/platform/redis/lua/event-read-since-2.lua). */
+const READ_SINCE = luaScript('event-read-since');
 
 export interface HistoryRead {
   /** The topic's last seq at the moment of the read (0 when it never had an event). */

@@ -16,6 +16,7 @@ export {
   primaryNodes,
 } from './redis';
 export type { Redis, RedisTarget, RedisUse } from './redis';
-export { LuaScript } from './lua-script';
+export type { LuaScript } from './lua-script';
+export { luaScript, luaScriptFiles, LUA_DIR } from './lua-scripts';
 export { RedisEpoch, EPOCH_SEQ_SPAN, epochFloor, isEpochStart, type RedisLoss, type RedisLossReason } from './redis-epoch';
 export { checkEvictionPolicy, RedisEvictionRefused, type EvictionCheck } from './redis-policy';

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logging';
 import type { Metrics } from '../metrics';
-import { LuaScript } from './lua-script';
+import { luaScript } from './lua-scripts';
 import { primaryNodes, RedisKeys, type Redis } from './redis';
 
 /**
@@ -49,29 +49,11 @@ export interface RedisLoss {
   detectedAt: number;
 }
 
-/**
- * KEYS: the epoch hash. Answers {epoch, beat}: {0, 0} when the key is missing. Every check
- * increments the beat, so a failover to a replica that lost the last writes shows as a beat
- * lower than one this process already saw.
- */
-const BEAT = new LuaScript(
-  `
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
-local b = redis.call('HINCRBY', KEYS[1], 'beat', 1)
-return {tonumber(redis.call('HGET', KEYS[1], 'epoch') or '0'), b}
-`,
-  1,
-);
+/** The epoch key's heartbeat: {epoch, beat}, {0, 0} when the key is missing (shared/platform/redis/lua/epoch-beat-1.lua). */
+const BEAT = luaScript('epoch-beat');
 
-/** KEYS: the epoch hash. ARGV: epoch, floor, opened at (ms). Writes it only when missing; answers 1 when written. */
-const OPEN = new LuaScript(
-  `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'floor', ARGV[2], 'beat', '0', 'opened_at', ARGV[3])
-return 1
-`,
-  1,
-);
+/** Writes the epoch key only when it is missing (shared/platform/redis/lua/epoch-open-1.lua). */
+const OPEN = luaScript('epoch-open');
 
 /** Serializes the processes that open an epoch: one new epoch per loss, not one per process. */
 const EPOCH_LOCK = "hashtext('rfq:redis-epoch')";

@@ -1,7 +1,7 @@
 import { toEventSelector, type Address, type Hex } from 'viem';
 import { priceOracleAbi } from '../../../shared/chain/abis';
 import { INDEXED_EVENTS, type EventKind } from '../../../indexer/chain-events/indexed-events';
-import type { EmitterRole } from '../../../indexer/chain-events/indexed-event';
+import type { EmitterRole } from '../../../indexer/types';
 import type { RpcLog } from '../../../indexer/rpc/rpc';
 import { startTestChain, type TestChain } from '../../support/chain';
 import { ACTIVITY_KINDS, runChainActivity } from '../../support/chain-activity';

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { toHex, type Hex } from 'viem';
-import { decodeLog, type DecodedLog } from '../../../indexer/decode/decode-log';
+import { decodeLog, type DecodedLog } from '../../../indexer/chain-events/decode-log';
 import type { IndexedEvent } from '../../../indexer/chain-events/indexed-event';
 import { INDEXED_EVENTS } from '../../../indexer/chain-events/indexed-events';
-import { handleLogs } from '../../../indexer/projectors/handle-logs';
+import { handleLogs } from '../../../indexer/chain-events/handle-logs';
 import { rollbackDerived, writeDerived } from '../../../indexer/store/derived-tables';
 import { dutchFilledEvent, exclusiveFillUsedEvent, packageExecutedEvent } from '../../../shared/chain/abis';
 import { NetworksService } from '../../../shared/networks';

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { LeaseLostError } from '../../../indexer/errors';
-import { handleLogs } from '../../../indexer/projectors/handle-logs';
+import { handleLogs } from '../../../indexer/chain-events/handle-logs';
 import { IndexerStore } from '../../../indexer/store/indexer-store';
 import { LeaseStore, type Fence } from '../../../indexer/store/lease-store';
 import { StatusStore } from '../../../indexer/store/status-store';

@@ -33,6 +33,15 @@ describe('docs/ARCHITECTURE.md', () => {
     expect([...rows].filter(([, purpose]) => purpose.length < 20).map(([d]) => d)).toEqual([]);
   });
 
+  it("names every folder of indexer/ (its stages, and types/ under them) in the indexer's row", () => {
+    const row = doc.split('\n').find((l) => l.startsWith('| `indexer/` |')) ?? '';
+    const stages = readdirSync(path.join(ROOT, 'indexer'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(stages.length).toBeGreaterThan(5);
+    expect(stages.filter((d) => !row.includes(`\`${d}/\``))).toEqual([]);
+  });
+
   it('names every domain in its layer drawing', () => {
     const drawing = doc.slice(doc.indexOf('```'), doc.indexOf('```', doc.indexOf('```') + 3));
     expect(domains.filter((d) => !drawing.includes(`shared/${d}`))).toEqual([]);

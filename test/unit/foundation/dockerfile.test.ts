@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { LUA_DIR } from '../../../shared/platform/redis';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -43,6 +44,13 @@ describe('Dockerfile and compose commands', () => {
     expect(runtime.lines.join('\n')).not.toMatch(/tsx/);
     const build = all.find((s) => s.name === 'build')!;
     expect(build.lines).toContain('RUN npm run build');
+  });
+
+  it('the runtime stage holds the files the compiled service reads beside dist/: the docs guides and the Lua scripts', () => {
+    const runtime = stages().at(-1)!;
+    const lua = path.relative(ROOT, LUA_DIR);
+    expect(runtime.lines).toContain('COPY docs/guides ./docs/guides');
+    expect(runtime.lines).toContain(`COPY ${lua} ./${lua}`);
   });
 
   it('both compose files migrate with the compiled operator CLI in the runtime image', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { decodeEventLog, getAddress, type AbiEvent, type Hex } from 'viem';
 import { orderPlacedEvent, transferEvent } from '../../../shared/chain/abis';
-import { decodeLog, EVENT_SELECTORS } from '../../../indexer/decode/decode-log';
-import type { EmitterRole } from '../../../indexer/chain-events/indexed-event';
+import { decodeLog, EVENT_SELECTORS } from '../../../indexer/chain-events/decode-log';
+import type { EmitterRole } from '../../../indexer/types';
 import { INDEXED_EVENTS } from '../../../indexer/chain-events/indexed-events';
 import { arbitraryArgs, encodeLog } from './abi-logs';
 
@@ -28,7 +28,7 @@ function expectSameAsViem(event: AbiEvent, emitterRole: EmitterRole, args: Recor
 
 describe('decodeLog', () => {
   // Fixed layouts are decoded by hand and PackageExecuted's dynamic `uint8[]` through viem: each
-  // registry entry, whichever way it decodes, must read random logs as the ABI decoder does.
+  // INDEXED_EVENTS entry, whichever way it decodes, must read random logs as the ABI decoder does.
   it.each(Object.values(INDEXED_EVENTS).map((e) => [e.abi.name, e] as const))('decodes %s exactly as the ABI decoder does', (_name, entry) => {
     fc.assert(
       fc.property(arbitraryArgs(entry.abi), (args) => expectSameAsViem(entry.abi, entry.emitter, args)),

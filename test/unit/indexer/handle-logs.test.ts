@@ -1,6 +1,6 @@
-import type { DecodedLog } from '../../../indexer/decode/decode-log';
-import type { LogMeta } from '../../../indexer/chain-events/indexed-event';
-import { handleLogs } from '../../../indexer/projectors/handle-logs';
+import type { DecodedLog } from '../../../indexer/chain-events/decode-log';
+import type { LogMeta } from '../../../indexer/types';
+import { handleLogs } from '../../../indexer/chain-events/handle-logs';
 import type { Hex } from '../../../indexer/rpc/rpc';
 
 const PAIR = '0x1111111111111111111111111111111111111111' as Hex;

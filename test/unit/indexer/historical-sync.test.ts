@@ -3,7 +3,7 @@ import { createRangeSizer } from '../../../indexer/rpc/log-range';
 import type { LightBlock } from '../../../indexer/rpc/rpc';
 import { historicalSync, type HistoricalBatch } from '../../../indexer/sync/historical-sync';
 import { sourcesFor } from '../../../indexer/sync/sources';
-import { EVENT_SELECTORS } from '../../../indexer/decode/decode-log';
+import { EVENT_SELECTORS } from '../../../indexer/chain-events/decode-log';
 import { createBloomChecker } from '../../../indexer/sync/log-completeness';
 import { createLogger } from '../../../shared/platform/logging';
 import { FakeNode, makeBlocks } from './fake-chain';

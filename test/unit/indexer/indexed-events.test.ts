@@ -1,13 +1,13 @@
 import { toEventSelector } from 'viem';
-import { decodeLog, EVENT_SELECTORS, type DecodedLog } from '../../../indexer/decode/decode-log';
+import { decodeLog, EVENT_SELECTORS, type DecodedLog } from '../../../indexer/chain-events/decode-log';
 import type { IndexedEvent } from '../../../indexer/chain-events/indexed-event';
-import { INDEXED_EVENTS } from '../../../indexer/chain-events/indexed-events';
-import { handleLogs } from '../../../indexer/projectors/handle-logs';
+import { EVENT_FAMILIES, INDEXED_EVENTS } from '../../../indexer/chain-events/indexed-events';
+import { handleLogs } from '../../../indexer/chain-events/handle-logs';
 import { DERIVED_TABLES } from '../../../indexer/store/derived-tables';
 import { encodeLog, fixedArgs } from './abi-logs';
 
 /**
- * The registry is the one declaration of an indexed event: these checks fail when an entry
+ * INDEXED_EVENTS is the one declaration of an indexed event: these checks fail when an entry
  * disagrees with its ABI, names a table no rollback clears, or projects rows into a table it
  * does not declare (whose rows a rollback would then not be known to cover).
  */
@@ -27,6 +27,12 @@ describe('the indexed-event table', () => {
   it.each(entries)('%s is keyed by its ABI name and filtered on its selector', (kind, e) => {
     expect(e.abi.name).toBe(kind);
     expect(EVENT_SELECTORS).toContain(toEventSelector(e.abi));
+  });
+
+  it('is its emitter families joined, no event declared by two of them', () => {
+    const declared = Object.values(EVENT_FAMILIES).flatMap((family) => Object.keys(family));
+    expect(declared.length).toBe(entries.length);
+    expect([...declared].sort()).toEqual(entries.map(([kind]) => kind).sort());
   });
 
   it('asks eth_getLogs for exactly the events it declares', () => {

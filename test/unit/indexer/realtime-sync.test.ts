@@ -4,7 +4,7 @@ import { createRangeSizer } from '../../../indexer/rpc/log-range';
 import { createRealtimeSync, type RealtimeEvent } from '../../../indexer/sync/realtime-sync';
 import { sourcesFor } from '../../../indexer/sync/sources';
 import { UnfinalizedChain } from '../../../indexer/sync/unfinalized-chain';
-import { EVENT_SELECTORS } from '../../../indexer/decode/decode-log';
+import { EVENT_SELECTORS } from '../../../indexer/chain-events/decode-log';
 import { createBloomChecker } from '../../../indexer/sync/log-completeness';
 import { createLogger } from '../../../shared/platform/logging';
 import { FakeNode, makeBlocks } from './fake-chain';

@@ -1,8 +1,8 @@
 import type { Hex } from '../rpc/rpc';
 
 /**
- * The rows projectors make from decoded logs, and how the rows one batch projected into a
- * table combine before they are written (pure: no I/O). Which table takes which rows is
+ * The rows projectors make from decoded logs (pure data: no I/O). Which table takes which rows,
+ * and how the rows one batch projected into a table combine before they are written, is
  * declared once, in `DERIVED_TABLES` (indexer/store/derived-tables.ts).
  * Big integers are decimal strings, addresses checksummed, hashes lower-case.
  */
@@ -112,85 +112,6 @@ export type OrderEvent = { placed: OrderRow } | { change: OrderUpdate };
 export interface OrderBatch {
   placed: OrderRow[];
   updates: OrderUpdate[];
-}
-
-/**
- * Gathers the rows one batch projects into one table, as the logs are projected (so a row
- * folded into another is garbage at once, not held to the end of the batch), into what the
- * table's write takes.
- */
-export interface RowCollector<R, B> {
-  add(row: R): void;
-  done(): B;
-}
-
-/** Rows written one per log, in chain order. */
-export const inChainOrder =
-  <R>() =>
-  (): RowCollector<R, R[]> => {
-    const rows: R[] = [];
-    return {
-      add: (row) => void rows.push(row),
-      done: () => rows,
-    };
-  };
-
-/**
- * Folds a batch's balance changes into one net delta per (holder, pair, id), so a batch writes
- * each balance row once however many transfers touched it. A zero net delta is kept: the holder
- * held the id, which the portfolio lists as closed.
- */
-export function netBalances(): RowCollector<BalanceChange, BalanceDelta[]> {
-  const byKey = new Map<string, Omit<BalanceDelta, 'delta'> & { value: bigint }>();
-  return {
-    add(c) {
-      const key = `${c.holder}|${c.pair}|${c.option_id}`;
-      const b = byKey.get(key);
-      if (b) {
-        b.value += c.delta;
-        b.last_block = c.block;
-      } else {
-        byKey.set(key, { holder: c.holder, pair: c.pair, option_id: c.option_id, value: c.delta, first_block: c.block, last_block: c.block });
-      }
-    },
-    done() {
-      const out: BalanceDelta[] = [];
-      for (const b of byKey.values()) {
-        out.push({ holder: b.holder, pair: b.pair, option_id: b.option_id, delta: b.value.toString(), first_block: b.first_block, last_block: b.last_block });
-      }
-      return out;
-    },
-  };
-}
-
-/**
- * Folds a batch's order events into each order's final state: an order placed in the batch is
- * written once in the state its later changes leave it; an older order gets one update.
- */
-export function finalOrderStates(): RowCollector<OrderEvent, OrderBatch> {
-  const placed = new Map<string, OrderRow>();
-  const updated = new Map<string, OrderUpdate>();
-  return {
-    add(e) {
-      if ('placed' in e) {
-        // A copy: the changes below update it, and the projector's row stays as it was made.
-        placed.set(`${e.placed.pair}|${e.placed.order_id}`, { ...e.placed });
-        return;
-      }
-      const c = e.change;
-      const key = `${c.pair}|${c.order_id}`;
-      const row = placed.get(key) ?? updated.get(key);
-      if (!row) {
-        updated.set(key, { ...c });
-        return;
-      }
-      row.remaining = c.remaining;
-      row.state = c.state;
-      row.last_block = c.last_block;
-      row.last_log_index = c.last_log_index;
-    },
-    done: () => ({ placed: [...placed.values()], updates: [...updated.values()] }),
-  };
 }
 
 /** The owner placed an API-recorded order: its intent hash and the book order it became. */

@@ -1,8 +1,8 @@
-import type { DecodedLog } from '../decode/decode-log';
-import type { IndexedEvent } from '../chain-events/indexed-event';
-import { INDEXED_EVENTS } from '../chain-events/indexed-events';
 import { startChangeset, type Changeset } from '../store/derived-tables';
-import type { RowPosition } from './changeset';
+import type { RowPosition } from '../types';
+import type { DecodedLog } from './decode-log';
+import type { IndexedEvent } from './indexed-event';
+import { INDEXED_EVENTS } from './indexed-events';
 
 function position(log: DecodedLog, timestamps: ReadonlyMap<number, number>): RowPosition {
   const { meta } = log;
@@ -13,7 +13,7 @@ function position(log: DecodedLog, timestamps: ReadonlyMap<number, number>): Row
 
 /**
  * Everything a batch of decoded logs changes. Pure: the same logs (in chain order) always give
- * the same changeset. Each log goes through its event's projector (indexer/chain-events/indexed-events.ts);
+ * the same changeset. Each log goes through its event's projector (its `INDEXED_EVENTS` entry);
  * each table then combines the rows it received (balances into one net delta per holder, pair
  * and id, orders into their final state), so a batch writes each row once however many logs
  * touched it.

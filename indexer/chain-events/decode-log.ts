@@ -1,13 +1,14 @@
 import { toEventSelector } from 'viem';
-import type { Decoded, EmitterRole, IndexedEvent, LogMeta } from '../chain-events/indexed-event';
-import { INDEXED_EVENTS, type EventKind } from '../chain-events/indexed-events';
+import { logMeta } from '../decode/log-meta';
 import type { Hex, RpcLog } from '../rpc/rpc';
-import { checksum } from './log-words';
+import type { Decoded, EmitterRole } from '../types';
+import type { IndexedEvent } from './indexed-event';
+import { INDEXED_EVENTS, type EventKind } from './indexed-events';
 
-type Registry = typeof INDEXED_EVENTS;
+type EventTable = typeof INDEXED_EVENTS;
 
-/** A decoded log of any event the registry declares: its kind, position and arguments. */
-export type DecodedLog = { [K in EventKind]: Registry[K] extends IndexedEvent<K, infer A> ? Decoded<K, A> : never }[EventKind];
+/** A decoded log of any event of INDEXED_EVENTS: its kind, position and arguments. */
+export type DecodedLog = { [K in EventKind]: EventTable[K] extends IndexedEvent<K, infer A> ? Decoded<K, A> : never }[EventKind];
 
 const BY_SELECTOR = new Map<string, { kind: EventKind; spec: IndexedEvent<EventKind, object> }>(
   (Object.keys(INDEXED_EVENTS) as EventKind[]).map((kind) => {
@@ -21,16 +22,6 @@ export const EVENT_SELECTORS: Hex[] = [...BY_SELECTOR.keys()] as Hex[];
 
 /** topic0 of the factory's pair creation, which adds a contract to watch. */
 export const PAIR_CREATED_SELECTOR = toEventSelector(INDEXED_EVENTS.PairCreated.abi);
-
-export function logMeta(log: RpcLog): LogMeta {
-  return {
-    address: checksum(log.address.toLowerCase()),
-    blockNumber: Number(log.blockNumber),
-    blockHash: log.blockHash.toLowerCase() as Hex,
-    logIndex: Number(log.logIndex),
-    txHash: log.transactionHash.toLowerCase() as Hex,
-  };
-}
 
 /**
  * Decodes one log, or returns null when it is not an event we read or its emitter does not
