@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
-import { idsWhere, pastGrace } from '../platform/db';
+import type { DataSource } from 'typeorm';
+import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import type { QuoteLegRow, QuoteRow } from '../quotes';
 import { LEG_COLUMNS, QUOTE_COLUMNS } from '../quotes/quote.repository';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
 import { QUOTE_STATE_SQL as QS } from '../quotes/quote.sql';
 import type { DutchPhase } from '../../wire/src/dutch.wire';
 import { DUTCH_PHASE_SQL as DP } from './dutch.sql';
-
-type Queryable = Pick<EntityManager, 'query'>;
 
 const DUTCH_COLUMNS = `id, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms,
   exclusive_ends_at, awarded_at, opened_at, award, winner`;

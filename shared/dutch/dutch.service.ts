@@ -7,6 +7,7 @@ import { AppError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavaila
 import { IdempotencyService } from '../platform/idempotency';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
+import type { Queryable } from '../platform/db';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHashFast } from '../protocol';
 import { FillAuthorityReader, type FillAuthorityNetwork } from '../chain/fill-authority';
@@ -282,7 +283,7 @@ export class DutchService {
    * transaction), so concurrent bids cannot share one bond or one place under the limit.
    */
   private async assertRoomAndBond(
-    db: Pick<DataSource, 'query'>,
+    db: Queryable,
     q: QuoteRow,
     d: DutchColumns,
     scope: FadeScope & { maker: Address },

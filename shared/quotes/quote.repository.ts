@@ -1,9 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { idsWhere, pastGrace } from '../platform/db';
+import type { DataSource } from 'typeorm';
+import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 import { QUOTE_STATE_SQL as QS } from './quote.sql';
-
-type Queryable = Pick<EntityManager, 'query'>;
 
 /** A quote as its create writes it: the columns the database fills are left out. */
 export type NewQuoteRow = Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'>;

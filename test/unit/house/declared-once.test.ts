@@ -1,0 +1,18 @@
+import { filesMatching, sourceFiles } from './source-files';
+
+/**
+ * Things the code base declares once: a second declaration drifts from the first. Each case is
+ * the pattern of a declaration and the one file allowed to hold it.
+ */
+describe('declared once', () => {
+  const files = sourceFiles();
+
+  it('finds the source', () => {
+    expect(files.length).toBeGreaterThan(100);
+  });
+
+  it('"whatever can run one statement" is Queryable of shared/platform/db/queries.ts', () => {
+    const pattern = /\btype\s+Queryable\s*[=<]|\binterface\s+Queryable\b|Pick<\s*(?:EntityManager|DataSource)\s*,\s*'query'\s*>/;
+    expect(filesMatching(files, pattern)).toEqual(['shared/platform/db/queries.ts']);
+  });
+});
