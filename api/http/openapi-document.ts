@@ -5,7 +5,7 @@ import { openApiPath, pathParamNames } from './path-template';
 import { answersOf } from './route-answers';
 import type { HttpMethod, NamedRouteSpec, ResponseSpec } from './route-spec';
 import { authDoc, authSentence, challengeActionOf, SECURITY_SCHEMES, type SchemeName, type SecurityScheme } from './route-security';
-import { describeSharedSchema } from './schema-docs';
+import { describeSharedSchema, type Json } from './schema-docs';
 
 /**
  * The OpenAPI 3.1 document, generated from the route specs when the app starts. Request
@@ -15,7 +15,6 @@ import { describeSharedSchema } from './schema-docs';
  * check it: Redocly's recommended rules (redocly.yaml) and openapi-typescript (docs/API.md).
  */
 
-type Json = Record<string, unknown>;
 type JsonSchema = Json & { properties?: Record<string, Json>; required?: string[] };
 
 export type OpenApiDocument = {

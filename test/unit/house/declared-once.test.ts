@@ -15,4 +15,8 @@ describe('declared once', () => {
     const pattern = /\btype\s+Queryable\s*[=<]|\binterface\s+Queryable\b|Pick<\s*(?:EntityManager|DataSource)\s*,\s*'query'\s*>/;
     expect(filesMatching(files, pattern)).toEqual(['shared/platform/db/queries.ts']);
   });
+
+  it("a generated document's JSON object is Json of api/http/schema-docs.ts", () => {
+    expect(filesMatching(files, /\btype\s+Json\s*[=<]/)).toEqual(['api/http/schema-docs.ts']);
+  });
 });
