@@ -2,7 +2,7 @@ export { OrderService, encodeCursor, decodeCursor } from './order.service';
 export { ExclusiveFillService } from './exclusive-fill.service';
 export { OrderRepository } from './order.repository';
 export type { OrderFilter } from './order.repository';
-export { parseOrderRequest, orderJson, intentFromJson } from './order-request';
+export { parseOrderRequest, orderJson } from './order-request';
 export { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
 export type { OrderRequest, OrderJson, NumberForms } from './order-request';
 export {

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { bondVaultAbi, mockErc20Abi, optionPairAbi } from '../../shared/chain/abis';
-import { intentFromJson } from '../../shared/orders';
+import { orderIntentFromJson } from '../../shared/protocol';
 import { openHarness, runIndexer, waitFor, type Harness } from '../integration/indexer/harness';
 import { chainDutchBody } from '../support/dutch';
 import { buildApp, request } from '../support/http';
@@ -61,7 +61,7 @@ async function maker(i: number, name: string): Promise<void> {
 async function placedOrder(): Promise<string> {
   const body = orderBody(victim(), { pair: pair(), now: await h.chain.now() });
   const o = (await request(app).post('/api/orders').set(bearer(tokens[VICTIM])).send(body).expect(201)).body;
-  await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [intentFromJson(o)]);
+  await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [orderIntentFromJson(o)]);
   await waitFor(
     'placement indexed',
     () => getOrder(o.id),

@@ -2,8 +2,7 @@ import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 
 import type { Address, Hex } from 'viem';
 import { bondVaultAbi, mockErc20Abi, optionPairAbi } from '../../../shared/chain/abis';
 import { topics } from '../../../shared/events';
-import { intentFromJson } from '../../../shared/orders';
-import { exclusiveFillTypedData, type ExclusiveFill, type OrderIntent } from '../../../shared/protocol';
+import { exclusiveFillTypedData, orderIntentFromJson, type ExclusiveFill, type OrderIntent } from '../../../shared/protocol';
 import { scheduleOrderJobs } from '../../../workers';
 import { revertName } from '../chain/reverts';
 import { mineBlocks, openHarness, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
@@ -61,7 +60,7 @@ async function placedOrder(): Promise<{ order: { id: string; intent_hash: string
       .send(orderBody(owner(), { pair: pair(), now: await h.chain.now() }))
       .expect(201)
   ).body;
-  const intent = intentFromJson(order);
+  const intent = orderIntentFromJson(order);
   await send(OWNER, pair(), optionPairAbi, 'placeIntent', [intent]);
   await waitFor(
     'intent indexed',
@@ -109,7 +108,7 @@ describe('orders on chain', () => {
         .send(orderBody(owner(), { pair: pair(), now: await h.chain.now() }))
         .expect(201)
     ).body;
-    const intent = intentFromJson(order);
+    const intent = orderIntentFromJson(order);
     expect(await revertName(simulate(MAKER, 'placeIntent', [intent]))).toBe('NotIntentOwner');
     await send(OWNER, pair(), optionPairAbi, 'placeIntent', [intent]);
     expect(await revertName(simulate(OWNER, 'placeIntent', [intent]))).toBe('IntentNonceUsed');

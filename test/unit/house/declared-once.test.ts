@@ -19,4 +19,8 @@ describe('declared once', () => {
   it("a generated document's JSON object is Json of api/http/schema-docs.ts", () => {
     expect(filesMatching(files, /\btype\s+Json\s*[=<]/)).toEqual(['api/http/schema-docs.ts']);
   });
+
+  it("an order's JSON form becomes its OrderIntent in wire/src/protocol/order-intent.ts alone (server and client call it)", () => {
+    expect(filesMatching(files, /BigInt\(\s*\w+\.decayMinFill\.decayRatePerSecond\s*\)/)).toEqual(['wire/src/protocol/order-intent.ts']);
+  });
 });
