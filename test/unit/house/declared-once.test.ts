@@ -23,4 +23,9 @@ describe('declared once', () => {
   it("an order's JSON form becomes its OrderIntent in wire/src/protocol/order-intent.ts alone (server and client call it)", () => {
     expect(filesMatching(files, /BigInt\(\s*\w+\.decayMinFill\.decayRatePerSecond\s*\)/)).toEqual(['wire/src/protocol/order-intent.ts']);
   });
+
+  it("a quote's and a leg's insert columns are listed once, in shared/quotes/quote.repository.ts (Dutch quotes too)", () => {
+    expect(filesMatching(files, /INSERT INTO (?:quotes|quote_legs)\s*\((?!\$\{(?:QUOTE|LEG)_INSERT_COLUMNS\})/)).toEqual([]);
+    expect(filesMatching(files, /export const (?:QUOTE|LEG)_INSERT_COLUMNS\b/)).toEqual(['shared/quotes/quote.repository.ts']);
+  });
 });
