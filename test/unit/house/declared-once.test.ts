@@ -28,4 +28,8 @@ describe('declared once', () => {
     expect(filesMatching(files, /INSERT INTO (?:quotes|quote_legs)\s*\((?!\$\{(?:QUOTE|LEG)_INSERT_COLUMNS\})/)).toEqual([]);
     expect(filesMatching(files, /export const (?:QUOTE|LEG)_INSERT_COLUMNS\b/)).toEqual(['shared/quotes/quote.repository.ts']);
   });
+
+  it("an offer's and a bid's 409 on a closed quote come from one table (closedQuoteErrors of api/routes/quote.http.ts), never written out", () => {
+    expect(filesMatching(files, /errorCase\(\s*409,\s*'quote_(?:expired|filled|cancelled)'/)).toEqual([]);
+  });
 });
