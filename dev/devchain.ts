@@ -126,21 +126,21 @@ export function devchainNetwork(rpcUrl: string, a: DeployedAddresses): NetworkIn
  * refused), so the devchain's faucet tokens get an explicit zero minimum unless the operator set
  * one: demos bid and fill without a bond. Entries already there are kept.
  */
-export async function ensureDevBondRequirements(registry: NetworksService): Promise<void> {
-  const current = await registry.setting('bond_requirements');
+export async function ensureDevBondRequirements(networks: NetworksService): Promise<void> {
+  const current = await networks.setting('bond_requirements');
   const missing = DEV_TOKENS.filter((t) => !(t.symbol in current));
   if (missing.length === 0) return;
   const zero = { premium_bond_amount: '0', fill_bond_amount: '0' };
-  await registry.setSetting('bond_requirements', { ...current, ...Object.fromEntries(missing.map((t) => [t.symbol, zero])) });
+  await networks.setSetting('bond_requirements', { ...current, ...Object.fromEntries(missing.map((t) => [t.symbol, zero])) });
 }
 
 /** Starts the devchain and writes network 31337 with every address into the registry, and its tokens' bond minimums (zero) where unset. */
 export async function startAndRegisterDevchain(deps: { db: DataSource; port: number; logger?: Logger; serviceSigner?: Address }): Promise<Devchain> {
   const chain = await startDevchain({ port: deps.port, logger: deps.logger, serviceSigner: deps.serviceSigner });
   try {
-    const registry = new NetworksService(deps.db);
-    await registry.upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
-    await ensureDevBondRequirements(registry);
+    const networks = new NetworksService(deps.db);
+    await networks.upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
+    await ensureDevBondRequirements(networks);
   } catch (err) {
     await chain.stop();
     throw err;

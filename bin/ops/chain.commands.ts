@@ -31,10 +31,10 @@ export const chainCommands: OpsCommand[] = [
       const expected = expectedAddresses();
       const addresses = (await hasReferenceContracts(rpcUrl, expected)) ? expected : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });
       await ensureServiceSigner({ rpcUrl, mothership: addresses.mothership, signer });
-      const registry = new NetworksService(ctx.db);
-      ctx.print(await registry.upsertNetwork(devchainNetwork(rpcUrl, addresses)));
+      const networks = new NetworksService(ctx.db);
+      ctx.print(await networks.upsertNetwork(devchainNetwork(rpcUrl, addresses)));
       // The fill bond check fails closed: the reference tokens get an explicit zero minimum unless set.
-      await ensureDevBondRequirements(registry);
+      await ensureDevBondRequirements(networks);
     },
   },
 ];

@@ -93,7 +93,7 @@ export async function liveRights(db: Queryable, chainId: number, maker: string, 
  * A shortfall is a 403 `insufficient_fill_bond` whose body carries `fill_bond_requirements`.
  */
 export class FillBondCheck {
-  constructor(private readonly deps: { db: Queryable; registry: Pick<NetworksService, 'bondRequirements'> }) {}
+  constructor(private readonly deps: { db: Queryable; networks: Pick<NetworksService, 'bondRequirements'> }) {}
 
   /** `symbols`: the chain's token symbols by address (a token without one is named by its address). */
   async check(
@@ -105,7 +105,7 @@ export class FillBondCheck {
   ): Promise<FillBondRequirements> {
     const tokens = [...new Set(premiumTokens.map((t) => getAddress(t)))];
     const [{ tokens: minimums }, bonds, live] = await Promise.all([
-      this.deps.registry.bondRequirements(),
+      this.deps.networks.bondRequirements(),
       indexedBonds(this.deps.db, chainId, getAddress(maker), tokens),
       holder ? liveRights(this.deps.db, chainId, getAddress(maker), holder, tokens) : Promise.resolve(new Map<string, number>()),
     ]);

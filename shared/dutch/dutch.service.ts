@@ -47,7 +47,7 @@ const UNIQUE_VIOLATION = '23505';
 export class DutchService {
   private readonly repo: DutchRepository;
   private readonly quotes: QuoteRepository;
-  private readonly registry: NetworksService;
+  private readonly networks: NetworksService;
   private readonly idempotency: IdempotencyService;
   private readonly authorities: FillAuthorityReader;
   private readonly pairTokens: PairTokens;
@@ -58,7 +58,7 @@ export class DutchService {
   ) {
     this.repo = new DutchRepository(deps.db);
     this.quotes = new QuoteRepository(deps.db);
-    this.registry = new NetworksService(deps.db);
+    this.networks = new NetworksService(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
     this.authorities = new FillAuthorityReader(deps.config.FILL_AUTHORITY_RPC_TIMEOUT_MS);
     this.pairTokens = new PairTokens(deps.db);
@@ -71,7 +71,7 @@ export class DutchService {
   async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
     if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
     let nowMs = this.clock();
-    const limits = await this.registry.setting('dutch_limits');
+    const limits = await this.networks.setting('dutch_limits');
     const req = parseDutchQuoteRequest(body, { now: Math.floor(nowMs / 1000), maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN, dutch: limits });
     const dir = await this.deps.pairs.get(req.chain_id);
     if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
@@ -205,7 +205,7 @@ export class DutchService {
     const maker = bidder.wallet;
     const { bid: b, filler } = await this.checkBid(quoteId, body, bidder);
     // Read before the transaction: the re-check under the lock runs on its connection alone.
-    const fixed = { minimums: await this.registry.bondRequirements(), dir: await this.deps.pairs.get((await this.quotes.findQuote(quoteId))?.chain_id ?? 0) };
+    const fixed = { minimums: await this.networks.bondRequirements(), dir: await this.deps.pairs.get((await this.quotes.findQuote(quoteId))?.chain_id ?? 0) };
     const bid = await this.deps.db.transaction(async (m) => {
       // One new right at a time per maker wallet: the open rights and the bond reservation again, under its lock.
       await lockMakerRights(m, maker);
@@ -292,8 +292,8 @@ export class DutchService {
     await assertRoomForRight(db, scope, this.fadePolicy(), this.clock(), q.id);
     const premium = (d.dutch_request as { dutch_premium: { token: string } }).dutch_premium.token;
     const dir = fixed ? fixed.dir : await this.deps.pairs.get(q.chain_id);
-    const registry = fixed ? { bondRequirements: async () => fixed.minimums } : this.registry;
-    await new FillBondCheck({ db, registry }).check(q.chain_id, scope.maker, [premium], dir?.tokens ?? new Map(), { exceptQuote: q.id });
+    const networks = fixed ? { bondRequirements: async () => fixed.minimums } : this.networks;
+    await new FillBondCheck({ db, networks }).check(q.chain_id, scope.maker, [premium], dir?.tokens ?? new Map(), { exceptQuote: q.id });
   }
 
   /**

@@ -76,7 +76,7 @@ const takeFill = (i: number, ids: string[]) =>
 beforeAll(async () => {
   h = await openHarness({ EXCLUSIVE_FILL_TTL_SECONDS: '2', EXCLUSIVE_FILL_RETAKE_COOLDOWN: '3600', DUTCH_FADE_LIMIT: '3', LOGIN_RATE_LIMIT: '1000' });
   await h.register({ confirmations: 0 });
-  await h.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
+  await h.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
   ({ app, ctx } = buildApp(h.env));
   tokens[VICTIM] = await signIn(app, h.chain.accounts[VICTIM] as unknown as PrivateKeyAccount);
   await maker(HOARDER, 'Hoarders');

@@ -45,7 +45,7 @@ const body = async (opts: Parameters<typeof orderBody>[1] = {}) => orderBody(vic
 beforeAll(async () => {
   h = await openHarness({ EXPLORE_RATE_LIMIT: String(EXPLORE_LIMIT), CORS_ORIGINS: ORIGIN, TRUST_PROXY_HOPS: '1' });
   await h.register();
-  await h.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
+  await h.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
   let ctx;
   ({ app, ctx } = buildApp(h.env));
 

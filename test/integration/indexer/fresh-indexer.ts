@@ -35,7 +35,7 @@ export async function expectSameAsFreshIndexer(h: Harness, opts: { addresses: st
   if (!target?.block_hash) throw new Error('the indexer under test has no cursor yet');
   const fresh = await createTestEnv({ ...FAST_INDEXER, ...(opts.env ?? {}) });
   try {
-    const network = (await h.registry.allNetworks()).find((n) => n.chain_id === chainId)!;
+    const network = (await h.networks.allNetworks()).find((n) => n.chain_id === chainId)!;
     await new NetworksService(fresh.db).upsertNetwork({
       chain_id: network.chain_id,
       name: network.name,

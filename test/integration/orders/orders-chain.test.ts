@@ -76,7 +76,7 @@ const fillRow = async (id: string) => (await h.env.db.query(`SELECT state, used_
 beforeAll(async () => {
   h = await openHarness({ ORDER_SWEEP_INTERVAL_MS: '200' });
   await h.register();
-  await h.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
+  await h.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
   let ctx;
   ({ app, ctx } = buildApp(h.env));
   const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Chain Makers', owner: h.chain.accounts[8].address });

@@ -21,6 +21,14 @@ export function sourceFiles(): string[] {
     .filter((f) => !f.startsWith(`test${path.sep}`));
 }
 
+/** The same with the tests and their support, but not this folder's own checks (which spell the patterns they look for). */
+export function codeFiles(): string[] {
+  const house = path.relative(ROOT, __dirname) + path.sep;
+  return walk(ROOT)
+    .map((f) => path.relative(ROOT, f))
+    .filter((f) => !f.startsWith(house));
+}
+
 /** The files of `files` whose text matches `pattern`, relative to the root. */
 export function filesMatching(files: readonly string[], pattern: RegExp): string[] {
   return files.filter((f) => pattern.test(readFileSync(path.join(ROOT, f), 'utf8')));
