@@ -28,7 +28,7 @@ function expectSameAsViem(event: AbiEvent, emitterRole: EmitterRole, args: Recor
 
 describe('decodeLog', () => {
   // Fixed layouts are decoded by hand and PackageExecuted's dynamic `uint8[]` through viem: each
-  // registry entry, whichever way it decodes, must read random logs as the ABI decoder does.
+  // entry of INDEXED_EVENTS, whichever way it decodes, must read random logs as the ABI decoder does.
   it.each(Object.values(INDEXED_EVENTS).map((e) => [e.abi.name, e] as const))('decodes %s exactly as the ABI decoder does', (_name, entry) => {
     fc.assert(
       fc.property(arbitraryArgs(entry.abi), (args) => expectSameAsViem(entry.abi, entry.emitter, args)),

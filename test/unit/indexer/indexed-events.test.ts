@@ -7,7 +7,7 @@ import { DERIVED_TABLES } from '../../../indexer/store/derived-tables';
 import { encodeLog, fixedArgs } from './abi-logs';
 
 /**
- * The registry is the one declaration of an indexed event: these checks fail when an entry
+ * INDEXED_EVENTS is the one declaration of an indexed event: these checks fail when an entry
  * disagrees with its ABI, names a table no rollback clears, or projects rows into a table it
  * does not declare (whose rows a rollback would then not be known to cover).
  */
