@@ -1,5 +1,5 @@
-export { TopicEventPublisher, MAX_EVENT_PAYLOAD_BYTES } from './event-publisher';
-export type { PublishOptions, PublishResult, EventPublisherConfig, TopicEventPublisherDeps } from './event-publisher';
+export { TopicEventPublisher, MAX_EVENT_PAYLOAD_BYTES } from './topic-event-publisher';
+export type { PublishOptions, PublishResult, EventPublisherConfig, TopicEventPublisherDeps } from './topic-event-publisher';
 export { EventHistory } from './event-history';
 export type { HistoryRead, EventHistoryConfig } from './event-history';
 export { EventKeys, parseLiveMessage, taggedTopic } from './event-keys';
