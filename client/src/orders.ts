@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import { ORDER_INTENT_TYPES, orderIntentFromJson, orderIntentHash, intentDataHash, type OrderIntent } from '@options-rfq/wire';
 import { exclusiveFillTypedData, EXCLUSIVE_FILL_TYPES, type ExclusiveFill } from '@options-rfq/wire';
-import type { CreatedExclusiveFill, OrderView } from './api-types';
+import type { CreatedExclusiveFill, OrderView } from './api.types';
 
 /*
  * Orders on chain: the very OrderIntent definition the server hashes (shared/protocol), so the

@@ -22,7 +22,7 @@ import { assertNotFaded, assertRoomForRight, fadeStatus, type FadePolicy, type F
 import { assertFillerConsent } from './filler-consent';
 import { FillBondCheck, lockMakerRights } from '../bonds';
 import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
-import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
+import { makerBidView, takerBidView, takerDutchView } from './dutch.views';
 import { parseOrThrow } from '../platform/validation';
 import { dutchBidBody } from '../../wire/src/quote-answers';
 

@@ -16,7 +16,7 @@ import { OrderRepository } from './order.repository';
 import { holdOrders, lockOrders } from './order-state';
 import { lockMakerRights } from '../bonds';
 import type { ExclusiveFillRow, OrderRow } from './order.types';
-import { exclusiveFillView, type ExclusiveFillView } from './order-views';
+import { exclusiveFillView, type ExclusiveFillView } from './order.views';
 import { FillBondCheck } from '../bonds';
 
 /** A fill as it is inserted: with the organization it was taken for. */

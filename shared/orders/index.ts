@@ -20,7 +20,7 @@ export {
 export type { FillUse } from './order-state';
 export { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersSweepJob, ORDERS_QUEUE } from './order.jobs';
 export { publishFillState, FILL_EVENTS } from './order-notifier';
-export * from './order-views';
+export * from './order.views';
 export type { ExclusiveFillRow, ExclusiveFillState, OnChainOrder, OrderRow, OrderState } from './order.types';
 export { exclusiveFillEventWire, exclusiveFillWire, ON_CHAIN_ORDER_STATES, ORDER_PLACEMENTS, orderWire } from '../../wire/src/order.wire';
 export { FILL_STATE_SQL, ON_CHAIN_STATE_SQL, ORDER_STATE_SQL } from './order.sql';

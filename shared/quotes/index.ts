@@ -10,7 +10,7 @@ export { QuoteStreamTokens } from './quote-stream-tokens';
 export { closeQuote, fillSettledQuotes, reopenFilledQuotes } from './quote-state';
 export type { ClosingState, FilledQuoteRow, ReopenedQuoteRow, SettlementRef } from './quote-state';
 export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';
-export * from './quote-views';
+export * from './quote.views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';
 export { hashStreamToken } from '../platform/stream-tokens';
 export { QuoteNotifier, publishQuoteResult, publishRfqRequest } from './quote-notifier';

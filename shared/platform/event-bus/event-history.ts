@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { isEpochStart, LuaScript, type Redis } from '../redis';
 import { EventKeys } from './event-keys';
-import type { DeliveredEvent, TopicKey } from './event-types';
+import type { DeliveredEvent, TopicKey } from './event.types';
 
 /**
  * The head seq and the entries after `after`, read in one step so that the entries reach

@@ -3,6 +3,6 @@ export type { PublishOptions, PublishResult, EventPublisherConfig, TopicEventPub
 export { EventHistory } from './event-history';
 export type { HistoryRead, EventHistoryConfig } from './event-history';
 export { EventKeys, parseLiveMessage, taggedTopic } from './event-keys';
-export type { TopicKey, TopicRef, TopicRules, JsonValue, EventPayload, EventCatalog, DeliveredEvent } from './event-types';
+export type { TopicKey, TopicRef, TopicRules, JsonValue, EventPayload, EventCatalog, DeliveredEvent } from './event.types';
 export { RelayAnchors, reflectedBy, withSeq } from './relay-anchor';
 export type { RelayAnchor } from './relay-anchor';

@@ -6,7 +6,7 @@ import { LuaScript, publishCommand, RedisEpoch, type Redis } from '../redis';
 import { StreamTokens } from '../stream-tokens';
 import { currentTraceparent, inSpan, MESSAGING } from '../tracing';
 import { EventKeys } from './event-keys';
-import type { EventCatalog, TopicRef, TopicRules } from './event-types';
+import type { EventCatalog, TopicRef, TopicRules } from './event.types';
 
 /**
  * One script so that a seq is never handed out without its history entry and its live message:

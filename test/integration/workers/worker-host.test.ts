@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { defineJob, isJobSpec, TRACE_FIELD, type JobSpec } from '../../../shared/platform/queue';
 import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/platform/redis';
 import { catalogOf, JOBS } from '../../../workers/job-catalog';
-import { HANDLERS } from '../../../workers/job-handlers';
+import { HANDLERS } from '../../../workers/job.handlers';
 import { checkJobBinding, handles } from '../../../workers/job-binding';
 import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';
