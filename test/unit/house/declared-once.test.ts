@@ -32,4 +32,9 @@ describe('declared once', () => {
   it("an offer's and a bid's 409 on a closed quote come from one table (closedQuoteErrors of api/routes/quote.http.ts), never written out", () => {
     expect(filesMatching(files, /errorCase\(\s*409,\s*'quote_(?:expired|filled|cancelled)'/)).toEqual([]);
   });
+
+  it("a book order's on-chain states are wire's ON_CHAIN_ORDER_STATES (OnChainOrderState), the indexer's rows included", () => {
+    expect(filesMatching(files, /'open'\s*\|\s*'filled'\s*\|\s*'cancelled'/)).toEqual([]);
+    expect(filesMatching(files, /\[\s*'open',\s*'filled',\s*'cancelled'\s*\]/)).toEqual(['wire/src/order.wire.ts']);
+  });
 });
