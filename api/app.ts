@@ -8,7 +8,7 @@ import { requestSpan } from '../shared/platform/http/request-span';
 import { roleTracer } from '../shared/platform/tracing';
 import { noStore } from '../shared/platform/http/cache';
 import { mountRoutes, recordRouteSpecs } from './http/mount-routes';
-import { keepingDryRunBodyRefusal } from './http/offer-dry-run';
+import { keepingDryRunBodyRefusal } from './http/dry-run-body-refusal';
 import { API_ROUTES, boundRoutes } from './routes/route-table';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
 import { exportQueueDepths } from '../shared/platform/queue';

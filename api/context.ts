@@ -24,7 +24,7 @@ export interface ApiDeps extends ServiceDeps {
 
 /** The services routes call, built once per app from its deps. */
 export interface ApiServices {
-  registry: NetworksService;
+  networks: NetworksService;
   pubsub: PubsubRegistrations;
   identity: IdentityService;
   pairs: PairDirectory;
@@ -50,7 +50,7 @@ export interface ApiContext extends ApiDeps {
 export function buildContext(deps: ApiDeps): ApiContext {
   const pairs = new PairDirectory(deps.db, deps.config.REGISTRY_CACHE_MS);
   const streamTokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
-  const registry = new NetworksService(deps.db);
+  const networks = new NetworksService(deps.db);
   // bin/main.ts builds the signer at start (and refuses to start without one); an embedder that
   // passes none gets one built from the configuration alone, on first use.
   let signer: PrivateKeyAccount | undefined = deps.serviceSigner;
@@ -63,7 +63,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
   return {
     ...deps,
     services: {
-      registry,
+      networks,
       pubsub: new PubsubRegistrations(deps.redis, deps.config, deps.db),
       identity: new IdentityService({ ...deps, dropKeyRegistrations }),
       pairs,
@@ -85,7 +85,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
       exclusiveFills: new ExclusiveFillService({
         ...deps,
         pairs,
-        registry,
+        networks,
         signer: signerOnce,
         ttlSeconds: deps.config.EXCLUSIVE_FILL_TTL_SECONDS,
         maxOrders: deps.config.EXCLUSIVE_FILL_MAX_ORDERS,

@@ -128,21 +128,21 @@ export function devchainNetwork(rpcUrl: string, a: DeployedAddresses): NetworkIn
  * gives. The fill bond check fails closed anyway (a premium token with no entry is refused).
  * Entries already there are kept, an explicit zero included.
  */
-export async function ensureDevBondRequirements(registry: NetworksService): Promise<void> {
-  const current = await registry.setting('bond_requirements');
+export async function ensureDevBondRequirements(networks: NetworksService): Promise<void> {
+  const current = await networks.setting('bond_requirements');
   const missing = DEV_TOKENS.filter((t) => !(t.symbol in current));
   if (missing.length === 0) return;
   const entries = missing.map((t) => [t.symbol, { premium_bond_amount: t.fillBond, fill_bond_amount: t.fillBond }]);
-  await registry.setSetting('bond_requirements', { ...current, ...Object.fromEntries(entries) });
+  await networks.setSetting('bond_requirements', { ...current, ...Object.fromEntries(entries) });
 }
 
 /** Starts the devchain and writes network 31337 with every address into the registry, and its tokens' bond minimums where unset. */
 export async function startAndRegisterDevchain(deps: { db: DataSource; port: number; logger?: Logger; serviceSigner?: Address }): Promise<Devchain> {
   const chain = await startDevchain({ port: deps.port, logger: deps.logger, serviceSigner: deps.serviceSigner });
   try {
-    const registry = new NetworksService(deps.db);
-    await registry.upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
-    await ensureDevBondRequirements(registry);
+    const networks = new NetworksService(deps.db);
+    await networks.upsertNetwork(devchainNetwork(chain.rpcUrl, chain.addresses));
+    await ensureDevBondRequirements(networks);
   } catch (err) {
     await chain.stop();
     throw err;

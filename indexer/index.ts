@@ -56,7 +56,7 @@ const fingerprint = (n: NetworkSpec) => JSON.stringify([n.rpc_urls, n.contracts,
 export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Promise<Indexer> {
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const logger = deps.logger.child({ role: 'indexer', holder });
-  const registry = new NetworksService(deps.db);
+  const networks = new NetworksService(deps.db);
   const leases = new LeaseStore(deps.db, deps.config.INDEXER_LEASE_TTL_MS);
   const tracer = roleTracer(deps.tracing, 'indexer');
   const store = new IndexerStore(deps.db, { fadeWindowSeconds: deps.config.DUTCH_FADE_WINDOW, tracer });
@@ -145,7 +145,7 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
   }
 
   async function reconcile(): Promise<void> {
-    const nets = (await registry.allNetworks()).filter((n) => n.enabled);
+    const nets = (await networks.allNetworks()).filter((n) => n.enabled);
     wanted = new Map(
       nets.map((n) => [n.chain_id, { chain_id: n.chain_id, name: n.name, rpc_urls: n.rpc_urls, contracts: n.contracts, confirmations: n.confirmations }]),
     );

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import type { ServiceDeps } from '../shared/platform/runtime';
 import { errorHandler, notFound } from '../shared/platform/http/error-handler';
 import { requestContext } from '../shared/platform/http/request-context';
-import { healthRoutes } from '../shared/platform/http/health.routes';
+import { healthRoutes } from '../shared/platform/http/health-probes';
 
 /**
  * The HTTP side of a socket-only process (ROLES=socket): the same /healthz, /readyz and

@@ -4,7 +4,7 @@ import { JOBS } from './job-catalog';
 import type { Lifecycle } from '../shared/platform/lifecycle';
 import { PubsubRegistrations } from '../shared/events';
 import { QUOTES_QUEUE, quotesRetentionJob, quotesSweepJob, type InterestedMakers } from '../shared/quotes';
-import { HANDLERS } from './job-handlers';
+import { HANDLERS } from './job.handlers';
 import { ORDERS_QUEUE, ordersRecordsSweepJob, ordersSweepJob } from '../shared/orders';
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';

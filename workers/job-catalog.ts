@@ -22,8 +22,8 @@ export function catalogOf(specs: readonly JobSpec[]): Record<string, JobSpec> {
 }
 
 /**
- * Every job the system runs, by name. The workers' registry checks at boot that each one has
- * exactly one handler (workers/job-handlers.ts) and that no handler serves anything else.
+ * Every job the system runs, by name. The worker host checks at boot that each one has
+ * exactly one handler (workers/job.handlers.ts) and that no handler serves anything else.
  */
 export const JOBS: Record<string, JobSpec> = catalogOf(JOB_MODULES.flatMap((m) => Object.values(m).filter(isJobSpec)));
 

@@ -19,7 +19,7 @@ interface Consumer {
 export const CONSUMER_STUCK_AFTER_MS = 20_000;
 
 /**
- * Runs BullMQ workers, one per queue the registry uses. Each job's payload is checked with its
+ * Runs BullMQ workers, one per queue the job catalog uses. Each job's payload is checked with its
  * schema first: a payload that does not parse can never succeed, so it fails without retries.
  * A job runs in a span whose parent is the span that enqueued it (the trace context its data
  * carried, taken off before the payload is parsed); a job enqueued outside any span starts a trace.

@@ -3,7 +3,7 @@ import type { ApiContext } from '../context';
 import { credentialBuckets } from './caller';
 import { principalOf } from './principal';
 import { consumeAll, createLimiter, ipBucket } from './rate-limit';
-import { isOfferDryRun } from '../http/offer-dry-run';
+import { isOfferDryRun } from '../http/dry-run-body-refusal';
 import { step } from '../../shared/platform/tracing';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TOPIC_TABLE, type AnyTopicSpec } from '../../shared/events';
 import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly } from '../../shared/events/topic-join';
+import type { Json } from './schema-docs';
 
 /**
  * The AsyncAPI 3 document of the socket tier, generated when the app starts from the one topic
@@ -8,8 +9,6 @@ import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly } from 
  * parameters, join rule and event payloads, without a second list to keep. The prose mirrors
  * docs/SOCKETS.md, which stays the long form.
  */
-
-type Json = Record<string, unknown>;
 
 export type AsyncApiDocument = {
   asyncapi: '3.0.0';

@@ -5,7 +5,7 @@ import { openApiPath, pathParamNames } from './path-template';
 import { answersOf } from './route-answers';
 import type { HttpMethod, NamedRouteSpec, ResponseSpec } from './route-spec';
 import { authDoc, authSentence, challengeActionOf, SECURITY_SCHEMES, type SchemeName, type SecurityScheme } from './route-security';
-import { describeSharedSchema } from './schema-docs';
+import { describeSharedSchema, type Json } from './schema-docs';
 
 /**
  * The OpenAPI 3.1 document, generated from the route specs when the app starts. Request
@@ -15,7 +15,6 @@ import { describeSharedSchema } from './schema-docs';
  * check it: Redocly's recommended rules (redocly.yaml) and openapi-typescript (docs/API.md).
  */
 
-type Json = Record<string, unknown>;
 type JsonSchema = Json & { properties?: Record<string, Json>; required?: string[] };
 
 export type OpenApiDocument = {
@@ -51,9 +50,9 @@ const STATUS_TEXT: Record<number, string> = {
 
 const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
 
-/** Converts schemas kept in one registry, with references between components. */
-function componentsOf(registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output'): Record<string, Json> {
-  const out = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}`, override: describeSharedSchema }).schemas;
+/** Converts one set of named component schemas (a zod registry), with references between components. */
+function componentsOf(components: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output'): Record<string, Json> {
+  const out = z.toJSONSchema(components, { io, uri: (id) => `#/components/schemas/${id}`, override: describeSharedSchema }).schemas;
   return Object.fromEntries(
     Object.entries(out).map(([id, schema]) => {
       const { $schema: _s, $id: _i, ...rest } = schema as Json;
@@ -63,9 +62,9 @@ function componentsOf(registry: z.core.$ZodRegistry<{ id: string }>, io: 'input'
 }
 
 /** Registers `schema` under `id` (or finds the id it already has) and answers a $ref to it. */
-function refTo(registry: z.core.$ZodRegistry<{ id: string }>, schema: z.ZodType, id: string): Json {
-  const known = registry.get(schema)?.id;
-  if (!known) registry.add(schema, { id });
+function refTo(components: z.core.$ZodRegistry<{ id: string }>, schema: z.ZodType, id: string): Json {
+  const known = components.get(schema)?.id;
+  if (!known) components.add(schema, { id });
   return { $ref: `#/components/schemas/${known ?? id}` };
 }
 
@@ -168,7 +167,7 @@ function errorResponse(status: number, cases: ErrorCase[], used: Set<string>): J
   };
 }
 
-interface Registries {
+interface ComponentSets {
   inputs: z.core.$ZodRegistry<{ id: string }>;
   outputs: z.core.$ZodRegistry<{ id: string }>;
   /** The shared examples and parameters referenced: the components hold only those. */
@@ -176,7 +175,7 @@ interface Registries {
   parameters: Set<string>;
 }
 
-function operation(c: NamedRouteSpec, { inputs, outputs, examples, parameters: sharedParameters }: Registries, operationId: string): Json {
+function operation(c: NamedRouteSpec, { inputs, outputs, examples, parameters: sharedParameters }: ComponentSets, operationId: string): Json {
   const answers = answersOf(c);
   const responses: Json = {};
   for (const [status, spec] of answers.success) {
@@ -226,8 +225,8 @@ function securitySchemes(routes: readonly NamedRouteSpec[]): OpenApiDocument['co
 
 /** The document for `routes`, in their mount order. `tags` describes each tag the routes use. */
 export function buildOpenApiDocument(routes: readonly NamedRouteSpec[], tags: Record<string, string>, version: string): OpenApiDocument {
-  const registries: Registries = { inputs: z.registry<{ id: string }>(), outputs: z.registry<{ id: string }>(), examples: new Set(), parameters: new Set() };
-  const { inputs, outputs } = registries;
+  const sets: ComponentSets = { inputs: z.registry<{ id: string }>(), outputs: z.registry<{ id: string }>(), examples: new Set(), parameters: new Set() };
+  const { inputs, outputs } = sets;
   outputs.add(errorBodySchema, { id: 'ErrorBody' });
   const paths: OpenApiDocument['paths'] = {};
   for (const c of routes) {
@@ -236,7 +235,7 @@ export function buildOpenApiDocument(routes: readonly NamedRouteSpec[], tags: Re
     const methods = c.method === 'all' ? ALL_METHODS : [c.method];
     for (const m of methods) {
       if (item[m]) throw new Error(`two routes answer ${m.toUpperCase()} ${c.path}`);
-      item[m] = operation(c, registries, c.method === 'all' ? `${c.id}${pascal(m)}` : c.id);
+      item[m] = operation(c, sets, c.method === 'all' ? `${c.id}${pascal(m)}` : c.id);
     }
   }
   const used = [...new Set(routes.flatMap((r) => r.tags))];
@@ -259,9 +258,9 @@ export function buildOpenApiDocument(routes: readonly NamedRouteSpec[], tags: Re
     paths,
     components: {
       schemas: { ...componentsOf(inputs, 'input'), ...componentsOf(outputs, 'output') },
-      parameters: Object.fromEntries(Object.entries(SHARED_PARAMETERS).filter(([name]) => registries.parameters.has(name))),
+      parameters: Object.fromEntries(Object.entries(SHARED_PARAMETERS).filter(([name]) => sets.parameters.has(name))),
       securitySchemes: securitySchemes(routes),
-      examples: Object.fromEntries([...SHARED_ERRORS].filter(([, key]) => registries.examples.has(key)).map(([e, key]) => [key, errorExample(e)])),
+      examples: Object.fromEntries([...SHARED_ERRORS].filter(([, key]) => sets.examples.has(key)).map(([e, key]) => [key, errorExample(e)])),
     },
   };
 }

@@ -108,7 +108,7 @@ export type RouteHandler<C extends RouteSpec> =
 /** A handler, optionally with middleware the route runs first (a per-route rate limit). */
 export type RouteBinding<C extends RouteSpec> = RouteHandler<C> | { before: RequestHandler[]; handle: RouteHandler<C> };
 
-/** A spec under its registry key, which is also its OpenAPI operationId and its handler's key. */
+/** A spec under its key in the route table, which is also its OpenAPI operationId and its handler's key. */
 export type NamedRouteSpec = RouteSpec & { id: string };
 
 /** One binding per spec of a group: forgetting a handler is a type error. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-type Json = Record<string, unknown>;
+/** A JSON object of the generated documents (OpenAPI, AsyncAPI, the JSON Schemas in them), read loosely. */
+export type Json = Record<string, unknown>;
 
 /**
  * A pipe that reads `unknown` first (`required(x)`, `sizedArray(x)`: a presence or length check

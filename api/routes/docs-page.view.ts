@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../shared/platform/files';
 import type { AsyncApiDocument } from '../http/asyncapi-document';
+import type { Json } from '../http/schema-docs';
 
 /**
  * The docs page, rendered once at start: the guides (HTML fragments under docs/guides, so they
@@ -12,8 +13,6 @@ import type { AsyncApiDocument } from '../http/asyncapi-document';
 
 export const GUIDES_DIR = path.join(packageRoot(__dirname), 'docs', 'guides');
 export const GUIDE_FILES = ['first-quote.html', 'first-offer.html'] as const;
-
-type Json = Record<string, unknown>;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const code = (s: string) => `<code>${escapeHtml(s)}</code>`;

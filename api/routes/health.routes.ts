@@ -1,4 +1,4 @@
-import { healthProbes } from '../../shared/platform/http/health.routes';
+import { healthProbes } from '../../shared/platform/http/health-probes';
 import type { ApiContext } from '../context';
 import type { RouteHandlers } from '../http/route-spec';
 import type { healthSpecs } from './health.http';

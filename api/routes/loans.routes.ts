@@ -17,7 +17,7 @@ export function loansHandlers(ctx: ApiContext): RouteHandlers<typeof loansSpecs>
     mintLoanStream: async ({ query, body }) => {
       const chainId = chainIdOfQueryOrBody(query, body);
       if (chainId === undefined) throw ValidationError.field('chain_id', `${CHAIN_ID.message}, in the query (?chain_id=) or the JSON body`);
-      await ctx.services.registry.requireNetwork(chainId);
+      await ctx.services.networks.requireNetwork(chainId);
       return new Reply(201, await ctx.services.exploreStreams.mint(loanFeed, chainId, LOAN_FEED_SUBJECT));
     },
     listLoans: async ({ query }) => loans.loans(query),

@@ -6,17 +6,17 @@ import type { LandingPageSettings, publicSpecs } from './public.http';
 
 /** The spec's public, unauthenticated registry and settings routes. */
 export function publicHandlers(ctx: ApiContext): RouteHandlers<typeof publicSpecs> {
-  const { registry } = ctx.services;
+  const { networks } = ctx.services;
   const challenge = ctx.services.identity.challenge.publicSettings();
   return {
-    listNetworks: async () => registry.networks(),
-    listPaymentTokens: async () => registry.paymentTokens(),
-    listDefaultPremiumTokens: async () => registry.defaultPremiumTokens(),
-    listRecommendedMinNotional: async () => registry.recommendedMinNotional(),
-    getFillerPageSettings: async () => registry.fillerPageSettings(),
+    listNetworks: async () => networks.networks(),
+    listPaymentTokens: async () => networks.paymentTokens(),
+    listDefaultPremiumTokens: async () => networks.defaultPremiumTokens(),
+    listRecommendedMinNotional: async () => networks.recommendedMinNotional(),
+    getFillerPageSettings: async () => networks.fillerPageSettings(),
     // The service merges free-form operator content, so its type is loose; the spec states the fixed part.
-    getLandingPageSettings: async () => (await registry.landingPageSettings(challenge)) as LandingPageSettings,
-    getBondRequirements: async () => registry.bondRequirements(),
+    getLandingPageSettings: async () => (await networks.landingPageSettings(challenge)) as LandingPageSettings,
+    getBondRequirements: async () => networks.bondRequirements(),
     getContractAbis: async () => ({ abis: PUBLISHED_ABIS }),
     // Premium activation was removed from the product; clients still calling it learn so.
     activatePremium: async () => {

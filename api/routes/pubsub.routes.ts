@@ -19,7 +19,7 @@ export function pubsubHandlers(ctx: ApiContext): RouteHandlers<typeof pubsubSpec
     <T extends PubsubTier>(tier: T) =>
     async ({ body }: RouteInput<(typeof pubsubSpecs)['registerPremium']['request']>, req: Request) => {
       const { chain_id } = body;
-      await ctx.services.registry.requireNetwork(chain_id);
+      await ctx.services.networks.requireNetwork(chain_id);
       const p = walletOf(req);
       await ctx.services.pubsub.register(chain_id, p.address, tier, p.kind === 'maker_key' ? p.keyId : null);
       return {

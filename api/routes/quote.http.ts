@@ -4,7 +4,7 @@ import { offerRequestDocument, quoteRequestDocument } from '../../shared/quotes'
 import { defineRoute } from '../http/route-spec';
 import { errorCase, FILL_BOND_ERRORS, VALIDATION_FAILED } from '../http/error-cases';
 import { createdQuoteAnswer, dutchBidBody, quotePollAnswer, submittedDutchBidAnswer, submittedOfferAnswer } from '../../wire/src/quote-answers';
-import { offerDryRunWire } from '../../wire/src/quote.wire';
+import { offerDryRunWire, QUOTE_STATES } from '../../wire/src/quote.wire';
 import type { PackageOfferBody, QuoteRequestBody } from '../../wire/src/quote-requests';
 
 /** Every body the wire package types for a client is one the parsers' documents accept (checked by tsc). */
@@ -12,6 +12,13 @@ type Accepts<Schema extends z.ZodType, Body extends z.input<Schema>> = Body;
 export type ClientBodiesAccepted = [Accepts<typeof quoteRequestDocument, QuoteRequestBody>, Accepts<typeof offerRequestDocument, PackageOfferBody>];
 
 const QUOTE_NOT_FOUND = errorCase(404, 'quote_not_found', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b not found');
+
+/**
+ * An offer's or a bid's 409 on a quote no longer open: `quote_<state>` for every state a quote
+ * closes into (QUOTE_STATES but open), as offer.service.ts and dutch.service.ts answer it.
+ */
+const closedQuoteErrors = (closed: 'offers' | 'bids') =>
+  QUOTE_STATES.filter((s) => s !== 'open').map((s) => errorCase(409, `quote_${s}`, `quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is ${s}; ${closed} are closed`));
 
 const PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 const EXPIRY = 1924992000; // 2031-01-01, so the example stays valid for years
@@ -138,9 +145,7 @@ export const quoteSpecs = {
         'maker_mismatch',
         'maker 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC is not the authenticated maker 0x90F79bf6EB2c4f870365E785982E1f101E93b906',
       ),
-      errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; offers are closed'),
-      errorCase(409, 'quote_filled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is filled; offers are closed'),
-      errorCase(409, 'quote_cancelled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is cancelled; offers are closed'),
+      ...closedQuoteErrors('offers'),
       errorCase(
         409,
         'dutch_quote',
@@ -207,9 +212,7 @@ export const quoteSpecs = {
         'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is not a Dutch auction: post a signed package offer to POST /api/quote/0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b',
       ),
       errorCase(409, 'competition_over', 'the competition of quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b ended at 2026-11-23T20:00:00.000Z; bids are closed'),
-      errorCase(409, 'quote_expired', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is expired; bids are closed'),
-      errorCase(409, 'quote_filled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is filled; bids are closed'),
-      errorCase(409, 'quote_cancelled', 'quote 0b6f3c1e-2d4a-4f5e-8a9b-0c1d2e3f4a5b is cancelled; bids are closed'),
+      ...closedQuoteErrors('bids'),
     ],
   }),
   submitOfferDryRun: defineRoute({

@@ -7,7 +7,7 @@ import { errorBody } from '../../shared/platform/http/error-handler';
 import { isDutchRequest, type Bidder } from '../../shared/dutch';
 import { callerScope } from '../auth';
 import type { ApiContext } from '../context';
-import { dryRunBodyRefusal } from '../http/offer-dry-run';
+import { dryRunBodyRefusal } from '../http/dry-run-body-refusal';
 import { Reply, type RouteHandlers } from '../http/route-spec';
 import type { quoteSpecs } from './quote.http';
 

@@ -12,7 +12,7 @@ import { bullPrefix, closeRedis, createBullConnection, createRedis } from '../..
 import { hashStreamToken, quoteExpireJob } from '../../shared/quotes';
 import { NetworksService } from '../../shared/networks';
 import { JOBS } from '../../workers/job-catalog';
-import { HANDLERS } from '../../workers/job-handlers';
+import { HANDLERS } from '../../workers/job.handlers';
 import { buildWorkerContext } from '../../workers/worker-context';
 import { WorkerHost } from '../../workers/worker-host';
 import { DutchClock } from '../../workers/dutch/dutch-clock';

@@ -43,15 +43,15 @@ export async function ordersBenchDatabase(tag: string, makers: readonly string[]
   const db = await benchDatabase(tag);
   const ds = createDataSource({ url: db.url, poolSize: 1 });
   await ds.initialize();
-  const registry = new NetworksService(ds);
-  await registry.upsertNetwork({
+  const networks = new NetworksService(ds);
+  await networks.upsertNetwork({
     chain_id: 31337,
     name: 'Bench',
     rpc_urls: ['http://127.0.0.1:8545'],
     contracts: { mothership: MOTHERSHIP, opshuns_core: BENCH_PAIR },
     tokens: [{ address: BENCH_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 }],
   });
-  await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: '1000' } });
+  await networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: '1000' } });
   await ds.query(
     `INSERT INTO indexer_pairs (chain_id, address, factory, token0, token1, premium_token, created_block, created_block_hash, created_log_index, tx_hash)
      VALUES (31337, $1, $2, $2, $2, $3, 1, $4, 0, $4)`,

@@ -71,7 +71,7 @@ export async function ordersBench(): Promise<void> {
     makers.map((m) => m.address),
   );
   const api = spawnOrdersApi(db.url);
-  const bareSrv = spawnServer('bench/orders/bare-server.ts', {}, 'bare listening');
+  const bareSrv = spawnServer('bench/orders/orders-bare-server.ts', {}, 'bare listening');
   try {
     const [apiPort, barePort] = await Promise.all([api.port, bareSrv.port]);
     const apiBase = `http://127.0.0.1:${apiPort}`;

@@ -31,7 +31,7 @@ export async function quoteThroughput(): Promise<void> {
   const body = JSON.stringify(butterflyBody());
   const collector = TRACE ? await startOtlpReceiver() : null;
   const api = spawnQuoteApi(db.url, collector ? { TRACING_OTLP_URL: collector.url } : {});
-  const bare = spawnServer('bench/quote/bare-server.ts', {}, 'bare listening');
+  const bare = spawnServer('bench/quote/quote-bare-server.ts', {}, 'bare listening');
   try {
     const [apiPort, barePort] = await Promise.all([api.port, bare.port]);
     await load(`http://127.0.0.1:${barePort}/api/quote`, body); // warm-up both

@@ -31,10 +31,10 @@ export const chainCommands: OpsCommand[] = [
       const expected = expectedAddresses();
       const addresses = (await hasReferenceContracts(rpcUrl, expected)) ? expected : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });
       await ensureServiceSigner({ rpcUrl, mothership: addresses.mothership, signer });
-      const registry = new NetworksService(ctx.db);
-      ctx.print(await registry.upsertNetwork(devchainNetwork(rpcUrl, addresses)));
+      const networks = new NetworksService(ctx.db);
+      ctx.print(await networks.upsertNetwork(devchainNetwork(rpcUrl, addresses)));
       // The reference tokens get the devchain's non-zero bond minimums unless the operator set them.
-      await ensureDevBondRequirements(registry);
+      await ensureDevBondRequirements(networks);
     },
   },
 ];

@@ -1,4 +1,4 @@
-import type { ErrorBody } from './api-types';
+import type { ErrorBody } from './api.types';
 
 /**
  * A non-2xx answer of the API, carrying its error body (docs/API.md, "Conventions of every answer"): branch on `code` (stable,

@@ -14,7 +14,7 @@ export {
   type PackageOffer,
   type IntentJson,
 } from './offers';
-export type * from './api-types';
+export type * from './api.types';
 export { networkContract } from './networks';
 export {
   orderIntent,

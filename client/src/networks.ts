@@ -1,4 +1,4 @@
-import type { Network } from './api-types';
+import type { Network } from './api.types';
 
 /**
  * A deployed contract of a registry network (GET /api/networks), by registry key

@@ -1,7 +1,7 @@
 import type { LocalAccount } from 'viem/accounts';
 import { jsonLegToLeg, type IntentJson } from '@options-rfq/wire';
 import { packageOfferTypedData, PACKAGE_OFFER_TYPES, packageOfferDomain, type PackageOffer } from '@options-rfq/wire';
-import type { PackageOfferRequest } from './api-types';
+import type { PackageOfferRequest } from './api.types';
 
 /*
  * EIP-712 for package offers: the very definitions the server verifies offers with

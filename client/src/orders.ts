@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
-import { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash, type OrderIntent } from '@options-rfq/wire';
+import { ORDER_INTENT_TYPES, orderIntentFromJson, orderIntentHash, intentDataHash, type OrderIntent } from '@options-rfq/wire';
 import { exclusiveFillTypedData, EXCLUSIVE_FILL_TYPES, type ExclusiveFill } from '@options-rfq/wire';
-import type { CreatedExclusiveFill, OrderView } from './api-types';
+import type { CreatedExclusiveFill, OrderView } from './api.types';
 
 /*
  * Orders on chain: the very OrderIntent definition the server hashes (shared/protocol), so the
@@ -13,32 +13,7 @@ export type { OrderIntent, ExclusiveFill };
 
 /** The OrderIntent struct of an order as the API answers it: what the owner passes to the pair's placeIntent. */
 export function orderIntent(order: Pick<OrderView, 'destination' | 'data' | 'amount'>): OrderIntent {
-  const { destination: t, data: d } = order;
-  return {
-    from: getAddress(t.from),
-    to: getAddress(t.to),
-    noncePrefix: BigInt(t.nonce.prefix),
-    nonce: BigInt(t.nonce.nonce),
-    options6909Contract: getAddress(d.options6909Contract),
-    amount: BigInt(order.amount),
-    fillerRewardMaxPerMintedUnit: BigInt(d.rewardLimits.fillerRewardMaxPerMintedUnit),
-    fillerRewardMinPerMintedUnit: BigInt(d.rewardLimits.fillerRewardMinPerMintedUnit),
-    optionType: d.pairKey.optionType,
-    startExecutionTimestamp: d.pairKey.startExecutionTimeStamp,
-    expiryTimestamp: d.pairKey.expiryTimestamp,
-    premiumStart: BigInt(d.decayPremium.premiumStart),
-    premiumEnd: BigInt(d.decayPremium.premiumEnd),
-    premiumDecayRateBpsPerSecond: d.decayPremium.decayRateBpsPerSecond,
-    strikeStart: BigInt(d.decayStrike.strikeStart),
-    strikeEnd: BigInt(d.decayStrike.strikeEnd),
-    strikeDecayRateBpsPerSecond: d.decayStrike.decayRateBpsPerSecond,
-    startMinFill: BigInt(d.decayMinFill.startMinFill),
-    minFillDecayRatePerSecond: BigInt(d.decayMinFill.decayRatePerSecond),
-    buyOrSell: d.buyOrSell,
-    intentStartTime: d.intentStartTime,
-    intentExpiry: d.intentExpiry,
-    orderOnExpiry: d.orderOnExpiry,
-  };
+  return orderIntentFromJson(order);
 }
 
 /** The signed ExclusiveFill struct of an exclusive fill answer, as the pair's fillExclusive takes it. */

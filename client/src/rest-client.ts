@@ -29,7 +29,7 @@ import type {
   OfferDryRun,
   DutchBidRequest,
   SubmittedDutchBid,
-} from './api-types';
+} from './api.types';
 import { signSiwe } from './siwe';
 import type { DutchQuoteRequest } from './dutch';
 

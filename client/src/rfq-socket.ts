@@ -1,6 +1,6 @@
 import { Socket, type Channel } from 'phoenix';
 import WebSocket from 'ws';
-import type { MakerRfqRequest, MakerRfqResult, RfqOfferEvent, TakerRfqRequest, TakerRfqResult } from './api-types';
+import type { MakerRfqRequest, MakerRfqResult, RfqOfferEvent, TakerRfqRequest, TakerRfqResult } from './api.types';
 
 /** Events of `quotes:<chain>:requests` and `rfq_maker:<address>` (shared/events/topic-table.ts). */
 export interface MakerEvents {

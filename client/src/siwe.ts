@@ -1,6 +1,6 @@
 import type { LocalAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
-import type { LoginNonce } from './api-types';
+import type { LoginNonce } from './api.types';
 
 /**
  * The EIP-4361 message for a nonce the server issued. The server checks every field against

@@ -1,6 +1,6 @@
-import type { EntityManager } from 'typeorm';
+import type { Queryable } from '../../shared/platform/db';
 
-export type Queryable = Pick<EntityManager, 'query'>;
+export type { Queryable };
 
 /** TypeORM returns `[rows, affected]` for UPDATE/DELETE and plain rows otherwise; this gives both shapes one form. */
 export async function exec<T = Record<string, unknown>>(m: Queryable, sql: string, params: unknown[] = []): Promise<{ rows: T[]; count: number }> {

@@ -14,7 +14,6 @@ export type {
   OrderEvent,
   OrderIntentRow,
   OrderRow,
-  OrderState,
   OrderUpdate,
   PairRow,
   RowPosition,

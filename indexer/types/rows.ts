@@ -1,3 +1,4 @@
+import type { OnChainOrderState } from '../../wire/src/order.wire';
 import type { Hex } from '../rpc/rpc';
 
 /**
@@ -61,8 +62,6 @@ export interface BalanceDelta {
   last_block: number;
 }
 
-export type OrderState = 'open' | 'filled' | 'cancelled';
-
 export interface OrderRow {
   pair: Hex;
   order_id: string;
@@ -72,7 +71,7 @@ export interface OrderRow {
   price: string;
   amount: string;
   remaining: string;
-  state: OrderState;
+  state: OnChainOrderState;
   placed_block: number;
   placed_block_hash: Hex;
   placed_log_index: number;
@@ -86,7 +85,7 @@ export interface OrderUpdate {
   pair: Hex;
   order_id: string;
   remaining: string;
-  state: OrderState;
+  state: OnChainOrderState;
   last_block: number;
   last_log_index: number;
 }

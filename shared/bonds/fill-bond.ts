@@ -1,5 +1,5 @@
 import { getAddress, type Address } from 'viem';
-import type { DataSource } from 'typeorm';
+import type { Queryable } from '../platform/db';
 import { ForbiddenError } from '../platform/errors';
 import type { NetworksService } from '../networks';
 
@@ -18,12 +18,7 @@ export interface IndexedBond {
  * latest event carries, and the pending amount of its latest request unless a withdrawal came
  * after it. Absent tokens hold nothing.
  */
-export async function indexedBonds(
-  db: Pick<DataSource, 'query'>,
-  chainId: number,
-  maker: string,
-  tokens: readonly string[],
-): Promise<Map<string, IndexedBond>> {
+export async function indexedBonds(db: Queryable, chainId: number, maker: string, tokens: readonly string[]): Promise<Map<string, IndexedBond>> {
   const rows: { token: string; balance: string; pending: string }[] = await db.query(
     `SELECT t.token, COALESCE(b.balance, 0)::text AS balance,
             (CASE WHEN p.kind = 'request' THEN p.amount ELSE 0 END)::text AS pending
@@ -48,7 +43,7 @@ export async function indexedBonds(
  * transaction ends, so the bond reservation a right checks cannot be spent twice by concurrent
  * requests. A transaction-scoped advisory lock keyed by the wallet.
  */
-export async function lockMakerRights(m: Pick<DataSource, 'query'>, maker: string): Promise<void> {
+export async function lockMakerRights(m: Queryable, maker: string): Promise<void> {
   await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('maker-rights:' || lower($1), 0))`, [maker]);
 }
 
@@ -65,13 +60,7 @@ export interface BondHolder {
  * BondVault holds it per wallet), so the rights counted against it are the wallet's own: a
  * member's right never eats another member's deposit.
  */
-export async function liveRights(
-  db: Pick<DataSource, 'query'>,
-  chainId: number,
-  maker: string,
-  holder: BondHolder,
-  tokens: readonly string[],
-): Promise<Map<string, number>> {
+export async function liveRights(db: Queryable, chainId: number, maker: string, holder: BondHolder, tokens: readonly string[]): Promise<Map<string, number>> {
   const bidOf = `lower(b.maker) = lower($2)`;
   const fillOf = `lower(f.maker) = lower($2)`;
   const rows: { token: string; n: number }[] = await db.query(
@@ -104,7 +93,7 @@ export async function liveRights(
  * A shortfall is a 403 `insufficient_fill_bond` whose body carries `fill_bond_requirements`.
  */
 export class FillBondCheck {
-  constructor(private readonly deps: { db: Pick<DataSource, 'query'>; registry: Pick<NetworksService, 'bondRequirements'> }) {}
+  constructor(private readonly deps: { db: Queryable; networks: Pick<NetworksService, 'bondRequirements'> }) {}
 
   /** `symbols`: the chain's token symbols by address (a token without one is named by its address). */
   async check(
@@ -116,7 +105,7 @@ export class FillBondCheck {
   ): Promise<FillBondRequirements> {
     const tokens = [...new Set(premiumTokens.map((t) => getAddress(t)))];
     const [{ tokens: minimums }, bonds, live] = await Promise.all([
-      this.deps.registry.bondRequirements(),
+      this.deps.networks.bondRequirements(),
       indexedBonds(this.deps.db, chainId, getAddress(maker), tokens),
       holder ? liveRights(this.deps.db, chainId, getAddress(maker), holder, tokens) : Promise.resolve(new Map<string, number>()),
     ]);

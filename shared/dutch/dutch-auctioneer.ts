@@ -12,7 +12,7 @@ import { DutchRepository } from './dutch.repository';
 import { dutchAwardJob, dutchOpenJob } from './dutch.jobs';
 import type { DutchQuote } from './dutch.types';
 import { decideAward } from './dutch-award-decision';
-import { competingView, exclusiveEndsAt, fillableView, makerBidView, takerBidView, takerDutchView, takerSide, winnerAwardView } from './dutch-views';
+import { competingView, exclusiveEndsAt, fillableView, makerBidView, takerBidView, takerDutchView, takerSide, winnerAwardView } from './dutch.views';
 
 /** Most competitions (or windows) one run decides; the rest fall to their own jobs or the next batch. */
 const BATCH_LIMIT = 64;

@@ -2,7 +2,7 @@ import { getAddress, zeroAddress, type Address } from 'viem';
 import type { DutchAward, DutchAwardSigner } from '../protocol';
 import type { DutchAwardDecision } from './dutch-state';
 import type { DutchBidRow, DutchQuote } from './dutch.types';
-import { takerSide } from './dutch-views';
+import { takerSide } from './dutch.views';
 
 /**
  * The award of one competition (docs/DUTCH.md): the best bid for the taker's side (`best`,

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
-import { idsWhere, pastGrace } from '../platform/db';
+import type { DataSource } from 'typeorm';
+import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import type { QuoteLegRow, QuoteRow } from '../quotes';
-import { LEG_COLUMNS, QUOTE_COLUMNS } from '../quotes/quote.repository';
+import { LEG_COLUMNS, LEG_INSERT_COLUMNS, QUOTE_COLUMNS, QUOTE_INSERT_COLUMNS } from '../quotes';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
 import { QUOTE_STATE_SQL as QS } from '../quotes/quote.sql';
 import type { DutchPhase } from '../../wire/src/dutch.wire';
 import { DUTCH_PHASE_SQL as DP } from './dutch.sql';
-
-type Queryable = Pick<EntityManager, 'query'>;
 
 const DUTCH_COLUMNS = `id, dutch_phase, dutch_request, dutch_request_digest, taker_signature, compete_ends_at, exclusive_ms,
   exclusive_ends_at, awarded_at, opened_at, award, winner`;
@@ -68,12 +66,11 @@ export class DutchRepository {
     const col = <K extends keyof QuoteLegRow>(k: K) => legs.map((l) => l[k]);
     const rows: { created_at: Date }[] = await (m ?? this.ds).query(
       `WITH q AS (
-         INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
-           directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at,
+         INSERT INTO quotes (${QUOTE_INSERT_COLUMNS},
            dutch_phase, dutch_request, dutch_request_digest, taker_signature, taker_nonce, compete_ends_at, exclusive_ms)
          VALUES ($1,$2,'dutch_only',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,${DP.competing},$14,$15,$16,$17,$18,$19) RETURNING created_at
        ), l AS (
-         INSERT INTO quote_legs (quote_id, idx, option_type, structure, direction, strike_wad, amount, start_exercise_timestamp, expiry_timestamp)
+         INSERT INTO quote_legs (${LEG_INSERT_COLUMNS})
          SELECT $1, * FROM unnest($20::smallint[], $21::smallint[], $22::smallint[], $23::smallint[], $24::numeric[], $25::numeric[], $26::bigint[], $27::bigint[])
        )
        SELECT created_at FROM q`,

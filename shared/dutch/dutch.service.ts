@@ -7,6 +7,7 @@ import { AppError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavaila
 import { IdempotencyService } from '../platform/idempotency';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
+import type { Queryable } from '../platform/db';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 import { dutchFillDigest, dutchRequestToJson, legToIntent, type Intent, recognizeStrategy, recoverDutchFillSigner, takerAddressHashFast } from '../protocol';
 import { FillAuthorityReader, type FillAuthorityNetwork } from '../chain/fill-authority';
@@ -21,7 +22,7 @@ import { assertNotFaded, assertRoomForRight, fadeStatus, type FadePolicy, type F
 import { assertFillerConsent } from './filler-consent';
 import { FillBondCheck, lockMakerRights } from '../bonds';
 import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
-import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
+import { makerBidView, takerBidView, takerDutchView } from './dutch.views';
 import { parseOrThrow } from '../platform/validation';
 import { dutchBidBody } from '../../wire/src/quote-answers';
 
@@ -46,7 +47,7 @@ const UNIQUE_VIOLATION = '23505';
 export class DutchService {
   private readonly repo: DutchRepository;
   private readonly quotes: QuoteRepository;
-  private readonly registry: NetworksService;
+  private readonly networks: NetworksService;
   private readonly idempotency: IdempotencyService;
   private readonly authorities: FillAuthorityReader;
   private readonly pairTokens: PairTokens;
@@ -57,7 +58,7 @@ export class DutchService {
   ) {
     this.repo = new DutchRepository(deps.db);
     this.quotes = new QuoteRepository(deps.db);
-    this.registry = new NetworksService(deps.db);
+    this.networks = new NetworksService(deps.db);
     this.idempotency = new IdempotencyService(deps.db);
     this.authorities = new FillAuthorityReader(deps.config.FILL_AUTHORITY_RPC_TIMEOUT_MS);
     this.pairTokens = new PairTokens(deps.db);
@@ -70,7 +71,7 @@ export class DutchService {
   async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
     if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
     let nowMs = this.clock();
-    const limits = await this.registry.setting('dutch_limits');
+    const limits = await this.networks.setting('dutch_limits');
     const req = parseDutchQuoteRequest(body, { now: Math.floor(nowMs / 1000), maxExpiresIn: this.deps.config.QUOTE_MAX_EXPIRES_IN, dutch: limits });
     const dir = await this.deps.pairs.get(req.chain_id);
     if (!dir) throw ValidationError.field('chain_id', `unknown chain ${req.chain_id}: see GET /api/networks`);
@@ -204,7 +205,7 @@ export class DutchService {
     const maker = bidder.wallet;
     const { bid: b, filler } = await this.checkBid(quoteId, body, bidder);
     // Read before the transaction: the re-check under the lock runs on its connection alone.
-    const fixed = { minimums: await this.registry.bondRequirements(), dir: await this.deps.pairs.get((await this.quotes.findQuote(quoteId))?.chain_id ?? 0) };
+    const fixed = { minimums: await this.networks.bondRequirements(), dir: await this.deps.pairs.get((await this.quotes.findQuote(quoteId))?.chain_id ?? 0) };
     const bid = await this.deps.db.transaction(async (m) => {
       // One new right at a time per maker wallet: the open rights and the bond reservation again, under its lock.
       await lockMakerRights(m, maker);
@@ -282,7 +283,7 @@ export class DutchService {
    * transaction), so concurrent bids cannot share one bond or one place under the limit.
    */
   private async assertRoomAndBond(
-    db: Pick<DataSource, 'query'>,
+    db: Queryable,
     q: QuoteRow,
     d: DutchColumns,
     scope: FadeScope & { maker: Address },
@@ -291,8 +292,8 @@ export class DutchService {
     await assertRoomForRight(db, scope, this.fadePolicy(), this.clock(), q.id);
     const premium = (d.dutch_request as { dutch_premium: { token: string } }).dutch_premium.token;
     const dir = fixed ? fixed.dir : await this.deps.pairs.get(q.chain_id);
-    const registry = fixed ? { bondRequirements: async () => fixed.minimums } : this.registry;
-    await new FillBondCheck({ db, registry }).check(q.chain_id, scope.maker, [premium], dir?.tokens ?? new Map(), { exceptQuote: q.id });
+    const networks = fixed ? { bondRequirements: async () => fixed.minimums } : this.networks;
+    await new FillBondCheck({ db, networks }).check(q.chain_id, scope.maker, [premium], dir?.tokens ?? new Map(), { exceptQuote: q.id });
   }
 
   /**

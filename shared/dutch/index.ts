@@ -7,7 +7,7 @@ export { DutchAuctioneer } from './dutch-auctioneer';
 export { DutchRepository } from './dutch.repository';
 export { resultMakers } from './result-makers';
 export { dutchAnnounceJob, dutchAwardJob, dutchBidAnnounceJob, dutchOpenJob } from './dutch.jobs';
-export * from './dutch-views';
+export * from './dutch.views';
 export type { DutchBidRow, DutchColumns } from './dutch.types';
 export { assertNotFaded, assertRoomForRight, decideExclusiveWindows, fadeStatus, fadeStatusOf } from './dutch-fades';
 export type { FadePolicy, FadeScope, FadeStatus, NewFade } from './dutch-fades';

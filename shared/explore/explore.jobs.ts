@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob } from '../platform/queue/job-catalog';
+import { defineJob } from '../platform/queue/job-spec';
 
 /** Explore work: opening live streams and fanning chain events out to them. */
 export const EXPLORE_QUEUE = 'explore';

@@ -59,7 +59,7 @@ export class IdentityService {
     this.tokens = new TokenIssuer(config);
     this.keys = new ApiKeyRepository(db);
     this.orgs = new OrganizationService(db);
-    const verifier = new SignatureVerifier({ registry: new NetworksService(db), rpcTimeoutMs: config.SIWE_RPC_TIMEOUT_MS, logger: deps.logger });
+    const verifier = new SignatureVerifier({ networks: new NetworksService(db), rpcTimeoutMs: config.SIWE_RPC_TIMEOUT_MS, logger: deps.logger });
     const statements = new AdminActionVerifier({ db, verifier, orgs: this.orgs.repo });
     this.siwe = new SiweService({ config, nonces: new NonceStore(redis, prefix), verifier, tokens: this.tokens });
     const bots = new BotWalletBinding({ verifier, keys: this.keys, orgs: this.orgs.repo });

@@ -8,7 +8,7 @@ import { botAddressInUse, type BotWalletBinding } from './bot-wallet-binding';
 import type { MakerKeyView, Membership } from './identity.types';
 import { hashSecret } from '../platform/secrets';
 import { newKeySecret } from './key-secrets';
-import { makerKeyView, removedKeyView } from './key-views';
+import { makerKeyView, removedKeyView } from './key.views';
 import type { OrganizationService } from './organization.service';
 import { publishRevocation, type DropKeyRegistrations } from './revocation';
 import { makerKeyVerificationMessage } from './key-verification';

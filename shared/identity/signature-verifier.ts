@@ -18,7 +18,7 @@ import type { NetworksService } from '../networks';
 export class SignatureVerifier {
   private readonly clients = new Map<string, PublicClient>();
 
-  constructor(private readonly deps: { registry: NetworksService; rpcTimeoutMs: number; logger: Logger }) {}
+  constructor(private readonly deps: { networks: NetworksService; rpcTimeoutMs: number; logger: Logger }) {}
 
   /**
    * True when `signature` over `message` is `address`'s. Throws 503 when a needed RPC is
@@ -75,7 +75,7 @@ export class SignatureVerifier {
   }
 
   private async clientFor(chainId: number): Promise<PublicClient | null> {
-    const network = await this.deps.registry.network(chainId);
+    const network = await this.deps.networks.network(chainId);
     if (!network || !network.enabled) return null;
     const url = network.rpc_urls.find((u) => u.startsWith('http://') || u.startsWith('https://'));
     if (!url) return null;

@@ -7,7 +7,7 @@ import type { IssuedKey, KeyView, Membership } from './identity.types';
 import type { TokenIssuer } from './jwt-tokens';
 import { hashSecret } from '../platform/secrets';
 import { newKeySecret } from './key-secrets';
-import { keyView, removedKeyView } from './key-views';
+import { keyView, removedKeyView } from './key.views';
 import type { SignedRequest } from './maker-admin.service';
 import { publishRevocation } from './revocation';
 

@@ -36,17 +36,17 @@ const num = (v: string | null | undefined) => (v === null || v === undefined ? n
  */
 export class IndexerOpsService {
   private readonly repo: IndexedDataRepository;
-  private readonly registry: NetworksService;
+  private readonly networks: NetworksService;
   private readonly requests: ResyncRequestRepository;
 
   constructor(ds: DataSource) {
     this.repo = new IndexedDataRepository(ds);
-    this.registry = new NetworksService(ds);
+    this.networks = new NetworksService(ds);
     this.requests = new ResyncRequestRepository(ds);
   }
 
   async report(chainId?: number): Promise<{ networks: OperatorNetworkReport[] }> {
-    const all = await this.registry.allNetworks();
+    const all = await this.networks.allNetworks();
     const networks = chainId === undefined ? all : all.filter((n) => n.chain_id === chainId);
     if (chainId !== undefined && networks.length === 0)
       throw new NotFoundError(`network ${chainId} is not in the registry (npm run ops -- network:list)`, 'network_not_found');
@@ -114,7 +114,7 @@ export class IndexerOpsService {
    * (nothing there to redo).
    */
   async requestResync(chainId: number, fromBlock: number): Promise<ResyncRequest> {
-    const network = await this.registry.network(chainId);
+    const network = await this.networks.network(chainId);
     if (!network) throw new NotFoundError(`network ${chainId} is not in the registry (npm run ops -- network:list)`, 'network_not_found');
     const cursors = await this.repo.cursors([chainId]);
     if (cursors.length === 0) throw new BadRequestError(`network ${chainId} has not been indexed yet: nothing to resync`, 'not_indexed');

@@ -82,20 +82,20 @@ function stateOf(row: StatusRecord | undefined): NetworkStatusView['state'] {
  */
 export class IndexerStatusService {
   private readonly repo: IndexedDataRepository;
-  private readonly registry: NetworksService;
+  private readonly networks: NetworksService;
 
   constructor(
     ds: DataSource,
     private readonly staleAfterMs: number,
   ) {
     this.repo = new IndexedDataRepository(ds);
-    this.registry = new NetworksService(ds);
+    this.networks = new NetworksService(ds);
   }
 
   /** Enabled networks, or just `chainId` after checking it is one (400 otherwise). */
-  private async networks(chainId?: number): Promise<{ chain_id: number; confirmations: number; contracts: Record<string, string> }[]> {
-    if (chainId !== undefined) return [await this.registry.requireNetwork(chainId)];
-    return (await this.registry.allNetworks()).filter((n) => n.enabled);
+  private async enabledNetworks(chainId?: number): Promise<{ chain_id: number; confirmations: number; contracts: Record<string, string> }[]> {
+    if (chainId !== undefined) return [await this.networks.requireNetwork(chainId)];
+    return (await this.networks.allNetworks()).filter((n) => n.enabled);
   }
 
   /** Health of each network; throws the 503 when the asked network, or every network, is down. */
@@ -114,7 +114,7 @@ export class IndexerStatusService {
   }
 
   async status(chainId?: number): Promise<{ networks: NetworkStatusView[] }> {
-    const networks = await this.networks(chainId);
+    const networks = await this.enabledNetworks(chainId);
     const ids = networks.map((n) => n.chain_id);
     const { rows, problems } = await this.health(ids);
     const [cursors, kept, reorgs] = await Promise.all([this.repo.cursors(ids), this.repo.keptBlocks(ids), this.repo.reorgStats(ids)]);
@@ -155,7 +155,7 @@ export class IndexerStatusService {
    * registry names (quote creation accepts both), once each.
    */
   async cores(chainId?: number): Promise<{ networks: { chain_id: number; healthy: boolean; cores: CoreView[] }[] }> {
-    const networks = await this.networks(chainId);
+    const networks = await this.enabledNetworks(chainId);
     const ids = networks.map((n) => n.chain_id);
     const { problems } = await this.health(ids);
     const pairs = await this.repo.pairs(ids);

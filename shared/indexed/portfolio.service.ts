@@ -96,17 +96,17 @@ function order(o: OrderRecord): OpenOrderView {
  */
 export class PortfolioService {
   private readonly repo: IndexedDataRepository;
-  private readonly registry: NetworksService;
+  private readonly networks: NetworksService;
 
   constructor(ds: DataSource) {
     this.repo = new IndexedDataRepository(ds);
-    this.registry = new NetworksService(ds);
+    this.networks = new NetworksService(ds);
   }
 
   /** `address` checksummed; `chainId` limits to one network and must be an enabled one (400 otherwise). */
   async portfolio(address: string, chainId?: number, nowSeconds = Math.floor(Date.now() / 1000)): Promise<PortfolioView> {
     const ids =
-      chainId !== undefined ? [(await this.registry.requireNetwork(chainId)).chain_id] : (await this.registry.networks()).networks.map((n) => n.chain_id);
+      chainId !== undefined ? [(await this.networks.requireNetwork(chainId)).chain_id] : (await this.networks.networks()).networks.map((n) => n.chain_id);
     const [balances, orders] = await Promise.all([this.repo.balances(address, ids), this.repo.openOrders(address, ids)]);
     return {
       address,

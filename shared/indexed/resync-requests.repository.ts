@@ -1,6 +1,4 @@
-import type { EntityManager } from 'typeorm';
-
-type Queryable = Pick<EntityManager, 'query'>;
+import type { Queryable } from '../platform/db';
 
 /** An operator's request to roll a network back and re-derive it from `from_block` on. */
 export interface ResyncRequest {

@@ -17,14 +17,14 @@ const HISTORY_LIMIT = 500;
  */
 export class LoanService {
   private readonly repo: LoanRepository;
-  private readonly registry: NetworksService;
+  private readonly networks: NetworksService;
 
   /** Reads one after another: set when `db` is a transaction, whose one connection runs one query at a time. */
   private readonly serial: boolean;
 
   constructor(deps: { db: DataSource; oneConnection?: boolean }) {
     this.repo = new LoanRepository(deps.db);
-    this.registry = new NetworksService(deps.db);
+    this.networks = new NetworksService(deps.db);
     this.serial = deps.oneConnection ?? false;
   }
 
@@ -60,7 +60,7 @@ export class LoanService {
 
   /** Totals per network and per token: active loans, outstanding principal, collateral value, average rate. */
   async summary(q: SummaryQuery) {
-    if (q.chain_id !== undefined) await this.registry.requireNetwork(q.chain_id);
+    if (q.chain_id !== undefined) await this.networks.requireNetwork(q.chain_id);
     const [debt, collateral, health] = await this.reads(
       () => this.repo.debtTotals(q.chain_id),
       () => this.repo.collateralTotals(q.chain_id),
@@ -128,7 +128,7 @@ export class LoanService {
 
   /** Active loans whose health is below `below` (default the at-risk line), least healthy first. */
   async atRisk(q: AtRiskQuery): Promise<Page<ReturnType<typeof loanView>>> {
-    await this.registry.requireNetwork(q.chain_id);
+    await this.networks.requireNetwork(q.chain_id);
     const below = q.below === undefined ? LOAN_AT_RISK_HEALTH_WAD : parseWad(q.below);
     const after = q.cursor && { health_wad: q.cursor[0], loan_id: q.cursor[1], chain_id: q.chain_id };
     const rows = await this.repo.atRisk(below, q.chain_id, q.limit + 1, after);
@@ -147,7 +147,7 @@ export class LoanService {
 
   /** Loans filtered by party, token and state, newest opening first. */
   async loans(q: LoansQuery): Promise<Page<ReturnType<typeof loanView>>> {
-    await this.registry.requireNetwork(q.chain_id);
+    await this.networks.requireNetwork(q.chain_id);
     const before = position(q.cursor);
     const rows = await this.repo.loans(
       { chain_id: q.chain_id, borrower: q.borrower, lender: q.lender, token: q.token, state: q.state },
@@ -164,7 +164,7 @@ export class LoanService {
 
   /** Every loan event, newest first, filtered by party, token, kind and time. */
   async activity(q: ActivityQuery): Promise<Page<ReturnType<typeof loanEventView>>> {
-    await this.registry.requireNetwork(q.chain_id);
+    await this.networks.requireNetwork(q.chain_id);
     if (q.from !== undefined && q.to !== undefined && q.from > q.to) throw ValidationError.field('from', 'must not be after to');
     const limit = q.limit;
     const before = position(q.cursor);
@@ -178,7 +178,7 @@ export class LoanService {
 
   /** The chain's loan and price events merged, newest first, as indexed (block, transaction, log). */
   async events(q: EventsQuery) {
-    await this.registry.requireNetwork(q.chain_id);
+    await this.networks.requireNetwork(q.chain_id);
     const limit = q.limit;
     const before = position(q.cursor);
     const at = before && { ...before, chain_id: q.chain_id };

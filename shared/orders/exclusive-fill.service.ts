@@ -16,7 +16,7 @@ import { OrderRepository } from './order.repository';
 import { holdOrders, lockOrders } from './order-state';
 import { lockMakerRights } from '../bonds';
 import type { ExclusiveFillRow, OrderRow } from './order.types';
-import { exclusiveFillView, type ExclusiveFillView } from './order-views';
+import { exclusiveFillView, type ExclusiveFillView } from './order.views';
 import { FillBondCheck } from '../bonds';
 
 /** A fill as it is inserted: with the organization it was taken for. */
@@ -49,7 +49,7 @@ export class ExclusiveFillService {
       queue: JobQueue;
       logger: Logger;
       pairs: PairDirectory;
-      registry: NetworksService;
+      networks: NetworksService;
       signer: () => PrivateKeyAccount;
       ttlSeconds: number;
       maxOrders: number;
@@ -61,7 +61,7 @@ export class ExclusiveFillService {
     private readonly clock: () => number = Date.now,
   ) {
     this.repo = new OrderRepository(deps.db);
-    this.bonds = new FillBondCheck({ db: deps.db, registry: deps.registry });
+    this.bonds = new FillBondCheck({ db: deps.db, networks: deps.networks });
   }
 
   /**
@@ -128,10 +128,10 @@ export class ExclusiveFillService {
       organization_id: organizationId,
     };
     // Read before the transaction: the re-check under the lock runs on its connection alone.
-    const minimums = await this.deps.registry.bondRequirements();
+    const minimums = await this.deps.networks.bondRequirements();
     const createdAt = await this.claim(row, async (m) => {
       // Under the maker's lock: the bond reservation again, so two concurrent requests cannot both spend one bond.
-      await new FillBondCheck({ db: m, registry: { bondRequirements: async () => minimums } }).check(
+      await new FillBondCheck({ db: m, networks: { bondRequirements: async () => minimums } }).check(
         chainId,
         getAddress(maker),
         orders.map((o) => o.premium_token),

@@ -3,7 +3,7 @@ export { ExclusiveFillService } from './exclusive-fill.service';
 export { OrderRepository } from './order.repository';
 export { OrderRecords, recorderKey, type RetentionKind, type SweptBatch } from './order-records';
 export type { OrderFilter } from './order.repository';
-export { parseOrderRequest, orderJson, intentFromJson } from './order-request';
+export { parseOrderRequest, orderJson } from './order-request';
 export { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
 export type { OrderRequest, OrderJson, NumberForms } from './order-request';
 export {
@@ -23,7 +23,7 @@ export {
 export type { FillUse } from './order-state';
 export { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, ordersRecordsSweepJob, ordersSweepJob, ORDERS_QUEUE } from './order.jobs';
 export { publishFillState, FILL_EVENTS } from './order-notifier';
-export * from './order-views';
+export * from './order.views';
 export type { ExclusiveFillRow, ExclusiveFillState, OnChainOrder, OrderRow, OrderState } from './order.types';
 export { exclusiveFillEventWire, exclusiveFillWire, ON_CHAIN_ORDER_STATES, ORDER_PLACEMENTS, orderWire } from '../../wire/src/order.wire';
 export { FILL_STATE_SQL, ON_CHAIN_STATE_SQL, ORDER_STATE_SQL } from './order.sql';

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { topics, type EventPublisher } from '../events';
 import { OrderRepository } from './order.repository';
-import { exclusiveFillEvent } from './order-views';
+import { exclusiveFillEvent } from './order.views';
 
 /** The event name a fill's state is told under on rfq_maker:<maker>. */
 export const FILL_EVENTS = { active: 'exclusive_fill_issued', used: 'exclusive_fill_used', expired: 'exclusive_fill_expired' } as const;

@@ -276,33 +276,3 @@ export function orderJson(i: OrderIntent, forms: NumberForms = ALL_STRINGS) {
 }
 
 export type OrderJson = ReturnType<typeof orderJson>;
-
-/** The intent back from its stored JSON form (the exclusive fill needs every order's intent). */
-export function intentFromJson(j: { destination: OrderJson['destination']; data: OrderJson['data']; amount: string }): OrderIntent {
-  const d = j.data;
-  return {
-    from: j.destination.from,
-    to: j.destination.to,
-    noncePrefix: BigInt(j.destination.nonce.prefix),
-    nonce: BigInt(j.destination.nonce.nonce),
-    options6909Contract: d.options6909Contract,
-    amount: BigInt(j.amount),
-    fillerRewardMaxPerMintedUnit: BigInt(d.rewardLimits.fillerRewardMaxPerMintedUnit),
-    fillerRewardMinPerMintedUnit: BigInt(d.rewardLimits.fillerRewardMinPerMintedUnit),
-    optionType: d.pairKey.optionType,
-    startExecutionTimestamp: d.pairKey.startExecutionTimeStamp,
-    expiryTimestamp: d.pairKey.expiryTimestamp,
-    premiumStart: BigInt(d.decayPremium.premiumStart),
-    premiumEnd: BigInt(d.decayPremium.premiumEnd),
-    premiumDecayRateBpsPerSecond: d.decayPremium.decayRateBpsPerSecond,
-    strikeStart: BigInt(d.decayStrike.strikeStart),
-    strikeEnd: BigInt(d.decayStrike.strikeEnd),
-    strikeDecayRateBpsPerSecond: d.decayStrike.decayRateBpsPerSecond,
-    startMinFill: BigInt(d.decayMinFill.startMinFill),
-    minFillDecayRatePerSecond: BigInt(d.decayMinFill.decayRatePerSecond),
-    buyOrSell: d.buyOrSell,
-    intentStartTime: d.intentStartTime,
-    intentExpiry: d.intentExpiry,
-    orderOnExpiry: d.orderOnExpiry,
-  };
-}

@@ -1,5 +1,4 @@
-import type { EntityManager } from 'typeorm';
-import { updatedRows as updated } from '../platform/db';
+import { updatedRows as updated, type Queryable } from '../platform/db';
 import type { OrderState } from './order.types';
 import { EXCLUSIVE_FILL_STATES, ORDER_STATES } from '../../wire/src/order.wire';
 import { FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS } from './order.sql';
@@ -25,8 +24,6 @@ import { FILL_STATE_SQL as FS, ON_CHAIN_STATE_SQL as CS, ORDER_STATE_SQL as OS }
  * applied twice changes nothing twice. Each takes the caller's connection or transaction (the
  * indexer moves orders in the same transaction as the rows that justify it).
  */
-
-type Queryable = Pick<EntityManager, 'query'>;
 
 /**
  * The book order an order `o` became on chain, if its owner placed it: `i` (the placement) and

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob } from '../platform/queue/job-catalog';
+import { defineJob } from '../platform/queue/job-spec';
 import { EXCLUSIVE_FILL_STATES } from '../../wire/src/order.wire';
 
 const uuid = z.uuid();

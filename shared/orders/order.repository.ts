@@ -1,10 +1,8 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { idsWhere, pastGrace } from '../platform/db';
+import type { DataSource } from 'typeorm';
+import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import { EFFECTIVE_CLOSED_AT, EFFECTIVE_STATE, ON_CHAIN_JOIN } from './order-state';
 import type { ExclusiveFillRow, OnChainOrder, OrderRow, OrderState } from './order.types';
 import { FILL_STATE_SQL as FS } from './order.sql';
-
-type Queryable = Pick<EntityManager, 'query'>;
 
 /** An order with its book order (`ORDER_SOURCE`): the columns of an OrderRow plus its on-chain placement. */
 const ORDER_COLUMNS = `o.id, o.chain_id, o.owner_address, o.pair, o.premium_token, o.nonce_prefix::text AS nonce_prefix, o.nonce::text AS nonce,

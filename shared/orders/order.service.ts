@@ -12,7 +12,7 @@ import { orderJson, parseOrderRequest, type OrderRequest } from './order-request
 import { cancelOrder, requestCancel } from './order-state';
 import { OrderRecords, recorderKey } from './order-records';
 import type { OrderRow } from './order.types';
-import { orderView, type OrderView } from './order-views';
+import { orderView, type OrderView } from './order.views';
 import { PremiumTokens } from './premium-tokens';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -10,7 +10,7 @@ import type { PairDirectory } from './pair-directory';
 import { offerAnnounceJob } from './quote.jobs';
 import { QuoteRepository, type OfferInsert } from './quote.repository';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
-import { offerView, type OfferView } from './quote-views';
+import { offerView, type OfferView } from './quote.views';
 import { parseOfferRequest } from './offer-request';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

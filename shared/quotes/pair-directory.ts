@@ -22,13 +22,13 @@ export interface ChainDirectory {
  */
 export class PairDirectory {
   private readonly cache = new Map<number, { at: number; dir: Promise<ChainDirectory | null> }>();
-  private readonly registry: NetworksService;
+  private readonly networks: NetworksService;
 
   constructor(
     private readonly ds: DataSource,
     private readonly ttlMs: number,
   ) {
-    this.registry = new NetworksService(ds);
+    this.networks = new NetworksService(ds);
   }
 
   /**
@@ -58,7 +58,7 @@ export class PairDirectory {
   }
 
   private async load(chainId: number): Promise<ChainDirectory | null> {
-    const network = await this.registry.network(chainId);
+    const network = await this.networks.network(chainId);
     if (!network || !network.enabled) return null;
     const pairs = new Set<Address>();
     const tokens = new Map<Address, string>();
@@ -67,7 +67,7 @@ export class PairDirectory {
       else if (TOKEN_KEY.test(key)) tokens.set(getAddress(addr), key);
     }
     for (const addr of await this.discoveredCores(chainId)) pairs.add(getAddress(addr));
-    const registered = await this.registry.tokensOf(chainId);
+    const registered = await this.networks.tokensOf(chainId);
     for (const t of registered) tokens.set(getAddress(t.address), t.symbol);
     const mothership = network.contracts.mothership ? getAddress(network.contracts.mothership) : null;
     return { network, mothership, pairs, tokens };

@@ -4,7 +4,7 @@ import { topics, type EventPublisher, type RfqRequestEvent, type RfqRequestTaker
 import type { Logger } from '../platform/logging';
 import { QuoteRepository } from './quote.repository';
 import type { QuoteRow } from './quote.types';
-import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from './quote-views';
+import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from './quote.views';
 
 /**
  * How long past its window an unannounced quote is still announced: the recovery bound of

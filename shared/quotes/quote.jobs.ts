@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob } from '../platform/queue/job-catalog';
+import { defineJob } from '../platform/queue/job-spec';
 
 const uuid = z.uuid();
 

@@ -1,9 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { idsWhere, pastGrace } from '../platform/db';
+import type { DataSource } from 'typeorm';
+import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 import { QUOTE_STATE_SQL as QS } from './quote.sql';
-
-type Queryable = Pick<EntityManager, 'query'>;
 
 /** A quote as its create writes it: the columns the database fills are left out. */
 export type NewQuoteRow = Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'>;
@@ -12,6 +10,13 @@ export type NewQuoteRow = Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 
 export const QUOTE_COLUMNS = `id, chain_id, state, offer_format, polarity, strategy, taker_address, referrer, taker_salt,
   taker_address_hash, directions, pair_contract, expiry_timestamp::float8 AS expiry_timestamp, stream_token_hash,
   expires_at, created_at, closed_at, fill_tx_hash, announced_at`;
+
+/** The columns a quote's create writes, the database filling the rest (a Dutch quote's create adds its own after them). */
+export const QUOTE_INSERT_COLUMNS = `id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
+  directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at`;
+
+/** The columns a leg's insert writes: every column of quote_legs. */
+export const LEG_INSERT_COLUMNS = `quote_id, idx, option_type, structure, direction, strike_wad, amount, start_exercise_timestamp, expiry_timestamp`;
 
 export const LEG_COLUMNS = `idx, option_type, structure, direction, strike_wad::text AS strike_wad, amount::text AS amount,
   start_exercise_timestamp::float8 AS start_exercise_timestamp, expiry_timestamp::float8 AS expiry_timestamp`;
@@ -37,11 +42,10 @@ export class QuoteRepository {
   async insertQuote(m: Queryable | null, q: NewQuoteRow, legs: QuoteLegRow[]): Promise<Date> {
     const col = <K extends keyof QuoteLegRow>(k: K) => legs.map((l) => l[k]);
     const text = `WITH q AS (
-         INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
-           directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at)
+         INSERT INTO quotes (${QUOTE_INSERT_COLUMNS})
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14) RETURNING created_at
        ), l AS (
-         INSERT INTO quote_legs (quote_id, idx, option_type, structure, direction, strike_wad, amount, start_exercise_timestamp, expiry_timestamp)
+         INSERT INTO quote_legs (${LEG_INSERT_COLUMNS})
          SELECT $1, * FROM unnest($15::smallint[], $16::smallint[], $17::smallint[], $18::smallint[], $19::numeric[], $20::numeric[], $21::bigint[], $22::bigint[])
        )
        SELECT created_at FROM q`;
@@ -83,17 +87,15 @@ export class QuoteRepository {
     const legs = quotes.flatMap((x) => x.legs.map((l) => ({ id: x.row.id, ...l })));
     const l = <K extends keyof QuoteLegRow>(k: K) => legs.map((x) => x[k]);
     const text = `WITH q AS (
-         INSERT INTO quotes (id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
-           directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at)
+         INSERT INTO quotes (${QUOTE_INSERT_COLUMNS})
          SELECT id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
            directions::smallint[], pair_contract, expiry_timestamp, stream_token_hash, expires_at
          FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
            $10::text[], $11::text[], $12::bigint[], $13::text[], $14::timestamptz[])
-           AS n(id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
-             directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at)
+           AS n(${QUOTE_INSERT_COLUMNS})
          RETURNING id, created_at
        ), l AS (
-         INSERT INTO quote_legs (quote_id, idx, option_type, structure, direction, strike_wad, amount, start_exercise_timestamp, expiry_timestamp)
+         INSERT INTO quote_legs (${LEG_INSERT_COLUMNS})
          SELECT * FROM unnest($15::uuid[], $16::smallint[], $17::smallint[], $18::smallint[], $19::smallint[], $20::numeric[], $21::numeric[], $22::bigint[], $23::bigint[])
        )
        SELECT id, created_at FROM q`;

@@ -13,7 +13,7 @@ import { QuoteRepository, type NewQuoteRow } from './quote.repository';
 import { GroupCommit } from '../platform/db/group-commit';
 import { parseQuoteRequest, type QuoteRequest } from './quote-request';
 import type { QuoteLegRow, QuoteRow } from './quote.types';
-import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote-views';
+import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote.views';
 import { pooledRandomBytes, secretMatches } from '../platform/secrets';
 import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
 import { step } from '../platform/tracing';

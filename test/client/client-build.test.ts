@@ -65,7 +65,7 @@ describe('client package', () => {
       expect(packed).toEqual(['options-rfq-client-0.1.0.tgz', 'options-rfq-wire-0.1.0.tgz']);
 
       // The declarations name the package, never a server path.
-      const declarations = readFileSync(path.join(CLIENT, 'dist/api-types.d.ts'), 'utf8');
+      const declarations = readFileSync(path.join(CLIENT, 'dist/api.types.d.ts'), 'utf8');
       expect(declarations).toContain("from '@options-rfq/wire'");
       expect(declarations).not.toMatch(/\.\.\/(api|shared)\//);
 

@@ -185,8 +185,8 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
   it('a premium token with no bond entry is refused (fails closed) until the operator sets one, even an explicit zero', async () => {
     const maker = await newMaker('Maker on an unbonded token');
     await bond(maker.account, FILL_BOND);
-    const registry = new NetworksService(whole.env.db);
-    await registry.setSetting('bond_requirements', { WETH: { premium_bond_amount: '1', fill_bond_amount: '1' } });
+    const networks = new NetworksService(whole.env.db);
+    await networks.setSetting('bond_requirements', { WETH: { premium_bond_amount: '1', fill_bond_amount: '1' } });
     try {
       const quoteId = await auction({ competeMs: 60_000 });
       const res = await bidOn(maker, quoteId);
@@ -194,11 +194,11 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
       expect(String(res.body.error)).toContain('USDC');
       expect(await bidsOf(quoteId)).toEqual([]);
       // An explicit zero is the operator's choice: then no bond is needed.
-      await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+      await networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
       const unbonded = await newMaker('Maker under a zero requirement');
       expect((await bidOn(unbonded, quoteId, 1)).status).toBe(201);
     } finally {
-      await registry.setSetting('bond_requirements', BONDED);
+      await networks.setSetting('bond_requirements', BONDED);
     }
   }, 120_000);
 

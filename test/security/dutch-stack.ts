@@ -40,7 +40,7 @@ export async function openDutchStack(envOverrides: Record<string, string> = {}) 
   const workers = startWorkers(h.env);
   // Bids need the premium token's fill bond and the check fails closed: these attacks are about
   // awards and authorities, so the operator asks no bond (test/security/bonds.attack.test.ts does).
-  await ctx.services.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+  await ctx.services.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
   const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: `Dutch attack makers ${Date.now()}`, owner: newWallet().address });
   const funder = h.chain.wallets[9];
 

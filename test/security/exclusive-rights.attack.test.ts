@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { bondVaultAbi, mockErc20Abi, optionPairAbi } from '../../shared/chain/abis';
-import { intentFromJson } from '../../shared/orders';
+import { orderIntentFromJson } from '../../shared/protocol';
 import { openHarness, runIndexer, waitFor, type Harness } from '../integration/indexer/harness';
 import { chainDutchBody } from '../support/dutch';
 import { buildApp, request } from '../support/http';
@@ -61,7 +61,7 @@ async function maker(i: number, name: string): Promise<void> {
 async function placedOrder(): Promise<string> {
   const body = orderBody(victim(), { pair: pair(), now: await h.chain.now() });
   const o = (await request(app).post('/api/orders').set(bearer(tokens[VICTIM])).send(body).expect(201)).body;
-  await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [intentFromJson(o)]);
+  await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [orderIntentFromJson(o)]);
   await waitFor(
     'placement indexed',
     () => getOrder(o.id),
@@ -76,7 +76,7 @@ const takeFill = (i: number, ids: string[]) =>
 beforeAll(async () => {
   h = await openHarness({ EXCLUSIVE_FILL_TTL_SECONDS: '2', EXCLUSIVE_FILL_RETAKE_COOLDOWN: '3600', DUTCH_FADE_LIMIT: '3', LOGIN_RATE_LIMIT: '1000' });
   await h.register({ confirmations: 0 });
-  await h.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
+  await h.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
   ({ app, ctx } = buildApp(h.env));
   tokens[VICTIM] = await signIn(app, h.chain.accounts[VICTIM] as unknown as PrivateKeyAccount);
   await maker(HOARDER, 'Hoarders');

@@ -4,7 +4,8 @@ import supertest from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { optionPairAbi } from '../../shared/chain/abis';
 import type { IssuedNonce } from '../../shared/identity';
-import { intentFromJson, orderExpireJob, ORDERS_QUEUE } from '../../shared/orders';
+import { orderExpireJob, ORDERS_QUEUE } from '../../shared/orders';
+import { orderIntentFromJson } from '../../shared/protocol';
 import { scheduleOrderJobs } from '../../workers';
 import { sweepQuotes } from '../../workers/quotes/quote-sweeper';
 import { openHarness, runIndexer, waitFor, type Harness } from '../integration/indexer/harness';
@@ -405,7 +406,7 @@ describe('the order records sweeper', () => {
     // A record a stranger made, which its owner then placed on chain: the chain confirmed it.
     const placer = h.chain.accounts[PLACER].address;
     const placed = (await record(ip, placer, { now: await h.chain.now() }).expect(201)).body;
-    await h.chain.send(PLACER, pair(), optionPairAbi, 'placeIntent', [intentFromJson(placed)]);
+    await h.chain.send(PLACER, pair(), optionPairAbi, 'placeIntent', [orderIntentFromJson(placed)]);
     await waitFor(
       'placement indexed',
       async () => (await request(app).get(`/api/orders/${placed.id}`).expect(200)).body,

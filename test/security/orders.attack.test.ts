@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { bondVaultAbi, mockErc20Abi, optionPairAbi } from '../../shared/chain/abis';
-import { intentFromJson } from '../../shared/orders';
+import { orderIntentFromJson } from '../../shared/protocol';
 import { openHarness, runIndexer, waitFor, type Harness } from '../integration/indexer/harness';
 import { buildApp, request } from '../support/http';
 import { orderBody } from '../support/orders';
@@ -45,7 +45,7 @@ const body = async (opts: Parameters<typeof orderBody>[1] = {}) => orderBody(vic
 beforeAll(async () => {
   h = await openHarness({ EXPLORE_RATE_LIMIT: String(EXPLORE_LIMIT), CORS_ORIGINS: ORIGIN, TRUST_PROXY_HOPS: '1' });
   await h.register();
-  await h.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
+  await h.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
   let ctx;
   ({ app, ctx } = buildApp(h.env));
 
@@ -134,7 +134,7 @@ describe("attack: squatting a wallet's order nonce without credentials", () => {
     for (const id of fakes) expect(await getOrder(id)).toMatchObject({ owner_address: victim(), placement: 'unconfirmed', confirmed: false, on_chain: null });
 
     // The victim places its order on chain: the placement decides which record is real.
-    await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [intentFromJson(real)]);
+    await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [orderIntentFromJson(real)]);
     const placed = await waitFor(
       'placement indexed',
       () => getOrder(real.id),
@@ -191,7 +191,7 @@ describe('attack: an exclusive fill over a record nobody placed', () => {
 
     const placedBody = await body();
     const placed = (await request(app).post('/api/orders').set(bearer(victimToken)).send(placedBody).expect(201)).body;
-    await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [intentFromJson(placed)]);
+    await send(VICTIM, pair(), optionPairAbi, 'placeIntent', [orderIntentFromJson(placed)]);
     await waitFor(
       'placement indexed',
       () => getOrder(placed.id),

@@ -27,7 +27,7 @@ export interface TestChain {
   wallets: WalletClient<Transport, Chain, Account>[];
   /** mothership, pairFactory, bondVault, the four faucet tokens and the WETH / USDC pair. */
   addresses: DeployedAddresses;
-  /** The registry document of this chain (NetworksService.upsertNetwork input), for DB-backed tests. */
+  /** The network document of this chain (NetworksService.upsertNetwork input), for DB-backed tests. */
   network: NetworkInput;
   /** Any JSON-RPC call, e.g. `rpc('evm_snapshot')`. */
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;

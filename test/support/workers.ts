@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/platform/logging';
 import type { JobSpec } from '../../shared/platform/queue';
 import type { InterestedMakers } from '../../shared/quotes';
 import { JOBS } from '../../workers/job-catalog';
-import { HANDLERS } from '../../workers/job-handlers';
+import { HANDLERS } from '../../workers/job.handlers';
 import type { BoundJob } from '../../workers/job-binding';
 import { buildWorkerContext, type WorkerContext, type WorkerDeps } from '../../workers/worker-context';
 import { WorkerHost } from '../../workers/worker-host';

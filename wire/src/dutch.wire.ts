@@ -6,7 +6,7 @@ import { legWire, OFFER_FORMATS, offerWire, QUOTE_STATES, takerQuoteWire, type Q
 /**
  * The wire form of what only a Dutch quote sends (docs/DUTCH.md): its phases as data, the signed
  * request and award, bids, and the competing / fillable / award / fade payloads. Views
- * (dutch-views.ts) are typed from these schemas; the route specs and the topic table
+ * (dutch.views.ts) are typed from these schemas; the route specs and the topic table
  * document them; test/integration/foundation/state-checks.test.ts holds the phase list equal to
  * the CHECK constraints of `quotes.dutch_phase` and `quotes.dutch_published_phase`.
  */

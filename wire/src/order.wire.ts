@@ -5,7 +5,7 @@ import { wireAddress, wireBytes32, wireChainId, wireDecimal, wireHex, wireTime, 
  * The one home of an order's and an exclusive fill's wire form: their states as data (the
  * repositories' SQL literals in shared/orders/order.sql.ts and test/integration/foundation/state-checks.test.ts follow them)
  * and the zod schemas of what goes out (REST answers and the `exclusive_fill_*` socket payload).
- * order-views.ts is typed from these schemas; api/routes/orders.http.ts references them.
+ * order.views.ts is typed from these schemas; api/routes/orders.http.ts references them.
  */
 
 /** An order's states (orders.state, docs/ORDERS.md): open -> filled | cancelled | expired. */

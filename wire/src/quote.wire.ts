@@ -6,7 +6,7 @@ import { POLARITIES } from './protocol/constants';
 /**
  * The one home of a quote's wire form: the states as data, and the zod schema of
  * everything that goes out about a quote (REST answers and socket payloads). The views
- * (quote-views.ts) are typed from these schemas, the route specs (api/routes/quote.http.ts)
+ * (quote.views.ts) are typed from these schemas, the route specs (api/routes/quote.http.ts)
  * and the topic table document them, the repositories write their SQL literals from the lists
  * (shared/quotes/quote.sql.ts),
  * and test/integration/foundation/state-checks.test.ts holds the lists equal to the CHECK

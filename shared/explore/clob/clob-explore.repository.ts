@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PairRecord } from '../../indexed';
+import type { Queryable } from '../../platform/db';
 import { estimateDistinct, mergeSketches } from './trader-sketch';
 
 /**
@@ -7,8 +8,6 @@ import { estimateDistinct, mergeSketches } from './trader-sketch';
  * Explore (migration ExploreClob1764004000000). Each list is a keyset scan of one index, newest
  * first, from the cursor's position; aggregates read the per-day rollups, never the fills.
  */
-
-type Q = Pick<EntityManager, 'query'> | DataSource;
 
 /**
  * Up to this many trader-days in a window, its unique traders are counted exactly (a distinct
@@ -130,7 +129,7 @@ export class ClobExploreRepository {
   }
 
   /** The block the indexed data of a chain reflects (the lowest cursor: every contract set is indexed up to it). */
-  async head(m: Q, chainId: number): Promise<HeadRecord | null> {
+  async head(m: Queryable, chainId: number): Promise<HeadRecord | null> {
     const rows: HeadRecord[] = await m.query(
       `SELECT block_number, block_hash, block_timestamp FROM indexer_cursors WHERE chain_id = $1 ORDER BY block_number ASC LIMIT 1`,
       [chainId],
@@ -138,7 +137,7 @@ export class ClobExploreRepository {
     return rows[0] ?? null;
   }
 
-  async series(m: Q, chainId: number, pairs: readonly string[]): Promise<SeriesRecord[]> {
+  async series(m: Queryable, chainId: number, pairs: readonly string[]): Promise<SeriesRecord[]> {
     return m.query(
       `SELECT pair, option_id, open_interest, orders_placed, transfers, first_block FROM indexer_clob_series WHERE chain_id = $1 AND pair = ANY($2::text[]) ORDER BY pair, option_id`,
       [chainId, pairs],
@@ -150,7 +149,7 @@ export class ClobExploreRepository {
    * the primary key of the book read model `indexer_clob_levels` (one row per price, kept by
    * triggers on the orders), stopping after `depth` rows.
    */
-  async levels(m: Q, chainId: number, pairs: readonly string[], depth: number, optionId?: string): Promise<LevelRecord[]> {
+  async levels(m: Queryable, chainId: number, pairs: readonly string[], depth: number, optionId?: string): Promise<LevelRecord[]> {
     const level = (isBuy: boolean) => `
       SELECT s.pair, s.option_id, ${isBuy} AS is_buy, l.price, l.size, l.orders
         FROM indexer_clob_series s
@@ -164,7 +163,7 @@ export class ClobExploreRepository {
   }
 
   /** Open orders at or better than the worst listed level of each series and side, best price first, oldest first within a price. */
-  async bookOrders(m: Q, chainId: number, pair: string, levels: readonly LevelRecord[], limit: number): Promise<BookOrderRecord[]> {
+  async bookOrders(m: Queryable, chainId: number, pair: string, levels: readonly LevelRecord[], limit: number): Promise<BookOrderRecord[]> {
     const bounds = new Map<string, { option_id: string; is_buy: boolean; worst: bigint }>();
     for (const l of levels) {
       const key = `${l.option_id}|${l.is_buy}`;
@@ -193,7 +192,7 @@ export class ClobExploreRepository {
    * Activity newest first from the filter's position, at most `limit` rows. An address matches
    * as account or counterparty: two index walks merged, each stopping at `limit`.
    */
-  async activity(m: Q, chainId: number, pair: string, f: ActivityFilter, limit: number): Promise<ActivityRecord[]> {
+  async activity(m: Queryable, chainId: number, pair: string, f: ActivityFilter, limit: number): Promise<ActivityRecord[]> {
     const params: unknown[] = [chainId, pair, limit];
     const where = ['chain_id = $1', 'pair = $2'];
     const bind = (v: unknown) => {
@@ -224,7 +223,7 @@ export class ClobExploreRepository {
    * optionally of one series: at most one row per day of the window is read (the pair's
    * per-day rollup, or the series' rows of the per-series rollup through its covering index).
    */
-  async windowTotals(m: Q, chainId: number, pair: string, fromDay: string, toDay: string, optionId?: string): Promise<WindowTotals> {
+  async windowTotals(m: Queryable, chainId: number, pair: string, fromDay: string, toDay: string, optionId?: string): Promise<WindowTotals> {
     const rows: WindowTotals[] =
       optionId === undefined
         ? await m.query(
@@ -241,7 +240,7 @@ export class ClobExploreRepository {
   }
 
   /** Per-series fills and volume over a window of UTC days. */
-  async seriesTotals(m: Q, chainId: number, pair: string, fromDay: string, toDay: string): Promise<(WindowTotals & { option_id: string })[]> {
+  async seriesTotals(m: Queryable, chainId: number, pair: string, fromDay: string, toDay: string): Promise<(WindowTotals & { option_id: string })[]> {
     return m.query(
       `SELECT option_id, sum(fills) AS fills, sum(volume) AS volume, sum(premium_volume) AS premium_volume FROM indexer_clob_daily
         WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date GROUP BY option_id`,
@@ -253,7 +252,7 @@ export class ClobExploreRepository {
    * One row per UTC day with fills in the window: totals and distinct traders of that day (of
    * the whole pair, also when one series is asked for). At most one row per day is read.
    */
-  async days(m: Q, chainId: number, pair: string, fromDay: string, toDay: string, optionId?: string): Promise<DayRecord[]> {
+  async days(m: Queryable, chainId: number, pair: string, fromDay: string, toDay: string, optionId?: string): Promise<DayRecord[]> {
     if (optionId === undefined)
       return m.query(
         `SELECT to_char(day, 'YYYY-MM-DD') AS day, fills, volume, premium_volume, traders FROM indexer_clob_pair_daily
@@ -278,7 +277,7 @@ export class ClobExploreRepository {
    * sketches (one row per day: ./trader-sketch.ts), an estimate kept between the busiest day's
    * count and the window's trader-days. docs/EXPLORE.md, "Unique traders".
    */
-  async uniqueTraders(m: Q, chainId: number, pair: string, fromDay: string, toDay: string): Promise<UniqueTraders> {
+  async uniqueTraders(m: Queryable, chainId: number, pair: string, fromDay: string, toDay: string): Promise<UniqueTraders> {
     const [span]: { trader_days: string | null; busiest: string | null }[] = await m.query(
       `SELECT sum(traders) AS trader_days, max(traders) AS busiest FROM indexer_clob_pair_daily WHERE chain_id = $1 AND pair = $2 AND day >= $3::date AND day <= $4::date`,
       [chainId, pair, fromDay, toDay],

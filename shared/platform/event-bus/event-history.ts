@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { isEpochStart, luaScript, type Redis } from '../redis';
 import { EventKeys } from './event-keys';
-import type { DeliveredEvent, TopicKey } from './event-types';
+import type { DeliveredEvent, TopicKey } from './event.types';
 
 /** The head seq and the entries after a seq, read in one step (shared/platform/redis/lua/event-read-since-2.lua). */
 const READ_SINCE = luaScript('event-read-since');

@@ -1,5 +1,5 @@
 import { RedisKeys } from '../redis';
-import type { DeliveredEvent, TopicKey } from './event-types';
+import type { DeliveredEvent, TopicKey } from './event.types';
 
 /** A topic named by a stream token ends with `:#` and the token's sha-256 (`rfq_stream:#<hash>`). */
 const TOKEN_NAMED = /^(.*:#)([0-9a-f]{64})$/;

@@ -1,7 +1,7 @@
 import type { Redis } from '../redis';
 import { RedisKeys } from '../redis';
 import { taggedTopic } from './event-keys';
-import type { DeliveredEvent, TopicKey } from './event-types';
+import type { DeliveredEvent, TopicKey } from './event.types';
 
 /**
  * Where a relayed topic joins the feed it follows. A relayed topic is a private, token-named

@@ -1,6 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-
-type Queryable = Pick<EntityManager, 'query'>;
+import type { Queryable } from '../db';
 
 /** A stored first response: found by its derived lookup id, readable only with the caller's keys. */
 export interface IdempotencyRecord {

@@ -1,6 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import { bullPrefix, type Redis } from '../redis';
-import type { JobPayload, JobSpec } from './job-catalog';
+import type { JobPayload, JobSpec } from './job-spec';
 import { withTrace } from './job-trace';
 
 export type EnqueueOptions = Pick<JobsOptions, 'delay' | 'priority'>;

@@ -74,7 +74,7 @@ const byClient = new WeakMap<Redis, RedisEpoch>();
  * can rebuild (the workers: schedules, registrations, queued work; workers/recovery-sweep.ts).
  *
  * The epoch's floor keeps seqs from going backwards: the event publisher starts a topic counter
- * it finds below the floor just above it (shared/platform/event-bus/event-publisher.ts).
+ * it finds below the floor just above it (shared/platform/event-bus/topic-event-publisher.ts).
  */
 export class RedisEpoch {
   readonly key: string;

@@ -56,8 +56,8 @@ describe('devchain registration', () => {
     const port = await freePort();
     const chain = await startAndRegisterDevchain({ db: env.db, port });
     try {
-      const registry = new NetworksService(env.db);
-      const stored = await registry.network(31337);
+      const networks = new NetworksService(env.db);
+      const stored = await networks.network(31337);
       expect(stored).not.toBeNull();
       expect(stored?.rpc_urls).toEqual([`http://127.0.0.1:${port}`]);
       expect(stored?.confirmations).toBe(0);
@@ -77,12 +77,12 @@ describe('devchain registration', () => {
         expect([key, (code ?? '0x').length > 2]).toEqual([key, true]);
       }
 
-      const payment = await registry.paymentTokens();
+      const payment = await networks.paymentTokens();
       expect(payment.tokens.map((t) => [t.symbol, t.faucet]).sort()).toEqual([
         ['USDC', true],
         ['WETH', true],
       ]);
-      expect((await registry.defaultPremiumTokens()).tokens.map((t) => [t.symbol, t.address, t.decimals])).toEqual([['USDC', chain.addresses.usdc, 6]]);
+      expect((await networks.defaultPremiumTokens()).tokens.map((t) => [t.symbol, t.address, t.decimals])).toEqual([['USDC', chain.addresses.usdc, 6]]);
     } finally {
       await chain.stop();
     }
@@ -113,7 +113,7 @@ describe("the devchain's bond minimums", () => {
 });
 
 describe('ensureDevchain (npm start, DEVCHAIN=auto)', () => {
-  it('starts on an empty registry, leaves a live one alone, and redeploys after the node restarted empty', async () => {
+  it('starts on an empty networks, leaves a live one alone, and redeploys after the node restarted empty', async () => {
     await clearRegistry();
     const port = await freePort();
     const lifecycle = new Lifecycle(env.logger, 10_000);

@@ -8,7 +8,7 @@ import { awardDutchQuote, DutchAuctioneer, dutchAwardJob, DutchRepository, fille
 import { directionsHash, recoverDutchAwardSigner } from '../../../shared/protocol';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { NetworksService } from '../../../shared/networks';
-import { HANDLERS } from '../../../workers/job-handlers';
+import { HANDLERS } from '../../../workers/job.handlers';
 import { handles } from '../../../workers/job-binding';
 import { buildWorkerContext } from '../../../workers/worker-context';
 import { dutchBody, endNow, FIXTURE_MOTHERSHIP, LONG_COMPETE_MS, storedAward, recordFixturePair } from '../../support/dutch';

@@ -5,19 +5,19 @@ import { networkFile } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
-describe('public registry routes', () => {
+describe('public networks routes', () => {
   let env: TestEnv;
   let app: ReturnType<typeof buildApp>['app'];
 
   beforeAll(async () => {
     env = await createTestEnv({ CHALLENGE_SITEKEY: '0x4AAAAAAAtest', CORS_ORIGINS: 'https://app.example' });
     app = buildApp(env).app;
-    const registry = new NetworksService(env.db);
-    await registry.upsertNetwork(networkFile(31337));
-    await registry.upsertNetwork({ ...networkFile(5), enabled: false });
-    await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1000000000', fill_bond_amount: '250000000' } });
-    await registry.setSetting('filler_page', { headline: 'Fill options flow' });
-    await registry.setSetting('landing_page', { banner: 'testnet' });
+    const networks = new NetworksService(env.db);
+    await networks.upsertNetwork(networkFile(31337));
+    await networks.upsertNetwork({ ...networkFile(5), enabled: false });
+    await networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1000000000', fill_bond_amount: '250000000' } });
+    await networks.setSetting('filler_page', { headline: 'Fill options flow' });
+    await networks.setSetting('landing_page', { banner: 'testnet' });
   });
   afterAll(() => env.close());
 

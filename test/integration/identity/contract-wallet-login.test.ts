@@ -12,7 +12,7 @@ describe('contract wallet sign-in', () => {
   let chain: TestChain;
   let env: TestEnv;
   let app: Express;
-  let registry: NetworksService;
+  let networks: NetworksService;
   const owner = newWallet();
   let wallet: Address;
 
@@ -20,8 +20,8 @@ describe('contract wallet sign-in', () => {
     chain = await startTestChain();
     env = await createTestEnv({ SIWE_CHAIN_ID: String(chain.chainId), SIWE_RPC_TIMEOUT_MS: '2000' });
     app = buildApp(env).app;
-    registry = new NetworksService(env.db);
-    await registry.upsertNetwork(chain.network);
+    networks = new NetworksService(env.db);
+    await networks.upsertNetwork(chain.network);
     wallet = await deployContractWallet(chain, owner.address);
   }, 120_000);
   afterAll(async () => {
@@ -50,7 +50,7 @@ describe('contract wallet sign-in', () => {
   });
 
   it('answers 503 when the network RPC cannot be reached, and EOAs still sign in offline', async () => {
-    await registry.upsertNetwork({ ...chain.network, rpc_urls: ['http://127.0.0.1:9'] });
+    await networks.upsertNetwork({ ...chain.network, rpc_urls: ['http://127.0.0.1:9'] });
     try {
       const message = siweMessage(await fetchNonce(app), wallet);
       const res = await request(app)
@@ -64,7 +64,7 @@ describe('contract wallet sign-in', () => {
         .send({ message: eoaMessage, signature: await owner.signMessage({ message: eoaMessage }) })
         .expect(200);
     } finally {
-      await registry.upsertNetwork(chain.network);
+      await networks.upsertNetwork(chain.network);
     }
   });
 });

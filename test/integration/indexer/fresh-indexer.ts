@@ -22,9 +22,9 @@ async function apiViews(env: TestEnv, addresses: string[]): Promise<unknown> {
 }
 
 /**
- * Starts a second, fresh indexer on its own database against the same node (same registry entry,
+ * Starts a second, fresh indexer on its own database against the same node (same network entry,
  * same quotes as the API created them), lets it index up to the block `h`'s indexer is at, and
- * checks that every derived table (the rollback registry's list: balances, events, transfers,
+ * checks that every derived table (DERIVED_TABLES, the list a rollback clears: balances, events, transfers,
  * settlements, pairs, orders, quote states) and the API's portfolio and cores views are equal,
  * row for row. Proves that whatever `h`'s indexer went through (reorgs, rollbacks, resyncs),
  * it ended where indexing the current chain from scratch ends.
@@ -35,7 +35,7 @@ export async function expectSameAsFreshIndexer(h: Harness, opts: { addresses: st
   if (!target?.block_hash) throw new Error('the indexer under test has no cursor yet');
   const fresh = await createTestEnv({ ...FAST_INDEXER, ...(opts.env ?? {}) });
   try {
-    const network = (await h.registry.allNetworks()).find((n) => n.chain_id === chainId)!;
+    const network = (await h.networks.allNetworks()).find((n) => n.chain_id === chainId)!;
     await new NetworksService(fresh.db).upsertNetwork({
       chain_id: network.chain_id,
       name: network.name,

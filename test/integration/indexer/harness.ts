@@ -26,7 +26,7 @@ export const FAST_INDEXER = {
 export interface Harness {
   chain: TestChain;
   env: TestEnv;
-  registry: NetworksService;
+  networks: NetworksService;
   /** Registers the chain in the registry (RPC URLs, confirmations, contracts... can be overridden). */
   register(over?: Partial<NetworkInput>): Promise<void>;
   close(): Promise<void>;
@@ -34,13 +34,13 @@ export interface Harness {
 
 export async function openHarness(envOverrides: Record<string, string> = {}): Promise<Harness> {
   const [chain, env] = await Promise.all([startTestChain(), createTestEnv({ ...FAST_INDEXER, ...envOverrides })]);
-  const registry = new NetworksService(env.db);
+  const networks = new NetworksService(env.db);
   return {
     chain,
     env,
-    registry,
+    networks,
     async register(over = {}) {
-      await registry.upsertNetwork({ ...chain.network, ...over });
+      await networks.upsertNetwork({ ...chain.network, ...over });
     },
     async close() {
       await Promise.allSettled([chain.stop(), env.close()]);

@@ -19,7 +19,7 @@ beforeAll(async () => {
   app = buildApp(h.env).app;
   await h.register({ confirmations: 0, contracts: { ...h.chain.network.contracts, pair_extra: EXTRA_PAIR } });
   // A second network whose RPC port nobody listens on.
-  await h.registry.upsertNetwork({ chain_id: 1337, name: 'Unreachable', rpc_urls: [`http://127.0.0.1:${await freePort()}`], contracts: {}, confirmations: 0 });
+  await h.networks.upsertNetwork({ chain_id: 1337, name: 'Unreachable', rpc_urls: [`http://127.0.0.1:${await freePort()}`], contracts: {}, confirmations: 0 });
   ix = await runIndexer(h.env);
   await waitForHead(h);
 }, 60_000);
@@ -59,7 +59,7 @@ describe('indexer status and cores per network', () => {
     expect(asked.headers['retry-after']).toBe('5');
   });
 
-  it('lists the registry pairs beside the discovered ones, once each, and never the factory', async () => {
+  it('lists the registered pairs beside the discovered ones, once each, and never the factory', async () => {
     const res = await request(app).get('/api/indexer/cores').expect(200);
     const dev = res.body.networks.find((n: { chain_id: number }) => n.chain_id === 31337);
     expect(dev.healthy).toBe(true);

@@ -46,9 +46,9 @@ describe('exclusive fills: POST /api/exclusive-fill', () => {
     // limit on open rights (test/security/exclusive-rights.attack.test.ts) is not what they test.
     env = await createTestEnv({ DUTCH_FADE_LIMIT: '1000' });
     ({ app, ctx } = buildApp(env));
-    const registry = new NetworksService(env.db);
-    await registry.upsertNetwork(networkFile(31337, { contracts: { ...networkFile(31337).contracts, pair_usdc_weth: OTHER_PAIR } }));
-    await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '5000', fill_bond_amount: FILL_BOND.toString() } });
+    const networks = new NetworksService(env.db);
+    await networks.upsertNetwork(networkFile(31337, { contracts: { ...networkFile(31337).contracts, pair_usdc_weth: OTHER_PAIR } }));
+    await networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '5000', fill_bond_amount: FILL_BOND.toString() } });
     await indexFixturePair(env.db);
     await indexFixturePair(env.db, 31337, OTHER_PAIR);
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Fill Makers', owner: randomAddress() });

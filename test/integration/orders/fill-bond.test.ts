@@ -22,7 +22,7 @@ describe('the fill bond check', () => {
   let env: TestEnv;
   let app: Express;
   let ctx: ApiContext;
-  let registry: NetworksService;
+  let networks: NetworksService;
   let block = 1000;
 
   /** A BondVault event as the indexer writes it. */
@@ -44,17 +44,17 @@ describe('the fill bond check', () => {
       ],
     );
   }
-  const check = (maker: `0x${string}`) => new FillBondCheck({ db: env.db, registry }).check(31337, maker, [FIXTURE_USDC], SYMBOLS);
+  const check = (maker: `0x${string}`) => new FillBondCheck({ db: env.db, networks }).check(31337, maker, [FIXTURE_USDC], SYMBOLS);
 
   beforeAll(async () => {
     env = await createTestEnv();
     ({ app, ctx } = buildApp(env));
-    registry = new NetworksService(env.db);
-    await registry.upsertNetwork(networkFile(31337));
+    networks = new NetworksService(env.db);
+    await networks.upsertNetwork(networkFile(31337));
     await indexFixturePair(env.db);
   });
   afterAll(() => env.close());
-  beforeEach(() => registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } }));
+  beforeEach(() => networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } }));
 
   it('a pending withdrawal is not available: refused while pending, counted again when cancelled, gone once withdrawn', async () => {
     const maker = newWallet().address;
@@ -83,13 +83,13 @@ describe('the fill bond check', () => {
   it('fails closed: a token without an entry is refused even to a bonded maker; an explicit zero needs no bond', async () => {
     const maker = newWallet().address;
     await bondEvent(maker, 'deposit', 5000n, 5000n);
-    await registry.setSetting('bond_requirements', { WETH: { premium_bond_amount: '1', fill_bond_amount: '1' } });
+    await networks.setSetting('bond_requirements', { WETH: { premium_bond_amount: '1', fill_bond_amount: '1' } });
     await expect(check(maker)).rejects.toMatchObject({
       status: 403,
       code: 'bond_requirement_missing',
       message: expect.stringContaining(`USDC (${getAddress(FIXTURE_USDC)})`),
     });
-    await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+    await networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
     await expect(check(newWallet().address)).resolves.toEqual({ USDC: { token: getAddress(FIXTURE_USDC), fill_bond_amount: '0', maker_bond: '0' } });
   });
 
@@ -102,7 +102,7 @@ describe('the fill bond check', () => {
     const order = (await request(app).post('/api/orders').send(orderBody(owner.address)).expect(201)).body;
     // Placed by its owner (as indexed): an unplaced order is refused before any bond is looked at.
     await indexPlacement(env.db, order);
-    await registry.setSetting('bond_requirements', {});
+    await networks.setSetting('bond_requirements', {});
     const res = await request(app)
       .post('/api/exclusive-fill')
       .set(bearer(await signIn(app, maker)))

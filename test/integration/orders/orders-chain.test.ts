@@ -2,8 +2,7 @@ import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 
 import type { Address, Hex } from 'viem';
 import { bondVaultAbi, mockErc20Abi, optionPairAbi } from '../../../shared/chain/abis';
 import { topics } from '../../../shared/events';
-import { intentFromJson } from '../../../shared/orders';
-import { exclusiveFillTypedData, type ExclusiveFill, type OrderIntent } from '../../../shared/protocol';
+import { exclusiveFillTypedData, orderIntentFromJson, type ExclusiveFill, type OrderIntent } from '../../../shared/protocol';
 import { scheduleOrderJobs } from '../../../workers';
 import { revertName } from '../chain/reverts';
 import { mineBlocks, openHarness, runIndexer, waitFor, waitForHead, type Harness } from '../indexer/harness';
@@ -61,7 +60,7 @@ async function placedOrder(): Promise<{ order: { id: string; intent_hash: string
       .send(orderBody(owner(), { pair: pair(), now: await h.chain.now() }))
       .expect(201)
   ).body;
-  const intent = intentFromJson(order);
+  const intent = orderIntentFromJson(order);
   await send(OWNER, pair(), optionPairAbi, 'placeIntent', [intent]);
   await waitFor(
     'intent indexed',
@@ -77,7 +76,7 @@ const fillRow = async (id: string) => (await h.env.db.query(`SELECT state, used_
 beforeAll(async () => {
   h = await openHarness({ ORDER_SWEEP_INTERVAL_MS: '200' });
   await h.register();
-  await h.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
+  await h.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '1', fill_bond_amount: FILL_BOND.toString() } });
   let ctx;
   ({ app, ctx } = buildApp(h.env));
   const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Chain Makers', owner: h.chain.accounts[8].address });
@@ -109,7 +108,7 @@ describe('orders on chain', () => {
         .send(orderBody(owner(), { pair: pair(), now: await h.chain.now() }))
         .expect(201)
     ).body;
-    const intent = intentFromJson(order);
+    const intent = orderIntentFromJson(order);
     expect(await revertName(simulate(MAKER, 'placeIntent', [intent]))).toBe('NotIntentOwner');
     await send(OWNER, pair(), optionPairAbi, 'placeIntent', [intent]);
     expect(await revertName(simulate(OWNER, 'placeIntent', [intent]))).toBe('IntentNonceUsed');

@@ -75,7 +75,7 @@ describe('offer dry-run: POST /api/quote/:id/dry-run', () => {
   let app: Express;
   let ctx: ApiContext;
   let workers: Workers;
-  let registry: NetworksService;
+  let networks: NetworksService;
   const maker = newWallet();
   const bot = newWallet();
   const freemium = newWallet();
@@ -125,12 +125,12 @@ describe('offer dry-run: POST /api/quote/:id/dry-run', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     ({ app, ctx } = buildApp(env));
-    registry = new NetworksService(env.db);
-    await registry.upsertNetwork(networkFile(31337));
+    networks = new NetworksService(env.db);
+    await networks.upsertNetwork(networkFile(31337));
     // A chain whose registry entry names no mothership: offers on it cannot be verified (503).
     const { mothership: _none, ...contracts } = networkFile(31338).contracts;
-    await registry.upsertNetwork(networkFile(31338, { contracts }));
-    await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+    await networks.upsertNetwork(networkFile(31338, { contracts }));
+    await networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
     await recordFixturePair(env.db);
     const owner = newWallet();
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Dry-run makers', owner: owner.address });
@@ -305,16 +305,16 @@ describe('offer dry-run: POST /api/quote/:id/dry-run', () => {
       const a = await newAuction();
       const bid = { buy_override_bps: 1, sell_override_bps: 1 };
       try {
-        await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '1000' } });
+        await networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '1000' } });
         const short = await sameRefusal(app, a.id, 'dutch_bid', makerToken, bid, seen);
         expect(short).toMatchObject({
           code: 'insufficient_fill_bond',
           fill_bond_requirements: { USDC: { token: FIXTURE_USDC, fill_bond_amount: '1000', maker_bond: '0' } },
         });
-        await registry.setSetting('bond_requirements', { WETH: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+        await networks.setSetting('bond_requirements', { WETH: { premium_bond_amount: '0', fill_bond_amount: '0' } });
         expect(await sameRefusal(app, a.id, 'dutch_bid', makerToken, bid, seen)).toMatchObject({ code: 'bond_requirement_missing' });
       } finally {
-        await registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+        await networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
       }
       expect(await bidsOn(a.id)).toBe(0);
     });
@@ -411,7 +411,7 @@ describe('offer dry-run of a Dutch bid under a fill authority', () => {
     await h.register();
     let ctx: ApiContext;
     ({ app, ctx } = buildApp(h.env));
-    await h.registry.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+    await h.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
     const org = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Authority makers', owner: newWallet().address });
     await ctx.services.identity.orgs.addMember({ organization_id: org.id, address: maker.address, role: 'member' });
     token = await signIn(app, maker);

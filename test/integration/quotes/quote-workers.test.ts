@@ -3,7 +3,7 @@ import { JOBS } from '../../../workers/job-catalog';
 import { closeQuote, hashStreamToken, quoteExpireJob, QuoteRepository } from '../../../shared/quotes';
 import { NetworksService } from '../../../shared/networks';
 import { handles } from '../../../workers/job-binding';
-import { HANDLERS } from '../../../workers/job-handlers';
+import { HANDLERS } from '../../../workers/job.handlers';
 import { assertNoTakerIdentity, eventually, topicEvents } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';

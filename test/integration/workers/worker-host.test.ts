@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { defineJob, isJobSpec, TRACE_FIELD, type JobSpec } from '../../../shared/platform/queue';
 import { bullPrefix, createBullConnection, closeRedis } from '../../../shared/platform/redis';
 import { catalogOf, JOBS } from '../../../workers/job-catalog';
-import { HANDLERS } from '../../../workers/job-handlers';
+import { HANDLERS } from '../../../workers/job.handlers';
 import { checkJobBinding, handles } from '../../../workers/job-binding';
 import { WorkerHost } from '../../../workers/worker-host';
 import { buildWorkerContext } from '../../../workers/worker-context';
@@ -39,7 +39,7 @@ describe('worker host and job binding', () => {
     );
   });
 
-  it('a host refuses to start on a registry that does not match its catalog', () => {
+  it('a host refuses to start on handlers that do not match its catalog', () => {
     const opts = { redis: env.config, redisPrefix: env.config.REDIS_PREFIX, concurrency: 1 };
     const ctx = buildWorkerContext(env, async () => []);
     expect(() => new WorkerHost(ctx, { [echo.name]: echo }, [], opts)).toThrow('job test.echo has no handler');

@@ -1,6 +1,6 @@
 import { ORDER_EXAMPLE } from '../../../api/routes/orders.http';
-import { intentFromJson, orderJson, parseOrderRequest } from '../../../shared/orders';
-import { eip712TypeString, intentDataHash, ORDER_INTENT_TYPES, orderIntentHash } from '../../../shared/protocol';
+import { orderJson, parseOrderRequest } from '../../../shared/orders';
+import { eip712TypeString, intentDataHash, ORDER_INTENT_TYPES, orderIntentFromJson, orderIntentHash } from '../../../shared/protocol';
 import { keccak256, toHex } from 'viem';
 
 /** The values docs/PROTOCOL.md ("OrderIntent") shows; the chain agrees with the code in hash-parity.test.ts. */
@@ -22,7 +22,7 @@ describe('the OrderIntent of docs/PROTOCOL.md', () => {
 
   it('round-trips through its JSON form without changing the hash', () => {
     const { intent } = parseOrderRequest(ORDER_EXAMPLE, now, ONE_YEAR);
-    expect(intentFromJson(orderJson(intent))).toEqual(intent);
+    expect(orderIntentFromJson(orderJson(intent))).toEqual(intent);
   });
 
   it('changes with any field: the nonce, the owner, the expiry behaviour', () => {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { competingWire, fillableWire, makerBidWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../wire/src/dutch.wire';
 import { TOPIC_TABLE } from '../../../shared/events/topic-table';
 import { exclusiveFillEventWire } from '../../../wire/src/order.wire';
-import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from '../../../shared/quotes/quote-views';
+import { makerQuoteView, makerResultView, offerView, takerQuoteView, takerResultView } from '../../../shared/quotes/quote.views';
 import {
   makerQuoteWire,
   makerResultWire,

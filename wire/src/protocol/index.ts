@@ -5,6 +5,6 @@ export { takerAddressHash, directionsHash, checkDirections } from './taker-hash'
 export * from './typed-data';
 export { parseDutchRequest, dutchRequestField, dutchRequestToJson } from './dutch-request';
 export type { DutchRequestJson } from './dutch-request';
-export { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash } from './order-intent';
-export type { OrderIntent } from './order-intent';
+export { ORDER_INTENT_TYPES, orderIntentHash, intentDataHash, orderIntentFromJson } from './order-intent';
+export type { OrderIntent, OrderIntentJson } from './order-intent';
 export { BPS, dutchPremiumAt, improvedPremium, curveFavoursTakerFirst } from './dutch-curve';

@@ -1,4 +1,6 @@
-import { encodePacked, keccak256, toHex, type Address, type Hex } from 'viem';
+import { encodePacked, getAddress, keccak256, toHex, type Address, type Hex } from 'viem';
+import type { z } from 'zod';
+import type { orderWire } from '../order.wire';
 import { eip712TypeString } from './typed-data';
 
 /**
@@ -59,6 +61,43 @@ export interface OrderIntent {
   intentStartTime: number;
   intentExpiry: number;
   orderOnExpiry: number;
+}
+
+/** An order's JSON form, as the API answers and stores it: the fields its OrderIntent is read from. */
+export type OrderIntentJson = Pick<z.output<typeof orderWire>, 'destination' | 'data' | 'amount'>;
+
+/**
+ * The OrderIntent of an order's JSON form: what the owner passes to the pair's placeIntent, and
+ * what the intent hash is taken of. Integers come as decimal strings or, where the order sent
+ * them so, JSON integers; addresses are checksummed.
+ */
+export function orderIntentFromJson(j: OrderIntentJson): OrderIntent {
+  const { destination: t, data: d } = j;
+  return {
+    from: getAddress(t.from),
+    to: getAddress(t.to),
+    noncePrefix: BigInt(t.nonce.prefix),
+    nonce: BigInt(t.nonce.nonce),
+    options6909Contract: getAddress(d.options6909Contract),
+    amount: BigInt(j.amount),
+    fillerRewardMaxPerMintedUnit: BigInt(d.rewardLimits.fillerRewardMaxPerMintedUnit),
+    fillerRewardMinPerMintedUnit: BigInt(d.rewardLimits.fillerRewardMinPerMintedUnit),
+    optionType: d.pairKey.optionType,
+    startExecutionTimestamp: d.pairKey.startExecutionTimeStamp,
+    expiryTimestamp: d.pairKey.expiryTimestamp,
+    premiumStart: BigInt(d.decayPremium.premiumStart),
+    premiumEnd: BigInt(d.decayPremium.premiumEnd),
+    premiumDecayRateBpsPerSecond: d.decayPremium.decayRateBpsPerSecond,
+    strikeStart: BigInt(d.decayStrike.strikeStart),
+    strikeEnd: BigInt(d.decayStrike.strikeEnd),
+    strikeDecayRateBpsPerSecond: d.decayStrike.decayRateBpsPerSecond,
+    startMinFill: BigInt(d.decayMinFill.startMinFill),
+    minFillDecayRatePerSecond: BigInt(d.decayMinFill.decayRatePerSecond),
+    buyOrSell: d.buyOrSell,
+    intentStartTime: d.intentStartTime,
+    intentExpiry: d.intentExpiry,
+    orderOnExpiry: d.orderOnExpiry,
+  };
 }
 
 const ORDER_INTENT_TYPEHASH = keccak256(toHex(eip712TypeString(ORDER_INTENT_TYPES, 'OrderIntent'))).slice(2);

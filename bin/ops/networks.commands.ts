@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isSettingKey, NetworksService, SETTING_SUMMARIES } from '../../shared/networks';
 import { requireFlag, UsageError, type OpsCommand } from './command';
 
-export const registryCommands: OpsCommand[] = [
+export const networksCommands: OpsCommand[] = [
   {
     name: 'network:upsert',
     usage: 'network:upsert --file net.json',

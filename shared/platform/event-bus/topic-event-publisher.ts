@@ -6,7 +6,7 @@ import { luaScript, publishCommand, RedisEpoch, type Redis } from '../redis';
 import { StreamTokens } from '../stream-tokens';
 import { currentTraceparent, inSpan, MESSAGING } from '../tracing';
 import { EventKeys } from './event-keys';
-import type { EventCatalog, TopicRef, TopicRules } from './event-types';
+import type { EventCatalog, TopicRef, TopicRules } from './event.types';
 
 /**
  * One script hands out a topic's seq, appends its history entry and sends it live, so none of the

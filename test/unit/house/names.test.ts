@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { codeFiles, filesMatching, ROOT, sourceFiles } from './source-files';
+
+/** The backticked file names of the "Names" bullet of docs/ARCHITECTURE.md that starts with `title`. */
+function documentedNames(title: string): string[] {
+  const doc = readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+  const section = doc.split(/^## /m).find((s) => s.startsWith('Names\n')) ?? '';
+  const bullet = section.split(/^- /m).find((b) => b.startsWith(`**${title}**`)) ?? '';
+  return [...bullet.matchAll(/`([a-z0-9.-]+\.ts)`/g)].map((m) => m[1]);
+}
+
+/** One name, one meaning (docs/ARCHITECTURE.md, "Names"). */
+describe('names', () => {
+  const files = codeFiles();
+  const sources = sourceFiles();
+  const base = (f: string) => path.basename(f);
+
+  it('finds the code', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(sources.length).toBeGreaterThan(100);
+  });
+
+  it('the networks service is `networks`, never `registry` (the metrics registry keeps that word)', () => {
+    const pattern = /\bregistry\b[^\n]*\bNetworksService\b|\bNetworksService\b[^\n]*\bregistry\b|\b(?:services|deps|h)\.registry\b/;
+    expect(filesMatching(files, pattern)).toEqual([]);
+  });
+
+  it('no two files outside test/ share a name, but the documented ones that do the same job in each folder', () => {
+    const shared = documentedNames('No two files share a name');
+    expect(shared).toContain('index.ts');
+    const byName = new Map<string, string[]>();
+    for (const f of sources) byName.set(base(f), [...(byName.get(base(f)) ?? []), f]);
+    const twice = [...byName].filter(([name, where]) => where.length > 1 && !shared.includes(name)).map(([, where]) => where.sort());
+    expect(twice).toEqual([]);
+  });
+
+  it('a file of one kind of thing of a subject is <subject>.<kind>.ts, never <subject>-<kind>.ts', () => {
+    const kinds = new Set(sources.map((f) => /\.([a-z]+)\.ts$/.exec(base(f))?.[1]).filter((k): k is string => k !== undefined && k !== 'd'));
+    expect([...kinds]).toEqual(expect.arrayContaining(['service', 'repository', 'views', 'routes', 'http']));
+    const notKinds = documentedNames('Not a kind');
+    expect(notKinds.length).toBeGreaterThan(0);
+    const hyphenated = sources.filter((f) => {
+      const kind = /-([a-z]+)\.ts$/.exec(base(f))?.[1];
+      return kind !== undefined && kinds.has(kind) && !f.startsWith(`migrations${path.sep}`) && !notKinds.includes(base(f));
+    });
+    expect(hyphenated).toEqual([]);
+  });
+
+  it('each documented exception still exists, so the lists do not outlive their files', () => {
+    const names = new Set(sources.map(base));
+    expect([...documentedNames('Not a kind'), ...documentedNames('No two files share a name')].filter((n) => !names.has(n))).toEqual([]);
+  });
+});
