@@ -19,6 +19,7 @@ import { DutchRepository, type NewDutchQuote } from './dutch.repository';
 import type { DutchColumns, JsonObject } from './dutch.types';
 import { assertNotFaded, assertRoomForRight, fadeStatus, type FadePolicy, type FadeScope, type FadeStatus } from './dutch-fades';
 import { assertFillerConsent } from './filler-consent';
+import { assertTakerMayAuction, type UnfillablePolicy } from './taker-unfillable';
 import { FillBondCheck, lockMakerRights } from '../bonds';
 import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
 import { makerBidView, takerBidView, takerDutchView } from './dutch-views';
@@ -67,7 +68,10 @@ export class DutchService {
    * Validates a Dutch create (every refusal a 400 naming its field), stores the quote in phase
    * `competing`, and schedules its announce, award and expiry.
    */
-  async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
+  async create(
+    body: unknown,
+    opts: { idempotencyKey?: string; caller: string; takerOrganizationId?: string | null },
+  ): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
     if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
     let nowMs = this.clock();
     const limits = await this.registry.setting('dutch_limits');
@@ -93,6 +97,9 @@ export class DutchService {
       );
     }
     await assertDutchTokensOfPair(this.pairTokens, dir, req.request);
+    // After the signature: the record is of the wallet that signed (and of the delegate's organization).
+    const takerOrganizationId = opts.takerOrganizationId ?? null;
+    await assertTakerMayAuction(this.deps.db, { address: getAddress(req.taker_address), organizationId: takerOrganizationId }, this.unfillablePolicy(), nowMs);
     // The phase windows start once the request is checked (the pair's tokens may need a read).
     nowMs = this.clock();
 
@@ -105,7 +112,7 @@ export class DutchService {
     const ttl = Math.ceil((expiresAt - nowMs) / 1000) + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
     const digest = dutchFillDigest(ctx, req.request);
     const work = async (m: EntityManager | null) =>
-      this.insert(m, req, { nowMs, expiresAt, competeMs, exclusiveMs, digest }, await this.deps.streamTokens.mint('rfq', ttl, {}));
+      this.insert(m, req, { nowMs, expiresAt, competeMs, exclusiveMs, digest, takerOrganizationId }, await this.deps.streamTokens.mint('rfq', ttl, {}));
     let out: { status: number; body: CreatedQuote; replayed: boolean };
     try {
       out = opts.idempotencyKey
@@ -127,7 +134,7 @@ export class DutchService {
   private async insert(
     m: EntityManager | null,
     req: DutchQuoteRequest,
-    t: { nowMs: number; expiresAt: number; competeMs: number; exclusiveMs: number; digest: `0x${string}` },
+    t: { nowMs: number; expiresAt: number; competeMs: number; exclusiveMs: number; digest: `0x${string}`; takerOrganizationId: string | null },
     token: string,
   ): Promise<{ status: number; body: CreatedQuote }> {
     const salt = toHex(randomBytes(32));
@@ -163,6 +170,7 @@ export class DutchService {
       taker_nonce: req.request.takerNonce.toString(),
       compete_ends_at: new Date(t.nowMs + t.competeMs),
       exclusive_ms: t.exclusiveMs,
+      taker_organization_id: t.takerOrganizationId,
     };
     const createdAt = await this.repo.insert(m, row, legs);
     const quote: QuoteRow = { ...row, state: 'open', created_at: createdAt, closed_at: null, fill_tx_hash: null };
@@ -273,6 +281,11 @@ export class DutchService {
   private fadePolicy(): FadePolicy {
     const c = this.deps.config;
     return { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN };
+  }
+
+  private unfillablePolicy(): UnfillablePolicy {
+    const c = this.deps.config;
+    return { limit: c.DUTCH_TAKER_UNFILLABLE_LIMIT, windowSeconds: c.DUTCH_TAKER_UNFILLABLE_WINDOW, cooldownSeconds: c.DUTCH_TAKER_UNFILLABLE_COOLDOWN };
   }
 
   /**
