@@ -216,8 +216,9 @@ export class DutchAuctioneer {
     const { awarded } = await this.awardBatch(null);
     const opened = await openDutchQuotes(this.deps.db, null, new Date(this.clock()), BATCH_LIMIT);
     await this.publishOpenings(await this.repo.loadMany(opened));
-    // Read at the windows' end; what cannot be read now is left to each window's own job, which retries.
-    await this.deps.takerFunds?.run(opened).catch(() => undefined);
+    // Read at the windows' end, without holding up the clock's next deadline on the chain's RPC;
+    // what cannot be read now is left to each window's own job (dutch.open), which retries.
+    if (opened.length > 0) void this.deps.takerFunds?.run(opened).catch(() => undefined);
     return awarded + opened.length;
   }
 
