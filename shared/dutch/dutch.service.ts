@@ -111,14 +111,23 @@ export class DutchService {
     const exclusiveMs = req.exclusive_ms ?? limits.default_exclusive_ms;
     const ttl = Math.ceil((expiresAt - nowMs) / 1000) + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
     const digest = dutchFillDigest(ctx, req.request);
-    const work = async (m: EntityManager | null) =>
-      this.insert(m, req, { nowMs, expiresAt, competeMs, exclusiveMs, digest, takerOrganizationId }, await this.deps.streamTokens.mint('rfq', ttl, {}));
+    // The token is minted before the row that names its hash; a create that stores no quote of its
+    // own (a taker nonce already used, a concurrent twin's replay) takes its token back, so a refusal writes nothing.
+    let minted: string | null = null;
+    const work = async (m: EntityManager | null) => {
+      minted = await this.deps.streamTokens.mint('rfq', ttl, {});
+      return this.insert(m, req, { nowMs, expiresAt, competeMs, exclusiveMs, digest, takerOrganizationId }, minted);
+    };
+    const unmint = async () => {
+      if (minted) await this.deps.streamTokens.revoke('rfq', minted).catch(() => false);
+    };
     let out: { status: number; body: CreatedQuote; replayed: boolean };
     try {
       out = opts.idempotencyKey
         ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
         : { ...(await work(null)), replayed: false };
     } catch (err) {
+      await unmint();
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
         throw ValidationError.field(
           'dutch_request.taker_nonce',
@@ -127,7 +136,8 @@ export class DutchService {
       }
       throw err;
     }
-    if (!out.replayed) await this.schedule(out.body.quote.id, competeMs, expiresAt - this.clock());
+    if (out.replayed) await unmint();
+    else await this.schedule(out.body.quote.id, competeMs, expiresAt - this.clock());
     return out;
   }
 
