@@ -76,10 +76,10 @@ export const quoteSpecs = {
     cache: 'no-store',
     request: {
       headers: z.object({
-        'idempotency-key': z
-          .string()
-          .optional()
-          .meta({ description: '1-255 printable ASCII characters; a retry with the same key and body replays the answer.' }),
+        'idempotency-key': z.string().optional().meta({
+          description:
+            '1-255 printable ASCII characters, at least 32 without a bearer (a UUIDv4, or 16+ random bytes in hex: a replay returns the stream token); a retry with the same key and body replays the answer.',
+        }),
       }),
       // The service's own parser, documented as it is: shared/quotes/quote-request.ts.
       body: z.union([quoteRequestDocument, dutchQuoteRequestDocument]).meta({
@@ -96,6 +96,11 @@ export const quoteSpecs = {
     },
     errors: [
       VALIDATION_FAILED,
+      errorCase(
+        403,
+        'taker_unfillable_limit',
+        "taker 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 made 3 Dutch exclusive windows impossible to fill within 86400 seconds (the premium balance or allowance to the mothership was short of the winner's price when the window ended): DUTCH_TAKER_UNFILLABLE_LIMIT is 3; new Dutch auctions are refused until 2026-11-24T20:00:00.000Z",
+      ),
       errorCase(409, 'idempotency_key_reused', 'Idempotency-Key was already used with a different request body'),
       errorCase(503, 'network_unavailable', 'chain 31337 has no mothership configured'),
       errorCase(503, 'rpc_unavailable', "cannot ask the request's fill authority: chain 31337 RPC unreachable"),

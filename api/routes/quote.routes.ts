@@ -48,7 +48,9 @@ export function quoteHandlers(ctx: ApiContext): RouteHandlers<typeof quoteSpecs>
       }
       const opts = { idempotencyKey: key, caller: callerScope(req) };
       const kind = isDutchRequest(body) ? 'dutch' : 'rfq';
-      const out = kind === 'dutch' ? await dutch.create(body, opts) : await quotes.create(body, opts);
+      // A delegate's taker organization answers for the Dutch windows its users make impossible to fill.
+      const takerOrganizationId = req.principal?.kind === 'delegate' ? req.principal.organizationId : null;
+      const out = kind === 'dutch' ? await dutch.create(body, { ...opts, takerOrganizationId }) : await quotes.create(body, opts);
       if (!out.replayed) created.inc({ kind });
       return new Reply(out.status, out.body, out.replayed ? { 'Idempotent-Replayed': 'true' } : {});
     },

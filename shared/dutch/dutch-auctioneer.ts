@@ -12,6 +12,7 @@ import { DutchRepository } from './dutch.repository';
 import { dutchAwardJob, dutchOpenJob } from './dutch.jobs';
 import type { DutchQuote } from './dutch.types';
 import { decideAward } from './dutch-award-decision';
+import type { TakerFundsCheck } from './taker-funds-check';
 import { competingView, exclusiveEndsAt, fillableView, makerBidView, takerBidView, takerDutchView, takerSide, winnerAwardView } from './dutch.views';
 
 /** Most competitions (or windows) one run decides; the rest fall to their own jobs or the next batch. */
@@ -75,6 +76,8 @@ export class DutchAuctioneer {
       signer: PrivateKeyAccount;
       /** Jobs firing this early (ms) still run: timers and Redis's clock differ by a little. */
       skewMs: number;
+      /** Reads a paying taker's funds when a won window ends (absent: no read, every missed window is its winner's). */
+      takerFunds?: TakerFundsCheck;
     },
     private readonly clock: () => number = Date.now,
   ) {
@@ -213,14 +216,26 @@ export class DutchAuctioneer {
     const { awarded } = await this.awardBatch(null);
     const opened = await openDutchQuotes(this.deps.db, null, new Date(this.clock()), BATCH_LIMIT);
     await this.publishOpenings(await this.repo.loadMany(opened));
+    // Read at the windows' end, without holding up the clock's next deadline on the chain's RPC;
+    // what cannot be read now is left to each window's own job (dutch.open), which retries.
+    if (opened.length > 0) void this.deps.takerFunds?.run(opened).catch(() => undefined);
     return awarded + opened.length;
   }
 
   /**
    * At the exclusive window's end: open to every filler, with every other window already over
-   * (one guarded statement). Returns whether the quote is (now) open after a win.
+   * (one guarded statement), and read whether the paying taker could pay (TakerFundsCheck; a
+   * read that fails fails the job, whose retry reads again). Returns whether the quote is (now)
+   * open after a win.
    */
   async open(id: string): Promise<boolean> {
+    const opened = await this.openWindow(id);
+    // Also for a window its quote's expiry closed first: the winner missed it all the same.
+    await this.deps.takerFunds?.run([id]);
+    return opened;
+  }
+
+  private async openWindow(id: string): Promise<boolean> {
     let p = await this.repo.progress(id);
     if (!p || p.state !== 'open') return false;
     if (p.dutch_phase === 'exclusive') {

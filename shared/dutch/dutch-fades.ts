@@ -165,15 +165,28 @@ export async function assertNotFaded(db: Queryable, scope: FadeScope, policy: Fa
 }
 
 /**
+ * How long after an exclusive window's end (by the database's clock) the indexer waits for the
+ * workers' read of a paying taker's funds (shared/dutch/taker-funds-check.ts) before it decides
+ * the window without one, as its winner's. The read is made the moment the window ends; this only
+ * bounds how long a window waits when the workers or the chain's RPC are down.
+ */
+export const TAKER_CHECK_WAIT_SECONDS = 120;
+
+/**
  * The indexer's part, in the batch transaction that moves its cursor to `block`: every awarded
  * Dutch quote of the chain whose exclusive end the block's time has passed, not decided yet, is
- * decided now. It faded unless the chain holds a DutchFilled of its request by the filler its
+ * decided now. It was missed unless the chain holds a DutchFilled of its request by the filler its
  * award names (the winning maker's wallet, or the filler its bid named), exclusive, in a block no
- * later than the window's end; a quote closed (cancelled or expired)
- * before its window ended is nobody's fade. The fade is the organization the winning bid was
- * made for (recorded with the bid from the bidding credential), never a later membership. Quotes whose window ended more than `lookbackSeconds`
- * before the block (DUTCH_FADE_WINDOW) can no longer count and are left alone. Rows carry the
- * deciding block, so a rollback below it undoes the decision (DERIVED_TABLES).
+ * later than the window's end; a quote closed (cancelled or expired) before its window ended is
+ * nobody's. A missed window is its winner's fade, unless the taker made it impossible to fill:
+ * when the taker pays, the workers read its premium balance and allowance when the window ended
+ * (`dutch_taker_checks`), and a short taker takes the window (`taker_unfillable`, with the taker
+ * and its delegate's organization) instead of the winner. A window whose taker pays and whose read
+ * has not arrived waits for it up to TAKER_CHECK_WAIT_SECONDS after its end. The fade is the
+ * organization the winning bid was made for (recorded with the bid from the bidding credential),
+ * never a later membership. Quotes whose window ended more than `lookbackSeconds` before the block
+ * (DUTCH_FADE_WINDOW) can no longer count and are left alone. Rows carry the deciding block, so a
+ * rollback below it undoes the decision (DERIVED_TABLES).
  */
 export async function decideExclusiveWindows(
   m: Queryable,
@@ -183,13 +196,17 @@ export async function decideExclusiveWindows(
 ): Promise<NewFade[]> {
   const rows: NewFade[] = await m.query(
     `WITH due AS (
-       SELECT q.id, q.winner, q.award, q.exclusive_ends_at, q.dutch_request_digest,
+       SELECT q.id, q.winner, q.award, q.exclusive_ends_at, q.dutch_request_digest, q.taker_address, q.taker_organization_id,
               ceil(extract(epoch FROM q.exclusive_ends_at))::bigint AS end_s,
-              (q.state IN (${QS.cancelled},${QS.expired}) AND q.closed_at <= q.exclusive_ends_at) AS closed_early
-         FROM quotes q
+              (q.state IN (${QS.cancelled},${QS.expired}) AND q.closed_at <= q.exclusive_ends_at) AS closed_early,
+              COALESCE(c.short, false) AS taker_short
+         FROM quotes q LEFT JOIN dutch_taker_checks c ON c.quote_id = q.id
         WHERE q.chain_id = $1::integer AND q.winner IS NOT NULL AND q.exclusive_ends_at IS NOT NULL
           AND q.exclusive_ends_at < to_timestamp($3::bigint) AND q.exclusive_ends_at > to_timestamp($3::bigint - $4::bigint)
           AND NOT EXISTS (SELECT 1 FROM dutch_exclusive_outcomes o WHERE o.quote_id = q.id)
+          AND (c.quote_id IS NOT NULL OR q.state = ${QS.filled}
+               OR (q.dutch_request->'dutch_premium'->>'maker_pays_taker') IS DISTINCT FROM 'false'
+               OR q.exclusive_ends_at <= now() - make_interval(secs => $5::integer))
      ), decided AS (
        SELECT d.*, NOT d.closed_early AND NOT EXISTS (
                 SELECT 1 FROM indexer_settlements s
@@ -197,16 +214,18 @@ export async function decideExclusiveWindows(
                  WHERE s.chain_id = $1 AND s.taker_address_hash = d.dutch_request_digest
                    AND lower(s.maker) = lower(COALESCE(d.award->>'filler', d.winner)) AND s.block_timestamp <= d.end_s
                    AND e.event_name = 'DutchFilled' AND e.args->>'exclusive' = 'true'
-              ) AS faded
+              ) AS missed
          FROM due d
      )
-     INSERT INTO dutch_exclusive_outcomes (quote_id, chain_id, winner, organization_id, faded, exclusive_ends_at, decided_block, decided_block_timestamp)
+     INSERT INTO dutch_exclusive_outcomes (quote_id, chain_id, winner, organization_id, faded, taker_unfillable, taker, taker_organization_id,
+                                           exclusive_ends_at, decided_block, decided_block_timestamp)
      SELECT id, $1::integer, winner,
             COALESCE((SELECT b.organization_id FROM dutch_bids b WHERE b.quote_id = decided.id AND lower(b.maker) = lower(decided.winner)), ${ORGANIZATION_OF('winner')}),
-            faded, exclusive_ends_at, $2::bigint, $3::bigint FROM decided
+            missed AND NOT taker_short, missed AND taker_short, taker_address, taker_organization_id,
+            exclusive_ends_at, $2::bigint, $3::bigint FROM decided
      ON CONFLICT (quote_id) DO NOTHING
      RETURNING quote_id, winner, organization_id, exclusive_ends_at, faded`,
-    [chainId, block.number, block.timestamp, lookbackSeconds],
+    [chainId, block.number, block.timestamp, lookbackSeconds, TAKER_CHECK_WAIT_SECONDS],
   );
   return rows
     .filter((r) => (r as NewFade & { faded: boolean }).faded)

@@ -55,6 +55,8 @@ export type NewDutchQuote = Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' 
   taker_nonce: string;
   compete_ends_at: Date;
   exclusive_ms: number;
+  /** The taker organization of the delegate that created it (null without one): its unfillable windows count for that organization too. */
+  taker_organization_id?: string | null;
 };
 
 /** Queries of Dutch quotes' own columns and their bids. Phase changes are quote-state.ts's. */
@@ -67,8 +69,8 @@ export class DutchRepository {
     const rows: { created_at: Date }[] = await (m ?? this.ds).query(
       `WITH q AS (
          INSERT INTO quotes (${QUOTE_INSERT_COLUMNS},
-           dutch_phase, dutch_request, dutch_request_digest, taker_signature, taker_nonce, compete_ends_at, exclusive_ms)
-         VALUES ($1,$2,'dutch_only',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,${DP.competing},$14,$15,$16,$17,$18,$19) RETURNING created_at
+           dutch_phase, dutch_request, dutch_request_digest, taker_signature, taker_nonce, compete_ends_at, exclusive_ms, taker_organization_id)
+         VALUES ($1,$2,'dutch_only',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,${DP.competing},$14,$15,$16,$17,$18,$19,$28) RETURNING created_at
        ), l AS (
          INSERT INTO quote_legs (${LEG_INSERT_COLUMNS})
          SELECT $1, * FROM unnest($20::smallint[], $21::smallint[], $22::smallint[], $23::smallint[], $24::numeric[], $25::numeric[], $26::bigint[], $27::bigint[])
@@ -102,6 +104,7 @@ export class DutchRepository {
         col('amount'),
         col('start_exercise_timestamp'),
         col('expiry_timestamp'),
+        q.taker_organization_id ?? null,
       ],
     );
     return rows[0].created_at;

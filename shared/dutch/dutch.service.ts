@@ -20,6 +20,7 @@ import { DutchRepository, type NewDutchQuote } from './dutch.repository';
 import type { DutchColumns, JsonObject } from './dutch.types';
 import { assertNotFaded, assertRoomForRight, fadeStatus, type FadePolicy, type FadeScope, type FadeStatus } from './dutch-fades';
 import { assertFillerConsent } from './filler-consent';
+import { assertTakerMayAuction, type UnfillablePolicy } from './taker-unfillable';
 import { FillBondCheck, lockMakerRights } from '../bonds';
 import { assertDutchTokensOfPair, PairTokens } from './dutch-pair-tokens';
 import { makerBidView, takerBidView, takerDutchView } from './dutch.views';
@@ -68,7 +69,10 @@ export class DutchService {
    * Validates a Dutch create (every refusal a 400 naming its field), stores the quote in phase
    * `competing`, and schedules its announce, award and expiry.
    */
-  async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
+  async create(
+    body: unknown,
+    opts: { idempotencyKey?: string; caller: string; takerOrganizationId?: string | null },
+  ): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
     if (opts.idempotencyKey !== undefined) IdempotencyService.checkKey(opts.idempotencyKey);
     let nowMs = this.clock();
     const limits = await this.networks.setting('dutch_limits');
@@ -94,6 +98,9 @@ export class DutchService {
       );
     }
     await assertDutchTokensOfPair(this.pairTokens, dir, req.request);
+    // After the signature: the record is of the wallet that signed (and of the delegate's organization).
+    const takerOrganizationId = opts.takerOrganizationId ?? null;
+    await assertTakerMayAuction(this.deps.db, { address: getAddress(req.taker_address), organizationId: takerOrganizationId }, this.unfillablePolicy(), nowMs);
     // The phase windows start once the request is checked (the pair's tokens may need a read).
     nowMs = this.clock();
 
@@ -105,14 +112,23 @@ export class DutchService {
     const exclusiveMs = req.exclusive_ms ?? limits.default_exclusive_ms;
     const ttl = Math.ceil((expiresAt - nowMs) / 1000) + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
     const digest = dutchFillDigest(ctx, req.request);
-    const work = async (m: EntityManager | null) =>
-      this.insert(m, req, { nowMs, expiresAt, competeMs, exclusiveMs, digest }, await this.deps.streamTokens.mint('rfq', ttl, {}));
+    // The token is minted before the row that names its hash; a create that stores no quote of its
+    // own (a taker nonce already used, a concurrent twin's replay) takes its token back, so a refusal writes nothing.
+    let minted: string | null = null;
+    const work = async (m: EntityManager | null) => {
+      minted = await this.deps.streamTokens.mint('rfq', ttl, {});
+      return this.insert(m, req, { nowMs, expiresAt, competeMs, exclusiveMs, digest, takerOrganizationId }, minted);
+    };
+    const unmint = async () => {
+      if (minted) await this.deps.streamTokens.revoke('rfq', minted).catch(() => false);
+    };
     let out: { status: number; body: CreatedQuote; replayed: boolean };
     try {
       out = opts.idempotencyKey
         ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
         : { ...(await work(null)), replayed: false };
     } catch (err) {
+      await unmint();
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
         throw ValidationError.field(
           'dutch_request.taker_nonce',
@@ -121,14 +137,15 @@ export class DutchService {
       }
       throw err;
     }
-    if (!out.replayed) await this.schedule(out.body.quote.id, competeMs, expiresAt - this.clock());
+    if (out.replayed) await unmint();
+    else await this.schedule(out.body.quote.id, competeMs, expiresAt - this.clock());
     return out;
   }
 
   private async insert(
     m: EntityManager | null,
     req: DutchQuoteRequest,
-    t: { nowMs: number; expiresAt: number; competeMs: number; exclusiveMs: number; digest: `0x${string}` },
+    t: { nowMs: number; expiresAt: number; competeMs: number; exclusiveMs: number; digest: `0x${string}`; takerOrganizationId: string | null },
     token: string,
   ): Promise<{ status: number; body: CreatedQuote }> {
     const salt = toHex(randomBytes(32));
@@ -164,6 +181,7 @@ export class DutchService {
       taker_nonce: req.request.takerNonce.toString(),
       compete_ends_at: new Date(t.nowMs + t.competeMs),
       exclusive_ms: t.exclusiveMs,
+      taker_organization_id: t.takerOrganizationId,
     };
     const createdAt = await this.repo.insert(m, row, legs);
     const quote: QuoteRow = { ...row, state: 'open', created_at: createdAt, closed_at: null, fill_tx_hash: null };
@@ -274,6 +292,11 @@ export class DutchService {
   private fadePolicy(): FadePolicy {
     const c = this.deps.config;
     return { limit: c.DUTCH_FADE_LIMIT, windowSeconds: c.DUTCH_FADE_WINDOW, cooldownSeconds: c.DUTCH_FADE_COOLDOWN };
+  }
+
+  private unfillablePolicy(): UnfillablePolicy {
+    const c = this.deps.config;
+    return { limit: c.DUTCH_TAKER_UNFILLABLE_LIMIT, windowSeconds: c.DUTCH_TAKER_UNFILLABLE_WINDOW, cooldownSeconds: c.DUTCH_TAKER_UNFILLABLE_COOLDOWN };
   }
 
   /**

@@ -16,7 +16,8 @@ import { EXCLUSIVE_FILL_STATES, exclusiveFillEventWire } from '../../wire/src/or
  * The payloads topics carry (the spec's Events table shows names, not fields). The quote
  * domain's payloads are declared in full in wire/src/quote.wire.ts and
  * wire/src/dutch.wire.ts (the views are typed from the same schemas); the others name what
- * identifies the event's subject. Every schema is loose: a client must accept added fields. The topic
+ * identifies the event's subject. Every schema is loose (a client must accept added fields) but
+ * `dutch_award`'s, which is the winner's payload exactly, every field present. The topic
  * table ties events to topics; the schemas type the publishers and describe the payloads to
  * documentation. Every payload reaches clients as `{seq, ...payload}`: `seq` is the socket
  * tier's, never the publisher's.
@@ -46,7 +47,7 @@ export const exclusiveFillPayload = z.looseObject({
 });
 /** A maker's own Dutch bid as stored (the answer of its POST), each version once: rfq_maker:<maker> only, never the taker. */
 export const dutchBidPayload = dutchBidEventWire;
-/** A Dutch award to its winner alone: the fillable payload, whose signed `award` names the winner's `filler`. */
+/** A Dutch award to its winner alone, documented field by field as sent: the fillable payload, whose signed `award` names the winner's `filler`. */
 export const dutchAwardPayload = dutchAwardEventWire;
 /** A Dutch award whose winner let the exclusive window pass without filling (decided by the indexer from the chain), with the maker's fade status. */
 export const dutchFadePayload = dutchFadeEventWire;

@@ -39,6 +39,12 @@ const CONTENT_TYPES = [
 
 const ENCODINGS = ['gzip', 'deflate', 'br', 'identity', 'x-nope'];
 
+/** Idempotency-Key lengths at the edges: below, at and past the anonymous minimum of 32, and at and past 255. */
+const IDEMPOTENCY_KEYS = fc.oneof(
+  fc.constantFrom(...[1, 16, 31, 32, 33, 36, 64, 255, 256, 1000].map((n) => 'k'.repeat(n))),
+  fc.integer({ min: 8, max: 48 }).chain((n) => fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: n, maxLength: n })),
+);
+
 const signature = `0x${'1b'.repeat(65)}`;
 const statement = 'Service maker admin action\n\nAction: add_member\nAdmin: 0x0\nMember: 0x0\nOrganization: x\nName: bot\nIssued At: 2020-01-01T00:00:00Z';
 
@@ -47,13 +53,14 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
   const chainIds = fc.constantFrom('31337', '1', '0', '-1', '2147483647', '2147483648', '3000000000', '9007199254740993', '1e3', '');
   const signed = { message: statement, signature };
   return {
-    'POST /api/quote': { body: m.quote },
+    // A standard RFQ, and Dutch requests (a fresh taker's; a taker over DUTCH_TAKER_UNFILLABLE_LIMIT), anonymous or with a delegate.
+    'POST /api/quote': { body: m.quote, variants: m.signed.dutchQuotes, auth: ['delegate'] },
     'GET /api/quote/:id': { query: { stream_token: fc.constantFrom(m.streamToken, m.streamToken.slice(1), '') } },
-    'POST /api/quote/:id': { body: m.signed.offer, auth: ['maker_key'] },
+    'POST /api/quote/:id': { body: m.signed.offer, auth: ['maker_key', 'maker_key_unverified'] },
     'POST /api/quote/:id/offer': {
       body: { buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[1] },
-      variants: [{ buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[2], filler_signature: signature }],
-      auth: ['maker_key', 'maker_admin'],
+      variants: [{ buy_override_bps: 10, sell_override_bps: 10, filler: m.addresses[2], filler_signature: signature }, ...m.signed.dutchBids],
+      auth: ['maker_key', 'maker_admin', 'maker_key_unverified'],
     },
     'POST /api/quote/:id/dry-run': {
       body: m.signed.offer,
@@ -67,19 +74,30 @@ function shapes(m: FuzzMaterial): Record<string, RouteShape> {
     'POST /api/login': {
       body: { message: `localhost:3000 wants you to sign in with your Ethereum account:\n${m.addresses[2]}\n\nNonce: abcdefgh12345678`, signature },
     },
-    'POST /api/maker/keys': { body: m.signed.addMakerKey, auth: ['maker_admin'] },
+    // The spec's body (no address_signature) makes an unverified key.
+    'POST /api/maker/keys': { body: m.signed.addMakerKey, variants: [m.signed.addMakerKeySpec], auth: ['maker_admin'] },
     'DELETE /api/maker/keys/:id': { body: m.signed.removeMakerKey, auth: ['maker_admin'] },
-    'POST /api/maker/keys/:id/verify': { body: { signature }, auth: ['maker_admin'] },
-    'PUT /api/maker/organization': { body: { new_admin: m.addresses[2], ...signed, new_admin_signature: signature }, auth: ['maker_admin'] },
+    'POST /api/maker/keys/:id/verify': { body: m.signed.verifyMakerKey, variants: [{ signature }], auth: ['maker_admin', 'maker_key_unverified'] },
+    'PUT /api/maker/organization': {
+      body: { new_admin: m.addresses[2], ...signed, new_admin_signature: signature },
+      variants: [m.signed.transferToOtherBot],
+      auth: ['maker_admin', 'maker_admin_b'],
+    },
     'POST /api/taker/keys': { body: { name: 'fuzz key' }, auth: ['taker_admin'] },
-    'POST /api/taker/delegate': { body: m.signed.delegateAsAdmin, auth: ['taker_admin', 'taker_key'] },
-    'POST /api/pubsub/premium': { body: { chain_id: 31337 }, auth: ['maker_admin', 'maker_key'] },
-    'POST /api/pubsub/freemium': { body: { chain_id: 31337 }, auth: ['wallet', 'delegate', 'maker_key'] },
+    'POST /api/taker/delegate': { body: m.signed.delegateAsAdmin, variants: m.signed.delegateWithKey, auth: ['taker_admin', 'taker_key'] },
+    'POST /api/pubsub/premium': { body: { chain_id: 31337 }, auth: ['maker_admin', 'maker_key', 'maker_key_unverified'] },
+    'POST /api/pubsub/freemium': { body: { chain_id: 31337 }, auth: ['wallet', 'delegate', 'maker_key', 'maker_key_unverified'] },
     'GET /api/indexer/status': { query: { chain_id: chainIds } },
     'GET /api/indexer/cores': { query: { chain_id: chainIds } },
     'GET /api/portfolio/:address': { query: { chain_id: chainIds } },
     'POST /api/orders': { body: m.order, variants: m.farOrders, auth: ['wallet', 'delegate', 'maker_key'] },
-    'POST /api/orders/:id/cancel': { auth: ['wallet', 'delegate', 'maker_key'] },
+    'POST /api/orders/:id/cancel': { auth: ['wallet', 'delegate', 'maker_key', 'maker_key_unverified'] },
+    // Over the held order (cancel pending once its owner asked), the unplaced one, and junk.
+    'POST /api/exclusive-fill': {
+      body: { order_ids: [m.heldOrderId], reward_destination: m.addresses[3] },
+      variants: [{ order_ids: [m.orderId], reward_destination: m.addresses[3] }],
+      auth: ['maker_key', 'maker_key_unverified', 'maker_admin'],
+    },
     'GET /api/orders': {
       query: {
         owner: fc.constantFrom(...m.addresses),
@@ -266,9 +284,9 @@ export function listSweep(m: FuzzMaterial): FuzzRequest[] {
 /** Values for a path parameter: the real ids the world holds, uuids, and junk. */
 function paramValue(route: string, name: string, m: FuzzMaterial): fc.Arbitrary<string> {
   const real: string[] = [];
-  if (route.includes('/quote/')) real.push(m.quoteId);
-  if (route.includes('/orders/')) real.push(m.orderId);
-  if (route.includes('/maker/keys/')) real.push(m.spareMakerKeyId);
+  if (route.includes('/quote/')) real.push(m.quoteId, m.dutchQuoteId);
+  if (route.includes('/orders/')) real.push(m.orderId, m.heldOrderId);
+  if (route.includes('/maker/keys/')) real.push(m.spareMakerKeyId, m.unverifiedMakerKeyId);
   if (route.includes('/margin/loans/')) real.push(m.loanId);
   if (route.includes('/taker/keys/')) real.push(m.spareTakerKeyId);
   if (name === 'address') real.push(...m.addresses, m.addresses[0].toLowerCase(), `0x${'0'.repeat(40)}`);
@@ -321,7 +339,8 @@ function headersOf(m: FuzzMaterial, hasBody: boolean, preferred: Bearer[] = []):
         : fc.constant(undefined),
       'content-encoding': hasBody ? sometimes(fc.constantFrom(...ENCODINGS), 15) : fc.constant(undefined),
       'x-request-id': optional(headerText),
-      'idempotency-key': optional(fc.oneof(headerText, fc.uuid())),
+      // Around the anonymous minimum (32) and the maximum (255), random hex, uuids and junk.
+      'idempotency-key': optional(fc.oneof(headerText, fc.uuid(), IDEMPOTENCY_KEYS)),
       'x-quote-stream-token': optional(fc.oneof(fc.constant(m.streamToken), headerText)),
       'x-challenge-response': optional(headerText),
       origin: optional(fc.oneof(fc.constant('http://localhost:3000'), headerText)),
@@ -373,4 +392,66 @@ export function unknownRequests(m: FuzzMaterial): fc.Arbitrary<FuzzRequest> {
   return fc
     .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), path, headersOf(m, false))
     .map(([method, p, headers]) => ({ route: 'unknown', method, path: p, headers }));
+}
+
+/** A corpus request sent as it is, with the answer it must get. */
+export interface SeedRequest {
+  request: FuzzRequest;
+  status: number;
+  code?: string;
+}
+
+/**
+ * Issue #38's bodies and routes, each sent once unmutated in this order before the generated run,
+ * so every run reaches their deepest checks whatever the seed: the spec's add-key body and its
+ * verification, an unverified key refused, an admin transfer to another organization's bot, Dutch
+ * bids with consenting fillers, a taker over DUTCH_TAKER_UNFILLABLE_LIMIT, the strict delegate
+ * body, the owner's cancel of an order under a live exclusive fill, and anonymous
+ * Idempotency-Keys either side of the minimum.
+ */
+export function seedCorpus(m: FuzzMaterial): SeedRequest[] {
+  const json = { 'content-type': 'application/json' };
+  const as = (who: Bearer) => ({ ...json, authorization: `Bearer ${m.bearers[who]}` });
+  const post = (route: string, path: string, body: unknown, headers: Record<string, string> = json, method = 'POST'): FuzzRequest => ({
+    route,
+    method,
+    path,
+    headers,
+    body: Buffer.from(JSON.stringify(body), 'utf8'),
+  });
+  const anonymousKey = (n: number) => ({ ...json, 'idempotency-key': 'k'.repeat(n) });
+  const [freshDutch, blockedDutch] = m.signed.dutchQuotes;
+  const [delegate, delegateWithUnknownField] = m.signed.delegateWithKey;
+  return [
+    { request: post('POST /api/maker/keys', '/api/maker/keys', m.signed.addMakerKeySpec, as('maker_admin')), status: 201 },
+    {
+      request: post('POST /api/maker/keys/:id/verify', `/api/maker/keys/${m.unverifiedMakerKeyId}/verify`, m.signed.verifyMakerKey, as('maker_admin')),
+      status: 200,
+    },
+    {
+      request: post('POST /api/quote/:id/offer', `/api/quote/${m.dutchQuoteId}/offer`, m.signed.dutchBids[0], as('maker_key_unverified')),
+      status: 403,
+      code: 'maker_key_unverified',
+    },
+    ...m.signed.dutchBids.map((b) => ({ request: post('POST /api/quote/:id/offer', `/api/quote/${m.dutchQuoteId}/offer`, b, as('maker_key')), status: 201 })),
+    {
+      request: post('PUT /api/maker/organization', '/api/maker/organization', m.signed.transferToOtherBot, as('maker_admin_b'), 'PUT'),
+      status: 409,
+      code: 'wallet_backs_other_organization_key',
+    },
+    { request: post('POST /api/quote', '/api/quote', freshDutch, as('delegate')), status: 201 },
+    { request: post('POST /api/quote', '/api/quote', blockedDutch), status: 403, code: 'taker_unfillable_limit' },
+    { request: post('POST /api/taker/delegate', '/api/taker/delegate', delegate, as('taker_key')), status: 200 },
+    { request: post('POST /api/taker/delegate', '/api/taker/delegate', delegateWithUnknownField, as('taker_key')), status: 400, code: 'validation_failed' },
+    { request: post('POST /api/orders/:id/cancel', `/api/orders/${m.heldOrderId}/cancel`, {}, as('wallet')), status: 200 },
+    {
+      request: post('POST /api/exclusive-fill', '/api/exclusive-fill', { order_ids: [m.heldOrderId], reward_destination: m.addresses[3] }, as('maker_key')),
+      status: 409,
+      code: 'order_cancel_pending',
+    },
+    { request: post('POST /api/quote', '/api/quote', m.quote, anonymousKey(31)), status: 400, code: 'validation_failed' },
+    { request: post('POST /api/quote', '/api/quote', m.quote, anonymousKey(32)), status: 201 },
+    { request: post('POST /api/quote', '/api/quote', m.quote, anonymousKey(32)), status: 201 },
+    { request: post('POST /api/quote', '/api/quote', m.quote, anonymousKey(256)), status: 400, code: 'validation_failed' },
+  ];
 }

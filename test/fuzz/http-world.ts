@@ -2,21 +2,34 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { ApiContext } from '../../api/context';
+import { randomUUID } from 'node:crypto';
 import { NetworksService } from '../../shared/networks';
+import { fillerConsentMessage } from '../../shared/dutch';
+import { makerKeyVerificationMessage } from '../../shared/identity/key-verification';
 import { networkFile, randomAddress } from '../support/fixtures';
 import { signedOffer } from '../support/offers';
 import { buildApp, request } from '../support/http';
 import { FIXTURE_PAIR, quoteBody, STRATEGY_ROWS } from '../support/quotes';
-import { indexFixturePair, orderBody } from '../support/orders';
+import { dutchBody, recordFixturePair } from '../support/dutch';
+import { indexFixturePair, indexPlacement, orderBody } from '../support/orders';
 import { createTestEnv, testConfig, type TestEnv } from '../support/test-env';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../support/wallets';
 
 /** Credentials and ids the fuzzer can put in requests, so generated requests get past auth and lookups. */
 export interface FuzzMaterial {
-  /** Bearer tokens by who holds them. */
-  bearers: Record<'maker_admin' | 'wallet' | 'taker_admin' | 'maker_key' | 'taker_key' | 'delegate', string>;
+  /**
+   * Bearer tokens by who holds them. `maker_key_unverified`: a key made with the spec's body (no
+   * `address_signature`), never verified; `maker_admin_b`: the admin of a second maker organization.
+   */
+  bearers: Record<'maker_admin' | 'maker_admin_b' | 'wallet' | 'taker_admin' | 'maker_key' | 'maker_key_unverified' | 'taker_key' | 'delegate', string>;
   quoteId: string;
+  /** A Dutch auction that competes for the whole run (nothing awards it): bids and filler consents reach their checks. */
+  dutchQuoteId: string;
+  /** An order of the `wallet` bearer's wallet, placed on chain and held by a live exclusive fill of the `maker_key` bot. */
+  heldOrderId: string;
+  /** A maker key made with the spec's body, unverified until a request verifies it with `signed.verifyMakerKey`. */
+  unverifiedMakerKeyId: string;
   streamToken: string;
   /** Ids of keys the fuzzer may remove; the keys it authenticates with are not among them. */
   spareTakerKeyId: string;
@@ -40,8 +53,20 @@ export interface FuzzMaterial {
   signed: {
     offer: Record<string, unknown>;
     addMakerKey: Record<string, unknown>;
+    /** The spec's add-key body: the admin's statement, no `address_signature` (an unverified key). */
+    addMakerKeySpec: Record<string, unknown>;
+    /** POST /api/maker/keys/:id/verify of `unverifiedMakerKeyId`: its bot wallet's signature. */
+    verifyMakerKey: Record<string, unknown>;
     removeMakerKey: Record<string, unknown>;
     delegateAsAdmin: Record<string, unknown>;
+    /** POST /api/taker/delegate with the taker key: the strict body, and the same with an unknown field. */
+    delegateWithKey: Record<string, unknown>[];
+    /** PUT /api/maker/organization by `maker_admin_b`: its admin role to the `maker_key` bot, cosigned by it (a wallet that backs another organization's key). */
+    transferToOtherBot: Record<string, unknown>;
+    /** Dutch bids on `dutchQuoteId`: a stranger filler with its consent, and a member of the bidding organization. */
+    dutchBids: Record<string, unknown>[];
+    /** Dutch create bodies: a fresh taker's, and one of a taker over DUTCH_TAKER_UNFILLABLE_LIMIT. */
+    dutchQuotes: Record<string, unknown>[];
   };
 }
 
@@ -94,6 +119,9 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     WRITE_RATE_LIMIT_PER_IP: '10000000',
     WRITE_RATE_LIMIT_PER_CREDENTIAL: '10000000',
     INDEXER_STATUS_STALE_MS: '3600000',
+    // The Dutch auction and the exclusive fill of the world outlive any run.
+    QUOTE_MAX_EXPIRES_IN: '3600',
+    EXCLUSIVE_FILL_TTL_SECONDS: '3600',
   });
   const { app, ctx } = buildApp(env);
   await new NetworksService(env.db).upsertNetwork(networkFile(31337));
@@ -121,6 +149,32 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   const spareBot = spareWallet.address;
   const spareMakerKey = await addKey(spareWallet, 'spare bot');
   const nextWallet = newWallet();
+  // The spec's body (#38): no address_signature, the key is unverified.
+  const specKeyBody = async (wallet: PrivateKeyAccount, name: string) => {
+    const { address_signature: _consent, ...spec } = await signedKeyAdd(makerAdmin, wallet, { organization: makerOrg.id, name });
+    return spec;
+  };
+  const unverifiedWallet = newWallet();
+  const unverifiedKey = (
+    await request(app)
+      .post('/api/maker/keys')
+      .set(bearer(makerToken))
+      .send(await specKeyBody(unverifiedWallet, 'unverified bot'))
+      .expect(201)
+  ).body;
+  const toVerifyWallet = newWallet();
+  const toVerify = (
+    await request(app)
+      .post('/api/maker/keys')
+      .set(bearer(makerToken))
+      .send(await specKeyBody(toVerifyWallet, 'bot to verify'))
+      .expect(201)
+  ).body;
+  // A second maker organization, whose admin tries to hand its role to the first one's bot.
+  const adminB = newWallet();
+  const orgB = await ctx.services.identity.orgs.create({ kind: 'maker', name: 'Fuzz Makers B', owner: adminB.address });
+  const adminBToken = await signIn(app, adminB);
+  const toBot = await signStatement(adminB, { action: 'transfer_admin', member: bot, organization: orgB.id, name: 'Fuzz Makers B' });
   const takerKey = (await request(app).post('/api/taker/keys').set(bearer(takerToken)).send({ name: 'fuzz' }).expect(201)).body;
   const spare = (await request(app).post('/api/taker/keys').set(bearer(takerToken)).send({ name: 'spare' }).expect(201)).body;
   const delegate = (await request(app).post('/api/taker/delegate').set(bearer(takerKey.secret)).send({ address: wallet.address, expires_in: 3600 }).expect(200))
@@ -133,7 +187,31 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     premiumToken: fixture.tokens[0].address as `0x${string}`,
   });
   const delegateUser = newWallet().address;
+  // The pair as the indexer records it (its WETH / USDC triple: Dutch requests are checked against it); no bond asked.
+  await recordFixturePair(env.db);
   await indexFixturePair(env.db);
+  await ctx.services.networks.setSetting('bond_requirements', { USDC: { premium_bond_amount: '0', fill_bond_amount: '0' } });
+  const longAuction = (taker: PrivateKeyAccount) =>
+    dutchBody(taker, {
+      request: { auction_end: Math.floor(Date.now() / 1000) + 3500 },
+      body: { expires_in: 3500, compete_ms: 3_400_000, exclusive_ms: 1000 },
+    });
+  const dutchQuoteId = (
+    await request(app)
+      .post('/api/quote')
+      .send(await longAuction(newWallet()))
+      .expect(201)
+  ).body.quote.id as string;
+  const stranger = newWallet();
+  // A taker that made DUTCH_TAKER_UNFILLABLE_LIMIT (3) windows impossible to fill, as the indexer records them.
+  const blockedTaker = newWallet();
+  for (let i = 1; i <= 3; i++) {
+    await env.db.query(
+      `INSERT INTO dutch_exclusive_outcomes (quote_id, chain_id, winner, organization_id, faded, taker_unfillable, taker, exclusive_ends_at, decided_block, decided_block_timestamp)
+       VALUES ($1, 31337, $2, NULL, false, true, $3, now() - make_interval(mins => $4), $4, 0)`,
+      [randomUUID(), bot, blockedTaker.address, i],
+    );
+  }
   // A loan as the indexer would have written it, so the loan routes reach their cursors and filters.
   await env.db.query(
     `INSERT INTO indexer_loans (chain_id, loan_id, market, borrower, lender, collateral_token, collateral_amount, debt_token, principal,
@@ -144,6 +222,14 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   );
   const order = orderBody(wallet.address);
   const orderId = (await request(app).post('/api/orders').set(bearer(walletToken)).send(orderBody(wallet.address)).expect(201)).body.id as string;
+  // An order placed on chain (as the indexer records it) and held by the bot's live exclusive fill: its owner's cancel is pending.
+  const held = (await request(app).post('/api/orders').set(bearer(walletToken)).send(orderBody(wallet.address)).expect(201)).body;
+  await indexPlacement(env.db, held);
+  await request(app)
+    .post('/api/exclusive-fill')
+    .set(bearer(makerKey.secret))
+    .send({ order_ids: [held.id], reward_destination: bot })
+    .expect(201);
   // Past the horizon (a year by default): each is a 400 naming its field. 1099511627775 is the largest uint40 (year 36812).
   const far = (edit: (d: typeof order.data) => typeof order.data) => ({ ...order, data: edit(order.data) });
   const farOrders = [
@@ -179,13 +265,18 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     material: {
       bearers: {
         maker_admin: makerToken,
+        maker_admin_b: adminBToken,
         wallet: walletToken,
         taker_admin: takerToken,
         maker_key: makerKey.secret,
+        maker_key_unverified: unverifiedKey.secret,
         taker_key: takerKey.secret,
         delegate: delegate.token,
       },
       quoteId: created.quote.id,
+      dutchQuoteId,
+      heldOrderId: held.id as string,
+      unverifiedMakerKeyId: toVerify.id as string,
       streamToken: created.stream_token,
       spareTakerKeyId: spare.id,
       spareMakerKeyId: spareMakerKey.id,
@@ -200,6 +291,25 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
       signed: {
         offer,
         addMakerKey: await signedKeyAdd(makerAdmin, nextWallet, { organization: makerOrg.id, name: 'next bot' }),
+        addMakerKeySpec: await specKeyBody(newWallet(), 'spec bot'),
+        verifyMakerKey: {
+          signature: await toVerifyWallet.signMessage({ message: makerKeyVerificationMessage(toVerify.id, toVerifyWallet.address, makerOrg.id) }),
+        },
+        delegateWithKey: [
+          { address: newWallet().address, expires_in: 60 },
+          { address: newWallet().address, expires_in: 60, organization: takerOrg.id },
+        ],
+        transferToOtherBot: { new_admin: bot, ...toBot, new_admin_signature: await botWallet.signMessage({ message: toBot.message }) },
+        dutchBids: [
+          {
+            buy_override_bps: 10,
+            sell_override_bps: 10,
+            filler: stranger.address,
+            filler_signature: await stranger.signMessage({ message: fillerConsentMessage(dutchQuoteId, bot, stranger.address) }),
+          },
+          { buy_override_bps: 5, sell_override_bps: 5, filler: makerAdmin.address },
+        ],
+        dutchQuotes: [await longAuction(newWallet()), await longAuction(blockedTaker)],
         removeMakerKey: await signStatement(makerAdmin, { action: 'remove_member', member: spareBot, organization: makerOrg.id, name: 'spare bot' }),
         delegateAsAdmin: {
           address: delegateUser,

@@ -92,9 +92,14 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     );
   }
 
-  /** A taker's Dutch auction (a fresh taker wallet each time): competes `competeMs`, one second of exclusivity. */
+  /**
+   * A taker that can pay the premium (gas, faucet USDC, an allowance to the mothership): a winner
+   * that misses its window is then the winner's fade, not the taker's (docs/DUTCH.md, "Unfillable takers").
+   */
+  const taker = privateKeyToAccount(generatePrivateKey());
+
+  /** The taker's Dutch auction: competes `competeMs`, one second of exclusivity. */
   async function auction(o: { competeMs: number }): Promise<string> {
-    const taker = privateKeyToAccount(generatePrivateKey());
     const now = Math.floor(Date.now() / 1000);
     const leg = (structure: 0 | 1, strike: number) => ({
       pair6909_contract: pair,
@@ -171,6 +176,9 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
     weth = networkContract(net, 'weth');
     vault = networkContract(net, 'bond_vault');
     await new NetworksService(whole.env.db).setSetting('bond_requirements', BONDED);
+    await reader().waitForTransactionReceipt({ hash: await walletOf(hardhatAccounts(6)[5]).sendTransaction({ to: taker.address, value: parseEther('1') }) });
+    await send(taker, usdc, mockErc20Abi, 'faucet');
+    await send(taker, usdc, mockErc20Abi, 'approve', [mothership, 2n ** 256n - 1n]);
   }, 60_000);
 
   it('a no-show griefer without a bond cannot bid: 403 insufficient_fill_bond with the requirements, and no bid is stored', async () => {

@@ -1,6 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { fillerConsentMessage } from '../../shared/dutch';
-import { chainDutchBody } from '../support/dutch';
+import { chainDutchBody, payingTaker } from '../support/dutch';
 import { request } from '../support/http';
 import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../support/wallets';
 import { openDutchStack, type DutchStack } from './dutch-stack';
@@ -27,6 +27,8 @@ describe('attack: naming a wallet that did not consent', () => {
   let orgA: { id: string; name: string };
   let ownerA: PrivateKeyAccount;
   let ownerAToken: string;
+  /** A taker that can pay (balance and allowance): a missed window is its winner's fade. */
+  const taker = newWallet();
 
   const members = async (orgId: string) =>
     ((await s.h.env.db.query(`SELECT lower(address) AS a FROM organization_members WHERE organization_id = $1`, [orgId])) as { a: string }[]).map((r) => r.a);
@@ -42,7 +44,7 @@ describe('attack: naming a wallet that did not consent', () => {
 
   /** An auction with a one-second exclusive window, competing `competeMs`. */
   async function auction(competeMs: number): Promise<string> {
-    const body = await chainDutchBody(s.h.chain, newWallet(), { body: { compete_ms: competeMs, exclusive_ms: 1000 } });
+    const body = await chainDutchBody(s.h.chain, taker, { body: { compete_ms: competeMs, exclusive_ms: 1000 } });
     return (await request(s.app).post('/api/quote').send(body).expect(201)).body.quote.id as string;
   }
 
@@ -67,6 +69,7 @@ describe('attack: naming a wallet that did not consent', () => {
 
   beforeAll(async () => {
     s = await openDutchStack({ DUTCH_FADE_LIMIT: '1', DUTCH_FADE_WINDOW: '86400', DUTCH_FADE_COOLDOWN: '3600', LOGIN_RATE_LIMIT: '1000' });
+    await payingTaker(s.h.chain, taker);
     ownerB = newWallet();
     orgB = await s.ctx.services.identity.orgs.create({ kind: 'maker', name: `Victim makers ${Date.now()}`, owner: ownerB.address });
     botB = newWallet();

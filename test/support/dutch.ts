@@ -1,5 +1,7 @@
-import { zeroAddress, type Address, type Hex } from 'viem';
+import { maxUint256, parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
+import { mockErc20Abi } from '../../shared/chain/abis';
+import { localWalletClient } from '../../shared/chain/clients';
 import { dutchAwardJob } from '../../shared/dutch';
 import type { JobQueue } from '../../shared/platform/queue';
 import { directions as deriveDirections, directionsHash, dutchFillTypedData, parseDutchRequest, type DutchAward, type Polarity } from '../../shared/protocol';
@@ -152,4 +154,25 @@ export async function endNow(
   const job = await env.queue.queue(QUOTES_QUEUE).getJob(jobId);
   if (!job) throw new Error(`endNow: the ${jobId} job the create scheduled is gone`);
   if (await job.isDelayed()) await job.promote();
+}
+
+/**
+ * Makes `taker` a taker that can pay a Dutch premium on a test chain: gas from accounts[9] when it
+ * has none, USDC from the faucet, and an unlimited USDC allowance to the mothership. A winner that
+ * misses the window of such a taker fades; one of a taker without them does not (docs/DUTCH.md,
+ * "Unfillable takers"). Returns the allowance transaction's hash.
+ */
+export async function payingTaker(chain: Pick<TestChain, 'rpcUrl' | 'chainId' | 'publicClient' | 'wallets' | 'addresses'>, taker: LocalAccount): Promise<Hex> {
+  const mined = async (hash: Hex) => {
+    const r = await chain.publicClient.waitForTransactionReceipt({ hash });
+    if (r.status !== 'success') throw new Error(`payingTaker: ${hash} reverted`);
+    return hash;
+  };
+  if ((await chain.publicClient.getBalance({ address: taker.address })) < parseEther('0.1')) {
+    await mined(await chain.wallets[9].sendTransaction({ to: taker.address, value: parseEther('1') }));
+  }
+  const w = localWalletClient(chain.rpcUrl, taker, chain.chainId);
+  const usdc = chain.addresses.usdc;
+  await mined(await w.writeContract({ address: usdc, abi: mockErc20Abi, functionName: 'faucet', args: [] }));
+  return mined(await w.writeContract({ address: usdc, abi: mockErc20Abi, functionName: 'approve', args: [chain.addresses.mothership, maxUint256] }));
 }

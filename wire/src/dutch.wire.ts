@@ -62,19 +62,30 @@ export const dutchRequestWire = z
   })
   .meta({ description: 'The signed DutchFillRequest, snake_case (docs/DUTCH.md).' });
 
-/** The auctioneer's signed award, public from the end of the competition. */
+/** The auctioneer's signed award, public from the end of the competition (docs/DUTCH.md, "The award's JSON, field by field"). */
 export const dutchAwardWire = z
   .strictObject({
-    request_digest: wireBytes32,
+    request_digest: wireBytes32.meta({
+      description: "EIP-712 digest of the DutchFillRequest it awards (the quote's `request_digest`): the DutchAward struct's `requestDigest`.",
+    }),
     filler: wireAddress.meta({
       description:
-        "The winning bid's filler: the only caller that gets the winning price during the exclusive window (others pay the override); the zero address when no bid won.",
+        "The winning bid's filler: the only caller that gets the winning price during the exclusive window (others pay the override); the zero address when no bid won. The struct's `filler`.",
     }),
-    improvement_bps: wireDecimal,
-    not_before: wireUnixSeconds,
-    exclusive_end: wireUnixSeconds,
-    signer: wireAddress,
-    signature: wireHex,
+    improvement_bps: wireDecimal.meta({
+      description:
+        "The winning bid's improvement on the taker's side, in basis points of the curve price; \"0\" when no bid won. The struct's `improvementBps`.",
+    }),
+    not_before: wireUnixSeconds.meta({
+      description: "When the award was signed (the competition's end), unix seconds: no fill before it. The struct's `notBefore`.",
+    }),
+    exclusive_end: wireUnixSeconds.meta({
+      description: "The last second of the filler's exclusivity, unix seconds (equals `not_before` when no bid won). The struct's `exclusiveEnd`.",
+    }),
+    signer: wireAddress.meta({ description: 'The auctioneer key that signed it (a service signer registered on the mothership); not part of the struct.' }),
+    signature: wireHex.meta({
+      description: "The auctioneer's 65-byte EIP-712 signature of the five struct members (domain DutchFill, version 1): the fill's `awardSignature`.",
+    }),
   })
   .meta({ description: "The auctioneer's signed DutchAward, public from the end of the competition (docs/PROTOCOL.md)." });
 
@@ -159,28 +170,47 @@ export const competingWire = z.strictObject({
 
 /** The maker feed's `rfq_request` from the award on: everything a filler submits on chain. */
 export const fillableWire = z.strictObject({
-  quote_id: z.uuid(),
-  chain_id: wireChainId,
-  offer_format: z.enum(OFFER_FORMATS),
-  dutch_phase: dutchPhaseWire,
-  strategy: z.string(),
-  polarity: z.enum(POLARITIES),
-  directions: z.array(bit),
-  legs: z.array(legWire),
-  premium_token: wireAddress,
-  taker_address_hash: wireBytes32,
-  dutch_request: dutchRequestWire,
-  taker_signature: wireHex,
-  request_digest: wireBytes32,
+  quote_id: z.uuid().meta({ description: 'The Dutch quote.' }),
+  chain_id: wireChainId.meta({ description: 'The chain to fill on (its mothership: `contracts.mothership` in GET /api/networks).' }),
+  offer_format: z.enum(OFFER_FORMATS).meta({ description: 'Always `dutch_only` here.' }),
+  dutch_phase: dutchPhaseWire.meta({ description: dutchPhaseText }),
+  strategy: z.string().meta({ description: "The package's recognised strategy (e.g. `call_spread`)." }),
+  polarity: z.enum(POLARITIES).meta({ description: "The taker's side of the package as shown to makers (docs/PROTOCOL.md)." }),
+  directions: z.array(bit).meta({
+    description: "One per leg, 0 or 1: the fill's `directions` argument; keccak256(abi.encode(directions)) is `dutch_request.maker_address_hash`.",
+  }),
+  legs: z.array(legWire).meta({ description: 'The legs of the signed request, each with its direction.' }),
+  premium_token: wireAddress.meta({ description: 'The premium token (`dutch_request.dutch_premium.token`).' }),
+  taker_address_hash: wireBytes32.meta({ description: "The quote's salted taker hash: identifies nothing, and is no argument of the Dutch fill." }),
+  dutch_request: dutchRequestWire.meta({ description: "The taker-signed DutchFillRequest, snake_case: the fill's `request` (dutchFillArgs)." }),
+  taker_signature: wireHex.meta({ description: "The taker's EIP-712 signature of the request: the fill's `takerSignature`." }),
+  request_digest: wireBytes32.meta({ description: digestText }),
   award: dutchAwardWire.nullable(),
-  compete_ends_at: wireTime,
-  exclusive_ends_at: wireTime,
-  expires_at: wireTime,
-  created_at: wireTime,
+  compete_ends_at: wireTime.meta({ description: 'When the competition ended (bids closed).' }),
+  exclusive_ends_at: wireTime.meta({ description: "The end of the winner's exclusive window (the award's `exclusive_end`, as ISO 8601)." }),
+  expires_at: wireTime.meta({ description: "When the quote ends (at the latest the request's `auction_end`): no fill after it." }),
+  created_at: wireTime.meta({ description: 'When the taker created the quote.' }),
 });
 
-/** `dutch_award` to the winner alone: the fillable payload, whose award names its filler. */
-export const winnerAwardWire = fillableWire.extend({ award: dutchAwardWire });
+/**
+ * `dutch_award` to the winner alone, field by field as it is sent (`winnerAwardView`): the
+ * fillable payload in phase `exclusive`, whose signed award names the winner's filler.
+ */
+export const winnerAwardWire = fillableWire
+  .extend({
+    dutch_phase: dutchPhaseWire.meta({
+      description:
+        "`exclusive`: the winner's window is running, the phase the notice is sent in (a notice sent again after a failed publish carries the phase by then).",
+    }),
+    award: dutchAwardWire.meta({
+      description:
+        "The signed award naming this winner's filler (never null here): its five struct members are the fill's `award`, its `signature` the `awardSignature` (docs/DUTCH.md, \"The award's JSON, field by field\").",
+    }),
+  })
+  .meta({
+    description:
+      "The winner's notice: everything executeDutchFill(request, takerSignature, directions, award, awardSignature) needs, sent once when the award is made. Carries no taker address or referrer.",
+  });
 
 /**
  * `rfq_request` on the maker feed and a maker's topic, as the topic table documents it: one
@@ -226,13 +256,8 @@ export const dutchBidEventWire = z.looseObject({
   quote_id: z.string(),
 });
 
-/** `dutch_award` as the topic table documents it: the winner's fillable payload. */
-export const dutchAwardEventWire = z.looseObject({
-  ...winnerAwardWire.partial().shape,
-  quote_id: z.string(),
-  chain_id: z.number().int(),
-  award: z.looseObject({ ...dutchAwardWire.partial().shape, filler: z.string() }),
-});
+/** `dutch_award` as the topic table documents it: exactly the winner's payload (winnerAwardWire), every field present. */
+export const dutchAwardEventWire = winnerAwardWire;
 
 /** `dutch_fade` (rfq_maker of the winner): an award whose winner let the exclusive window pass without filling, with the maker's fade status. */
 export const dutchFadeEventWire = z.looseObject({

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { zeroAddress } from 'viem';
 import { dutchFillTypedData, parseDutchRequest } from '../../../shared/protocol';
 import { NetworksService } from '../../../shared/networks';
@@ -202,6 +203,27 @@ describe('Dutch create', () => {
       .post('/api/quote')
       .send(await dutchBody(newWallet(), { request: { taker_nonce: nonce } }))
       .expect(201);
+  });
+
+  it('a create refused for a reused taker_nonce leaves no stream token behind, with or without an Idempotency-Key (an HTTP fuzz finding)', async () => {
+    const tokens = async () => {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, found] = await env.redis.scan(cursor, 'MATCH', `${env.config.REDIS_PREFIX}stream-token:rfq:*`, 'COUNT', 1000);
+        keys.push(...found);
+        cursor = next;
+      } while (cursor !== '0');
+      return keys.sort();
+    };
+    const taker = newWallet();
+    const first = await dutchBody(taker);
+    await request(app).post('/api/quote').send(first).expect(201);
+    const before = await tokens();
+    const again = await dutchBody(taker, { request: { taker_nonce: (first.dutch_request as { taker_nonce: string }).taker_nonce } });
+    await refused(again, 'dutch_request.taker_nonce', /already used/);
+    await request(app).post('/api/quote').set('Idempotency-Key', randomUUID()).send(again).expect(400);
+    expect(await tokens()).toEqual(before);
   });
 
   it('refuses exclusive_ms and exclusive_seconds that disagree, and windows over the operator maximum', async () => {

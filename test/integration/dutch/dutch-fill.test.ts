@@ -4,7 +4,7 @@ import { topics } from '../../../shared/events';
 import { DutchRepository } from '../../../shared/dutch';
 import { closeQuote, hashStreamToken } from '../../../shared/quotes';
 import { parseDutchRequest } from '../../../shared/protocol';
-import { chainDutchBody, endNow, LONG_COMPETE_MS, storedAward } from '../../support/dutch';
+import { chainDutchBody, endNow, LONG_COMPETE_MS, payingTaker, storedAward } from '../../support/dutch';
 import { topicEvents } from '../../support/events';
 import { buildApp, request } from '../../support/http';
 import { startWorkers, type Workers } from '../../support/workers';
@@ -27,6 +27,8 @@ describe('Dutch fills on chain', () => {
     ix = await runIndexer(h.env);
     app = buildApp(h.env).app;
     workers = startWorkers(h.env);
+    // A taker that can pay: a winner that misses its window is then the winner's fade (not the taker's).
+    await payingTaker(h.chain, h.chain.accounts[2]);
   }, 60_000);
   afterAll(async () => {
     await workers?.close();

@@ -27,10 +27,10 @@ export const errorBodySchema = z
         description:
           'Only on `insufficient_fill_bond` (an exclusive fill or a Dutch bid): per premium-token symbol, the minimum and the bond the maker has available (its indexed bond minus any pending withdrawal).',
       }),
-    blocked_until: z
-      .string()
-      .optional()
-      .meta({ description: "Only on `maker_faded`: when the maker's organization may bid again (ISO 8601; also as Retry-After, in seconds)." }),
+    blocked_until: z.string().optional().meta({
+      description:
+        "Only on `maker_faded`: when the maker's organization may bid again; on `taker_unfillable_limit`: when the taker (or its delegate's organization) may create Dutch auctions again (ISO 8601; also as Retry-After, in seconds).",
+    }),
     retake_allowed_at: z.string().optional().meta({
       description: 'Only on `exclusive_fill_retake_cooldown`: when the organization may take a fill over those orders again (ISO 8601; also as Retry-After).',
     }),
@@ -47,7 +47,7 @@ export const errorBodySchema = z
       .meta({ description: 'Only on `fade_limit_reserved`: why one more right could bring the organization above its fade limit.' }),
     limit: z.string().optional().meta({
       description:
-        'Only on `rate_limited` from the Explore gate: the config key of the budget that ran out, `EXPLORE_RATE_LIMIT_PER_IP` (the client IP) or `EXPLORE_RATE_LIMIT` (the credential); on the stream mints also a live-stream cap, `EXPLORE_STREAMS_PER_IP`, `EXPLORE_STREAMS_PER_WALLET`, `EXPLORE_STREAMS_PER_TAKER_KEY` or `EXPLORE_STREAMS_PER_SUBJECT`.',
+        'Only on `rate_limited` from the Explore gate: the config key of the budget that ran out, `EXPLORE_RATE_LIMIT_PER_IP` (the client IP) or `EXPLORE_RATE_LIMIT` (the credential); on the stream mints also a live-stream cap, `EXPLORE_STREAMS_PER_IP`, `EXPLORE_STREAMS_PER_WALLET`, `EXPLORE_STREAMS_PER_TAKER_KEY` or `EXPLORE_STREAMS_PER_SUBJECT`; on `taker_unfillable_limit`, `DUTCH_TAKER_UNFILLABLE_LIMIT`.',
     }),
     request_id: z.string().min(1).meta({ description: 'Also in the X-Request-Id header; quote it when asking for help.' }),
   })
