@@ -48,8 +48,10 @@ export function redisStartCheck(redis: Redis, target: RedisTarget, timeoutMs: nu
     async probe() {
       const result = await probeRedis(redis, timeoutMs);
       if (result.ok) return;
-      const connection = redis.status === 'ready' ? undefined : lastConnectionError(redis);
-      throw new Error(connection?.message ?? result.error ?? result.problem ?? 'no answer');
+      const connection: (Error & { lastNodeError?: Error }) | undefined = redis.status === 'ready' ? undefined : lastConnectionError(redis);
+      // A cluster's "Failed to refresh slots cache." carries what the last seed node said.
+      const node = connection?.lastNodeError ? ` (last node: ${connection.lastNodeError.message})` : '';
+      throw new Error(connection ? `${connection.message}${node}` : (result.error ?? result.problem ?? 'no answer'));
     },
   };
 }
