@@ -2,6 +2,7 @@ import { exclusiveFillAnnounceJob, exclusiveFillExpireJob, orderExpireJob, order
 import { handles, type BoundJob } from '../job-binding';
 import { expireFillJob, expireOrderJob } from './order-expiry';
 import { sweepOrders } from './order-sweeper';
+import { scheduledReason } from '../sweep-report';
 
 export const orderHandlers: BoundJob[] = [
   handles(orderExpireJob, (p, ctx) => expireOrderJob(ctx, p.order_id)),
@@ -10,6 +11,6 @@ export const orderHandlers: BoundJob[] = [
     await publishFillState(ctx, p.exclusive_fill_id);
   }),
   handles(ordersSweepJob, async (_p, ctx) => {
-    await sweepOrders(ctx);
+    await sweepOrders(ctx, { reason: scheduledReason(ctx, 'order') });
   }),
 ];
