@@ -2,14 +2,14 @@ import type { Config } from '../../shared/platform/config';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
 import { errorText, RpcFailureError } from '../rpc/rpc-errors';
-import { BackfillReorgedError, errorCode, FatalIndexerError } from '../errors';
+import { BackfillReorgedError, ChainReplacedError, errorCode, FatalIndexerError } from '../errors';
 import { handleLogs } from '../projectors/handle-logs';
 import type { LivePublisher, RollbackPoint } from '../publish/live-publisher';
 import { backoffDelay, sleep } from '../rpc/backoff';
 import { createRangeSizer } from '../rpc/log-range';
 import { createRpc, type LightBlock, type Rpc } from '../rpc/rpc';
 import { pollOnly, subscribeNewHeads, wsUrls, type HeadSignal } from '../rpc/new-heads';
-import type { IndexerStore, RollbackCause } from '../store/indexer-store';
+import type { IndexerStore, RollbackCause, RollbackEffects } from '../store/indexer-store';
 import type { StatusRow, StatusStore } from '../store/status-store';
 import { StatusReporter } from '../status/status-reporter';
 import { EVENT_SELECTORS } from '../decode/decode-log';
@@ -166,10 +166,15 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
       hash: ancestor?.hash ?? null,
       key: cause.kind === 'reorg' ? (ancestor?.hash ?? 'genesis') : `resync-${cause.requestIds[0]}`,
     };
+    await tell(effects, point);
+    return { reopened: effects.reopened.length };
+  }
+
+  /** Tells clients what a rollback (or a start over) undid: reopened quotes, Explore pairs, loans. */
+  async function tell(effects: RollbackEffects, point: RollbackPoint): Promise<void> {
     await deps.publisher.reopened(chainId, effects.reopened, point);
     await deps.publisher.exploreReorg(chainId, effects.pairs, point);
     if (effects.loans) await deps.publisher.loansReorg(chainId, point);
-    return { reopened: effects.reopened.length };
   }
 
   /** Serves pending resync requests; true when it rolled the network back. */
@@ -339,7 +344,16 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
           status.update({ state: 'starting', error_code: null, action: null, last_error: null }, { now: true });
           logger.warn('resync requested: resuming the halted network');
         }
-        ctx ??= await loadContext({ config, logger, store: deps.store, rpc, sizer, checker }, network);
+        if (!ctx) {
+          ctx = await loadContext({ config, logger, store: deps.store, rpc, sizer, checker }, network);
+          // The network was started over (a new chain under it): told as a rollback to before genesis.
+          if (ctx.undone) {
+            const { undone } = ctx;
+            ctx.undone = null;
+            status.update({ cursor: ctx.cursor.block_number, cursor_timestamp: null });
+            await tell(undone.effects, { number: -1, hash: null, key: undone.key });
+          }
+        }
         live = ctx;
         const more = await step(ctx);
         failures = 0;
@@ -357,6 +371,8 @@ export function startNetworkTailer(deps: TailerDeps, network: NetworkSpec): Netw
         // The database is the truth: after any failure the next pass reloads cursor, window and pairs.
         ctx = null;
         live = null;
+        // Not a failure: the node serves a new chain, and reloading starts the network over on it.
+        if (err instanceof ChainReplacedError) continue;
         // The error's base class is the whole policy: fatal halts, anything else is retried.
         if (err instanceof FatalIndexerError) {
           const action = err.action;
