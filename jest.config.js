@@ -1,6 +1,7 @@
 /** Jest runs TypeScript through ts-jest in transpile-only mode; `npm run typecheck` does the type checking once. */
 module.exports = {
-  testEnvironment: 'node',
+  // jest's Node environment, failing a test on a pg deprecation warning (test/support/jest-environment.js).
+  testEnvironment: '<rootDir>/test/support/jest-environment.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {

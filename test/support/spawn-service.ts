@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
+import { noteWarningLine } from './process-warnings';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -94,6 +95,7 @@ export async function spawnService(
         try {
           const line = JSON.parse(raw) as Record<string, unknown>;
           lines.push(line);
+          noteWarningLine(line, `spawned ${env.ROLES ?? 'all roles'} process ${child.pid}`);
           if (opts.readyMsg !== undefined && line.msg === opts.readyMsg) {
             clearTimeout(timer);
             resolve(typeof line.port === 'number' ? line.port : 0);
@@ -167,7 +169,10 @@ export async function runUntilExit(env: Record<string, string>, opts: { killAfte
   for (const l of stdout) {
     try {
       const parsed: unknown = JSON.parse(l);
-      if (parsed !== null && typeof parsed === 'object') lines.push(parsed as Record<string, unknown>);
+      if (parsed !== null && typeof parsed === 'object') {
+        lines.push(parsed as Record<string, unknown>);
+        noteWarningLine(parsed as Record<string, unknown>, `spawned ${env.ROLES ?? 'all roles'} process ${child.pid}`);
+      }
     } catch {
       // not a log line: the caller sees it in `stdout`
     }
