@@ -14,6 +14,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['reflect-metadata'],
+  // A second query sent to a busy pg client fails the test, as pg's own warning does (three at once).
+  setupFilesAfterEnv: ['<rootDir>/test/support/pg-one-query.ts'],
   // The client imports the wire package by its npm name, and the doc snippets (docs/snippets) the
   // client by its own; in this repository those are wire/src and client/src.
   moduleNameMapper: { '^@options-rfq/wire$': '<rootDir>/wire/src/index.ts', '^@options-rfq/client$': '<rootDir>/client/src/index.ts' },
