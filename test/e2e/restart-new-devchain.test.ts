@@ -115,5 +115,7 @@ describe('npm start again on the same database, with a new devchain', () => {
     // The deploy's pair, created again on the new chain at the same address, is indexed from it.
     expect(await pairs()).toEqual(pairsBefore);
     expect(await second.stop('SIGTERM')).toBe(0);
+    // Nothing raw on stderr, either time (a pg warning, say, is a JSON line the test environment checks).
+    expect([first.stderr(), second.stderr()]).toEqual(['', '']);
   }, 600_000);
 });
