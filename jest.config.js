@@ -1,6 +1,7 @@
 /** Jest runs TypeScript through ts-jest in transpile-only mode; `npm run typecheck` does the type checking once. */
 module.exports = {
-  testEnvironment: 'node',
+  // jest's Node environment, failing a test on a pg deprecation warning (test/support/jest-environment.js).
+  testEnvironment: '<rootDir>/test/support/jest-environment.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
@@ -13,6 +14,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['reflect-metadata'],
+  // A second query sent to a busy pg client fails the test, as pg's own warning does (three at once).
+  setupFilesAfterEnv: ['<rootDir>/test/support/pg-one-query.ts'],
   // The client imports the wire package by its npm name, and the doc snippets (docs/snippets) the
   // client by its own; in this repository those are wire/src and client/src.
   moduleNameMapper: { '^@options-rfq/wire$': '<rootDir>/wire/src/index.ts', '^@options-rfq/client$': '<rootDir>/client/src/index.ts' },

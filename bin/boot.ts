@@ -4,9 +4,10 @@ import { ensureDatabase, ReadReplicas, runMigrationsLocked } from '../shared/pla
 import { createDataSource } from '../shared/entities';
 import { JobQueue } from '../shared/platform/queue';
 import { Lifecycle } from '../shared/platform/lifecycle';
-import { createLogger } from '../shared/platform/logging';
+import { createLogger, type Logger } from '../shared/platform/logging';
 import { Metrics } from '../shared/platform/metrics';
-import { checkEvictionPolicy, closeRedis, createRedis, RedisEpoch } from '../shared/platform/redis';
+import { checkEvictionPolicy, closeRedis, createRedis, describeRedis, RedisEpoch, reportOutages } from '../shared/platform/redis';
+import { checkDependencies, postgresStartCheck, redisStartCheck } from '../shared/platform/health';
 import { Tracing } from '../shared/platform/tracing';
 import { PubsubRegistrations } from '../shared/events';
 import { KeyRevocations } from '../shared/identity';
@@ -16,12 +17,45 @@ export interface Infra extends ServiceDeps {
   lifecycle: Lifecycle;
 }
 
+/** The process's logger, as configured: LOG_LEVEL, the roles on every line, trace ids when the process traces. */
+export function processLogger(config: Config, traceIds = false): Logger {
+  return createLogger({ level: config.LOG_LEVEL, base: { roles: config.ROLES.join(',') }, traceIds });
+}
+
 export async function openInfra(config: Config, opts: { migrate: boolean; name: string }): Promise<Infra> {
   const tracing = (await Tracing.start(config)) ?? undefined;
-  const logger = createLogger({ level: config.LOG_LEVEL, base: { roles: config.ROLES.join(',') }, traceIds: tracing !== undefined });
+  const logger = processLogger(config, tracing !== undefined);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   // First registered, last closed: the spans of the drain itself are exported too.
   if (tracing) lifecycle.onClose('tracing', () => tracing.shutdown());
+  // Commands issued in the same turn of the event loop (concurrent requests' stream tokens, rate
+  // limits, publishes) share one write and one read: under load that is most of them.
+  const redis = createRedis(config, { enableAutoPipelining: true });
+  lifecycle.onClose('redis', () => closeRedis(redis));
+  // BullMQ defines its several dozen Lua scripts on the connection it is given, and ioredis copies
+  // every defined script onto each pipeline it builds: on the shared client that made each
+  // auto-pipelined flush cost more than the commands in it. The queue gets a client of its own.
+  const queueRedis = createRedis(config);
+  lifecycle.onClose('queue redis', () => closeRedis(queueRedis));
+  // Nothing is opened on a dependency that does not answer: each is tried until it does, for up
+  // to START_TIMEOUT_SECONDS, and the start stops naming the ones that did not (bin/main.ts, exit 69).
+  await checkDependencies(
+    [
+      postgresStartCheck(config.DATABASE_URL, { createIfMissing: config.DATABASE_CREATE_IF_MISSING, timeoutMs: config.PROBE_TIMEOUT_MS }),
+      redisStartCheck(redis, config, config.PROBE_TIMEOUT_MS),
+    ],
+    { timeoutSeconds: config.START_TIMEOUT_SECONDS, logger },
+  );
+  // Once running, an outage is one line when a client loses Redis and one when it is back.
+  for (const [client, name] of [
+    [redis, 'commands'],
+    [queueRedis, 'queue'],
+  ] as const) {
+    reportOutages(client, {
+      lost: (err) => logger.warn({ dependency: 'redis', url: describeRedis(config), client: name, err: err.message }, 'redis connection lost: reconnecting'),
+      back: () => logger.info({ dependency: 'redis', url: describeRedis(config), client: name }, 'redis connection back'),
+    });
+  }
   if (config.DATABASE_CREATE_IF_MISSING && (await ensureDatabase(config.DATABASE_URL))) {
     logger.info('created database');
   }
@@ -66,15 +100,6 @@ export async function openInfra(config: Config, opts: { migrate: boolean; name: 
     lifecycle.onClose('postgres replicas', () => replicas.close());
     readDb = replicas.reader();
   }
-  // Commands issued in the same turn of the event loop (concurrent requests' stream tokens, rate
-  // limits, publishes) share one write and one read: under load that is most of them.
-  const redis = createRedis(config, { enableAutoPipelining: true });
-  lifecycle.onClose('redis', () => closeRedis(redis));
-  // BullMQ defines its several dozen Lua scripts on the connection it is given, and ioredis copies
-  // every defined script onto each pipeline it builds: on the shared client that made each
-  // auto-pipelined flush cost more than the commands in it. The queue gets a client of its own.
-  const queueRedis = createRedis(config);
-  lifecycle.onClose('queue redis', () => closeRedis(queueRedis));
   const queue = new JobQueue(queueRedis, config.REDIS_PREFIX);
   lifecycle.onClose('job queues', () => queue.close());
   return { config, logger, lifecycle, db, readDb, redis, metrics, queue, tracing };

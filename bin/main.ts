@@ -3,20 +3,31 @@ import { createApp } from '../api/app';
 import { listen } from '../api/server';
 import { announceDevelopmentDashboard } from '../api/ops/development-dashboard';
 import { socketOnlyApp, startSocket } from '../socket';
-import { configFromProcess, ConfigError } from '../shared/platform/config';
-import { startIndexer } from '../indexer';
+import { configFromProcess } from '../shared/platform/config';
+import { checkDependencies } from '../shared/platform/health';
+import type { Logger } from '../shared/platform/logging';
+import { indexerStartChecks, startIndexer } from '../indexer';
 import { startWorkers } from '../workers';
 import { QUEUE_NAMES } from '../workers/job-catalog';
 import { developmentDashboardToken, registeredServiceSigner, registeredSessionSecret } from '../shared/networks';
 import { ecdsaBackend, keccakBackend } from '../shared/protocol';
-import { guardRedis, openInfra } from './boot';
+import { guardRedis, openInfra, processLogger } from './boot';
 import { RedisEvictionRefused } from '../shared/platform/redis';
+import { bootstrapLogger, crashBeforeStart, logProcessWarnings, reportStartFailure } from './process-output';
+
+/** The process's logger: the configured one once it exists, until then one at info level. */
+let logger: Logger = bootstrapLogger();
+logProcessWarnings(() => logger);
+const beforeStart = crashBeforeStart(() => logger);
 
 /** The one entry point: starts the roles named in ROLES in this process. */
 async function main(): Promise<void> {
   const config = configFromProcess();
+  // What the start checks inside openInfra log, and why they failed, is logged as configured too.
+  logger = processLogger(config);
   const infra = await openInfra(config, { migrate: config.MIGRATE_ON_START, name: `options-rfq:${config.ROLES.join('+')}` });
-  const { logger, lifecycle } = infra;
+  logger = infra.logger;
+  const { lifecycle } = infra;
   // Refuse an evicting Redis; start watching the Redis data epoch (docs/FAULTS.md, "Redis data loss").
   try {
     await guardRedis(infra, `options-rfq:${config.ROLES.join('+')}`);
@@ -30,6 +41,7 @@ async function main(): Promise<void> {
   }
   lifecycle.installSignalHandlers();
   // Before anything listens: from here on a crash drains through the lifecycle (docs/SECURITY.md).
+  beforeStart();
   lifecycle.installCrashHandlers();
   // DEVCHAIN=auto and an empty registry: run the local Hardhat chain inside this process. dev/ is
   // imported only then: a production install has no hardhat or solc (devDependencies).
@@ -41,14 +53,8 @@ async function main(): Promise<void> {
   // The roles that sign (Dutch awards, exclusive fills) build the signer now, against the networks
   // registered after the devchain step: without a usable key the process does not start (exit 78).
   if (roles.has('api') || roles.has('workers')) {
-    try {
-      infra.serviceSigner = await registeredServiceSigner(config, infra.db);
-    } catch (err) {
-      if (err instanceof ConfigError) {
-        logger.fatal({ problems: err.problems }, `refusing to start: ${err.problems.map((p) => `${p.key} ${p.message}`).join('; ')}`);
-      }
-      throw err;
-    }
+    // Without a usable key: a ConfigError, exit 78 (reportStartFailure).
+    infra.serviceSigner = await registeredServiceSigner(config, infra.db);
     logger.info({ signer: infra.serviceSigner.address }, 'service signer ready');
   }
   // The roles that verify sessions: the public development JWT secret only where the development
@@ -78,6 +84,10 @@ async function main(): Promise<void> {
     return lifecycle.shuttingDown;
   };
 
+  // The indexer needs each enabled network's RPC (the devchain's included, registered above).
+  if (roles.has('indexer') && !stopped()) {
+    await checkDependencies(await indexerStartChecks(infra.db, config), { timeoutSeconds: config.START_TIMEOUT_SECONDS, logger });
+  }
   if (roles.has('workers') && !stopped()) await startWorkers(infra, lifecycle);
   if (roles.has('indexer') && !stopped()) await startIndexer(infra, lifecycle);
   if (stopped()) return;
@@ -93,11 +103,4 @@ async function main(): Promise<void> {
   if (!lifecycle.shuttingDown) logger.info({ roles: config.ROLES, ecdsa: ecdsaBackend, keccak: keccakBackend }, 'started');
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(78);
-  }
-  process.stderr.write(`fatal: ${(err as Error)?.stack ?? String(err)}\n`);
-  process.exit(1);
-});
+main().catch((err: unknown) => process.exit(reportStartFailure(err, logger)));

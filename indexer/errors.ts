@@ -97,6 +97,25 @@ export class BackfillReorgedError extends RetryableIndexerError {
   }
 }
 
+/**
+ * The node now serves another chain under the same chain id: its block 0 is not the one the
+ * network was indexed from (a devchain started again, a testnet reset). Not a reorg and not a
+ * failure: the tailer reloads at once, and loading starts the network over on the new chain
+ * (sync/tailer-context.ts) with one info line.
+ */
+export class ChainReplacedError extends RetryableIndexerError {
+  readonly code = 'chain_inconsistent';
+
+  constructor(
+    readonly chainId: number,
+    readonly recorded: string,
+    readonly now: string,
+  ) {
+    super(`chain ${chainId}: the node's genesis block is ${now}, the network was indexed from ${recorded}`);
+    this.name = 'ChainReplacedError';
+  }
+}
+
 /** Another writer moved the cursor between this tailer's read and write; the next pass reloads it. */
 export class CursorConflictError extends RetryableIndexerError {
   readonly code = 'cursor_conflict';

@@ -16,6 +16,8 @@ import { StatusStore } from './store/status-store';
 import { startNetworkTailer, type NetworkTailer } from './sync/tailer/network-tailer';
 import type { NetworkSpec } from './sync/tailer-context';
 
+export { indexerStartChecks } from './rpc/start-check';
+
 export interface IndexerDeps {
   config: Config;
   logger: Logger;

@@ -148,7 +148,7 @@ export class RecoverySweeper {
  * itself, and the quote sweep redoes Dutch phases too.
  */
 export async function sweepAfterRecovery(ctx: WorkerContext): Promise<Redone> {
-  const quotes = await sweepQuotes(ctx, { graceSeconds: 0 });
-  const orders = await sweepOrders(ctx);
+  const quotes = await sweepQuotes(ctx, { graceSeconds: 0, reason: 'recovery' });
+  const orders = await sweepOrders(ctx, { reason: 'recovery' });
   return { ...quotes, ...orders };
 }

@@ -31,6 +31,8 @@ export interface StoredState {
   pairs: string[];
   /** The first block indexed (null for a cursor written before this was recorded). */
   startBlock: number | null;
+  /** The hash of block 0 of the chain the cursor was indexed from (null for a cursor written before this was recorded). */
+  genesis: Hex | null;
 }
 
 /** A stored block hash: a window block or a checkpoint. */
@@ -105,7 +107,10 @@ export class IndexerStore {
       block_hash: Hex | null;
       block_timestamp: string | null;
       start_block: string | null;
-    }>(this.ds, `SELECT contract_set, block_number, block_hash, block_timestamp, start_block FROM indexer_cursors WHERE chain_id = $1`, [chainId]);
+      genesis_hash: Hex | null;
+    }>(this.ds, `SELECT contract_set, block_number, block_hash, block_timestamp, start_block, genesis_hash FROM indexer_cursors WHERE chain_id = $1`, [
+      chainId,
+    ]);
     const mine = cursors.rows.find((c) => c.contract_set === contractSet);
     const stale = cursors.rows.find((c) => c.contract_set !== contractSet);
     const blocks = await exec<{ number: string; hash: Hex; parent_hash: Hex; timestamp: string }>(
@@ -126,25 +131,39 @@ export class IndexerStore {
       blocks: blocks.rows.map((b) => ({ number: Number(b.number), hash: b.hash, parentHash: b.parent_hash, timestamp: Number(b.timestamp) })),
       pairs: pairs.rows.map((p) => p.address.toLowerCase()),
       startBlock: mine?.start_block == null ? null : Number(mine.start_block),
+      genesis: mine?.genesis_hash ?? null,
     };
   }
 
   /**
-   * Starts a network over for `contractSet`: every derived row of the chain is undone (through
-   * the same list a rollback runs), the window and checkpoints go, and the cursor sits before `startBlock`.
+   * Starts a network over for `contractSet` on the chain whose block 0 is `genesis`: every derived
+   * row of the chain is undone (through the same list a rollback runs), the window and
+   * checkpoints go, and the cursor sits before `startBlock`.
    */
-  async reset(chainId: number, contractSet: string, startBlock: number): Promise<RollbackEffects> {
+  async reset(chainId: number, contractSet: string, startBlock: number, genesis: Hex | null): Promise<RollbackEffects> {
     return this.write(async (m) => {
       const effects = await rollbackDerived(m, chainId, -1);
       for (const t of ['indexer_blocks', 'indexer_checkpoints', 'indexer_cursors']) await m.query(`DELETE FROM ${t} WHERE chain_id = $1`, [chainId]);
-      await m.query(`INSERT INTO indexer_cursors (chain_id, contract_set, block_number, start_block) VALUES ($1, $2, $3, $4)`, [
+      await m.query(`INSERT INTO indexer_cursors (chain_id, contract_set, block_number, start_block, genesis_hash) VALUES ($1, $2, $3, $4, $5)`, [
         chainId,
         contractSet,
         startBlock - 1,
         startBlock,
+        genesis,
       ]);
       return effects;
     });
+  }
+
+  /** Records the genesis of the chain a cursor written before genesis hashes were kept was indexed from. */
+  async recordGenesis(chainId: number, contractSet: string, genesis: Hex): Promise<void> {
+    await this.write((m) =>
+      m.query(`UPDATE indexer_cursors SET genesis_hash = $3 WHERE chain_id = $1 AND contract_set = $2 AND genesis_hash IS NULL`, [
+        chainId,
+        contractSet,
+        genesis,
+      ]),
+    );
   }
 
   /** Stores a block as the window's base when the window is empty (a cursor without its header). */

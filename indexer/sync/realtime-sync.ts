@@ -1,8 +1,8 @@
 import type { Logger } from '../../shared/platform/logging';
 import type { DecodedLog } from '../chain-events/decode-log';
-import { ChainInconsistencyError, ReorgTooDeepError } from '../errors';
+import { ChainInconsistencyError, ChainReplacedError, ReorgTooDeepError } from '../errors';
 import type { RangeSizer } from '../rpc/log-range';
-import { withoutBloom, type LightBlock, type Rpc } from '../rpc/rpc';
+import { withoutBloom, type Hex, type LightBlock, type Rpc } from '../rpc/rpc';
 import { RpcRequestRejectedError } from '../rpc/rpc-errors';
 import type { StoredHash } from '../store/indexer-store';
 import { findCommonAncestor } from './ancestor-search';
@@ -40,6 +40,8 @@ export interface RealtimeSyncArgs {
   maxDepth: number;
   /** The network's first indexed block (null if unknown): nothing is derived below it. */
   startBlock: number | null;
+  /** The hash of block 0 of the chain the network was indexed from (null if not recorded). */
+  genesis: Hex | null;
   /** Checkpoints below `below`, newest first. */
   checkpointsBelow(below: number, limit: number): Promise<StoredHash[]>;
   /** Most blocks taken in one `block` event: behind the head, one transaction covers this many. */
@@ -70,6 +72,12 @@ export function createRealtimeSync(args: RealtimeSyncArgs): RealtimeSync {
    * compared with the node's in batches down to the hard limit.
    */
   async function* reconcile(remote: LightBlock): AsyncGenerator<RealtimeEvent> {
+    // A node that now serves another chain (a devchain started again) differs from ours at every
+    // height, down to block 0: that is not a reorg, and the tailer starts the network over.
+    if (args.genesis !== null) {
+      const zero = await rpc.blockByNumber(0);
+      if (zero && zero.hash !== args.genesis) throw new ChainReplacedError(chainId, args.genesis, zero.hash);
+    }
     let cursor = remote;
     for (let step = 0; step < WALK_STEPS; step++) {
       const local = chain.get(cursor.number - 1);

@@ -1,6 +1,6 @@
 import { getAddress, type Address } from 'viem';
-import type { Queryable } from '../platform/db';
 import { ForbiddenError } from '../platform/errors';
+import { independentReads, type Queryable } from '../platform/db';
 import type { NetworksService } from '../networks';
 
 /** Per premium-token symbol: the fill bond minimum and the bond the maker has available. */
@@ -93,7 +93,8 @@ export async function liveRights(db: Queryable, chainId: number, maker: string, 
  * A shortfall is a 403 `insufficient_fill_bond` whose body carries `fill_bond_requirements`.
  */
 export class FillBondCheck {
-  constructor(private readonly deps: { db: Queryable; networks: Pick<NetworksService, 'bondRequirements'> }) {}
+  /** `oneConnection`: `db` is a transaction (under the maker's lock), whose one connection runs its reads in turn. */
+  constructor(private readonly deps: { db: Queryable; networks: Pick<NetworksService, 'bondRequirements'>; oneConnection?: boolean }) {}
 
   /** `symbols`: the chain's token symbols by address (a token without one is named by its address). */
   async check(
@@ -104,11 +105,12 @@ export class FillBondCheck {
     holder?: BondHolder,
   ): Promise<FillBondRequirements> {
     const tokens = [...new Set(premiumTokens.map((t) => getAddress(t)))];
-    const [{ tokens: minimums }, bonds, live] = await Promise.all([
-      this.deps.networks.bondRequirements(),
-      indexedBonds(this.deps.db, chainId, getAddress(maker), tokens),
-      holder ? liveRights(this.deps.db, chainId, getAddress(maker), holder, tokens) : Promise.resolve(new Map<string, number>()),
-    ]);
+    const [{ tokens: minimums }, bonds, live] = await independentReads(
+      this.deps.oneConnection ?? false,
+      () => this.deps.networks.bondRequirements(),
+      () => indexedBonds(this.deps.db, chainId, getAddress(maker), tokens),
+      () => (holder ? liveRights(this.deps.db, chainId, getAddress(maker), holder, tokens) : Promise.resolve(new Map<string, number>())),
+    );
     const missing = tokens.filter((t) => !Object.prototype.hasOwnProperty.call(minimums, symbols.get(t) ?? t));
     if (missing.length > 0) {
       const names = missing.map((t) => `${symbols.get(t) ?? t} (${t})`).join(', ');

@@ -231,7 +231,7 @@ export class DutchService {
       if (!locked) throw new NotFoundError(`quote ${quoteId} not found`, 'quote_not_found');
       const d = await this.repo.find(quoteId, m);
       this.assertCompeting(locked, d);
-      await this.assertRoomAndBond(m, locked, d, { maker: getAddress(maker), organizationId: bidder.organizationId }, fixed);
+      await this.assertRoomAndBond({ db: m, oneConnection: true }, locked, d, { maker: getAddress(maker), organizationId: bidder.organizationId }, fixed);
       return this.repo.upsertBid(m, quoteId, getAddress(maker), b.buy_override_bps, b.sell_override_bps, filler, bidder.organizationId);
     });
     try {
@@ -286,7 +286,7 @@ export class DutchService {
    */
   private async assertMayWin(q: QuoteRow, d: DutchColumns, scope: FadeScope & { maker: Address }): Promise<void> {
     await assertNotFaded(this.deps.db, scope, this.fadePolicy(), this.clock());
-    await this.assertRoomAndBond(this.deps.db, q, d, scope);
+    await this.assertRoomAndBond({ db: this.deps.db, oneConnection: false }, q, d, scope);
   }
 
   private fadePolicy(): FadePolicy {
@@ -303,20 +303,22 @@ export class DutchService {
    * What one more right needs beyond not being blocked: room under the fade limit once every open
    * right of the organization is counted, and a fill bond not already reserved by the wallet's
    * live rights. Run before the bid is stored and again under the maker's lock (`db` the
-   * transaction), so concurrent bids cannot share one bond or one place under the limit.
+   * transaction, `oneConnection`: its reads run in turn), so concurrent bids cannot share one
+   * bond or one place under the limit.
    */
   private async assertRoomAndBond(
-    db: Queryable,
+    on: { db: Queryable; oneConnection: boolean },
     q: QuoteRow,
     d: DutchColumns,
     scope: FadeScope & { maker: Address },
     fixed?: { minimums: Awaited<ReturnType<NetworksService['bondRequirements']>>; dir: ChainDirectory | null | undefined },
   ): Promise<void> {
+    const { db, oneConnection } = on;
     await assertRoomForRight(db, scope, this.fadePolicy(), this.clock(), q.id);
     const premium = (d.dutch_request as { dutch_premium: { token: string } }).dutch_premium.token;
     const dir = fixed ? fixed.dir : await this.deps.pairs.get(q.chain_id);
     const networks = fixed ? { bondRequirements: async () => fixed.minimums } : this.networks;
-    await new FillBondCheck({ db, networks }).check(q.chain_id, scope.maker, [premium], dir?.tokens ?? new Map(), { exceptQuote: q.id });
+    await new FillBondCheck({ db, networks, oneConnection }).check(q.chain_id, scope.maker, [premium], dir?.tokens ?? new Map(), { exceptQuote: q.id });
   }
 
   /**

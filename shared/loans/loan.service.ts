@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError } from '../platform/errors';
 import { encodeCursor, type Page } from '../platform/pagination';
+import { independentReads, type ReadResults } from '../platform/db';
 import { NetworksService } from '../networks';
 import { formatWad, LOAN_AT_RISK_HEALTH_WAD, parseWad, valueWad, type TokenPrice } from './health';
 import { LoanRepository, type LoanEventRecord, type LoanRecord } from './loan.repository';
@@ -29,11 +30,8 @@ export class LoanService {
   }
 
   /** Independent reads side by side on the pool, or in turn on a transaction's one connection. */
-  private async reads<T extends readonly (() => Promise<unknown>)[]>(...fns: T): Promise<{ [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
-    if (!this.serial) return (await Promise.all(fns.map((f) => f()))) as { [K in keyof T]: Awaited<ReturnType<T[K]>> };
-    const out: unknown[] = [];
-    for (const f of fns) out.push(await f());
-    return out as { [K in keyof T]: Awaited<ReturnType<T[K]>> };
+  private reads<T extends readonly (() => Promise<unknown>)[]>(...fns: T): Promise<ReadResults<T>> {
+    return independentReads(this.serial, ...fns);
   }
 
   /** Prices and token metadata for the tokens of `loans` (lower-case keys). */

@@ -131,7 +131,7 @@ export class ExclusiveFillService {
     const minimums = await this.deps.networks.bondRequirements();
     const createdAt = await this.claim(row, async (m) => {
       // Under the maker's lock: the bond reservation again, so two concurrent requests cannot both spend one bond.
-      await new FillBondCheck({ db: m, networks: { bondRequirements: async () => minimums } }).check(
+      await new FillBondCheck({ db: m, networks: { bondRequirements: async () => minimums }, oneConnection: true }).check(
         chainId,
         getAddress(maker),
         orders.map((o) => o.premium_token),

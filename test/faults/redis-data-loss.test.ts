@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import IORedis from 'ioredis';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
+import { noteWarningLine } from '../support/process-warnings';
 import { serviceCommand } from '../support/spawn-service';
 import { createTestEnv } from '../support/test-env';
 import { allFeeds, assertNoTakerLeak } from './fault-outcome';
@@ -335,6 +336,7 @@ async function runToExit(env: Record<string, string>, until?: string): Promise<{
       try {
         const parsed = JSON.parse(line) as Record<string, unknown>;
         lines.push(parsed);
+        noteWarningLine(parsed, `spawned ${env.ROLES ?? 'all roles'} process ${child.pid}`);
         if (until !== undefined && parsed.msg === until) child.kill('SIGTERM');
       } catch {
         // not a log line

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { noteWarningText } from './process-warnings';
 import type { TestEnv } from './test-env';
 
 const run = promisify(execFile);
@@ -18,9 +19,11 @@ export async function opsWithEnv(env: TestEnv, extra: Record<string, string>, ..
       cwd: ROOT,
       env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL, ...extra },
     });
+    noteWarningText(stderr, `ops ${args[0] ?? ''}`);
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
+    noteWarningText(e.stderr ?? '', `ops ${args[0] ?? ''}`);
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }

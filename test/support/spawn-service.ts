@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
+import { noteWarningLine } from './process-warnings';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -94,6 +95,7 @@ export async function spawnService(
         try {
           const line = JSON.parse(raw) as Record<string, unknown>;
           lines.push(line);
+          noteWarningLine(line, `spawned ${env.ROLES ?? 'all roles'} process ${child.pid}`);
           if (opts.readyMsg !== undefined && line.msg === opts.readyMsg) {
             clearTimeout(timer);
             resolve(typeof line.port === 'number' ? line.port : 0);
@@ -108,7 +110,9 @@ export async function spawnService(
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`service exited with ${code} before listening; stderr: ${stderr}`));
+      // Why it stopped is a fatal JSON line (bin/process-output.ts); stderr holds anything else.
+      const fatal = lines.filter((l) => l.level === 'fatal').map((l) => String(l.msg));
+      reject(new Error(`service exited with ${code} before listening; ${fatal.length > 0 ? `fatal: ${fatal.join(' | ')}; ` : ''}stderr: ${stderr}`));
     });
   });
   return {
@@ -124,4 +128,54 @@ export async function spawnService(
       return exited;
     },
   };
+}
+
+/** Everything a process printed, line by line, and how it ended. */
+export interface FinishedProcess {
+  /** The exit code; null when it had to be killed (it did not exit by itself within `killAfterMs`). */
+  code: number | null;
+  stdout: string[];
+  stderr: string[];
+  /** The stdout lines that parsed as JSON objects. */
+  lines: Record<string, unknown>[];
+}
+
+/**
+ * Runs `bin/main.ts` (as `spawnService` would) until it exits by itself, for a start that is
+ * expected to fail. A process still running after `killAfterMs` is killed and reported with code
+ * null: a bound against hanging for ever, not a measure of how fast it gave up.
+ */
+export async function runUntilExit(env: Record<string, string>, opts: { killAfterMs?: number; runtime?: ServiceRuntime } = {}): Promise<FinishedProcess> {
+  const [command, args] = serviceCommand(opts.runtime);
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...testSigner(env), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, opts.killAfterMs ?? 180_000);
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  const split = (text: string) => text.split('\n').filter((l) => l.length > 0);
+  const stdout = split(out);
+  const lines: Record<string, unknown>[] = [];
+  for (const l of stdout) {
+    try {
+      const parsed: unknown = JSON.parse(l);
+      if (parsed !== null && typeof parsed === 'object') {
+        lines.push(parsed as Record<string, unknown>);
+        noteWarningLine(parsed as Record<string, unknown>, `spawned ${env.ROLES ?? 'all roles'} process ${child.pid}`);
+      }
+    } catch {
+      // not a log line: the caller sees it in `stdout`
+    }
+  }
+  return { code: killed ? null : code, stdout, stderr: split(err), lines };
 }

@@ -1,6 +1,7 @@
 import { expireDueOrders, OrderRepository, publishFillState } from '../../shared/orders';
 import type { WorkerContext } from '../worker-context';
 import { expireFillJob } from './order-expiry';
+import { reportSweep, type SweepReason } from '../sweep-report';
 
 /** Past its time by this much, a fill is the sweeper's; younger ones belong to their delayed job. */
 const SWEEP_GRACE_SECONDS = 2;
@@ -12,25 +13,31 @@ const SWEEP_BATCH = 500;
  * reopened after a reorg), and writes down the expiry of orders whose time has come (one batch:
  * orders have no job of their own, they read expired at their time; the records sweeper works
  * off a larger backlog). Each fill stands alone: a failure is logged and left for the next sweep.
+ *
+ * The returned counts include `expire_order`; the sweep's log line names only what it redid
+ * (lost fill jobs, unheard fill states): writing down an order's expiry is this sweep's own
+ * work, not lost work.
  */
-export async function sweepOrders(ctx: WorkerContext): Promise<Record<string, number>> {
-  const redone: Record<string, number> = {};
+export async function sweepOrders(ctx: WorkerContext, opts: { reason?: SweepReason } = {}): Promise<Record<string, number>> {
   const expired = await expireDueOrders(ctx.db, SWEEP_BATCH);
-  if (expired > 0) redone.expire_order = expired;
   const work = await new OrderRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
   const steps: [string, string[], (id: string) => Promise<unknown>][] = [
     ['expire_fill', work.fills, (id) => expireFillJob(ctx, id)],
     ['publish_fill', work.unpublished, (id) => publishFillState(ctx, id)],
   ];
+  const redone: Record<string, number> = {};
+  let skipped = 0;
   for (const [step, ids, run] of steps) {
     if (ids.length > 0) redone[step] = ids.length;
     for (const id of ids) {
       try {
         await run(id);
       } catch (err) {
+        skipped++;
         ctx.logger.warn({ step, id, err: (err as Error).message }, 'orders sweeper skipped an item that failed; the next sweep tries it again');
       }
     }
   }
-  return redone;
+  reportSweep(ctx, 'order', redone, { reason: opts.reason ?? 'scheduled', skipped });
+  return expired > 0 ? { expire_order: expired, ...redone } : redone;
 }

@@ -5,6 +5,7 @@ import type { WorkerContext } from '../worker-context';
 import { expireQuote } from './quote-expiry';
 import { DutchRepository } from '../../shared/dutch';
 import { awardDutch, openDutch } from '../dutch/dutch-phases';
+import { reportSweep, type SweepReason } from '../sweep-report';
 
 /** Past its window by this much, an open quote is the sweeper's to expire; younger ones belong to their delayed job. */
 const SWEEP_GRACE_SECONDS = 2;
@@ -18,7 +19,7 @@ const SWEEP_BATCH = 500;
  * (a free session registers freemium: nothing it leaves may outlive its lapse). Each item stands alone: one
  * that fails is logged and left for the next sweep, and the rest still get done.
  */
-export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: number } = {}): Promise<Record<string, number>> {
+export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: number; reason?: SweepReason } = {}): Promise<Record<string, number>> {
   // A sweep on reconnect passes 0: the jobs it would otherwise leave to are what the outage lost.
   const grace = opts.graceSeconds ?? SWEEP_GRACE_SECONDS;
   const work = await new QuoteRepository(ctx.db).overdue(grace, SWEEP_BATCH);
@@ -47,16 +48,7 @@ export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: num
       }
     }
   }
-  const n =
-    work.unannounced.length +
-    work.offers.length +
-    work.expired.length +
-    work.unpublished.length +
-    dutch.unannounced.length +
-    dutch.bids.length +
-    dutch.award.length +
-    dutch.open.length;
-  if (n > 0) ctx.logger.warn({ ...work, dutch, skipped }, 'sweeper redid lost quote work');
+  reportSweep(ctx, 'quote', redone, { reason: opts.reason ?? 'scheduled', skipped });
   try {
     const forgotten = await new IdempotencyService(ctx.db).purge(ctx.config.IDEMPOTENCY_TTL_HOURS);
     if (forgotten > 0) ctx.logger.info({ forgotten }, 'idempotency keys past their TTL removed');

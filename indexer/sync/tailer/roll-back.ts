@@ -1,6 +1,6 @@
 import type { RollbackPoint } from '../../publish/live-publisher';
 import type { LightBlock } from '../../rpc/rpc';
-import type { RollbackCause } from '../../store/indexer-store';
+import type { RollbackCause, RollbackEffects } from '../../store/indexer-store';
 import { planResync } from '../resync';
 import type { TailerContext } from '../tailer-context';
 import { advanceCursor, type TailerKit } from './tailer-kit';
@@ -30,10 +30,16 @@ export async function rollBack(kit: TailerKit, ctx: TailerContext, ancestor: Lig
     hash: ancestor?.hash ?? null,
     key: cause.kind === 'reorg' ? (ancestor?.hash ?? 'genesis') : `resync-${cause.requestIds[0]}`,
   };
+  await tell(kit, effects, point);
+  return { reopened: effects.reopened.length };
+}
+
+/** Tells clients what a rollback (or a start over) undid: reopened quotes, Explore pairs, loans. */
+export async function tell(kit: TailerKit, effects: RollbackEffects, point: RollbackPoint): Promise<void> {
+  const { deps, chainId } = kit;
   await deps.publisher.reopened(chainId, effects.reopened, point);
   await deps.publisher.exploreReorg(chainId, effects.pairs, point);
   if (effects.loans) await deps.publisher.loansReorg(chainId, point);
-  return { reopened: effects.reopened.length };
 }
 
 /** Serves pending resync requests; true when it rolled the network back. */

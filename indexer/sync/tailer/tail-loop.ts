@@ -1,8 +1,9 @@
-import { errorCode, FatalIndexerError } from '../../errors';
+import { ChainReplacedError, errorCode, FatalIndexerError } from '../../errors';
 import { backoffDelay, sleep } from '../../rpc/backoff';
 import { errorText, RpcFailureError } from '../../rpc/rpc-errors';
 import type { StatusRow } from '../../store/status-store';
 import { loadContext, type TailerContext } from '../tailer-context';
+import { tell } from './roll-back';
 import { tailStep } from './tail-step';
 import type { TailerKit } from './tailer-kit';
 
@@ -35,7 +36,16 @@ export async function tailLoop(kit: TailerKit): Promise<void> {
         status.update({ state: 'starting', error_code: null, action: null, last_error: null }, { now: true });
         logger.warn('resync requested: resuming the halted network');
       }
-      ctx ??= await loadContext({ config, logger, store: deps.store, rpc: kit.rpc, sizer: kit.sizer, checker: kit.checker }, kit.network);
+      if (!ctx) {
+        ctx = await loadContext({ config, logger, store: deps.store, rpc: kit.rpc, sizer: kit.sizer, checker: kit.checker }, kit.network);
+        // The network was started over (a new chain under it): told as a rollback to before genesis.
+        if (ctx.undone) {
+          const { undone } = ctx;
+          ctx.undone = null;
+          status.update({ cursor: ctx.cursor.block_number, cursor_timestamp: null });
+          await tell(kit, undone.effects, { number: -1, hash: null, key: undone.key });
+        }
+      }
       kit.live = ctx;
       const more = await tailStep(kit, ctx);
       failures = 0;
@@ -53,6 +63,8 @@ export async function tailLoop(kit: TailerKit): Promise<void> {
       // The database is the truth: after any failure the next pass reloads cursor, window and pairs.
       ctx = null;
       kit.live = null;
+      // Not a failure: the node serves a new chain, and reloading starts the network over on it.
+      if (err instanceof ChainReplacedError) continue;
       // The error's base class is the whole policy: fatal halts, anything else is retried.
       if (err instanceof FatalIndexerError) {
         const action = err.action;

@@ -40,4 +40,9 @@ export const serverEnv = {
   TRUST_PROXY_HOPS: envInt(0, 0, 10),
   /** Run migrations when the process starts (npm start does). */
   MIGRATE_ON_START: envBool(true),
+  /**
+   * How long a starting process keeps trying a dependency it needs (Postgres, Redis, each
+   * network's RPC for the indexer) before it exits naming it (exit 69); 0 tries each once.
+   */
+  START_TIMEOUT_SECONDS: envInt(60, 0, 86_400),
 };

@@ -3,6 +3,6 @@ export { ensureDatabase, databaseName, maintenanceUrl } from './ensure-database'
 export { loadMigrations, MIGRATIONS_DIR } from './migrations';
 export { runMigrationsLocked, MIGRATION_LOCK_NAME } from './migration-lock';
 export type { DataSource, EntityManager } from 'typeorm';
-export { idsWhere, pastGrace, updatedRows, type Queryable } from './queries';
+export { idsWhere, independentReads, pastGrace, updatedRows, type Queryable, type ReadResults } from './queries';
 export { ReadReplicas, type ReadReplicasOptions, type ReplicaState } from './read-replicas';
 export { sqlLiterals, type SqlLiterals } from './sql-literals';

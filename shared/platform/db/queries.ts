@@ -23,3 +23,19 @@ export async function idsWhere(m: Queryable, q: { from: string; where: string; o
   const rows: { id: string }[] = await m.query(`SELECT id FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT $2`, [graceSeconds, limit]);
   return rows.map((r) => r.id);
 }
+
+/** The results of independent reads, in the order of the functions that make them. */
+export type ReadResults<T extends readonly (() => Promise<unknown>)[]> = { [K in keyof T]: Awaited<ReturnType<T[K]>> };
+
+/**
+ * Independent reads, side by side on a pool (each takes a connection of its own), or one after
+ * another on one connection: a transaction's, which runs one query at a time. pg 8 queues a query
+ * sent to a busy connection and warns ("Calling client.query() when the client is already
+ * executing a query"); pg 9 refuses it.
+ */
+export async function independentReads<T extends readonly (() => Promise<unknown>)[]>(oneConnection: boolean, ...fns: T): Promise<ReadResults<T>> {
+  if (!oneConnection) return (await Promise.all(fns.map((f) => f()))) as ReadResults<T>;
+  const out: unknown[] = [];
+  for (const f of fns) out.push(await f());
+  return out as ReadResults<T>;
+}

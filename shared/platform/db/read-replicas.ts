@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { dependencyOutage } from '../errors/dependency-errors';
+import { withoutPassword } from '../logging/redact-url';
 
 /** What the router knows of one replica from its latest check. */
 export interface ReplicaState {
@@ -45,16 +46,6 @@ function lsnValue(text: string): bigint {
   return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
 }
 
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'replica';
-  }
-}
-
 /**
  * Routes reads that tolerate a little lag to Postgres streaming replicas, and everything else to
  * the primary.
@@ -94,7 +85,7 @@ export class ReadReplicas {
   ) {
     this.replicas = replicas.map((r) => ({
       ds: r.ds,
-      state: { name: redact(r.url), up: false, lagMs: null, serving: false, problem: 'not checked yet' },
+      state: { name: withoutPassword(r.url, 'replica'), up: false, lagMs: null, serving: false, problem: 'not checked yet' },
     }));
     this.readerDs = this.buildReader();
   }

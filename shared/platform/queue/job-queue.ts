@@ -28,6 +28,9 @@ export class JobQueue {
     let q = this.queues.get(name);
     if (!q) {
       q = new Queue(name, { connection: this.connection, prefix: bullPrefix(this.redisPrefix, name) });
+      // BullMQ forwards its connection's errors to the queue, and a queue with no listener writes
+      // them raw to stderr. The connection's own listener (shared/platform/redis) already has them.
+      q.on('error', () => undefined);
       this.queues.set(name, q);
     }
     return q;

@@ -1,5 +1,6 @@
 import IORedis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { redisEndpoint, type RedisEndpoint, type RedisNode } from '../config';
+import { withoutPassword } from '../logging/redact-url';
 
 /**
  * A connection to the service's Redis: one server, or an ioredis Cluster. Callers do not need
@@ -22,6 +23,18 @@ function endpointOf(target: RedisTarget): RedisEndpoint {
   return redisEndpoint(target);
 }
 
+/**
+ * The Redis a configuration names, as a log line may show it: one server's URL, or a cluster's
+ * seed nodes (`redis+cluster://host:port,host:port`), with any password replaced by `***`.
+ */
+export function describeRedis(target: RedisTarget): string {
+  const endpoint = endpointOf(target);
+  if (endpoint.kind === 'single') return withoutPassword(endpoint.url, 'redis');
+  const auth = endpoint.username || endpoint.password ? `${endpoint.username ?? ''}${endpoint.password ? ':***' : ''}@` : '';
+  const nodes = endpoint.nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');
+  return `${endpoint.tls ? 'rediss' : 'redis'}+cluster://${auth}${nodes}`;
+}
+
 /** True when the configuration names a Redis Cluster. */
 export function isClusterTarget(target: RedisTarget): boolean {
   return endpointOf(target).kind === 'cluster';
@@ -42,7 +55,47 @@ export type RedisUse = 'commands' | 'subscriber' | 'bull';
  * connection per master for sharded pub/sub (SSUBSCRIBE is answered only by the channel's shard).
  */
 export function createRedis(target: RedisTarget, extra: RedisOptions = {}, use: RedisUse = 'commands'): Redis {
-  const endpoint = endpointOf(target);
+  return recordingErrors(openRedis(endpointOf(target), extra, use));
+}
+
+/** The last connection error each client emitted (refused, reset, timed out), for start checks and logs. */
+const lastErrors = new WeakMap<Redis, Error>();
+
+/**
+ * Every client gets an `error` listener the moment it exists: ioredis writes each error event
+ * that has no listener to stderr as raw text (`[ioredis] Unhandled error event`), once per
+ * reconnection attempt for as long as Redis is away. The client keeps reconnecting either way;
+ * the error is kept for `lastConnectionError` and for whoever reports outages (`reportOutages`).
+ */
+function recordingErrors(redis: Redis): Redis {
+  redis.on('error', (err: Error) => lastErrors.set(redis, err));
+  return redis;
+}
+
+/** What the client's last failed connection attempt said, if it has failed since it was created. */
+export function lastConnectionError(redis: Redis): Error | undefined {
+  return lastErrors.get(redis);
+}
+
+/**
+ * One log line when a client loses Redis (its first error after being ready, or before it ever
+ * was) and one when it is ready again, instead of a line per reconnection attempt.
+ */
+export function reportOutages(redis: Redis, report: { lost(err: Error): void; back(): void }): void {
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    report.lost(err);
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    report.back();
+  });
+}
+
+function openRedis(endpoint: RedisEndpoint, extra: RedisOptions, use: RedisUse): Redis {
   const options: RedisOptions = {
     lazyConnect: false,
     enableOfflineQueue: true,

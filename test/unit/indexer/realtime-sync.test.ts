@@ -1,4 +1,4 @@
-import { ChainInconsistencyError, ReorgTooDeepError } from '../../../indexer/errors';
+import { ChainInconsistencyError, ChainReplacedError, ReorgTooDeepError } from '../../../indexer/errors';
 import type { StoredHash } from '../../../indexer/store/indexer-store';
 import { createRangeSizer } from '../../../indexer/rpc/log-range';
 import { createRealtimeSync, type RealtimeEvent } from '../../../indexer/sync/realtime-sync';
@@ -23,6 +23,8 @@ function setup(opts: {
   maxDepth?: number;
   startBlock?: number | null;
   length?: number;
+  /** The genesis recorded for the network; by default the node's own block 0 (null: none recorded). */
+  genesis?: string | null;
 }) {
   const node = new FakeNode();
   const main = makeBlocks('a', 0, (opts.length ?? 41) - 1);
@@ -36,6 +38,7 @@ function setup(opts: {
     window: opts.window,
     maxDepth: opts.maxDepth ?? 1000,
     startBlock: opts.startBlock === undefined ? null : opts.startBlock,
+    genesis: (opts.genesis === undefined ? main[0].hash : opts.genesis) as `0x${string}` | null,
     checkpointsBelow: async (below, limit) =>
       checkpoints
         .filter((c) => c.number < below)
@@ -96,6 +99,18 @@ describe('realtime sync', () => {
     expect(s.chain.tip?.hash).toBe(s.main[27].hash);
     const next = await pass(s);
     expect((next[0] as Extract<RealtimeEvent, { type: 'block' }>).blocks.map((b) => b.hash)).toEqual(fork.map((b) => b.hash));
+  });
+
+  it('takes a node whose block 0 changed for a new chain, not a reorg: nothing is rolled back', async () => {
+    const s = setup({ window: 6, local: 30, startBlock: 5 });
+    // A devchain started again: every block differs, down to genesis, and its head is below our tip.
+    s.node.setChain(makeBlocks('restarted', 0, 28));
+    await expect(pass(s)).rejects.toBeInstanceOf(ChainReplacedError);
+    expect(s.chain.tip?.hash).toBe(s.main[30].hash);
+    // With no genesis recorded (a cursor older than the record) it stays what it was: a reorg.
+    const old = setup({ window: 6, local: 30, startBlock: 5, genesis: null });
+    old.node.setChain(makeBlocks('restarted', 0, 28));
+    expect((await pass(old)).map((e) => e.type)).toEqual(['reorg']);
   });
 
   it('detects a reorg to a shorter chain from a head below the tip', async () => {
