@@ -12,7 +12,8 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!@opentelemetry/otlp-exporter-base/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  setupFiles: ['reflect-metadata'],
+  // Every fast-check run without a seed of its own takes the run's (TEST_SEED, printed by the global setup).
+  setupFiles: ['reflect-metadata', '<rootDir>/test/support/fast-check-seed.ts'],
   // The client imports the wire package by its npm name, and the doc snippets (docs/snippets) the
   // client by its own; in this repository those are wire/src and client/src.
   moduleNameMapper: { '^@options-rfq/wire$': '<rootDir>/wire/src/index.ts', '^@options-rfq/client$': '<rootDir>/client/src/index.ts' },

@@ -4,6 +4,7 @@ import { listSweep, requestsFor, unknownRequests, type FuzzRequest } from './htt
 import { routeSpecsOf } from '../../api/http/mount-routes';
 import { specViolation } from '../support/conformance-check';
 import { mountedRoutes, routeKey } from '../support/mounted-routes';
+import { testSeed } from '../support/test-seed';
 import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-world';
 
 /**
@@ -15,8 +16,9 @@ import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-worl
  * key under the test's prefix, and no accepted order has a timestamp past ORDER_MAX_HORIZON_SECONDS.
  */
 
+/** The budget is a count, and the requests come from the run's seed (TEST_SEED): a failure replays. */
 const RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? 10_000);
-const SEED = process.env.FUZZ_HTTP_SEED === undefined ? Date.now() : Number(process.env.FUZZ_HTTP_SEED);
+const SEED = testSeed();
 
 /** 5xx answers that are designed, not failures ("<status> <code>"): none today. */
 const DESIGNED_5XX = new Set<string>();
@@ -137,6 +139,8 @@ describe('HTTP fuzz: every mounted route', () => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
   beforeAll(async () => {
+    // Before the first request: a run that hangs or crashes still says which seed replays it.
+    process.stdout.write(`http fuzz: seed ${SEED}, ${RUNS} requests (TEST_SEED=${SEED} FUZZ_HTTP_RUNS=${RUNS} replays it)\n`);
     world = await createFuzzWorld();
   }, 60_000);
   afterAll(async () => {

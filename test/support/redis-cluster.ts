@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -158,7 +159,7 @@ async function freeClusterPorts(count: number): Promise<number[]> {
   const out: number[] = [];
   for (let tries = 0; out.length < count; tries++) {
     if (tries > 2000) throw new Error('no free port pair for a Redis Cluster node');
-    const port = 15000 + Math.floor(Math.random() * 7768);
+    const port = 15000 + randomInt(7768);
     if (out.includes(port) || out.includes(port + 10000) || out.includes(port - 10000)) continue;
     if ((await canListen(port)) && (await canListen(port + 10000))) out.push(port);
   }
