@@ -1,11 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { waitForPing } from './redis-ping';
+import { runTempDir } from './run-temp-dir';
 
 const run = promisify(execFile);
 
@@ -50,7 +50,7 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
   const replicas = opts.replicasPerMaster ?? 0;
   if (masters < 3) throw new Error('a Redis Cluster needs at least 3 masters');
   const total = masters * (1 + replicas);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'rfq-redis-cluster-'));
+  const dir = runTempDir('redis-cluster');
   const children: ChildProcess[] = [];
   const killAll = () => {
     for (const c of children) {
