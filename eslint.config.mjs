@@ -3,9 +3,23 @@
 // code. Formatting is Prettier's (`npm run format:check`), not ESLint's.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { testFileRules } from './eslint.test-files.mjs';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'shared/chain/artifacts/**', 'cache/**', 'artifacts/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'coverage/**',
+      'test/**/fixtures/*.fixture.ts',
+      'shared/chain/artifacts/**',
+      'cache/**',
+      'artifacts/**',
+      '**/*.js',
+      '**/*.cjs',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -39,6 +53,8 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
+  // Focused, skipped and todo tests, and Math.random, in test files (eslint.test-files.mjs).
+  testFileRules,
   {
     // dev/ loads solc-js lazily (seconds to initialise, needed by few processes).
     files: ['dev/**/*.ts'],

@@ -13,7 +13,8 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!@opentelemetry/otlp-exporter-base/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  setupFiles: ['reflect-metadata'],
+  // Every fast-check run without a seed of its own takes the run's (TEST_SEED, printed by the global setup).
+  setupFiles: ['reflect-metadata', '<rootDir>/test/support/fast-check-seed.ts'],
   // A second query sent to a busy pg client fails the test, as pg's own warning does (three at once).
   setupFilesAfterEnv: ['<rootDir>/test/support/pg-one-query.ts'],
   // The client imports the wire package by its npm name, and the doc snippets (docs/snippets) the

@@ -11,12 +11,20 @@ export interface ErrorCase {
   example: string;
 }
 
+import { PARSER_ANSWERS } from '../../shared/platform/http/parser-errors';
+
 export { errorBodySchema, type ErrorBody } from '../../wire/src/errors/error-body';
 
 const e = (status: number, code: string, example: string): ErrorCase => ({ status, code, example });
 
+const parser = (a: (typeof PARSER_ANSWERS)[keyof typeof PARSER_ANSWERS]): ErrorCase => e(a.status, a.code, a.message);
+
 /** Cases of the platform: answered before or around any route's own logic. */
 export const PLATFORM_ERRORS = {
+  /** Node's HTTP parser refused the request before any route saw it (every route, any path). */
+  malformedRequest: parser(PARSER_ANSWERS.malformed),
+  requestTimeout: parser(PARSER_ANSWERS.requestTimeout),
+  headersTooLarge: parser(PARSER_ANSWERS.headersTooLarge),
   invalidJson: e(400, 'invalid_json', 'invalid json'),
   requestAborted: e(400, 'request_aborted', 'request aborted'),
   invalidBodyEncoding: e(400, 'invalid_body_encoding', 'request body does not decode with its Content-Encoding'),

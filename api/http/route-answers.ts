@@ -10,6 +10,8 @@ export interface RouteAnswers {
 
 const WRITES: ReadonlySet<RouteMethod> = new Set(['post', 'put', 'patch', 'delete', 'all']);
 
+/** Node's HTTP parser reads every request first, whatever its path (shared/platform/http/parser-errors.ts). */
+const HTTP_PARSER = [P.malformedRequest, P.requestTimeout, P.headersTooLarge];
 /** Every request under /api goes through the JSON body parser (GETs with a body too). */
 const BODY_PARSER = [P.invalidJson, P.requestAborted, P.invalidBodyEncoding, P.payloadTooLarge, P.unsupportedEncoding];
 /** Every write under /api spends from the write budgets first (api/auth/write-limits.ts). */
@@ -34,9 +36,9 @@ function parsesInput(c: RouteSpec): boolean {
 }
 
 /**
- * The route's own errors, those of its auth rule, and the platform's: the body parser under
- * /api, malformed path parameters, the write budgets, a dependency outage under /api, and the
- * bare 500 every route can answer.
+ * The route's own errors, those of its auth rule, and the platform's: Node's HTTP parser, the
+ * body parser under /api, malformed path parameters, the write budgets, a dependency outage
+ * under /api, and the bare 500 every route can answer.
  */
 export function answersOf(c: RouteSpec): RouteAnswers {
   const underApi = c.path.startsWith('/api/');
@@ -44,6 +46,7 @@ export function answersOf(c: RouteSpec): RouteAnswers {
     ...c.errors,
     ...authDoc(c.auth).errors,
     ...(parsesInput(c) ? [VALIDATION_FAILED] : []),
+    ...HTTP_PARSER,
     ...(underApi ? BODY_PARSER : []),
     // Express decodes path parameters on every router: a malformed one is a 400 wherever the route is.
     ...(c.path.includes(':') ? [P.invalidPath] : []),
@@ -56,10 +59,11 @@ export function answersOf(c: RouteSpec): RouteAnswers {
 }
 
 /**
- * What a request that matches no route answers: 404, unless the platform answered first (a bad
- * body, a write over budget, a path that another method's template failed to decode).
+ * What a request that matches no route answers: 404, unless the platform answered first (a
+ * request the HTTP parser refused, a bad body, a write over budget, a path that another
+ * method's template failed to decode).
  */
 export function fallbackAnswers(method: string): RouteAnswers {
   const write = WRITES.has(method.toLowerCase() as RouteMethod);
-  return { success: new Map(), errors: group([P.routeNotFound, ...BODY_PARSER, P.invalidPath, ...(write ? WRITE_LIMITS : []), P.internal]) };
+  return { success: new Map(), errors: group([P.routeNotFound, ...HTTP_PARSER, ...BODY_PARSER, P.invalidPath, ...(write ? WRITE_LIMITS : []), P.internal]) };
 }

@@ -18,6 +18,7 @@ import { WorkerHost } from '../../workers/worker-host';
 import { DutchClock } from '../../workers/dutch/dutch-clock';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
+import { benchPrefix, runBench } from '../support/bench-cleanup';
 
 /**
  * Dutch phase lateness at N concurrent auctions (docs/PERFORMANCE.md): N live Dutch quotes whose
@@ -64,7 +65,7 @@ async function baseline(redisUrl: string, prefix: string): Promise<number[]> {
 
 async function main(): Promise<void> {
   const db = await benchDatabase('dutch');
-  const prefix = `bench:dutch:${Date.now()}:`;
+  const prefix = benchPrefix('dutch');
   // Its own loopback node registers the development signer; with DEVCHAIN=off the key must be named.
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -197,10 +198,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench:dutch failed: ${(err as Error).stack}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -5,6 +5,7 @@ import { benchServiceEnv } from '../support/service-env';
 import { chainDatabase, mintClobStream, orderPlacer, startBenchChain } from './chain-fixture';
 import { delegateToken } from './delegate';
 import type { DeployedAddresses } from '../../dev/deploy';
+import { runBench, stopChild } from '../support/bench-cleanup';
 
 /**
  * Block-to-socket latency of the explore CLOB stream: a transaction mined on the local Hardhat
@@ -30,8 +31,7 @@ async function measure(mode: 'ws' | 'poll', rpcUrl: string, addresses: DeployedA
     const topic = await mintClobStream(base, await delegateToken(base, db.url), addresses.pair);
     return await run(base, topic, rpcUrl, addresses.pair);
   } finally {
-    service.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
+    await stopChild(service.child);
     await db.drop();
   }
 }
@@ -80,10 +80,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

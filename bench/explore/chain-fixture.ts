@@ -7,6 +7,7 @@ import { hardhatAccounts, localWalletClient } from '../../shared/chain/clients';
 import { createDataSource } from '../../shared/entities';
 import { NetworksService } from '../../shared/networks';
 import { encodeOptionId } from '../../shared/protocol';
+import { onBenchExit } from '../support/bench-cleanup';
 import { benchDatabase } from '../support/bench-db';
 import { freePort } from '../support/free-port';
 
@@ -16,9 +17,10 @@ import { freePort } from '../support/free-port';
  * explore CLOB stream minted through the gate.
  */
 
-/** A Hardhat node on a free loopback port with the reference contracts deployed. */
+/** A Hardhat node on a free loopback port with the reference contracts deployed, stopped when the bench ends. */
 export async function startBenchChain(): Promise<{ node: HardhatNode; addresses: DeployedAddresses }> {
   const node = await startHardhatNode({ port: await freePort() });
+  onBenchExit('Hardhat node', node.stop);
   try {
     return { node, addresses: await deployReferenceContracts({ rpcUrl: node.rpcUrl }) };
   } catch (err) {

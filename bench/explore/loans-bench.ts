@@ -9,6 +9,7 @@ import { benchDatabase } from '../support/bench-db';
 import { CpuBudget } from '../support/cpu-budget';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_BORROWER, BENCH_TOKENS, seedLoans } from './loans-seed';
+import { benchPrefix, runBench, stopChild } from '../support/bench-cleanup';
 
 const LOANS = Number(process.env.BENCH_LOANS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_LOAN_EVENTS ?? 1_000_000);
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
       ROLES: 'api',
       PORT: '0',
       DATABASE_URL: db.url,
-      REDIS_PREFIX: `bench:loans:${Date.now()}:`,
+      REDIS_PREFIX: benchPrefix('loans'),
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       DEVCHAIN: 'off',
       NODE_ENV: 'production',
@@ -114,18 +115,10 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    api.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
+    await Promise.all([stopChild(api.child), stopChild(bare.child)]);
     await ds.destroy();
-    await new Promise((r) => setTimeout(r, 1500));
     await db.drop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

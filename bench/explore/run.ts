@@ -11,6 +11,7 @@ import { spawnServer } from '../support/spawn-server';
 import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
 import { delegateToken } from './delegate';
 import { SEED, seedClob } from './seed';
+import { benchPrefix, runBench, stopChild } from '../support/bench-cleanup';
 
 /**
  * Explore read latency at scale: one CLOB with 100,000 orders and 1,000,000 fills (each with its
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
         ...env,
         ROLES: 'api',
         PORT: '0',
-        REDIS_PREFIX: `bench:explore:${Date.now()}:`,
+        REDIS_PREFIX: benchPrefix('explore'),
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
         DEVCHAIN: 'off',
         NODE_ENV: 'production',
@@ -162,16 +163,9 @@ async function main(): Promise<void> {
     }
     await pool.end();
   } finally {
-    for (const c of children) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    await Promise.all(children.map((c) => stopChild(c)));
     await db.drop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

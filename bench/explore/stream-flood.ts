@@ -10,6 +10,7 @@ import { benchServiceEnv } from '../support/service-env';
 import { spawnServer } from '../support/spawn-server';
 import { chainDatabase, mintClobStream, orderPlacer, startBenchChain } from './chain-fixture';
 import { delegateToken } from './delegate';
+import { runBench, stopChild } from '../support/bench-cleanup';
 
 /**
  * bench:explore-flood: does the number of live Explore stream tokens slow the indexer? The
@@ -205,9 +206,7 @@ async function main(): Promise<void> {
   } finally {
     conn?.close();
     for (const c of joinedConns) c.close();
-    indexer.child.kill('SIGTERM');
-    service.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1500));
+    await Promise.all([stopChild(indexer.child), stopChild(service.child)]);
     await pg.end().catch(() => undefined);
     redis.disconnect();
     await db.drop();
@@ -215,10 +214,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

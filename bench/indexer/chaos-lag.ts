@@ -10,8 +10,9 @@ import { NetworksService } from '../../shared/networks';
 import { CHAOS_MIX, startChaosRpc, type ChaosRpc } from '../../test/support/chaos-rpc';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { freePort } from '../support/free-port';
-import { HOSTED_PROVIDER_SETTINGS, indexerEnv } from './indexer-env';
+import { BENCH_REDIS_URL, HOSTED_PROVIDER_SETTINGS, indexerEnv } from './indexer-env';
 import { deploySpray } from './spray';
+import { benchPrefix, cleanUpBench, onBenchExit, runBench, stopOnBenchExit } from '../support/bench-cleanup';
 
 /**
  * Block -> indexed lag behind a misbehaving provider, beside the same run behind a clean one.
@@ -46,10 +47,8 @@ async function runIndexerBehind(
   good: ChaosRpc[],
   addresses: Awaited<ReturnType<typeof deployReferenceContracts>>,
   spray: Awaited<ReturnType<typeof deploySpray>>,
-  cleanups: (() => Promise<void>)[],
 ): Promise<LagRun> {
   const db = await benchDatabase(`lag_${mode}`);
-  cleanups.push(db.drop);
   const ds = createDataSource({ url: db.url, poolSize: 1 });
   await ds.initialize();
   const urls = mode === 'one-of-three' ? [chaos.url, ...good.map((g) => g.url)] : [chaos.url];
@@ -59,7 +58,7 @@ async function runIndexerBehind(
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts'], {
     cwd: ROOT,
     env: indexerEnv(
-      { databaseUrl: db.url, redisPrefix: `bench:lag:${process.pid}:`, logLevel: 'warn' },
+      { databaseUrl: db.url, redisPrefix: benchPrefix(`lag:${mode}`, BENCH_REDIS_URL), logLevel: 'warn' },
       { INDEXER_POLL_INTERVAL_MS: '50', INDEXER_NETWORKS_REFRESH_MS: '500', ...HOSTED_PROVIDER_SETTINGS },
     ),
     stdio: ['ignore', process.env.BENCH_INDEXER_LOG ? 'pipe' : 'ignore', 'inherit'],
@@ -67,16 +66,10 @@ async function runIndexerBehind(
   // BENCH_INDEXER_LOG=file: the indexer's log lines of the chaos run, with BENCH_INDEXER_LOG_LEVEL (e.g. debug), to see where a slow block went.
   if (process.env.BENCH_INDEXER_LOG && mode === 'chaos') child.stdout?.pipe(fs.createWriteStream(process.env.BENCH_INDEXER_LOG));
   else child.stdout?.resume();
-  const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
-  };
-  cleanups.push(stop);
+  const stop = stopOnBenchExit(child, `indexer (${mode})`);
   const client = new Client({ connectionString: db.url });
   await client.connect();
-  cleanups.push(() => client.end());
+  onBenchExit(`database client (${mode})`, () => client.end());
   const cursor = async () => Number((await client.query<{ b: string }>(`SELECT max(block_number)::text AS b FROM indexer_cursors`)).rows[0]?.b ?? -1);
   const until = async (block: number) => {
     while ((await cursor()) < block) await new Promise((r) => setTimeout(r, 5));
@@ -110,44 +103,33 @@ async function runIndexerBehind(
 async function main(): Promise<void> {
   const deadline = setTimeout(() => {
     process.stderr.write(`bench:indexer:chaos exceeded ${TIME_LIMIT_MS} ms; aborting\n`);
-    process.exit(2);
+    void cleanUpBench().finally(() => process.exit(2));
   }, TIME_LIMIT_MS);
   deadline.unref();
-  const cleanups: (() => Promise<void>)[] = [];
-  try {
-    const node = await startHardhatNode({ port: await freePort() });
-    cleanups.push(node.stop);
-    const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
-    const spray = await deploySpray(node.rpcUrl);
-    const chaos = await startChaosRpc(node.rpcUrl);
-    cleanups.push(chaos.close);
-    console.log(`chaos seed ${chaos.seed}; ${BLOCKS} blocks per run, each holding 4 pair events`);
-    const good = [await startChaosRpc(node.rpcUrl), await startChaosRpc(node.rpcUrl)];
-    for (const g of good) cleanups.push(g.close);
-    const clean = await runIndexerBehind('clean', chaos, good, addresses, spray, cleanups);
-    const ms = (v: number) => `${v.toFixed(1)} ms`;
-    console.log(`clean provider: block -> indexed p50 ${ms(clean.p50)}, p99 ${ms(clean.p99)}, max ${ms(clean.max)}`);
-    const chaotic = await runIndexerBehind('chaos', chaos, good, addresses, spray, cleanups);
-    console.log(
-      `chaos mix:      block -> indexed p50 ${ms(chaotic.p50)}, p99 ${ms(chaotic.p99)}, max ${ms(chaotic.max)}; faults served: ${Object.entries(chaotic.faults)
-        .filter(([, n]) => n > 0)
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ')}`,
-    );
-    console.log(`ratio chaos / clean: p50 ${(chaotic.p50 / clean.p50).toFixed(2)}x, p99 ${(chaotic.p99 / clean.p99).toFixed(2)}x (target: p99 within 3x)`);
-    // Several URLs: the first misbehaves as above, two others are clean. What one bad URL costs.
-    const mixed = await runIndexerBehind('one-of-three', chaos, good, addresses, spray, cleanups);
-    console.log(`one bad URL of three: block -> indexed p50 ${ms(mixed.p50)}, p99 ${ms(mixed.p99)}, max ${ms(mixed.max)}`);
-    console.log(`ratio one-of-three / clean: p50 ${(mixed.p50 / clean.p50).toFixed(2)}x, p99 ${(mixed.p99 / clean.p99).toFixed(2)}x`);
-  } finally {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  }
+  const node = await startHardhatNode({ port: await freePort() });
+  onBenchExit('Hardhat node', node.stop);
+  const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
+  const spray = await deploySpray(node.rpcUrl);
+  const chaos = await startChaosRpc(node.rpcUrl);
+  onBenchExit('chaos proxy', chaos.close);
+  console.log(`chaos seed ${chaos.seed}; ${BLOCKS} blocks per run, each holding 4 pair events`);
+  const good = [await startChaosRpc(node.rpcUrl), await startChaosRpc(node.rpcUrl)];
+  for (const g of good) onBenchExit('clean proxy', g.close);
+  const clean = await runIndexerBehind('clean', chaos, good, addresses, spray);
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  console.log(`clean provider: block -> indexed p50 ${ms(clean.p50)}, p99 ${ms(clean.p99)}, max ${ms(clean.max)}`);
+  const chaotic = await runIndexerBehind('chaos', chaos, good, addresses, spray);
+  console.log(
+    `chaos mix:      block -> indexed p50 ${ms(chaotic.p50)}, p99 ${ms(chaotic.p99)}, max ${ms(chaotic.max)}; faults served: ${Object.entries(chaotic.faults)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
+  console.log(`ratio chaos / clean: p50 ${(chaotic.p50 / clean.p50).toFixed(2)}x, p99 ${(chaotic.p99 / clean.p99).toFixed(2)}x (target: p99 within 3x)`);
+  // Several URLs: the first misbehaves as above, two others are clean. What one bad URL costs.
+  const mixed = await runIndexerBehind('one-of-three', chaos, good, addresses, spray);
+  console.log(`one bad URL of three: block -> indexed p50 ${ms(mixed.p50)}, p99 ${ms(mixed.p99)}, max ${ms(mixed.max)}`);
+  console.log(`ratio one-of-three / clean: p50 ${(mixed.p50 / clean.p50).toFixed(2)}x, p99 ${(mixed.p99 / clean.p99).toFixed(2)}x`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench:indexer:chaos failed: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -1,3 +1,6 @@
+/** The Redis the indexer benches' processes use (BENCH_REDIS_URL). */
+export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
 /**
  * The environment of an indexer process a bench starts (`ROLES=indexer`, no devchain, its own
  * database and Redis prefix, indexing from block 0), with a bench's own settings on top.
@@ -10,7 +13,7 @@ export function indexerEnv(opts: { databaseUrl: string; redisPrefix: string; log
     MIGRATE_ON_START: 'false',
     LOG_LEVEL: process.env.BENCH_INDEXER_LOG_LEVEL ?? opts.logLevel,
     DATABASE_URL: opts.databaseUrl,
-    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_URL: BENCH_REDIS_URL,
     REDIS_PREFIX: opts.redisPrefix,
     INDEXER_START_BLOCK: '0',
     ...extra,

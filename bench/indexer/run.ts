@@ -11,10 +11,11 @@ import { NetworksService } from '../../shared/networks';
 import { EVENT_SELECTORS } from '../../indexer/chain-events/decode-log';
 import { benchDatabase } from '../support/bench-db';
 import { startLatencyProxy } from './latency-proxy';
-import { HOSTED_PROVIDER_SETTINGS, indexerEnv } from './indexer-env';
+import { BENCH_REDIS_URL, HOSTED_PROVIDER_SETTINGS, indexerEnv } from './indexer-env';
 import { sprayEvents } from './spray';
 import { CHAOS_MIX, startChaosRpc } from '../../test/support/chaos-rpc';
 import { freePort } from '../support/free-port';
+import { benchPrefix, cleanUpBench, onBenchExit, runBench, stopChild, stopOnBenchExit } from '../support/bench-cleanup';
 
 /**
  * Indexer backfill throughput beside a bare `eth_getLogs` sweep of the same blocks, same node,
@@ -72,144 +73,127 @@ function memoryOf(pid: number): { rss: number; hwm: number } | null {
 async function main(): Promise<void> {
   const deadline = setTimeout(() => {
     process.stderr.write(`bench:indexer exceeded ${TIME_LIMIT_MS} ms; aborting\n`);
-    process.exit(2);
+    void cleanUpBench().finally(() => process.exit(2));
   }, TIME_LIMIT_MS);
   deadline.unref();
-  const cleanups: (() => Promise<void>)[] = [];
-  try {
-    const node = await startHardhatNode({ port: await freePort() });
-    cleanups.push(node.stop);
-    const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
-    const t0 = Date.now();
-    const sprayed = await sprayEvents(node.rpcUrl, addresses.pair, EVENTS, ROUNDS_PER_TX);
-    const head = Number(await rpc<string>(node.rpcUrl, 'eth_blockNumber', []));
-    console.log(`chain: ${sprayed.events} pair events in ${sprayed.txs} transactions, head ${head} (emitted in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  const node = await startHardhatNode({ port: await freePort() });
+  onBenchExit('Hardhat node', node.stop);
+  const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
+  const t0 = Date.now();
+  const sprayed = await sprayEvents(node.rpcUrl, addresses.pair, EVENTS, ROUNDS_PER_TX);
+  const head = Number(await rpc<string>(node.rpcUrl, 'eth_blockNumber', []));
+  console.log(`chain: ${sprayed.events} pair events in ${sprayed.txs} transactions, head ${head} (emitted in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 
-    const watched = [addresses.pairFactory, addresses.mothership, addresses.pair].map((a) => a.toLowerCase());
-    let rpcUrl = node.rpcUrl;
-    if (RPC_LATENCY_MS > 0) {
-      const proxy = await startLatencyProxy(node.rpcUrl, RPC_LATENCY_MS);
-      cleanups.push(proxy.close);
-      rpcUrl = proxy.url;
-      console.log(`RPC reached through a loopback proxy adding ${RPC_LATENCY_MS} ms per request`);
-    }
-    // Warm the node's caches once, so neither side pays for a cold first read.
-    await bareSweep(rpcUrl, watched, 0, head, 1000);
-    const sweeps = [];
-    for (const span of SWEEP_SPANS) {
-      const s = await bareSweep(rpcUrl, watched, 0, head, span);
-      sweeps.push({ span, ...s, rate: s.logs / s.seconds });
-      console.log(
-        `bare eth_getLogs sweep, span ${String(span).padStart(3)}: ${s.logs} logs in ${s.seconds.toFixed(2)} s = ${Math.round(s.logs / s.seconds)} logs/s`,
-      );
-    }
-    const best = sweeps.reduce((a, b) => (b.rate > a.rate ? b : a));
-
-    let indexerUrl = rpcUrl;
-    if (RPC_CHAOS) {
-      const chaos = await startChaosRpc(rpcUrl);
-      chaos.set(CHAOS_MIX);
-      cleanups.push(async () => {
-        const a = chaos.stats().applied;
-        console.log(
-          `chaos faults served (seed ${chaos.seed}): ${Object.entries(a)
-            .map(([k, n]) => `${k} ${n}`)
-            .join(', ')}`,
-        );
-        await chaos.close();
-      });
-      indexerUrl = chaos.url;
-      console.log('the indexer reads through the chaos proxy (every fault on); the sweeps above read the node directly');
-    }
-    const db = await benchDatabase('indexer');
-    cleanups.push(db.drop);
-    const ds = createDataSource({ url: db.url, poolSize: 2 });
-    await ds.initialize();
-    cleanups.push(() => ds.destroy());
-    await new NetworksService(ds).upsertNetwork(devchainNetwork(indexerUrl, addresses));
-
-    // BENCH_INDEXER_NODE_ARGS (e.g. "--cpu-prof") goes to the indexer's node, for profiling.
-    const nodeArgs = (process.env.BENCH_INDEXER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bin/main.ts'], {
-      cwd: ROOT,
-      // Behind the chaos proxy: what an operator behind a hosted provider sets.
-      env: indexerEnv({ databaseUrl: db.url, redisPrefix: `bench:indexer:${process.pid}:`, logLevel: 'info' }, RPC_CHAOS ? HOSTED_PROVIDER_SETTINGS : {}),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    cleanups.push(async () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    const started = new Promise<bigint>((resolve, reject) => {
-      let buf = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        buf += d.toString();
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line.includes('"indexing a network from its start block"')) resolve(process.hrtime.bigint());
-          if (process.env.BENCH_INDEXER_LOG_LEVEL === 'debug' && line.includes('"backfill range written"')) console.log(line);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`indexer exited with ${code}`)));
-    });
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
-    cleanups.push(() => client.end());
-    const begin = await started;
-    const budget = CpuBudget.standard({ indexer: child.pid, 'hardhat node': node.pid });
-    budget.begin();
-    const samples: { at: number; cursor: number; rss: number }[] = [];
-    let cursor = -1;
-    while (cursor < head) {
-      const r = await client.query<{ block_number: string }>(`SELECT block_number FROM indexer_cursors`);
-      cursor = Number(r.rows[0]?.block_number ?? -1);
-      const mem = memoryOf(child.pid!);
-      if (mem) samples.push({ at: Number(process.hrtime.bigint() - begin) / 1e9, cursor, rss: mem.rss });
-      if (cursor < head) await new Promise((res) => setTimeout(res, 10));
-    }
-    const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
-    const cpu = budget.end();
-    const peak = memoryOf(child.pid!);
-    // Transfers are stored in their own table, every other log in indexer_events.
-    const { rows } = await client.query<{ n: string }>(`SELECT (SELECT count(*) FROM indexer_events) + (SELECT count(*) FROM indexer_transfers) AS n`);
-    const stored = Number(rows[0].n);
-    const rate = stored / seconds;
-    console.log(`indexer backfill: ${stored} logs stored in ${seconds.toFixed(2)} s = ${Math.round(rate)} events/s`);
-    console.log(`ratio to the best bare sweep (span ${best.span}): ${((rate / best.rate) * 100).toFixed(1)}% (target >= 80%)`);
-    const quarter = (q: number) => samples.find((s) => s.cursor >= head * q) ?? samples[samples.length - 1];
-    console.log(
-      `indexer RSS at 25/50/75/100% of the backfill: ${[0.25, 0.5, 0.75, 1].map((q) => `${quarter(q).rss.toFixed(0)} MB`).join(' / ')}; peak (VmHWM) ${peak?.hwm.toFixed(0)} MB`,
-    );
-    // What bounds the backfill on shared cores: where its CPU went, and how many rows a log became.
-    console.log(
-      `CPU during the backfill (s): ${Object.entries(cpu)
-        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
-        .join(', ')}; wall ${seconds.toFixed(2)}`,
-    );
-    const names = await client.query<{ t: string }>(
-      `SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'indexer%' ORDER BY 1`,
-    );
-    const counts: [string, number][] = [];
-    for (const { t } of names.rows) {
-      const c = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${t}`);
-      if (Number(c.rows[0].n) > 0) counts.push([t, Number(c.rows[0].n)]);
-    }
-    counts.sort((a, b) => b[1] - a[1]);
-    const rowsWritten = counts.reduce((a, [, n]) => a + n, 0);
-    console.log(`rows stored: ${rowsWritten} (${(rowsWritten / stored).toFixed(2)} per log): ${counts.map(([t, n]) => `${t} ${n}`).join(', ')}`);
-    if (stored !== best.logs) throw new Error(`indexer stored ${stored} events, the sweep saw ${best.logs}`);
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  } finally {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  const watched = [addresses.pairFactory, addresses.mothership, addresses.pair].map((a) => a.toLowerCase());
+  let rpcUrl = node.rpcUrl;
+  if (RPC_LATENCY_MS > 0) {
+    const proxy = await startLatencyProxy(node.rpcUrl, RPC_LATENCY_MS);
+    onBenchExit('latency proxy', proxy.close);
+    rpcUrl = proxy.url;
+    console.log(`RPC reached through a loopback proxy adding ${RPC_LATENCY_MS} ms per request`);
   }
+  // Warm the node's caches once, so neither side pays for a cold first read.
+  await bareSweep(rpcUrl, watched, 0, head, 1000);
+  const sweeps = [];
+  for (const span of SWEEP_SPANS) {
+    const s = await bareSweep(rpcUrl, watched, 0, head, span);
+    sweeps.push({ span, ...s, rate: s.logs / s.seconds });
+    console.log(
+      `bare eth_getLogs sweep, span ${String(span).padStart(3)}: ${s.logs} logs in ${s.seconds.toFixed(2)} s = ${Math.round(s.logs / s.seconds)} logs/s`,
+    );
+  }
+  const best = sweeps.reduce((a, b) => (b.rate > a.rate ? b : a));
+
+  let indexerUrl = rpcUrl;
+  if (RPC_CHAOS) {
+    const chaos = await startChaosRpc(rpcUrl);
+    chaos.set(CHAOS_MIX);
+    onBenchExit('chaos proxy', async () => {
+      const a = chaos.stats().applied;
+      console.log(
+        `chaos faults served (seed ${chaos.seed}): ${Object.entries(a)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')}`,
+      );
+      await chaos.close();
+    });
+    indexerUrl = chaos.url;
+    console.log('the indexer reads through the chaos proxy (every fault on); the sweeps above read the node directly');
+  }
+  const db = await benchDatabase('indexer');
+  const ds = createDataSource({ url: db.url, poolSize: 2 });
+  await ds.initialize();
+  onBenchExit('database pool', () => ds.destroy());
+  await new NetworksService(ds).upsertNetwork(devchainNetwork(indexerUrl, addresses));
+
+  // BENCH_INDEXER_NODE_ARGS (e.g. "--cpu-prof") goes to the indexer's node, for profiling.
+  const nodeArgs = (process.env.BENCH_INDEXER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bin/main.ts'], {
+    cwd: ROOT,
+    // Behind the chaos proxy: what an operator behind a hosted provider sets.
+    env: indexerEnv({ databaseUrl: db.url, redisPrefix: benchPrefix('indexer', BENCH_REDIS_URL), logLevel: 'info' }, RPC_CHAOS ? HOSTED_PROVIDER_SETTINGS : {}),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  stopOnBenchExit(child, 'indexer');
+  const started = new Promise<bigint>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.includes('"indexing a network from its start block"')) resolve(process.hrtime.bigint());
+        if (process.env.BENCH_INDEXER_LOG_LEVEL === 'debug' && line.includes('"backfill range written"')) console.log(line);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`indexer exited with ${code}`)));
+  });
+  const client = new Client({ connectionString: db.url });
+  await client.connect();
+  onBenchExit('database client', () => client.end());
+  const begin = await started;
+  const budget = CpuBudget.standard({ indexer: child.pid, 'hardhat node': node.pid });
+  budget.begin();
+  const samples: { at: number; cursor: number; rss: number }[] = [];
+  let cursor = -1;
+  while (cursor < head) {
+    const r = await client.query<{ block_number: string }>(`SELECT block_number FROM indexer_cursors`);
+    cursor = Number(r.rows[0]?.block_number ?? -1);
+    const mem = memoryOf(child.pid!);
+    if (mem) samples.push({ at: Number(process.hrtime.bigint() - begin) / 1e9, cursor, rss: mem.rss });
+    if (cursor < head) await new Promise((res) => setTimeout(res, 10));
+  }
+  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  const cpu = budget.end();
+  const peak = memoryOf(child.pid!);
+  // Transfers are stored in their own table, every other log in indexer_events.
+  const { rows } = await client.query<{ n: string }>(`SELECT (SELECT count(*) FROM indexer_events) + (SELECT count(*) FROM indexer_transfers) AS n`);
+  const stored = Number(rows[0].n);
+  const rate = stored / seconds;
+  console.log(`indexer backfill: ${stored} logs stored in ${seconds.toFixed(2)} s = ${Math.round(rate)} events/s`);
+  console.log(`ratio to the best bare sweep (span ${best.span}): ${((rate / best.rate) * 100).toFixed(1)}% (target >= 80%)`);
+  const quarter = (q: number) => samples.find((s) => s.cursor >= head * q) ?? samples[samples.length - 1];
+  console.log(
+    `indexer RSS at 25/50/75/100% of the backfill: ${[0.25, 0.5, 0.75, 1].map((q) => `${quarter(q).rss.toFixed(0)} MB`).join(' / ')}; peak (VmHWM) ${peak?.hwm.toFixed(0)} MB`,
+  );
+  // What bounds the backfill on shared cores: where its CPU went, and how many rows a log became.
+  console.log(
+    `CPU during the backfill (s): ${Object.entries(cpu)
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(', ')}; wall ${seconds.toFixed(2)}`,
+  );
+  const names = await client.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'indexer%' ORDER BY 1`);
+  const counts: [string, number][] = [];
+  for (const { t } of names.rows) {
+    const c = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${t}`);
+    if (Number(c.rows[0].n) > 0) counts.push([t, Number(c.rows[0].n)]);
+  }
+  counts.sort((a, b) => b[1] - a[1]);
+  const rowsWritten = counts.reduce((a, [, n]) => a + n, 0);
+  console.log(`rows stored: ${rowsWritten} (${(rowsWritten / stored).toFixed(2)} per log): ${counts.map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  if (stored !== best.logs) throw new Error(`indexer stored ${stored} events, the sweep saw ${best.logs}`);
+  await stopChild(child);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench:indexer failed: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -10,6 +10,7 @@ import { PhoenixConnection } from '../support/phoenix-connection';
 import { benchServiceEnv } from '../support/service-env';
 import { startOtlpReceiver } from '../../test/support/otlp-receiver';
 import { offerTraces, stageTable } from './offer-trace';
+import { runBench, stopChild } from '../support/bench-cleanup';
 
 /**
  * bench:offer: how long a maker's signed offer takes to reach the taker. At RATE quotes a
@@ -220,8 +221,7 @@ async function service(): Promise<{ lat: Latencies; created: number; offered: nu
   } finally {
     await collector?.close();
     for (const c of conns) c.close();
-    child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1500));
+    await stopChild(child);
     clearTimeout(killer);
     await db.drop();
   }
@@ -275,8 +275,7 @@ async function bare(): Promise<Latencies> {
     return lat;
   } finally {
     for (const c of conns) c.close();
-    child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    await stopChild(child);
   }
 }
 
@@ -298,11 +297,5 @@ export async function offerBench(): Promise<void> {
 }
 
 if (require.main === module) {
-  offerBench().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-      process.exit(1);
-    },
-  );
+  runBench(offerBench);
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createDataSource } from '../../shared/entities';
 import { OrganizationService } from '../../shared/identity/organization.service';
 import { NetworksService } from '../../shared/networks';
+import { benchPrefix } from '../support/bench-cleanup';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
@@ -110,7 +111,7 @@ export function spawnOrdersApi(databaseUrl: string) {
       ROLES: 'api',
       PORT: '0',
       DATABASE_URL: databaseUrl,
-      REDIS_PREFIX: `bench:${Date.now()}:`,
+      REDIS_PREFIX: benchPrefix('orders'),
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       DEVCHAIN: 'off',
       NODE_ENV: 'production',

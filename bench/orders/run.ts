@@ -3,6 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { RfqClient } from '../../client/src';
 import { spawnServer } from '../support/spawn-server';
 import { indexPlacements, orderBody, ordersBenchDatabase, spawnOrdersApi } from './orders-fixture';
+import { runBench, stopChild } from '../support/bench-cleanup';
 
 /*
  * bench:orders. Two figures, each beside a bare Express route measured in the same run:
@@ -104,19 +105,11 @@ export async function ordersBench(): Promise<void> {
       `p99 POST /api/exclusive-fill ${r.fillP99.toFixed(1)} ms   bare route p99 ${r.bareP99.toFixed(1)} ms   ratio ${(r.fillP99 / r.bareP99).toFixed(2)}\n`,
     );
   } finally {
-    api.child.kill('SIGTERM');
-    bareSrv.child.kill('SIGTERM');
-    await new Promise((res) => setTimeout(res, 1500));
+    await Promise.all([stopChild(api.child), stopChild(bareSrv.child)]);
     await db.drop();
   }
 }
 
 if (require.main === module) {
-  ordersBench().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-      process.exit(1);
-    },
-  );
+  runBench(ordersBench);
 }

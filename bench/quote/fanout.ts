@@ -7,6 +7,7 @@ import { benchServiceEnv } from '../support/service-env';
 import { oneLegQuoteBody, quoteBenchDatabase } from './quote-fixture';
 import { startOtlpReceiver } from '../../test/support/otlp-receiver';
 import { fanoutStageTable, quoteTraces } from './fanout-trace';
+import { runBench, stopChild } from '../support/bench-cleanup';
 
 const MAKERS = Number(process.env.BENCH_MAKERS ?? 500);
 const QUOTES = Number(process.env.BENCH_QUOTES ?? 100);
@@ -109,20 +110,12 @@ export async function fanout(): Promise<void> {
   } finally {
     await collector?.close();
     for (const s of sockets) s.close();
-    child.kill('SIGTERM');
-    socketTier?.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1500));
+    await Promise.all([stopChild(child), socketTier && stopChild(socketTier.child)]);
     clearTimeout(killer);
     await db.drop();
   }
 }
 
 if (require.main === module) {
-  fanout().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-      process.exit(1);
-    },
-  );
+  runBench(fanout);
 }

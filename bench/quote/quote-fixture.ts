@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { zeroAddress } from 'viem';
 import { createDataSource } from '../../shared/entities';
 import { NetworksService } from '../../shared/networks';
+import { benchPrefix } from '../support/bench-cleanup';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
 import { BENCH_WRITE_LIMITS } from './bench-limits';
@@ -80,7 +81,7 @@ export function spawnQuoteApi(databaseUrl: string, extraEnv: Record<string, stri
       ROLES: 'api',
       PORT: '0',
       DATABASE_URL: databaseUrl,
-      REDIS_PREFIX: `bench:${Date.now()}:`,
+      REDIS_PREFIX: benchPrefix('quote'),
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       DEVCHAIN: 'off',
       NODE_ENV: 'production',

@@ -4,6 +4,7 @@ import { spawnServer } from '../support/spawn-server';
 import { startOtlpReceiver } from '../../test/support/otlp-receiver';
 import { butterflyBody, quoteBenchDatabase, spawnQuoteApi } from './quote-fixture';
 import { quoteStageTable } from './quote-trace';
+import { runBench, stopChild } from '../support/bench-cleanup';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -76,19 +77,11 @@ export async function quoteThroughput(): Promise<void> {
     }
   } finally {
     await collector?.close();
-    api.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1500));
+    await Promise.all([stopChild(api.child), stopChild(bare.child)]);
     await db.drop();
   }
 }
 
 if (require.main === module) {
-  quoteThroughput().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-      process.exit(1);
-    },
-  );
+  runBench(quoteThroughput);
 }

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseQuoteRequest } from '../../shared/quotes/quote-request';
 import { butterflyBody, quoteBenchDatabase, spawnQuoteApi } from './quote-fixture';
+import { runBench, stopChild } from '../support/bench-cleanup';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -64,18 +65,11 @@ export async function validationCost(): Promise<void> {
       `share of create spent validating     ${((100 * parse) / create).toFixed(2).padStart(8)} %   (a hand fast path pays only above 5 %)\n`,
     );
   } finally {
-    api.child.kill('SIGTERM');
-    await new Promise((resolve) => api.child.once('exit', resolve));
+    await stopChild(api.child);
     await db.drop();
   }
 }
 
 if (require.main === module) {
-  validationCost().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-      process.exit(1);
-    },
-  );
+  runBench(validationCost);
 }

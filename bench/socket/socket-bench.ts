@@ -6,9 +6,10 @@ import { performance } from 'node:perf_hooks';
 import type WebSocket from 'ws';
 import { loadConfig } from '../../shared/platform/config';
 import { EventPublisher, rfqStreamTopic, topics } from '../../shared/events';
-import { closeRedis, createRedis, type Redis } from '../../shared/platform/redis';
+import { closeRedis, createRedis } from '../../shared/platform/redis';
 import { hashStreamToken, StreamTokens } from '../../shared/platform/stream-tokens';
 import { HeartbeatPacer, joinAll } from './phoenix-clients';
+import { benchPrefix, cleanUpBench, runBench, stopOnBenchExit } from '../support/bench-cleanup';
 
 /**
  * Socket tier benchmark (target in docs/PERFORMANCE.md, "Socket tier": 100,000 idle joined connections on one replica at <= 6 KB
@@ -126,6 +127,7 @@ function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  stopOnBenchExit(child, 'socket server');
   const queues = new Map<string, ((m: unknown) => void)[]>();
   const ask = <T>(type: string, message: object) =>
     new Promise<T>((res) => {
@@ -158,6 +160,7 @@ interface ClientProcess {
 
 function startClientProcess(): Promise<ClientProcess> {
   const child = fork(path.join(__dirname, 'socket-client-child.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  stopOnBenchExit(child, 'socket client');
   let pending: { answer: string; resolve: (m: unknown) => void; reject: (e: Error) => void } | null = null;
   child.on('message', (msg: { type: string; error?: string }) => {
     if (!pending) return;
@@ -180,15 +183,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
-
 async function mintTokens(tokens: StreamTokens, n: number): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < n; i += 1000) out.push(...(await Promise.all(Array.from({ length: Math.min(1000, n - i) }, () => tokens.mint('rfq', 3600)))));
@@ -196,7 +190,7 @@ async function mintTokens(tokens: StreamTokens, n: number): Promise<string[]> {
 }
 
 async function main(): Promise<void> {
-  const prefix = `bench:socket:${process.pid}:`;
+  const prefix = benchPrefix('socket');
   const config = loadConfig({ ...process.env, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' });
   const redis = createRedis(config);
   const tokens = new StreamTokens(redis, prefix);
@@ -232,7 +226,7 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: deadline of ${DEADLINE_MS} ms passed, stopping\n`);
     server.child.kill('SIGKILL');
     for (const c of clients) c.child.kill('SIGKILL');
-    process.exit(2);
+    void cleanUpBench().finally(() => process.exit(2));
   }, DEADLINE_MS);
 
   try {
@@ -402,15 +396,8 @@ async function main(): Promise<void> {
     for (const c of clients) c.child.send({ type: 'stop' });
     server.child.send({ type: 'stop' });
     await new Promise((r) => server.child.once('exit', r));
-    await deleteKeys(redis, prefix);
     await closeRedis(redis);
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 import { benchDatabase } from '../support/bench-db';
+import { benchPrefix, runBench, stopOnBenchExit } from '../support/bench-cleanup';
 
 /**
  * Start time and memory of each role, run from its TypeScript sources through tsx (the baseline:
@@ -47,6 +48,7 @@ async function startOnce(form: Form, role: (typeof ROLES)[number], env: Record<s
     env: { PATH: process.env.PATH ?? '', ...env, ROLES: role.role },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  stopOnBenchExit(child, `${form.name} ${role.role}`);
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
   const db = await benchDatabase('startup');
   const env = {
     DATABASE_URL: db.url,
-    REDIS_PREFIX: `bench:startup:${Date.now().toString(36)}:`,
+    REDIS_PREFIX: benchPrefix('startup'),
     DEVCHAIN: 'off',
     MIGRATE_ON_START: 'false',
     HOST: '127.0.0.1',
@@ -132,7 +134,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+runBench(main);

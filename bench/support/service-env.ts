@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
+import { benchPrefix } from './bench-cleanup';
 
 /**
  * The environment of a service process a bench starts with `bin/main.ts`: production mode on its
- * own throwaway database and Redis prefix, no devchain, fresh secrets (production refuses the
+ * own throwaway database and Redis prefix (its keys deleted when the bench ends), no devchain, fresh secrets (production refuses the
  * public development signing key), the write budgets raised past what one bench address sends.
  * `extra` adds or overrides keys (limits a bench needs raised, RPC settings, log level).
  */
@@ -12,7 +13,7 @@ export function benchServiceEnv(opts: { roles: string; databaseUrl: string; tag:
     ROLES: opts.roles,
     PORT: '0',
     DATABASE_URL: opts.databaseUrl,
-    REDIS_PREFIX: `bench:${opts.tag}:${Date.now()}:`,
+    REDIS_PREFIX: benchPrefix(opts.tag),
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     DEVCHAIN: 'off',
     NODE_ENV: 'production',

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
+import { stopOnBenchExit } from './bench-cleanup';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -9,7 +10,7 @@ const ROOT = path.resolve(__dirname, '../..');
  * Starts a TypeScript server script in its own process and resolves with the port from its
  * `readyMsg` log line (0 when that line names none: a process without a listener, such as the
  * indexer role alone, logs `started`). After that its log lines are drained unread, as a log
- * shipper would.
+ * shipper would. It is stopped when the bench ends (bench-cleanup.ts), if it has not ended before.
  */
 export function spawnServer(script: string, env: Record<string, string>, readyMsg: string): { child: ChildProcess; port: Promise<number> } {
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches every server a bench starts.
@@ -24,6 +25,7 @@ export function spawnServer(script: string, env: Record<string, string>, readyMs
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  stopOnBenchExit(child, script);
   const port = new Promise<number>((resolve, reject) => {
     let buf = '';
     const onData = (d: Buffer) => {

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { freePort } from '../support/chain';
 import { waitForPing } from '../support/redis-ping';
+import { runTempDir } from '../support/run-temp-dir';
 
 /**
  * A private `redis-server` for one test file, on its own 127.0.0.1 port, that the test can stop
@@ -18,7 +17,7 @@ export interface TestRedis {
   port: number;
   /** Stops the server (SIGTERM waits for the AOF to be flushed; SIGKILL does not). */
   stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
-  /** Starts it again on the same port with the same data directory; resolves once it answers PING. */
+  /** Starts it again on the same port with the same data directory; resolves once it answers PING. Running already: nothing to do. */
   start(): Promise<void>;
   /** SIGSTOP: connections stay open and nothing answers, as with a hung server or a partition. */
   pause(): void;
@@ -40,7 +39,7 @@ export interface TestRedisOptions {
 
 export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestRedis> {
   const port = await freePort();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'rfq-faults-redis-'));
+  const dir = runTempDir('faults-redis');
   let child: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
   const killOnExit = () => {
@@ -50,6 +49,9 @@ export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestR
   process.on('exit', killOnExit);
 
   const start = async () => {
+    // A second server on the port would fail to bind and exit while the first, no longer
+    // tracked, outlived the test (a whole run left one redis-server behind this way).
+    if (child && child.exitCode === null && child.signalCode === null) return;
     const c = spawn(
       'redis-server',
       [

@@ -5,6 +5,7 @@ import { errorBodySchema } from '../../api/http/error-cases';
 import { routeSpecsOf } from '../../api/http/mount-routes';
 import { specViolation } from '../support/conformance-check';
 import { mountedRoutes, routeKey } from '../support/mounted-routes';
+import { testSeed } from '../support/test-seed';
 import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-world';
 
 /**
@@ -16,8 +17,9 @@ import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-worl
  * key under the test's prefix, and no accepted order has a timestamp past ORDER_MAX_HORIZON_SECONDS.
  */
 
+/** The budget is a count, and the requests come from the run's seed (TEST_SEED): a failure replays. */
 const RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? 10_000);
-const SEED = process.env.FUZZ_HTTP_SEED === undefined ? Date.now() : Number(process.env.FUZZ_HTTP_SEED);
+const SEED = testSeed();
 
 const ERROR_BODY_FIELDS = Object.keys(errorBodySchema.shape);
 
@@ -141,6 +143,8 @@ describe('HTTP fuzz: every mounted route', () => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
   beforeAll(async () => {
+    // Before the first request: a run that hangs or crashes still says which seed replays it.
+    process.stdout.write(`http fuzz: seed ${SEED}, ${RUNS} requests (TEST_SEED=${SEED} FUZZ_HTTP_RUNS=${RUNS} replays it)\n`);
     world = await createFuzzWorld();
   }, 60_000);
   afterAll(async () => {

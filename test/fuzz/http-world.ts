@@ -1,8 +1,9 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { ApiContext } from '../../api/context';
 import { randomUUID } from 'node:crypto';
+import { closeServer, listen } from '../../api/server';
+import { Lifecycle } from '../../shared/platform/lifecycle';
 import { NetworksService } from '../../shared/networks';
 import { fillerConsentMessage } from '../../shared/dutch';
 import { makerKeyVerificationMessage } from '../../shared/identity/key-verification';
@@ -243,8 +244,8 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     far((d) => ({ ...d, intentStartTime: d.intentStartTime + 2 * 366 * 86400 })),
   ];
 
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // The server the api role listens with (api/server.ts): its timeouts, and its answer to a request Node's parser refuses.
+  const server = await listen({ app, host: '127.0.0.1', port: 0, logger: env.logger, lifecycle: new Lifecycle(env.logger, 10_000), name: 'fuzz api' });
   const { port } = server.address() as AddressInfo;
 
   const tables: string[] = (
@@ -345,7 +346,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     },
     async close() {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       await env.close();
     },
   };

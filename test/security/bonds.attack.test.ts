@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { brokeredRequest, networkContract, RfqClient, signDutchRequest } from '../../client/src';
@@ -117,7 +118,7 @@ describe('attack: free Dutch bids, no-show winners and runaway bonds', () => {
         tokens: [{ token0: weth, token1: usdc, premium_token: usdc }],
         dutch_premium: { token: usdc, maker_pays_taker: false, start_premium: '100000000', end_premium: '200000000', decay_rate: '0', auction_start: now },
         auction_end: now + 300,
-        taker_nonce: String(Date.now()) + String(Math.floor(Math.random() * 1000)),
+        taker_nonce: String(Date.now()) + String(randomInt(1000)),
       },
       directions,
       mothership,

@@ -1,11 +1,36 @@
-import { dropDatabase, withAdmin } from './test-db';
+import { killProcesses, runDatabases, runKeys, runProcessesAfter } from './leftovers';
 
-/** Drops every database this run made (the template and any a crashed file left behind). */
+/** How long the run's processes get to end after the last file (a worker's Hardhat node ends with it). */
+const PROCESS_GRACE_MS = 10_000;
+const SHOWN = 10;
+
+/**
+ * Once per jest run, after the last file: counts what the run left behind (processes, databases,
+ * Redis keys, test/support/leftovers.ts), prints it, cleans it up, and fails the run on any, so a
+ * test that does not close what it opened is found by the run that has it, not by the machine a
+ * week later (docs/TESTING.md, "Cleanup"). The run's template database is dropped either way.
+ */
 export default async function globalTeardown(): Promise<void> {
   const run = process.env.RFQ_TEST_RUN_ID;
   if (!run) return;
-  await withAdmin(async (c) => {
-    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`rfq_t_${run}_%`]);
-    for (const r of rows) await dropDatabase(c, r.datname);
-  });
+  const processes = await runProcessesAfter(run, PROCESS_GRACE_MS);
+  killProcesses(processes);
+  const databases = await runDatabases(run, { drop: true });
+  const keys = await runKeys(run, process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { unlink: true });
+
+  const lines: string[] = [];
+  for (const p of processes) lines.push(`  ${p.kind} (pid ${p.pid}): ${p.command}`);
+  for (const d of databases) lines.push(`  database ${d}`);
+  for (const [db, names] of keys)
+    lines.push(
+      `  ${names.length} Redis key(s) in ${db}: ${names.slice(0, SHOWN).join(', ')}${names.length > SHOWN ? `, ... (${names.length - SHOWN} more)` : ''}`,
+    );
+  const keyCount = [...keys.values()].reduce((n, k) => n + k.length, 0);
+  if (lines.length === 0) {
+    process.stdout.write('cleanup: the run left no process, database or Redis key behind\n');
+    return;
+  }
+  const summary = `the run left ${processes.length} process(es), ${databases.length} database(s) and ${keyCount} Redis key(s) behind`;
+  process.stdout.write(`\ncleanup: ${summary} (removed now):\n${lines.join('\n')}\n`);
+  throw new Error(`${summary}: a test does not close what it opened (listed above)`);
 }

@@ -1,10 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { waitForPing } from './redis-ping';
+import { runTempDir } from './run-temp-dir';
 
 const run = promisify(execFile);
 
@@ -49,7 +50,7 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
   const replicas = opts.replicasPerMaster ?? 0;
   if (masters < 3) throw new Error('a Redis Cluster needs at least 3 masters');
   const total = masters * (1 + replicas);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'rfq-redis-cluster-'));
+  const dir = runTempDir('redis-cluster');
   const children: ChildProcess[] = [];
   const killAll = () => {
     for (const c of children) {
@@ -158,7 +159,7 @@ async function freeClusterPorts(count: number): Promise<number[]> {
   const out: number[] = [];
   for (let tries = 0; out.length < count; tries++) {
     if (tries > 2000) throw new Error('no free port pair for a Redis Cluster node');
-    const port = 15000 + Math.floor(Math.random() * 7768);
+    const port = 15000 + randomInt(7768);
     if (out.includes(port) || out.includes(port + 10000) || out.includes(port - 10000)) continue;
     if ((await canListen(port)) && (await canListen(port + 10000))) out.push(port);
   }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 import { loadConfig, type Config } from '../../shared/platform/config';
@@ -52,7 +52,7 @@ export async function createTestEnv(overrides: Record<string, string | undefined
       } catch (err) {
         // Another file cloning the template at the same instant: retry shortly.
         if ((err as { code?: string }).code !== '55006' || attempt > 50) throw err;
-        await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+        await new Promise((r) => setTimeout(r, 50 + randomInt(100)));
       }
     }
   });

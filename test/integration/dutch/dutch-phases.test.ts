@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { zeroAddress } from 'viem';
 import type { z } from 'zod';
 import { competingWire, fillableWire, makerBidWire, takerBidWire, takerDutchQuoteWire, winnerAwardWire } from '../../../wire/src/dutch.wire';
@@ -82,7 +83,7 @@ describe('Dutch phases', () => {
   /** Waits until the topic has an event matching `check`, then, after a sentinel, returns all it got. */
   async function settled(topic: ReturnType<typeof topics.rfqStream>, check: (e: SeenEvent[]) => boolean, timeoutMs = 15000) {
     await eventually(() => topicEvents(env, topic), check, timeoutMs);
-    const sentinel = `sentinel-${Math.random()}`;
+    const sentinel = `sentinel-${randomUUID()}`;
     await new EventPublisher({ redis: env.redis, config: env.config }).publish(topic, 'rfq_result', { quote_id: sentinel });
     const all = await eventually(
       () => topicEvents(env, topic),

@@ -1,4 +1,4 @@
-import { boundaryBroken, DOMAIN_BOUNDARIES } from '../../../bin/lint-deps';
+import { boundaryBroken, DOMAIN_BOUNDARIES, layerOf, narrowerRule } from '../../../bin/lint-deps';
 
 describe('dependency lint: domain boundaries', () => {
   it('keeps shared/explore out of shared/loans entirely', () => {
@@ -19,5 +19,19 @@ describe('dependency lint: domain boundaries', () => {
     expect(boundaryBroken('shared/explore/explore-streams.ts', 'shared/explore/feed-lock.ts')).toBeNull();
     expect(boundaryBroken('workers/explore/explore-feeds.ts', 'shared/loans/index.ts')).toBeNull();
     expect(DOMAIN_BOUNDARIES.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('dependency lint: bench/', () => {
+  it('is a layer of its own, and test/ files a bench reaches are one too', () => {
+    expect(layerOf('bench/explore/run.ts')).toBe('bench');
+    expect(layerOf('test/support/chaos-rpc.ts')).toBe('test');
+  });
+
+  it('lets a bench import the test helpers in test/support/ and no test', () => {
+    expect(narrowerRule('bench/indexer/run.ts', 'test/support/chaos-rpc.ts')).toBeNull();
+    expect(narrowerRule('bench/indexer/run.ts', 'test/integration/indexer/harness.ts')).toBe('bench/ may import test/ only from test/support/');
+    expect(narrowerRule('test/support/chain-activity.ts', 'test/integration/indexer/harness.ts')).toBeNull();
+    expect(narrowerRule('bench/indexer/run.ts', 'dev/hardhat-node.ts')).toBeNull();
   });
 });
