@@ -119,6 +119,7 @@ export class RedisLossKeeper {
         epoch: loss.epoch,
         restarted: loss.restarted,
         evicted_keys: loss.evictedKeys,
+        ...(loss.shard ? { shard: loss.shard } : {}),
         redone,
         failed,
         rebuild_ms: Date.now() - started,

@@ -23,16 +23,25 @@ import type { EventCatalog, TopicRef, TopicRules } from './event-types';
  * cluster the epoch key is in another slot and the publisher passes the floor it knows; since a
  * loss is what recreates counters, the script then refuses to create a missing counter (answers
  * seq -1, writing nothing) until the publisher has read the epoch key afresh (and, when it is
- * gone, opened the new epoch) and passes that floor with leave to create.
+ * gone, opened the new epoch) and passes that floor with leave to create. A counter can also go
+ * back without going missing, when a replica that lacked the last writes takes over its master:
+ * on a cluster the publisher therefore passes the masters its last epoch check found intact, and
+ * the script answers seq -2, writing nothing, on any other node (CLUSTER MYID), until a check has
+ * judged the newcomer (a failover opens a new epoch, whose floor the counter then starts above).
  * KEYS: seq, log, once, stream token (token topics; else any key, unread), epoch (on one Redis
  * with an epoch; else any key, unread), all in one cluster slot.
  * ARGV: live channel (same slot), event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once,
  * token grace ms ('' = shared topic), PUBLISH or SPUBLISH (sharded pub/sub on a cluster), the
  * publishing span's traceparent ('' = none; it goes in the live message only, never to a client),
- * the floor ('' = none, 'key' = the epoch key's, else a number), '1' to refuse creating a missing counter.
+ * the floor ('' = none, 'key' = the epoch key's, else a number), '1' to refuse creating a missing counter,
+ * the verified masters' node ids, comma-joined ('' = no check: one Redis, or no epoch).
  */
 const PUBLISH = new LuaScript(
   `
+if ARGV[13] ~= '' then
+  local me = redis.call('CLUSTER', 'MYID')
+  if not string.find(',' .. ARGV[13] .. ',', ',' .. me .. ',', 1, true) then return {-2, 0} end
+end
 local floor = 0
 if ARGV[11] == 'key' then
   local f = redis.call('HGET', KEYS[5], 'floor')
@@ -183,13 +192,25 @@ export class TopicEventPublisher<C extends EventCatalog> {
       publishCommand(this.deps.redis),
     ];
     // On a cluster the floor passed is the one this process last read: a counter to be created is
-    // the first sign of a loss it may not have noticed yet, so creating one waits for a fresh read.
+    // the first sign of a loss it may not have noticed yet, so creating one waits for a fresh read;
+    // and a master no check has seen yet (a promoted replica) waits for one.
     const guarded = epoch !== undefined && floor !== '' && floor !== 'key';
     const send = async (traceparent: string) => {
-      const first = (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, floor, guarded ? '1' : '0'])) as [number, number];
-      if (first[0] !== -1 || !epoch) return first;
-      const fresh = String(await epoch.freshFloor());
-      return (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, fresh, '0'])) as [number, number];
+      let at = floor;
+      let create = guarded ? '1' : '0';
+      for (let attempt = 0; ; attempt++) {
+        const gate = guarded ? epoch.verifiedMasters : '';
+        const sent = (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, at, create, gate])) as [number, number];
+        if (sent[0] >= 0 || !guarded) return sent;
+        if (attempt === 2) throw new Error('publish refused: its Redis master has not been checked for lost data yet (a failover in progress); retried later');
+        if (sent[0] === -1) {
+          at = String(await epoch.freshFloor(seqKey));
+          create = '0';
+        } else {
+          await epoch.check();
+          at = String(epoch.current!.floor);
+        }
+      }
     };
     const [seq, dup] = this.deps.tracer ? await traced(this.deps.tracer, topic.kind, event, send) : await send('');
     this.published?.inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });
