@@ -75,7 +75,7 @@ export async function failoverLosingWrites(
   const readOnMaster = async () => Number((await onMaster.get(probeKey)) ?? 0);
   try {
     // Caught up first: what the replica lacks afterwards is what the cut cost, nothing older.
-    await waitUntil(async () => Number(await onMaster.call('WAIT', '1', '1000')) >= 1, 60_000, 'the replica to acknowledge the master\'s writes');
+    await waitUntil(async () => Number(await onMaster.call('WAIT', '1', '1000')) >= 1, 60_000, "the replica to acknowledge the master's writes");
     replica.pause();
     let resumed = false;
     try {

@@ -126,7 +126,9 @@ export class RedisEpoch {
   ) {
     const keys = new RedisKeys(opts.prefix);
     this.key = keys.key('redis', 'epoch');
-    this.shards = redis.isCluster ? new ShardMarkers(redis as Cluster, { epoch: this.key, marker: (tag) => keys.key('redis', 'epoch', 'shard', hashTag(tag)) }) : null;
+    this.shards = redis.isCluster
+      ? new ShardMarkers(redis as Cluster, { epoch: this.key, marker: (tag) => keys.key('redis', 'epoch', 'shard', hashTag(tag)) })
+      : null;
     byClient.set(redis, this);
   }
 

@@ -291,14 +291,22 @@ describe('the Redis data epoch on a Redis Cluster', () => {
     const seen = (await pub.publish(topic, 'rfq_request', { quote_id: 'f' } as never)).seq;
     expect(await epoch.check()).toBeNull();
     const before = epoch.current!;
-    const flush = () => primaryNodes(env.redis).find((n) => `${n.options.host}:${n.options.port}` === shard.master.address)!.flushall();
+    const flush = () =>
+      primaryNodes(env.redis)
+        .find((n) => `${n.options.host}:${n.options.port}` === shard.master.address)!
+        .flushall();
 
     await flush();
     expect(await env.redis.exists(epoch.key)).toBe(1);
     // The counter is gone with its master: the publish reads that master's marker, finds it gone,
     // and the loss is noticed, a new epoch opened and the counter started above its floor first.
     const after = await pub.publish(topic, 'rfq_request', { quote_id: 'g' } as never);
-    expect(losses.at(-1)).toMatchObject({ reason: 'shard_flushed', previousEpoch: before.epoch, epoch: before.epoch + 1, shard: { node: shard.master.address } });
+    expect(losses.at(-1)).toMatchObject({
+      reason: 'shard_flushed',
+      previousEpoch: before.epoch,
+      epoch: before.epoch + 1,
+      shard: { node: shard.master.address },
+    });
     expect(after.seq).toBe(epoch.current!.floor + 1);
     const read = await new EventHistory(env.redis, env.config).readSince(topic.key, seen);
     expect(read).toMatchObject({ recovered: false, resumeAfter: epoch.current!.floor });
