@@ -79,9 +79,12 @@ export function parseClusterNodes(text: string): ClusterNode[] {
     });
 }
 
-/** A master serving slots that no node has marked failing: what holds keys right now. */
+/**
+ * A master serving slots that the cluster has not failed: what holds keys right now. A master
+ * only suspected by one node (`fail?`, a slow answer on a busy machine) still serves its slots.
+ */
 export function isLiveMaster(n: ClusterNode): boolean {
-  return n.flags.includes('master') && !n.flags.includes('fail') && !n.flags.includes('fail?') && !n.flags.includes('noaddr') && n.slots.length > 0;
+  return n.flags.includes('master') && !n.flags.includes('fail') && !n.flags.includes('noaddr') && n.slots.length > 0;
 }
 
 export function ownsSlot(n: ClusterNode, slot: number): boolean {

@@ -142,6 +142,11 @@ export class RedisEpoch {
     return this.state;
   }
 
+  /** On a cluster, the key of the shard marker that lives in `slot` (shard-markers.ts); null on one Redis. */
+  markerKeyOf(slot: number): string | null {
+    return this.shards?.markerKey(slot) ?? null;
+  }
+
   /**
    * On a cluster, the ids of the masters the last check found intact, comma-joined ('-' before
    * one): the publish script runs only on one of them, so nothing is numbered on a master that
@@ -197,8 +202,14 @@ export class RedisEpoch {
     const [epoch, beat] = (await BEAT.run(this.redis, [this.key], [])) as [number, number];
     if (epoch > 0) {
       this.adopt(epoch, beat);
-      // A master that lost its data while no process watched: its listed marker is gone.
-      const found = this.shards ? await this.shards.inspect() : null;
+      // A master that lost its data while no process watched: its listed marker is gone. A master
+      // that does not answer yet is left to the first timed check (publishes wait for one).
+      const found = this.shards
+        ? await this.shards.inspect().catch((err: unknown) => {
+            this.opts.logger.warn({ err: (err as Error).message }, 'redis epoch: the shard markers could not be read at start; the next check reads them');
+            return null;
+          })
+        : null;
       if (!found?.finding) {
         if (found) await this.shards!.accept(found, epoch);
         return null;

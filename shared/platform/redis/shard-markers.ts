@@ -83,7 +83,7 @@ return 1
  */
 export class ShardMarkers {
   private known = new Map<number, { beat: number; me: string }>();
-  private verified: string[] = [];
+  private verified = '-';
 
   constructor(
     private readonly redis: Cluster,
@@ -97,13 +97,13 @@ export class ShardMarkers {
 
   /** Ids of the masters every marker was found intact on at the last check, comma-joined; '-' before one. */
   get verifiedMasters(): string {
-    return this.verified.length > 0 ? this.verified.join(',') : '-';
+    return this.verified;
   }
 
   /** Forgets what earlier checks saw: a new epoch starts the markers' record again. */
   forget(): void {
     this.known.clear();
-    this.verified = [];
+    this.verified = '-';
   }
 
   /**
@@ -123,7 +123,7 @@ export class ShardMarkers {
    * handled what was found.
    */
   async inspect(): Promise<{ finding: ShardFinding | null; reads: MarkerRead[]; live: ClusterNode[] }> {
-    const nodes = parseClusterNodes(String(await this.redis.cluster('NODES')));
+    const nodes = parseClusterNodes(await this.clusterNodes());
     const live = nodes.filter(isLiveMaster);
     const listed = new Set(
       Object.keys(await this.redis.hgetall(this.keys.epoch))
@@ -153,7 +153,21 @@ export class ShardMarkers {
     await Promise.all(present.filter((r) => r.was !== r.me).map((r) => this.redis.hset(this.markerKey(r.slot), 'master', r.me)));
     if (present.length > 0) await REGISTER.run(this.redis, [this.keys.epoch], [epoch, ...present.map((r) => r.slot)]);
     this.known = new Map(present.map((r) => [r.slot, { beat: r.beat, me: r.me }]));
-    this.verified = inspected.live.map((m) => m.id);
+    const ids = new Set([...present.map((r) => r.me), ...inspected.live.map((m) => m.id)]);
+    this.verified = ids.size > 0 ? [...ids].join(',') : '-';
+  }
+
+  /** `CLUSTER NODES` from the first master that answers (the client may still list one that failed). */
+  private async clusterNodes(): Promise<string> {
+    let last: unknown = new Error('no Redis Cluster master known');
+    for (const node of this.redis.nodes('master')) {
+      try {
+        return String(await node.cluster('NODES'));
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
   }
 
   private judge(reads: MarkerRead[], live: ClusterNode[], nodes: ClusterNode[]): ShardFinding | null {

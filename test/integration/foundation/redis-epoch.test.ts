@@ -22,9 +22,13 @@ import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { captureLogs } from '../workers/log-capture';
 import { startTestRedis, type TestRedis } from '../../faults/redis-server';
 import { startRedisCluster, type TestRedisCluster } from '../../support/redis-cluster';
-import { failoverLosingWrites, portOf, shardOf, waitUntil } from '../../support/cluster-failover';
-import { keySlot, primaryNodes } from '../../../shared/platform/redis';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { clusterView, failoverLosingWrites, portOf, shardOf, waitUntil } from '../../support/cluster-failover';
+import { isLiveMaster, keySlot, primaryNodes } from '../../../shared/platform/redis';
 import { EventKeys } from '../../../shared/platform/event-bus';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * The Redis data epoch (shared/platform/redis/redis-epoch.ts) on a private redis-server the test
@@ -320,6 +324,31 @@ describe('the Redis data epoch on a Redis Cluster', () => {
     expect(await env.redis.get(seqKey)).toBeNull();
     expect(await epoch.check()).toBeNull();
   }, 60_000);
+
+  it('resharding is not a loss: a slot moved with its marker to another master, and the master it left given a new marker', async () => {
+    expect(await epoch.check()).toBeNull();
+    const before = epoch.current!;
+    const lossesBefore = losses.length;
+    const view = await clusterView(cluster);
+    const masters = view.filter(isLiveMaster);
+    // The first slot of a master holds its marker (the one a check made for it).
+    const [from, to] = masters;
+    const slot = from.slots[0][0];
+    expect(await env.redis.exists(epoch.markerKeyOf(slot)!)).toBe(1);
+    await execFileAsync(
+      'redis-cli',
+      ['--cluster', 'reshard', from.address, '--cluster-from', from.id, '--cluster-to', to.id, '--cluster-slots', '1', '--cluster-yes'],
+      { timeout: 60_000 },
+    );
+    await waitUntil(async () => (await shardOf(cluster, slot)).master.id === to.id, 30_000, 'the slot served by the other master');
+    expect(await epoch.check()).toBeNull();
+    expect(await epoch.check()).toBeNull();
+    expect(losses.length).toBe(lossesBefore);
+    expect(epoch.current).toEqual(before);
+    // The master it left holds a marker again, in one of the slots it still serves.
+    const left = (await clusterView(cluster)).find((n) => n.id === from.id)!;
+    expect(await env.redis.exists(epoch.markerKeyOf(left.slots[0][0])!)).toBe(1);
+  }, 120_000);
 
   it('a master killed with writes its replica never got: the promoted replica takes no publish before a check, which sees the failover as a loss', async () => {
     const { topic, seqKey, shard } = await topicAwayFromEpochKey();

@@ -26,6 +26,7 @@ describe('cluster slots', () => {
         'ccc 127.0.0.1:7002@17002 master,fail - 0 0 3 disconnected',
         'ddd 127.0.0.1:7003@17003 slave aaa 0 0 1 connected',
         'eee 127.0.0.1:7004@17004 master - 0 0 4 connected 10923-11999 12001-16383',
+        'fff 127.0.0.1:7005@17005 master,fail? - 0 0 5 connected 12002',
         '',
       ].join('\n'),
     );
@@ -35,6 +36,8 @@ describe('cluster slots', () => {
       ['ccc', '127.0.0.1:7002', false],
       ['ddd', '127.0.0.1:7003', false],
       ['eee', '127.0.0.1:7004', true],
+      // only suspected by the node asked: it still serves its slots
+      ['fff', '127.0.0.1:7005', true],
     ]);
     expect(nodes[0].slots).toEqual([[0, 5460]]);
     expect(nodes[3].masterId).toBe('aaa');
