@@ -140,7 +140,7 @@ export class ShardMarkers {
         return { slot, exists: exists === 1, beat, me, was };
       }),
     );
-    return { finding: this.judge(reads, live, nodes), reads, live };
+    return { finding: this.judge(reads, nodes), reads, live };
   }
 
   /**
@@ -170,14 +170,22 @@ export class ShardMarkers {
     throw last;
   }
 
-  private judge(reads: MarkerRead[], live: ClusterNode[], nodes: ClusterNode[]): ShardFinding | null {
+  private judge(reads: MarkerRead[], nodes: ClusterNode[]): ShardFinding | null {
     const where = (id: string) => nodes.find((n) => n.id === id)?.address ?? id;
     for (const r of reads) {
       const seen = this.known.get(r.slot);
       if (!r.exists) return { reason: 'shard_flushed', slot: r.slot, node: where(r.me) };
-      // Served by another node: a slot migration moves the marker to a master that is live, the
-      // old one still live too; a failover leaves the old one failed, gone or a replica.
-      if (r.was !== '' && r.was !== r.me && !live.some((m) => m.id === r.was)) return { reason: 'master_failed_over', slot: r.slot, node: where(r.me) };
+      if (r.was !== '' && r.was !== r.me) {
+        // Served by another node than the one it recorded. The map read must already say so: a
+        // node that has not yet heard of the change tells nothing about it (the next check reads again).
+        const owner = nodes.find((n) => isLiveMaster(n) && ownsSlot(n, r.slot));
+        if (owner?.id !== r.me) throw new Error(`slot ${r.slot} moved to ${where(r.me)}, which the slot map read does not show yet`);
+        // A migration leaves the old master serving, unsuspected; a failover leaves it failed
+        // (fail, or suspected: fail?), demoted to a replica, or gone.
+        const old = nodes.find((n) => n.id === r.was);
+        const migrated = old !== undefined && old.flags.includes('master') && !old.flags.some((f) => f.startsWith('fail')) && old.slots.length > 0;
+        if (!migrated) return { reason: 'master_failed_over', slot: r.slot, node: where(r.me) };
+      }
       if (seen && seen.me === r.me && r.beat <= seen.beat) return { reason: 'writes_rolled_back', slot: r.slot, node: where(r.me) };
     }
     return null;
