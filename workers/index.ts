@@ -82,6 +82,7 @@ export async function startWorkers(
     registrations: new PubsubRegistrations(deps.redis, deps.config, deps.db),
     revokedAmong: (ids) => new KeyRevocations(deps.db).revokedAmong(ids),
     sweep: sweepAfterRecovery,
+    renewConsumers: () => host.renewConsumers(),
   }).start(RedisEpoch.of(deps.redis), deps.config.REDIS_EPOCH_CHECK_MS);
   lifecycle.onClose('workers', async () => {
     await keeper.close();

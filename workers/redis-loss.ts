@@ -28,7 +28,8 @@ const REQUEUE_BATCH = 500;
  *   looks for its schedulers and installs any that is missing (every replica upserts the same
  *   ids; BullMQ keeps one of each).
  * - On a Redis data loss (the epoch changed: shared/platform/redis/redis-epoch.ts) it rebuilds
- *   the derived state from Postgres at once, in this order: the schedules; the makers' pubsub
+ *   the derived state from Postgres at once, in this order: the queue consumers (renewed: their
+ *   view of the queues went with the data); the schedules; the makers' pubsub
  *   registrations (the premium maker's rfq_maker announcements read them); the delayed expiry
  *   jobs of open quotes and active exclusive fills, each at its own time (orders have none: they
  *   read expired at their time and the records sweeper writes it down); then the recovery sweep
@@ -47,6 +48,8 @@ export class RedisLossKeeper {
       registrations: PubsubRegistrations;
       revokedAmong: RevokedAmong;
       sweep: (ctx: WorkerContext) => Promise<Redone>;
+      /** Replaces this process's queue consumers (WorkerHost.renewConsumers); answers the queues. */
+      renewConsumers?: () => Promise<string[]>;
     },
   ) {}
 
@@ -108,6 +111,9 @@ export class RedisLossKeeper {
         failed.push(`${name}: ${(err as Error).message}`);
       }
     };
+    // Consumers first: what the rest enqueues must find one that is fetching.
+    const renew = this.deps.renewConsumers;
+    if (renew) await step('consumers', async () => (await renew()).length);
     await step('schedulers', async () => (await this.installMissing()).length);
     await step('registrations', () => this.deps.registrations.restore(this.deps.revokedAmong));
     await step('requeued_expiries', () => this.requeueExpiries());
@@ -120,6 +126,7 @@ export class RedisLossKeeper {
         epoch: loss.epoch,
         restarted: loss.restarted,
         evicted_keys: loss.evictedKeys,
+        ...(loss.shard ? { shard: loss.shard } : {}),
         redone,
         failed,
         rebuild_ms: Date.now() - started,

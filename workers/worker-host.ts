@@ -120,6 +120,26 @@ export class WorkerHost {
     return replaced;
   }
 
+  /**
+   * Replaces every consumer at once (new connection, new fetch loop), without waiting for the
+   * watchdog's bound: after a Redis data loss the queue state a consumer holds in memory (the job
+   * it fetched, the marker it blocks on, the locks it renews) no longer matches Redis, rolled back
+   * or emptied under it, and a consumer left so has been seen to take nothing more until the
+   * watchdog replaced it 20 s later. Answers the queues renewed.
+   */
+  async renewConsumers(): Promise<string[]> {
+    while (this.checking) await this.checking;
+    if (this.closed) return [];
+    const renewed: string[] = [];
+    for (const [queue, c] of [...this.consumers]) {
+      this.consumers.delete(queue);
+      void this.retire(c);
+      this.startConsumer(queue);
+      renewed.push(queue);
+    }
+    return renewed;
+  }
+
   /** Jobs waiting in `queue`, and whether its earliest delayed job was due before `overdueBefore`. */
   private async dueWork(queue: string, overdueBefore: number): Promise<{ waiting: number; overdue: number }> {
     const q = this.ctx.queue.queue(queue);

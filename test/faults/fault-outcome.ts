@@ -47,7 +47,7 @@ export function feedCounters(feeds: FeedRecorder[]): { gaps: number; duplicates:
   return { gaps: feeds.reduce((n, f) => n + f.gaps, 0), duplicates: feeds.reduce((n, f) => n + f.duplicates, 0) };
 }
 
-export function allFeeds(stack: Stack): FeedRecorder[] {
+export function allFeeds(stack: Stack<unknown>): FeedRecorder[] {
   return [...stack.feeds.requests, stack.feeds.makerTopic];
 }
 
@@ -162,7 +162,7 @@ export async function awaitOutcome(
 }
 
 /** No maker-visible message of any feed carries a taker's address, raw referrer or salt. */
-export function assertNoTakerLeak(stack: Stack, quotes: CreatedQuote[]): void {
+export function assertNoTakerLeak(stack: Stack<unknown>, quotes: CreatedQuote[]): void {
   const payloads = allFeeds(stack).flatMap((f) => f.events.map((e) => e.payload));
   for (const q of quotes) assertNoTakerIdentity(payloads, { taker: q.taker, referrer: q.referrer, salt: q.salt });
 }

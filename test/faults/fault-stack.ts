@@ -11,6 +11,7 @@ import { freePort } from '../support/chain';
 import { ops } from '../support/ops';
 import { spawnService, type RunningService } from '../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../support/test-env';
+import { startRedisCluster, type RedisClusterOptions, type TestRedisCluster } from '../support/redis-cluster';
 import { FeedRecorder } from './feed-recorder';
 import { startTestRedis, type TestRedis, type TestRedisOptions } from './redis-server';
 import { startTcpBalancer, type TcpBalancer } from './tcp-balancer';
@@ -37,7 +38,7 @@ export const APP_NAME_PREFIX = 'faults-';
  * Settings every process of the stack shares. The indexer's timings are shortened so that its
  * recovery happens within a test; nothing else differs from production defaults.
  */
-export function sharedEnv(env: TestEnv, redis: TestRedis, jwtSecret: string): Record<string, string> {
+export function sharedEnv(env: TestEnv, redis: { url: string }, jwtSecret: string): Record<string, string> {
   return {
     NODE_ENV: 'development',
     LOG_LEVEL: 'info',
@@ -66,9 +67,10 @@ export function sharedEnv(env: TestEnv, redis: TestRedis, jwtSecret: string): Re
   };
 }
 
-export interface Stack {
+/** The stack's Redis: one private server by default, or a private Redis Cluster (`startClusterStack`). */
+export interface Stack<R = TestRedis> {
   env: TestEnv;
-  redis: TestRedis;
+  redis: R;
   node: HardhatNode;
   addresses: DeployedAddresses;
   /** What the indexer reaches the node through; stopping it refuses the indexer's connections. */
@@ -96,13 +98,21 @@ export interface Stack {
  * `opts.redis` configures the private Redis (persistence, maxmemory), `opts.env` adds settings to every process.
  */
 export async function startStack(opts: { redis?: TestRedisOptions; env?: Record<string, string> } = {}): Promise<Stack> {
-  const redis = await startTestRedis(opts.redis);
+  return startStackOn(await startTestRedis(opts.redis), opts.env);
+}
+
+/** The same stack over a private Redis Cluster (test/support/redis-cluster.ts), every role pointed at it by `REDIS_URL=redis+cluster://...`. */
+export async function startClusterStack(opts: { cluster?: RedisClusterOptions; env?: Record<string, string> } = {}): Promise<Stack<TestRedisCluster>> {
+  return startStackOn(await startRedisCluster(opts.cluster), opts.env);
+}
+
+async function startStackOn<R extends { url: string; close(): Promise<void> }>(redis: R, extraEnv: Record<string, string> = {}): Promise<Stack<R>> {
   const [env, node] = await Promise.all([createTestEnv({ REDIS_URL: redis.url }), startHardhatNode({ port: await freePort() })]);
   const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
   const rpcProxy = await startTcpProxy(node.rpcUrl);
   await new NetworksService(env.db).upsertNetwork(devchainNetwork(rpcProxy.url, addresses));
 
-  const common = { ...sharedEnv(env, redis, randomBytes(32).toString('hex')), ...opts.env };
+  const common = { ...sharedEnv(env, redis, randomBytes(32).toString('hex')), ...extraEnv };
   const procs = new Map<ProcessName, RunningService>();
   const spawnOne = async (name: ProcessName) => {
     const url = new URL(env.config.DATABASE_URL);

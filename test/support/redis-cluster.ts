@@ -34,6 +34,10 @@ export interface ClusterNodeProcess {
   port: number;
   /** Stops this node (SIGKILL by default: a crash); `close()` stops the others. */
   kill(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  /** SIGSTOP: the node reads nothing, its replication link included, until `resume`. */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
 }
 
 export interface RedisClusterOptions {
@@ -101,7 +105,7 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
       let stderr = '';
       child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       children.push(child);
-      nodes.push({ port, kill: (signal = 'SIGKILL') => stopChild(child, signal) });
+      nodes.push({ port, kill: (signal = 'SIGKILL') => stopChild(child, signal), pause: () => child.kill('SIGSTOP'), resume: () => child.kill('SIGCONT') });
       await waitForPing(port, child, () => stderr);
     }
 

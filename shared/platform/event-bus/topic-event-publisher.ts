@@ -10,7 +10,7 @@ import type { EventCatalog, TopicRef, TopicRules } from './event.types';
 
 /**
  * One script hands out a topic's seq, appends its history entry and sends it live, so none of the
- * three happens without the others; it keeps seqs above the Redis epoch's floor (shared/platform/redis/lua/event-publish-5.lua).
+ * three happens without the others; it keeps seqs above the Redis epoch's floor and, on a cluster, publishes only on masters an epoch check has verified (shared/platform/redis/lua/event-publish-5.lua).
  */
 const PUBLISH = luaScript('event-publish');
 
@@ -108,13 +108,25 @@ export class TopicEventPublisher<C extends EventCatalog> {
       publishCommand(this.deps.redis),
     ];
     // On a cluster the floor passed is the one this process last read: a counter to be created is
-    // the first sign of a loss it may not have noticed yet, so creating one waits for a fresh read.
+    // the first sign of a loss it may not have noticed yet, so creating one waits for a fresh read;
+    // and a master no check has seen yet (a promoted replica) waits for one.
     const guarded = epoch !== undefined && floor !== '' && floor !== 'key';
     const send = async (traceparent: string) => {
-      const first = (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, floor, guarded ? '1' : '0'])) as [number, number];
-      if (first[0] !== -1 || !epoch) return first;
-      const fresh = String(await epoch.freshFloor());
-      return (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, fresh, '0'])) as [number, number];
+      let at = floor;
+      let create = guarded ? '1' : '0';
+      for (let attempt = 0; ; attempt++) {
+        const gate = guarded ? epoch.verifiedMasters : '';
+        const sent = (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, at, create, gate])) as [number, number];
+        if (sent[0] >= 0 || !guarded) return sent;
+        if (attempt === 2) throw new Error('publish refused: its Redis master has not been checked for lost data yet (a failover in progress); retried later');
+        if (sent[0] === -1) {
+          at = String(await epoch.freshFloor(seqKey));
+          create = '0';
+        } else {
+          await epoch.check();
+          at = String(epoch.current!.floor);
+        }
+      }
     };
     const [seq, dup] = this.deps.tracer ? await traced(this.deps.tracer, topic.kind, event, send) : await send('');
     this.published?.inc({ topic_kind: topic.kind, duplicate: dup === 1 ? 'true' : 'false' });

@@ -23,3 +23,5 @@ export type { LuaScript } from './lua-script';
 export { luaScript, luaScriptFiles, LUA_DIR } from './lua-scripts';
 export { RedisEpoch, EPOCH_SEQ_SPAN, epochFloor, isEpochStart, type RedisLoss, type RedisLossReason } from './redis-epoch';
 export { checkEvictionPolicy, RedisEvictionRefused, type EvictionCheck } from './redis-policy';
+export { keySlot, tagForSlot, parseClusterNodes, isLiveMaster, ownsSlot, CLUSTER_SLOTS, type ClusterNode } from './cluster-slots';
+export type { ShardLossReason } from './shard-markers';

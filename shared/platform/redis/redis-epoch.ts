@@ -1,8 +1,10 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logging';
 import type { Metrics } from '../metrics';
+import type { Cluster } from 'ioredis';
 import { luaScript } from './lua-scripts';
-import { primaryNodes, RedisKeys, type Redis } from './redis';
+import { hashTag, primaryNodes, RedisKeys, type Redis } from './redis';
+import { ShardMarkers, type ShardFinding } from './shard-markers';
 
 /**
  * Seqs one epoch may hand out per topic before the next epoch's floor: 2^40. A topic's counter
@@ -36,7 +38,11 @@ export type RedisLossReason =
    * The server evicted keys (its `evicted_keys` grew): only with REDIS_ALLOW_EVICTION, since a
    * start refuses an evicting Redis. Any key may be gone, a seq counter too, so it is a loss.
    */
-  | 'keys_evicted';
+  | 'keys_evicted'
+  /** On a cluster: one master's marker is gone while the epoch key (on another master) is intact (shard-markers.ts). */
+  | 'shard_flushed'
+  /** On a cluster: a replica took over a master; it may lack the writes the master acknowledged last (shard-markers.ts). */
+  | 'master_failed_over';
 
 export interface RedisLoss {
   reason: RedisLossReason;
@@ -46,6 +52,8 @@ export interface RedisLoss {
   restarted: boolean;
   /** Keys the servers evicted since the last check (`keys_evicted`); 0 otherwise. */
   evictedKeys: number;
+  /** On a cluster, the master that lost data when the epoch key did not: a slot it serves and its `host:port`. */
+  shard?: { slot: number; node: string };
   detectedAt: number;
 }
 
@@ -84,6 +92,8 @@ export class RedisEpoch {
   /** Each master's `evicted_keys` at the last check. */
   private evicted = new Map<string, number>();
   private readonly handlers: ((loss: RedisLoss) => Promise<void> | void)[] = [];
+  /** On a cluster, one marker per master: what sees a loss on a master that does not hold the epoch key. */
+  private readonly shards: ShardMarkers | null;
   private readonly rebuildFirst: (() => Promise<unknown>)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<RedisLoss | null> | null = null;
@@ -96,7 +106,11 @@ export class RedisEpoch {
     private readonly db: DataSource,
     private readonly opts: { prefix: string; name: string; logger: Logger; metrics?: Metrics },
   ) {
-    this.key = new RedisKeys(opts.prefix).key('redis', 'epoch');
+    const keys = new RedisKeys(opts.prefix);
+    this.key = keys.key('redis', 'epoch');
+    this.shards = redis.isCluster
+      ? new ShardMarkers(redis as Cluster, { epoch: this.key, marker: (tag) => keys.key('redis', 'epoch', 'shard', hashTag(tag)) })
+      : null;
     byClient.set(redis, this);
   }
 
@@ -108,6 +122,20 @@ export class RedisEpoch {
   /** The current epoch's number and seq floor; null before `start`. */
   get current(): { epoch: number; floor: number } | null {
     return this.state;
+  }
+
+  /** On a cluster, the key of the shard marker that lives in `slot` (shard-markers.ts); null on one Redis. */
+  markerKeyOf(slot: number): string | null {
+    return this.shards?.markerKey(slot) ?? null;
+  }
+
+  /**
+   * On a cluster, the ids of the masters the last check found intact, comma-joined ('-' before
+   * one): the publish script runs only on one of them, so nothing is numbered on a master that
+   * took over since (a replica that may lack writes) before a check has seen it. '' on one Redis.
+   */
+  get verifiedMasters(): string {
+    return this.shards?.verifiedMasters ?? '';
   }
 
   /**
@@ -123,10 +151,15 @@ export class RedisEpoch {
   /**
    * The floor in Redis now, not the one of the last check: read from the epoch key, or, when the
    * key is gone, after this process has noticed the loss and opened (or adopted) the new epoch.
-   * What a publisher on a cluster asks before it creates a topic counter.
+   * What a publisher on a cluster asks before it creates a topic counter (`key`): the marker of
+   * the master serving that key is read first, and when it is gone (that master lost its data)
+   * or unknown, every master is checked before the floor is answered.
    */
-  async freshFloor(): Promise<number> {
-    const floor = await this.redis.hget(this.key, 'floor');
+  async freshFloor(key?: string): Promise<number> {
+    const marker = key !== undefined ? this.shards?.markerFor(key) : undefined;
+    // The marker before the floor: a marker made again after a loss is read only with the new epoch's floor after it.
+    const intact = marker === undefined || (marker !== null && (await this.redis.exists(marker)) === 1);
+    const floor = intact ? await this.redis.hget(this.key, 'floor') : null;
     if (floor !== null) return Number(floor);
     await this.check();
     if (!this.state) throw new Error('no Redis epoch yet');
@@ -151,10 +184,24 @@ export class RedisEpoch {
     const [epoch, beat] = (await BEAT.run(this.redis, [this.key], [])) as [number, number];
     if (epoch > 0) {
       this.adopt(epoch, beat);
-      return null;
+      // A master that lost its data while no process watched: its listed marker is gone. A master
+      // that does not answer yet is left to the first timed check (publishes wait for one).
+      const found = this.shards
+        ? await this.shards.inspect().catch((err: unknown) => {
+            this.opts.logger.warn({ err: (err as Error).message }, 'redis epoch: the shard markers could not be read at start; the next check reads them');
+            return null;
+          })
+        : null;
+      if (!found?.finding) {
+        if (found) await this.shards!.accept(found, epoch);
+        return null;
+      }
+      this.startLoss = await this.shardLost(found.finding, epoch, false);
+      return this.startLoss;
     }
     const [{ last }] = (await this.db.query(`SELECT max(epoch)::text AS last FROM redis_epochs`)) as { last: string | null }[];
     const opened = await this.open(last === null ? 'first start' : 'found empty at start');
+    await this.rebaseShards();
     if (last === null || opened.epoch === Number(last)) return null;
     this.startLoss = await this.lost('empty_at_start', Number(last), false);
     return this.startLoss;
@@ -192,25 +239,34 @@ export class RedisEpoch {
     this.runIds = runIds;
     this.evicted = evicted;
     const previous = this.state?.epoch ?? null;
+    // The markers before the epoch key: a marker changed by a process that opened a new epoch is
+    // read here only if the epoch key read next shows that epoch (then it is epoch_replaced).
+    const shards = this.shards ? await this.shards.inspect() : null;
     const [epoch, beat] = (await BEAT.run(this.redis, [this.key], [])) as [number, number];
     if (epoch === 0) {
       await this.open('epoch key missing', null);
+      await this.rebaseShards();
       return this.lost('epoch_missing', previous, restarted);
     }
     if (epoch !== previous) {
       this.adopt(epoch, beat);
+      await this.rebaseShards();
       return this.lost('epoch_replaced', previous, restarted);
     }
     if (beat <= this.lastBeat) {
       // The same epoch, an older heartbeat: the server lost writes it had acknowledged.
       await this.open('writes rolled back', epoch);
+      await this.rebaseShards();
       return this.lost('writes_rolled_back', previous, restarted);
     }
+    if (shards?.finding) return this.shardLost(shards.finding, epoch, restarted);
     if (evictedNow > 0) {
       await this.open(`${evictedNow} keys evicted`, epoch);
+      await this.rebaseShards();
       return this.lost('keys_evicted', previous, restarted, evictedNow);
     }
     this.lastBeat = beat;
+    if (shards) await this.shards!.accept(shards, epoch);
     if (restarted) this.opts.logger.info({ epoch, run_id: runIds }, 'Redis restarted or failed over with its data (epoch key intact)');
     return null;
   }
@@ -253,21 +309,49 @@ export class RedisEpoch {
     }
   }
 
+  /** A master lost data while the epoch key did not (a cluster): the same new epoch and rebuild as any loss. */
+  private async shardLost(finding: ShardFinding, epoch: number, restarted: boolean): Promise<RedisLoss> {
+    await this.open(`${finding.reason} on ${finding.node} (slot ${finding.slot})`, epoch);
+    await this.rebaseShards();
+    return this.lost(finding.reason, epoch, restarted, 0, { slot: finding.slot, node: finding.node });
+  }
+
+  /**
+   * After a new epoch: the markers are read afresh (the new epoch key lists none yet), made again
+   * where one was lost, and listed. A failure here is logged, not thrown: the loss must still be
+   * reported, and until a check succeeds publishes on a cluster wait (no master is verified).
+   */
+  private async rebaseShards(): Promise<void> {
+    if (!this.shards || !this.state) return;
+    this.shards.forget();
+    try {
+      await this.shards.accept(await this.shards.inspect(), this.state.epoch);
+    } catch (err) {
+      this.opts.logger.warn({ err: (err as Error).message }, 'redis epoch: the shard markers could not be read after a new epoch; the next check reads them');
+    }
+  }
+
   private adopt(epoch: number, beat: number): { epoch: number; floor: number } {
     this.state = { epoch, floor: epochFloor(epoch) };
     this.lastBeat = beat;
     return this.state;
   }
 
-  private async lost(reason: RedisLossReason, previousEpoch: number | null, restarted: boolean, evictedKeys = 0): Promise<RedisLoss> {
-    const loss: RedisLoss = { reason, previousEpoch, epoch: this.state!.epoch, restarted, evictedKeys, detectedAt: Date.now() };
+  private async lost(
+    reason: RedisLossReason,
+    previousEpoch: number | null,
+    restarted: boolean,
+    evictedKeys = 0,
+    shard?: { slot: number; node: string },
+  ): Promise<RedisLoss> {
+    const loss: RedisLoss = { reason, previousEpoch, epoch: this.state!.epoch, restarted, evictedKeys, ...(shard ? { shard } : {}), detectedAt: Date.now() };
     this.opts.metrics
       ?.counter('rfq_redis_data_loss_total', 'Redis data losses this process noticed (epoch key missing or replaced, writes rolled back)', ['reason'])
       .inc({ reason });
     if (this.handlers.length === 0) {
       this.opts.logger.error(
-        { reason, previous_epoch: previousEpoch, epoch: loss.epoch, restarted, evicted_keys: evictedKeys },
-        `redis data loss (${reason}): epoch ${previousEpoch ?? '-'} -> ${loss.epoch}`,
+        { reason, previous_epoch: previousEpoch, epoch: loss.epoch, restarted, evicted_keys: evictedKeys, ...(shard ? { shard } : {}) },
+        `redis data loss (${reason}): epoch ${previousEpoch ?? '-'} -> ${loss.epoch}${shard ? ` (${shard.node})` : ''}`,
       );
     }
     for (const h of this.handlers) {
@@ -282,16 +366,20 @@ export class RedisEpoch {
 
   /**
    * Every master's `run_id`, one string (changes when any of them restarts or fails over), and
-   * each one's `evicted_keys`.
+   * each one's `evicted_keys`. On a cluster whose client still lists a master that no longer
+   * answers (failed over), the slot map is refreshed and this check fails: the next one asks the
+   * masters the client has learnt since.
    */
   private async readServers(): Promise<{ runIds: string; evicted: Map<string, number> }> {
-    const servers = await Promise.all(
-      primaryNodes(this.redis).map(async (n) => {
-        const [server, stats] = await Promise.all([n.info('server'), n.info('stats')]);
-        const runId = /run_id:([0-9a-f]+)/.exec(server)?.[1] ?? '?';
-        return { id: `${n.options.host ?? ''}:${n.options.port ?? ''}=${runId}`, evicted: Number(/evicted_keys:(\d+)/.exec(stats)?.[1] ?? 0) };
-      }),
-    );
+    const read = primaryNodes(this.redis).map(async (n) => {
+      const [server, stats] = await Promise.all([n.info('server'), n.info('stats')]);
+      const runId = /run_id:([0-9a-f]+)/.exec(server)?.[1] ?? '?';
+      return { id: `${n.options.host ?? ''}:${n.options.port ?? ''}=${runId}`, evicted: Number(/evicted_keys:(\d+)/.exec(stats)?.[1] ?? 0) };
+    });
+    const servers = await Promise.all(read).catch((err: unknown) => {
+      if (this.redis.isCluster) (this.redis as Cluster).refreshSlotsCache();
+      throw err;
+    });
     return {
       runIds: servers
         .map((s) => s.id)

@@ -22,7 +22,13 @@ import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { captureLogs } from '../workers/log-capture';
 import { startTestRedis, type TestRedis } from '../../faults/redis-server';
 import { startRedisCluster, type TestRedisCluster } from '../../support/redis-cluster';
-import { primaryNodes } from '../../../shared/platform/redis';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { clusterView, failoverLosingWrites, portOf, shardOf, waitUntil } from '../../support/cluster-failover';
+import { isLiveMaster, keySlot, primaryNodes } from '../../../shared/platform/redis';
+import { EventKeys } from '../../../shared/platform/event-bus';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * The Redis data epoch (shared/platform/redis/redis-epoch.ts) on a private redis-server the test
@@ -232,13 +238,29 @@ describe('the Redis data epoch on a Redis Cluster', () => {
   let env: TestEnv;
   let epoch: RedisEpoch;
   const logs = captureLogs();
+  const losses: RedisLoss[] = [];
+  const metrics = new Metrics(false);
 
   beforeAll(async () => {
-    cluster = await startRedisCluster({ masters: 3 });
+    cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
     env = await createTestEnv({ REDIS_CLUSTER_NODES: cluster.nodesEnv });
-    epoch = new RedisEpoch(env.redis, env.db, { prefix: env.config.REDIS_PREFIX, name: 'cluster-epoch-test', logger: logs.logger });
+    epoch = new RedisEpoch(env.redis, env.db, { prefix: env.config.REDIS_PREFIX, name: 'cluster-epoch-test', logger: logs.logger, metrics });
+    epoch.onLoss((l) => {
+      losses.push(l);
+    });
     await epoch.start();
   }, 120_000);
+
+  /** A request-feed topic whose keys live on another master than the epoch key: a loss there leaves the epoch key intact. */
+  async function topicAwayFromEpochKey() {
+    const epochMaster = (await shardOf(cluster, keySlot(epoch.key))).master.id;
+    for (let chain = 1; ; chain++) {
+      const topic = topics.quotesRequests(chain);
+      const seqKey = new EventKeys(env.config.REDIS_PREFIX).seq(topic.key);
+      const shard = await shardOf(cluster, keySlot(seqKey));
+      if (shard.master.id !== epochMaster) return { topic, seqKey, shard };
+    }
+  }
 
   afterAll(async () => {
     await epoch?.close();
@@ -265,4 +287,96 @@ describe('the Redis data epoch on a Redis Cluster', () => {
     expect(read).toMatchObject({ recovered: false, resumeAfter: epoch.current!.floor });
     expect(read.events.map((e) => (JSON.parse(e.data) as { quote_id: string }).quote_id)).toEqual(['c', 'd']);
   }, 60_000);
+
+  it('one master flushed while the epoch key (on another) is intact: a publish there before any check numbers above a new floor, and a check alone sees it too', async () => {
+    const { topic, seqKey, shard } = await topicAwayFromEpochKey();
+    const pub = new EventPublisher({ redis: env.redis, config: env.config });
+    await pub.publish(topic, 'rfq_request', { quote_id: 'e' } as never);
+    const seen = (await pub.publish(topic, 'rfq_request', { quote_id: 'f' } as never)).seq;
+    expect(await epoch.check()).toBeNull();
+    const before = epoch.current!;
+    const flush = () =>
+      primaryNodes(env.redis)
+        .find((n) => `${n.options.host}:${n.options.port}` === shard.master.address)!
+        .flushall();
+
+    await flush();
+    expect(await env.redis.exists(epoch.key)).toBe(1);
+    // The counter is gone with its master: the publish reads that master's marker, finds it gone,
+    // and the loss is noticed, a new epoch opened and the counter started above its floor first.
+    const after = await pub.publish(topic, 'rfq_request', { quote_id: 'g' } as never);
+    expect(losses.at(-1)).toMatchObject({
+      reason: 'shard_flushed',
+      previousEpoch: before.epoch,
+      epoch: before.epoch + 1,
+      shard: { node: shard.master.address },
+    });
+    expect(after.seq).toBe(epoch.current!.floor + 1);
+    const read = await new EventHistory(env.redis, env.config).readSince(topic.key, seen);
+    expect(read).toMatchObject({ recovered: false, resumeAfter: epoch.current!.floor });
+    expect(read.events.map((e) => (JSON.parse(e.data) as { quote_id: string }).quote_id)).toEqual(['g']);
+    expect(await epoch.check()).toBeNull();
+
+    // Without a publish, the next check finds the marker gone.
+    await flush();
+    expect(await epoch.check()).toMatchObject({ reason: 'shard_flushed', epoch: before.epoch + 2, shard: { node: shard.master.address } });
+    expect(await metrics.registry.getSingleMetricAsString('rfq_redis_data_loss_total')).toContain('reason="shard_flushed"} 2');
+    expect(await env.redis.get(seqKey)).toBeNull();
+    expect(await epoch.check()).toBeNull();
+  }, 60_000);
+
+  it('resharding is not a loss: a slot moved with its marker to another master, and the master it left given a new marker', async () => {
+    expect(await epoch.check()).toBeNull();
+    const before = epoch.current!;
+    const lossesBefore = losses.length;
+    const view = await clusterView(cluster);
+    const masters = view.filter(isLiveMaster);
+    // The first slot of a master holds its marker (the one a check made for it).
+    const [from, to] = masters;
+    const slot = from.slots[0][0];
+    expect(await env.redis.exists(epoch.markerKeyOf(slot)!)).toBe(1);
+    await execFileAsync(
+      'redis-cli',
+      ['--cluster', 'reshard', from.address, '--cluster-from', from.id, '--cluster-to', to.id, '--cluster-slots', '1', '--cluster-yes'],
+      { timeout: 60_000 },
+    );
+    await waitUntil(async () => (await shardOf(cluster, slot)).master.id === to.id, 30_000, 'the slot served by the other master');
+    expect(await epoch.check()).toBeNull();
+    expect(await epoch.check()).toBeNull();
+    expect(losses.length).toBe(lossesBefore);
+    expect(epoch.current).toEqual(before);
+    // The master it left holds a marker again, in one of the slots it still serves.
+    const left = (await clusterView(cluster)).find((n) => n.id === from.id)!;
+    expect(await env.redis.exists(epoch.markerKeyOf(left.slots[0][0])!)).toBe(1);
+  }, 120_000);
+
+  it('a master killed with writes its replica never got: the promoted replica takes no publish before a check, which sees the failover as a loss', async () => {
+    const { topic, seqKey, shard } = await topicAwayFromEpochKey();
+    const pub = new EventPublisher({ redis: env.redis, config: env.config });
+    await pub.publish(topic, 'rfq_request', { quote_id: 'h' } as never);
+    expect(await epoch.check()).toBeNull();
+    const before = epoch.current!;
+    const master = cluster.nodes.find((n) => n.port === portOf(shard.master))!;
+    const replica = cluster.nodes.find((n) => n.port === portOf(shard.replicas[0]))!;
+
+    let seen = 0;
+    const lost = await failoverLosingWrites(master, replica, seqKey, async () => {
+      // Acknowledged by the master after the cut: a client holds these seqs, the replica will not.
+      await pub.publish(topic, 'rfq_request', { quote_id: 'i' } as never);
+      seen = (await pub.publish(topic, 'rfq_request', { quote_id: 'j' } as never)).seq;
+    });
+    expect(lost.onMaster).toBe(seen);
+    expect(lost.onReplica).toBe(seen - 2);
+
+    // The replica is promoted by the cluster itself; the first publish that reaches it is refused
+    // by the script (a master no check has seen), checks, and is numbered in the new epoch.
+    await waitUntil(async () => (await shardOf(cluster, keySlot(seqKey), [master.port])).master.id === shard.replicas[0].id, 60_000, 'the replica promoted');
+    const after = await pub.publish(topic, 'rfq_request', { quote_id: 'k' } as never);
+    expect(losses.at(-1)).toMatchObject({ reason: 'master_failed_over', previousEpoch: before.epoch, shard: { node: shard.replicas[0].address } });
+    expect(after.seq).toBe(epoch.current!.floor + 1);
+    const read = await new EventHistory(env.redis, env.config).readSince(topic.key, seen);
+    expect(read).toMatchObject({ recovered: false, resumeAfter: epoch.current!.floor });
+    expect(read.events.map((e) => (JSON.parse(e.data) as { quote_id: string }).quote_id)).toEqual(['k']);
+    expect(await epoch.check()).toBeNull();
+  }, 120_000);
 });

@@ -179,6 +179,34 @@ describe('worker host and job binding', () => {
     }
   });
 
+  it('after a Redis data loss every consumer is renewed at once, whatever the bound, and the new one takes jobs', async () => {
+    const seen: number[] = [];
+    const logs = captureLogs();
+    const workers = startWorkers(env, {
+      catalog: { [echo.name]: echo },
+      handlers: [handles(echo, async (p) => void seen.push(p.n))],
+      logger: logs.logger,
+    });
+    try {
+      const first = workers.host.consumer('test')!;
+      // Not fetching, as a consumer whose queue was rolled back under it can be; nothing is due yet.
+      await first.pause(true);
+      expect(await workers.host.renewConsumers()).toEqual(['test']);
+      const next = workers.host.consumer('test');
+      expect(next).not.toBe(first);
+      expect(next?.isRunning()).toBe(true);
+      await env.queue.enqueue(echo, { n: 51 });
+      await eventually(
+        async () => seen,
+        (s) => s.includes(51),
+        30_000,
+        'the job done by the renewed consumer',
+      );
+    } finally {
+      await workers.close(true);
+    }
+  });
+
   it("a job's carried trace context is taken off before its payload is parsed, so even a strict schema accepts it; a failure's log line names its trace", async () => {
     const strict = defineJob({ name: 'test.strict', queue: 'test', schema: z.strictObject({ n: z.number().int() }), jobId: (p) => `strict.${p.n}` });
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';

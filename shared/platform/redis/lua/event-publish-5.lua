@@ -14,15 +14,24 @@
 -- epoch key is in another slot and the publisher passes the floor it knows; since a loss is what
 -- recreates counters, the script then refuses to create a missing counter (answers seq -1, writing
 -- nothing) until the publisher has read the epoch key afresh (and, when it is gone, opened the new
--- epoch) and passes that floor with leave to create.
+-- epoch) and passes that floor with leave to create. A counter can also go back without going
+-- missing, when a replica that lacked the last writes takes over its master: on a cluster the
+-- publisher therefore passes the masters its last epoch check found intact, and the script answers
+-- seq -2, writing nothing, on any other node (CLUSTER MYID), until a check has judged the newcomer
+-- (a failover opens a new epoch, whose floor the counter then starts above).
 -- KEYS: seq, log, once, stream token (token topics; else any key, unread), epoch (on one Redis with
 -- an epoch; else any key, unread), all in one cluster slot.
 -- ARGV: live channel (same slot), event, payload JSON, maxlen, log ttl ms, seq ttl ms, use once,
 -- token grace ms ('' = shared topic), PUBLISH or SPUBLISH (sharded pub/sub on a cluster), the
 -- publishing span's traceparent ('' = none; it goes in the live message only, never to a client),
--- the floor ('' = none, 'key' = the epoch key's, else a number), '1' to refuse creating a missing counter.
+-- the floor ('' = none, 'key' = the epoch key's, else a number), '1' to refuse creating a missing counter,
+-- the verified masters' node ids, comma-joined ('' = no check: one Redis, or no epoch).
 -- Answers {seq, 1} for an idempotency key already published (nothing sent), {-1, 0} when it
--- refused to create a missing counter, else {seq, 0}.
+-- refused to create a missing counter, {-2, 0} on a master no check has verified, else {seq, 0}.
+if ARGV[13] ~= '' then
+  local me = redis.call('CLUSTER', 'MYID')
+  if not string.find(',' .. ARGV[13] .. ',', ',' .. me .. ',', 1, true) then return {-2, 0} end
+end
 local floor = 0
 if ARGV[11] == 'key' then
   local f = redis.call('HGET', KEYS[5], 'floor')
