@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import supertest from 'supertest';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -195,7 +195,7 @@ describe('attack: a burst of every kind of anonymous request, then a census of w
     }
     // Made-up chain ids: refused, and not remembered by the process (its chain directory keeps registered chains only).
     for (let i = 0; i < 20; i++) {
-      const chainId = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+      const chainId = 1_000_000 + randomInt(1_000_000_000);
       const res = await request(app)
         .post('/api/orders')
         .set(from(ips[i % ips.length]))
