@@ -4,7 +4,7 @@ import { dropDatabase, templateName, withAdmin } from './test-db';
 
 /**
  * What a test run left behind, found by the run's id (RFQ_TEST_RUN_ID): the global teardown
- * counts it, cleans it up and fails the run on any (docs/TESTING.md, "Cleanup").
+ * counts it, cleans it up and fails the run on any (docs/TESTING.md, "What every run checks beyond the tests").
  *
  * - processes: every process whose environment or command line names the run (the id itself,
  *   its databases `rfq_t_<run>_*` or its Redis prefix `t:<run>:`), or that runs in a folder
