@@ -4,7 +4,7 @@ import { RfqClient } from '../client/src';
 import { expectedAddresses } from '../dev/deploy';
 import { lendingActions } from '../dev/lending';
 import { hardhatAccounts, localPublicClient, localWalletClient } from '../shared/chain/clients';
-import { log } from './log';
+import { log } from './console-log';
 
 const WAD = 10n ** 18n;
 

@@ -1,6 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { RfqSocket, signPackageOffer, type MakerEvents, type MakerRfqRequest, type Offer, type RfqClient } from '../client/src';
-import { log } from './log';
+import { log } from './console-log';
 
 export interface DemoMakerOptions {
   client: RfqClient;

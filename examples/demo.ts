@@ -1,7 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../client/src';
 import { runDemoMaker } from './demo-maker';
-import { log } from './log';
+import { log } from './console-log';
 import { ensureMakerOrganization } from './maker-organization';
 import { runTaker } from './taker';
 

@@ -2,8 +2,8 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../client/src';
 import { runDutchMaker } from './dutch-maker-bot';
 import { runDutchTaker, type DutchOutcome } from './dutch-taker';
-import { ensureFillBond } from './fill-bond';
-import { log } from './log';
+import { ensureFillBond } from './ensure-fill-bond';
+import { log } from './console-log';
 import { ensureMakerOrganization } from './maker-organization';
 
 /** Hardhat's third default account (#2): funded on the local node, the taker. */

@@ -2,7 +2,7 @@ import { createPublicClient, createWalletClient, http, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../dev/contract-artifacts';
 import { dutchFillArgs, RfqClient, RfqSocket, type AwardJson, type DutchRequestJson } from '../client/src';
-import { log } from './log';
+import { log } from './console-log';
 
 export interface DutchMakerOptions {
   client: RfqClient;

@@ -1,6 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { brokeredRequest, RfqSocket, signDutchRequest, type RfqClient } from '../client/src';
-import { log } from './log';
+import { log } from './console-log';
 
 export interface DutchTakerOptions {
   client: RfqClient;

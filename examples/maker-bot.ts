@@ -12,8 +12,8 @@ import {
 } from '../client/src';
 import { fillDutchAward, type FillablePayload } from '../docs/snippets/dutch-fill';
 import { DEVCHAIN_CHAIN_ID } from '../shared/chain/clients';
-import { ensureFillBond } from './fill-bond';
-import { log } from './log';
+import { ensureFillBond } from './ensure-fill-bond';
+import { log } from './console-log';
 import { ensureMakerOrganization } from './maker-organization';
 
 /** Hardhat's fourth default account (#3): funded on every devchain, and used by no demo. */

@@ -1,6 +1,6 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../client/src';
-import { log } from './log';
+import { log } from './console-log';
 import { ensureMakerOrganization } from './maker-organization';
 import { runOrdersFlow } from './orders-flow';
 

@@ -2,7 +2,7 @@ import { createPublicClient, createWalletClient, http, type Abi, type Address, t
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../dev/contract-artifacts';
 import { ApiError, exclusiveFillMessage, orderIntent, type CreatedExclusiveFill, type OrderView, type RfqClient } from '../client/src';
-import { log } from './log';
+import { log } from './console-log';
 
 export interface OrdersFlowOptions {
   client: RfqClient;

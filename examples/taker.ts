@@ -11,7 +11,7 @@ import {
   type TakerEvents,
   type TakerRfqResult,
 } from '../client/src';
-import { log } from './log';
+import { log } from './console-log';
 
 export interface TakerOptions {
   client: RfqClient;

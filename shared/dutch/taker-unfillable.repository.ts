@@ -1,7 +1,5 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Queryable } from '../platform/db';
 import type { JsonObject } from './dutch.types';
-
-type Queryable = Pick<EntityManager, 'query'> | Pick<DataSource, 'query'>;
 
 /** An awarded window that ended and whose paying taker's funds were not read yet. */
 export interface DueTakerCheck {

@@ -1,9 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Queryable } from '../platform/db';
 import { AppError } from '../platform/errors';
 import { fadeStatusOf, type FadePolicy, type FadeStatus } from './dutch-fades';
 import { TakerUnfillableRepository, type UnfillableScope } from './taker-unfillable.repository';
-
-type Queryable = Pick<EntityManager, 'query'> | Pick<DataSource, 'query'>;
 
 /** DUTCH_TAKER_UNFILLABLE_LIMIT, _WINDOW and _COOLDOWN: the fade rule's shape, for takers. */
 export type UnfillablePolicy = FadePolicy;

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
+import type { Queryable } from '../platform/db';
 import { ORDER_STATE_SQL as OS } from './order.sql';
-
-type Queryable = Pick<EntityManager, 'query'>;
 
 /** The indexed placement of order `o` (its owner put the intent in the book on chain). */
 const PLACED = `EXISTS (SELECT 1 FROM indexer_order_intents i WHERE i.chain_id = o.chain_id AND i.intent_hash = o.intent_hash)`;

@@ -92,20 +92,20 @@ describe('devchain registration', () => {
 
 describe("the devchain's bond minimums", () => {
   it('are non-zero for every faucet token where the operator set none (2 USDC for the premium token), and an entry already there is kept, an explicit zero included', async () => {
-    const registry = new NetworksService(env.db);
-    await registry.setSetting('bond_requirements', {});
-    await ensureDevBondRequirements(registry);
-    const set = await registry.setting('bond_requirements');
+    const networks = new NetworksService(env.db);
+    await networks.setSetting('bond_requirements', {});
+    await ensureDevBondRequirements(networks);
+    const set = await networks.setting('bond_requirements');
     expect(set.USDC).toEqual({ premium_bond_amount: '2000000', fill_bond_amount: '2000000' });
     expect(Object.keys(set).sort()).toEqual(['MEME', 'USDC', 'WBTC', 'WETH']);
     for (const [symbol, entry] of Object.entries(set)) expect([symbol, BigInt(entry.fill_bond_amount) > 0n]).toEqual([symbol, true]);
 
-    await registry.setSetting('bond_requirements', {
+    await networks.setSetting('bond_requirements', {
       USDC: { premium_bond_amount: '0', fill_bond_amount: '0' },
       WETH: { premium_bond_amount: '7', fill_bond_amount: '9' },
     });
-    await ensureDevBondRequirements(registry);
-    const kept = await registry.setting('bond_requirements');
+    await ensureDevBondRequirements(networks);
+    const kept = await networks.setting('bond_requirements');
     expect(kept.USDC).toEqual({ premium_bond_amount: '0', fill_bond_amount: '0' });
     expect(kept.WETH).toEqual({ premium_bond_amount: '7', fill_bond_amount: '9' });
     expect(BigInt(kept.WBTC.fill_bond_amount)).toBeGreaterThan(0n);
