@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDER_FAILURE_CLASSES } from '../../shared/indexed/indexer-checks';
+import { PROVIDER_FAILURE_CLASSES } from '../../shared/indexed';
 import { chainIdQuery } from '../../shared/platform/validation';
 import { defineRoute } from '../http/route-spec';
 import { errorCase } from '../http/error-cases';

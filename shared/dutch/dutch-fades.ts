@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db';
 import { AppError } from '../platform/errors';
-import { QUOTE_STATE_SQL as QS } from '../quotes/quote.sql';
+import { QUOTE_STATE_SQL as QS } from '../quotes';
 
 /** DUTCH_FADE_LIMIT, DUTCH_FADE_WINDOW and DUTCH_FADE_COOLDOWN. */
 export interface FadePolicy {

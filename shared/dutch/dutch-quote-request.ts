@@ -26,7 +26,7 @@ import {
   unknownKeys,
   whenObject,
 } from '../platform/validation';
-import { QUOTE_MAX_EXPIRES_IN_LIMIT, type QuoteRequestLimits } from '../quotes/quote-request';
+import { QUOTE_MAX_EXPIRES_IN_LIMIT, type QuoteRequestLimits } from '../quotes';
 
 /**
  * The Dutch create body of `POST /api/quote` (docs/DUTCH.md): how the route tells it from a

@@ -4,7 +4,7 @@ import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import type { QuoteLegRow, QuoteRow } from '../quotes';
 import { LEG_COLUMNS, LEG_INSERT_COLUMNS, QUOTE_COLUMNS, QUOTE_INSERT_COLUMNS } from '../quotes';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
-import { QUOTE_STATE_SQL as QS } from '../quotes/quote.sql';
+import { QUOTE_STATE_SQL as QS } from '../quotes';
 import type { DutchPhase } from '../../wire/src/dutch.wire';
 import { DUTCH_PHASE_SQL as DP } from './dutch.sql';
 

@@ -28,3 +28,4 @@ export {
   delegateSchemas,
   keyIdSchema,
 } from '../../wire/src/identity.wire';
+export { ApiKeyEntity, OrganizationEntity, OrganizationMemberEntity } from './identity.entities';

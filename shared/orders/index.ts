@@ -28,3 +28,4 @@ export type { ExclusiveFillRow, ExclusiveFillState, OnChainOrder, OrderRow, Orde
 export { exclusiveFillEventWire, exclusiveFillWire, ON_CHAIN_ORDER_STATES, ORDER_PLACEMENTS, orderWire } from '../../wire/src/order.wire';
 export { FILL_STATE_SQL, ON_CHAIN_STATE_SQL, ORDER_STATE_SQL } from './order.sql';
 export type { OnChainOrderState, OrderPlacement } from '../../wire/src/order.wire';
+export * as orderJobs from './order.jobs';

@@ -1,7 +1,7 @@
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
-import type { NetworkEntity } from '../networks/networks.entities';
-import { isPairKey } from '../indexed/network-pairs';
+import type { NetworkEntity } from '../networks';
+import { isPairKey } from '../indexed';
 import { NetworksService } from '../networks';
 
 /** Contract-map keys that name tokens: the pair triple and the faucet mocks. */
