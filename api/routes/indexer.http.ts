@@ -76,7 +76,7 @@ const core = z.strictObject({
   premium_token: wireAddress.nullable(),
   created_block: block.nullable(),
   discovered: z.boolean().meta({ description: "Found through the factory's PairCreated events." }),
-  registered: z.boolean().meta({ description: "Named by the network's registry entry (quote creation accepts these too)." }),
+  registered: z.boolean().meta({ description: "Named by the network's entry (quote creation accepts these too)." }),
 });
 
 const INDEXER_UNAVAILABLE = errorCase(503, 'indexer_unavailable', 'indexer unavailable: RPC of chain 31337 does not answer');

@@ -17,8 +17,8 @@ export interface ChainDirectory {
 
 /**
  * What the quote path needs to know of a chain, cached briefly in-process: the network, its
- * mothership, its known pairs (registry, plus the indexer's discovered cores when that table
- * exists) and its tokens. Stale by at most `ttlMs`; registry changes are rare.
+ * mothership, its known pairs (the network's own, plus the indexer's discovered cores when that table
+ * exists) and its tokens. Stale by at most `ttlMs`; network changes are rare.
  */
 export class PairDirectory {
   private readonly cache = new Map<number, { at: number; dir: Promise<ChainDirectory | null> }>();
@@ -32,7 +32,7 @@ export class PairDirectory {
   }
 
   /**
-   * The chain's directory. Only chains the registry has stay cached: a chain id any caller may
+   * The chain's directory. Only chains the networks table has stay cached: a chain id any caller may
    * send (1 to 2^31-1) that names no enabled network is looked up each time and never kept, so
    * requests with made-up chain ids cannot grow this process's memory (concurrent lookups of one
    * id still share one query).
