@@ -29,3 +29,4 @@ export {
   keyIdSchema,
 } from '../../wire/src/identity.wire';
 export { ApiKeyEntity, OrganizationEntity, OrganizationMemberEntity } from './identity.entities';
+export { isMakerOrganizationWallet, makerOrganizationOf } from './organization.repository';

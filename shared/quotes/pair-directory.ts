@@ -1,7 +1,7 @@
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
 import type { NetworkEntity } from '../networks';
-import { isPairKey } from '../indexed';
+import { IndexedDataRepository, isPairKey } from '../indexed';
 import { NetworksService } from '../networks';
 
 /** Contract-map keys that name tokens: the pair triple and the faucet mocks. */
@@ -75,7 +75,6 @@ export class PairDirectory {
 
   /** Pairs the indexer found through the factory (`GET /api/indexer/cores`). */
   private async discoveredCores(chainId: number): Promise<string[]> {
-    const rows: { address: string }[] = await this.ds.query(`SELECT address FROM indexer_pairs WHERE chain_id = $1`, [chainId]);
-    return rows.map((r) => r.address);
+    return new IndexedDataRepository(this.ds).pairAddresses(chainId);
   }
 }
