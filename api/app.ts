@@ -36,7 +36,7 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
       maxAge: 600,
     }),
   );
-  // Nothing is stored by caches unless its route says it is public (registry data).
+  // Nothing is stored by caches unless its route says it is public (network data).
   app.use(noStore);
   const token = deps.config.OPS_DASHBOARD_TOKEN;
   if (token !== undefined && deps.queueNames === undefined) throw new Error('OPS_DASHBOARD_TOKEN is set, but the app was given no queue names to show');

@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { parseQuoteRequest } from '../../shared/quotes/quote-request';
+import { parseQuoteRequest } from '../../shared/quotes';
 import { butterflyBody, quoteBenchDatabase, spawnQuoteApi } from './quote-fixture';
 import { runBench, stopChild } from '../support/bench-cleanup';
 

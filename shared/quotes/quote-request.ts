@@ -39,7 +39,7 @@ export const QUOTE_MAX_EXPIRES_IN_LIMIT = 86_400;
 /** The create body at `now`, with windows of at most `maxExpiresIn` seconds. */
 function quoteRequestSchema(now: number, maxExpiresIn: number) {
   const shape = {
-    chain_id: required(intSchema(CHAIN_ID)).meta({ description: 'A registry network (GET /api/networks).' }),
+    chain_id: required(intSchema(CHAIN_ID)).meta({ description: 'A known network (GET /api/networks).' }),
     taker_address: required(evmAddress).meta({
       description: 'Wallet that will call executeFixedPackageIntent; hashed into taker_address_hash, never shown to makers.',
     }),
