@@ -23,7 +23,7 @@ export interface Cursor {
 
 export interface StoredState {
   cursor: Cursor | null;
-  /** The chain's cursor belongs to a different contract set: the registry changed. */
+  /** The chain's cursor belongs to a different contract set: the network's contracts changed. */
   staleSet: string | null;
   /** The unfinalized window, lowest first. */
   blocks: LightBlock[];
