@@ -1,4 +1,4 @@
-import type { ActivityRow, BondEventRow, EventRow, ExclusiveFillUseRow, OrderIntentRow, PairRow, PriceRow, SettlementRow, TransferRow } from '../types';
+import type { BondEventRow, EventRow, ExclusiveFillUseRow, OrderIntentRow, PairRow, PriceRow, SettlementRow, TransferRow } from '../types';
 import { reopenDutchPhases } from '../../shared/dutch';
 import { reopenFilledQuotes } from '../../shared/quotes';
 import { reopenChainClosedOrders, revertUsedFills } from '../../shared/orders';
@@ -8,6 +8,7 @@ import { settle, writeBalances, writeEvents, writeOrders, writePairs, writeTrans
 import { rollbackLoans, rollbackPrices, writeLoanEvents, writeLoans, writePrices, type LoanWriteEffects } from './loan-writer';
 import { exec, type Queryable } from './sql';
 import {
+  blockSpan,
   dailyRollups,
   finalLoanStates,
   finalOrderStates,
@@ -220,10 +221,14 @@ export const DERIVED_TABLES = [
   projected({
     table: 'indexer_clob_activity',
     holds: 'orders placed, filled, cancelled and transfers per pair, with series and side',
-    collect: inChainOrder<ActivityRow>(),
+    // Projectors name the logs that make activity; their rows are derived in SQL from the events and transfers already written.
+    collect: blockSpan,
     write: writeActivity,
     rollback: byHeight('indexer_clob_activity', 'block_number'),
-    order: { writesAfter: ['indexer_orders'], why: "fills and cancels take their order's series and side from the order book" },
+    order: {
+      writesAfter: ['indexer_orders', 'indexer_events', 'indexer_transfers'],
+      why: "its rows are derived from the batch's events and transfers; fills and cancels take their order's series and side from the order book",
+    },
   }),
   projected({
     table: 'indexer_prices',
