@@ -63,7 +63,7 @@ describe('the rollback order of the derived tables', () => {
     const events = list.find((t) => t.table === 'indexer_events')!;
     const waiting = { ...events, order: { writesAfter: ['indexer_orders'], why: 'a test entry that waits for the book' } };
     expect(rollbackOrderProblems(list.map((t) => (t === events ? waiting : t)))).toContain(
-      'indexer_events: ownRowsOnly, so its write cannot come after another\'s (writesAfter)',
+      "indexer_events: ownRowsOnly, so its write cannot come after another's (writesAfter)",
     );
   });
 
