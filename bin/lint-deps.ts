@@ -88,31 +88,10 @@ export function domainOf(file: string): string | null {
 /** The folders of shared/ that are layers under the domains, not domains. */
 const LAYER_FOLDERS: readonly string[] = ['platform', 'protocol', 'chain'];
 
-/**
- * Imports of a file inside a domain from outside it that are waived until their importer is
- * changed: the indexer's, which another change to indexer/ moves to the domains' index.ts (each
- * name it imports is exported there already). A waiver no import uses any more fails the lint, so
- * the list only shrinks.
- */
-export const ENTRY_WAIVERS: readonly string[] = [
-  'indexer/errors.ts -> shared/indexed/indexer-error-codes.ts',
-  'indexer/publish/loan-publisher.ts -> shared/loans/health.ts',
-  'indexer/publish/loan-publisher.ts -> shared/loans/loan-feed.ts',
-  'indexer/publish/loan-publisher.ts -> shared/loans/loan.repository.ts',
-  'indexer/publish/loan-publisher.ts -> shared/loans/loan.views.ts',
-  'indexer/rpc/provider-stats.ts -> shared/indexed/indexer-checks.ts',
-  'indexer/store/indexer-store.ts -> shared/indexed/resync-requests.repository.ts',
-  'indexer/store/loan-writer.ts -> shared/loans/health.ts',
-  'indexer/store/status-store.ts -> shared/indexed/indexer-checks.ts',
-  'indexer/store/status-store.ts -> shared/indexed/indexer-error-codes.ts',
-  'indexer/sync/audit.ts -> shared/indexed/indexer-checks.ts',
-];
-
 /** Why `file` may not import `dep` of a domain it is outside of, or null: a domain is entered through its index.ts. */
 export function domainEntry(file: string, dep: string): string | null {
   const domain = domainOf(dep);
   if (domain === null || file.startsWith(domain) || dep === `${domain}index.ts`) return null;
-  if (ENTRY_WAIVERS.includes(`${file} -> ${dep}`)) return null;
   return `${domain} is entered only through ${domain}index.ts`;
 }
 
@@ -155,8 +134,6 @@ async function main(): Promise<number> {
       if (broken) problems.push(`${file} imports ${dep} (${broken})`);
     }
   }
-  const used = new Set(Object.entries(graph).flatMap(([file, deps]) => deps.map((dep) => `${file} -> ${dep}`)));
-  for (const waiver of ENTRY_WAIVERS) if (!used.has(waiver)) problems.push(`entry waiver no import uses any more, remove it from ENTRY_WAIVERS: ${waiver}`);
   for (const cycle of fileCycles) problems.push(`import cycle: ${cycle.join(' -> ')} -> ${cycle[0]}`);
   for (const place of FOLDER_CYCLES_CHECKED) for (const cycle of folderCycles(graph, place)) problems.push(describeFolderCycle(cycle));
   const files = Object.keys(graph).length;

@@ -1,4 +1,4 @@
-import type { IndexerErrorCode } from '../shared/indexed/indexer-error-codes';
+import type { IndexerErrorCode } from '../shared/indexed';
 
 /**
  * Indexer failures by whether a retry can help, told by base class rather than by a list: every

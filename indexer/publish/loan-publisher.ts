@@ -1,9 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { JsonValue } from '../../shared/events';
-import { formatWad } from '../../shared/loans/health';
-import { LOAN_FEED_SUBJECT } from '../../shared/loans/loan-feed';
-import { LoanRepository } from '../../shared/loans/loan.repository';
-import { isoFromUnix, loanEventView, loanPublicId } from '../../shared/loans/loan.views';
+import { formatWad, isoFromUnix, LOAN_FEED_SUBJECT, loanEventView, loanPublicId, LoanRepository } from '../../shared/loans';
 import type { Changeset } from '../store/derived-tables';
 import type { LoanHealthCrossing } from '../store/loan-writer';
 import type { FeedSpool } from './feed-spool';

@@ -1,6 +1,6 @@
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
-import type { FailureCounts, ProviderFailureClass, ProviderState } from '../../shared/indexed/indexer-checks';
+import type { FailureCounts, ProviderFailureClass, ProviderState } from '../../shared/indexed';
 
 export type { ProviderFailureClass, ProviderState };
 

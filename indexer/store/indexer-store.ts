@@ -2,7 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { DataSource, EntityManager } from 'typeorm';
 import { CursorConflictError } from '../errors';
 import type { Hex, LightBlock } from '../rpc/rpc';
-import { ResyncRequestRepository, type ResyncRequest } from '../../shared/indexed/resync-requests.repository';
+import { ResyncRequestRepository, type ResyncRequest } from '../../shared/indexed';
 import type { FilledQuote } from './changeset-writer';
 import type { LoanHealthCrossing } from './loan-writer';
 import { rollbackDerived, writeDerived, writeOwnRows, type Changeset, type RollbackEffects } from './derived-tables';

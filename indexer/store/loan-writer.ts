@@ -1,4 +1,4 @@
-import { LOAN_AT_RISK_HEALTH_WAD } from '../../shared/loans/health';
+import { LOAN_AT_RISK_HEALTH_WAD } from '../../shared/loans';
 import type { LoanBatch, LoanEventRow, PriceRow } from '../types';
 import type { Hex } from '../rpc/rpc';
 import { exec, insertMany, type Column, type Queryable } from './sql';

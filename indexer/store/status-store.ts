@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { IndexerErrorCode } from '../../shared/indexed/indexer-error-codes';
-import type { AuditState, ProviderState } from '../../shared/indexed/indexer-checks';
+import type { AuditState, IndexerErrorCode, ProviderState } from '../../shared/indexed';
 import type { Fence } from './lease-store';
 
 export type TailerState = 'starting' | 'backfill' | 'realtime' | 'stopped';

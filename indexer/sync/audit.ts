@@ -1,4 +1,4 @@
-import type { AuditState } from '../../shared/indexed/indexer-checks';
+import type { AuditState } from '../../shared/indexed';
 import type { Logger } from '../../shared/platform/logging';
 import type { Metrics } from '../../shared/platform/metrics';
 import type { RangeSizer } from '../rpc/log-range';

@@ -18,20 +18,6 @@ function documentedNames(title: string): string[] {
 const REGISTRY_MEANS_METRICS =
   /metrics\.registry|this\.registry|new Registry\(\)|prom-client|Prometheus registry|metrics registry|ZodRegistry|globalRegistry|z\.registry|zod registry|npm registry|registry packages|REGISTRY_CACHE_MS/i;
 
-/**
- * Files of indexer/ that still call the networks "the registry": another change to indexer/ renames
- * them; this list only shrinks.
- */
-const PENDING_REGISTRY_FILES: readonly string[] = [
-  'indexer/index.ts',
-  'indexer/errors.ts',
-  'indexer/rpc/rpc.ts',
-  'indexer/rpc/start-check.ts',
-  'indexer/sync/tailer-context.ts',
-  'indexer/sync/sources.ts',
-  'indexer/store/indexer-store.ts',
-];
-
 /** One name, one meaning (docs/ARCHITECTURE.md, "Names"). */
 describe('names', () => {
   const files = codeFiles();
@@ -59,7 +45,7 @@ describe('names', () => {
         .split('\n')
         .flatMap((line, i) => (/registry/i.test(line) && !REGISTRY_MEANS_METRICS.test(line) ? [`${f}:${i + 1}`] : [])),
     );
-    expect(stray.filter((at) => !PENDING_REGISTRY_FILES.some((f) => at.startsWith(`${f}:`)))).toEqual([]);
+    expect(stray).toEqual([]);
   });
 
   it('no two files outside test/ share a name, but the documented ones that do the same job in each folder', () => {
