@@ -13,7 +13,7 @@ export interface HardhatNode {
   /**
    * Lets the node outlive the caller's module: stops collecting its output and drops every
    * listener that holds the caller's objects. The node still dies with this process (its stdin
-   * guard); `stop` no longer waits for it. For the jest worker's shared node (test/support/worker-chain.ts).
+   * guard) and no longer keeps this process alive; `stop` no longer waits for it. For the jest worker's shared node (test/support/worker-chain.ts).
    */
   release(): void;
 }
@@ -92,6 +92,10 @@ export async function startHardhatNode(opts: { port: number; timeoutMs?: number 
     }
     child.removeAllListeners('exit');
     child.removeAllListeners('error');
+    // Nor does it keep this process alive: a jest worker that ends its last file exits by itself
+    // (and the node with it) instead of being killed for failing to exit gracefully.
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
   };
   return { rpcUrl, port: opts.port, pid: child.pid ?? -1, stop, release };
 }
