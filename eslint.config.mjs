@@ -14,6 +14,8 @@ export default tseslint.config(
       'test/**/fixtures/*.fixture.ts',
       'shared/chain/artifacts/**',
       'cache/**',
+      // the run's build and reports (test/support/test-build.ts, summary-reporter.js)
+      '.build/**',
       'artifacts/**',
       '**/*.js',
       '**/*.cjs',

@@ -1,4 +1,18 @@
-/** Jest runs TypeScript through ts-jest in transpile-only mode; `npm run typecheck` does the type checking once. */
+const os = require('node:os');
+
+/**
+ * Workers: TEST_WORKERS when set (a number; `--maxWorkers` on the command line still wins), else
+ * one per core of the machine (os.availableParallelism). Most files wait on chains, queues and
+ * spawned processes more than they compute, but each also runs Hardhat nodes and service
+ * processes of its own: more workers than cores is for a quiet machine to try, not the default
+ * (docs/TESTING.md, "Suite speed").
+ */
+function workers() {
+  const asked = Number(process.env.TEST_WORKERS);
+  return Number.isInteger(asked) && asked > 0 ? asked : os.availableParallelism();
+}
+
+/** Jest runs TypeScript through ts-jest in transpile-only mode; `npm run build:test` does the type checking once. */
 module.exports = {
   // jest's Node environment, failing a test on a pg deprecation warning (test/support/jest-environment.js).
   testEnvironment: '<rootDir>/test/support/jest-environment.js',
@@ -20,7 +34,7 @@ module.exports = {
   // The client imports the wire package by its npm name, and the doc snippets (docs/snippets) the
   // client by its own; in this repository those are wire/src and client/src.
   moduleNameMapper: { '^@options-rfq/wire$': '<rootDir>/wire/src/index.ts', '^@options-rfq/client$': '<rootDir>/client/src/index.ts' },
-  maxWorkers: 2,
+  maxWorkers: workers(),
   // A budget per test and hook, not a speed assertion: a test that waits on a chain, a queue and
   // a socket one after the other takes several times its idle duration on a busy 2-core machine.
   // Longer waits set their own.

@@ -10,6 +10,12 @@ export interface HardhatNode {
   pid: number;
   /** Stops the node and waits for it to exit; safe to call twice. */
   stop(): Promise<void>;
+  /**
+   * Lets the node outlive the caller's module: stops collecting its output and drops every
+   * listener that holds the caller's objects. The node still dies with this process (its stdin
+   * guard) and no longer keeps this process alive; `stop` no longer waits for it. For the jest worker's shared node (test/support/worker-chain.ts).
+   */
+  release(): void;
 }
 
 /**
@@ -54,8 +60,13 @@ export async function startHardhatNode(opts: { port: number; timeoutMs?: number 
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 
+  let released = false;
   const stop = async () => {
     process.removeListener('exit', killOnExit);
+    if (released) {
+      child.kill('SIGKILL');
+      return;
+    }
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.stdin?.end();
     child.kill('SIGTERM');
@@ -72,7 +83,21 @@ export async function startHardhatNode(opts: { port: number; timeoutMs?: number 
     await stop();
     throw new Error(`hardhat node on ${rpcUrl} did not start: ${(err as Error).message}\n${tail.join('\n')}`, { cause: err });
   }
-  return { rpcUrl, port: opts.port, pid: child.pid ?? -1, stop };
+  const release = () => {
+    released = true;
+    process.removeListener('exit', killOnExit);
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.removeAllListeners('data');
+      stream?.resume();
+    }
+    child.removeAllListeners('exit');
+    child.removeAllListeners('error');
+    // Nor does it keep this process alive: a jest worker that ends its last file exits by itself
+    // (and the node with it) instead of being killed for failing to exit gracefully.
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+  };
+  return { rpcUrl, port: opts.port, pid: child.pid ?? -1, stop, release };
 }
 
 async function waitUntilReady(

@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { NetworksService } from '../../shared/networks';
 import { FeedRecorder } from '../faults/feed-recorder';
-import { startTestChain, type TestChain } from '../support/chain';
+import type { TestChain } from '../support/chain';
+import { sharedTestChain } from '../support/worker-chain';
 import { assertNoTakerIdentity, eventually } from '../support/events';
 import { createQuote, premiumMakerFeed, ROLE_PROCESSES } from '../support/role-processes';
 import { spawnService, type RunningService } from '../support/spawn-service';
@@ -46,7 +47,7 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
     // The real script, its output redirected: a type error fails the build and this test.
     if (!prebuilt) await run('npm', ['run', 'build', '--', '--outDir', outDir], { cwd: ROOT, timeout: 600_000 });
     expect(existsSync(path.join(outDir, 'bin', 'main.js'))).toBe(true);
-    [chain, env] = await Promise.all([startTestChain(), createTestEnv()]);
+    [chain, env] = await Promise.all([sharedTestChain(), createTestEnv()]);
     await new NetworksService(env.db).upsertNetwork(chain.network);
     const common = {
       NODE_ENV: 'production',

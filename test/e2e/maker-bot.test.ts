@@ -8,7 +8,8 @@ import { bondOf, bondVaultSetup, depositBond, requestBondWithdrawal, withdrawBon
 import { runDutchTaker } from '../../examples/dutch-taker';
 import { runTaker } from '../../examples/taker';
 import { hardhatAccounts } from '../../shared/chain/clients';
-import { startTestChain, type TestChain } from '../support/chain';
+import type { TestChain } from '../support/chain';
+import { sharedTestChain } from '../support/worker-chain';
 import { waitFor, waitForAsync } from '../integration/socket/socket-harness';
 import { useWholeService } from '../support/whole-service';
 
@@ -206,7 +207,7 @@ describe('end to end: npm run maker-bot against npm start, and the bond snippets
 
     it('on a private chain whose clock moves: withdraw() after withdrawableAt pays the pending amount out', async () => {
       const stackSetup = await bondVaultSetup(new RfqClient(whole.svc.url), 31337, networkContract(await devchain(), 'usdc'));
-      chain = await startTestChain();
+      chain = await sharedTestChain();
       // A fresh deployment lands at the devchain's addresses, so the setup read from the API applies as is.
       expect({ vault: chain.addresses.bondVault, usdc: chain.addresses.usdc }).toEqual({ vault: stackSetup.bondVault, usdc: stackSetup.token as Address });
       const setup = { ...stackSetup, rpcUrl: chain.rpcUrl };

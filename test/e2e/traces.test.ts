@@ -1,6 +1,7 @@
 import { NetworksService } from '../../shared/networks';
 import { FeedRecorder } from '../faults/feed-recorder';
-import { startTestChain, type TestChain } from '../support/chain';
+import type { TestChain } from '../support/chain';
+import { sharedTestChain } from '../support/worker-chain';
 import { assertNoTakerIdentity, eventually } from '../support/events';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { createQuote, premiumMakerFeed, ROLE_PROCESSES } from '../support/role-processes';
@@ -27,7 +28,7 @@ describe('traces across the roles (TRACING_OTLP_URL)', () => {
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    [chain, env] = await Promise.all([startTestChain(), createTestEnv()]);
+    [chain, env] = await Promise.all([sharedTestChain(), createTestEnv()]);
     await new NetworksService(env.db).upsertNetwork(chain.network);
     const common = {
       DEVCHAIN: 'off',

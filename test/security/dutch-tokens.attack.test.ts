@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { NetworksService } from '../../shared/networks';
-import { startTestChain, type TestChain } from '../support/chain';
+import type { TestChain } from '../support/chain';
+import { sharedTestChain } from '../support/worker-chain';
 import { dutchBody } from '../support/dutch';
 import { buildApp, request } from '../support/http';
 import { createTestEnv, type TestEnv } from '../support/test-env';
@@ -20,7 +21,7 @@ describe("attack: a Dutch request whose tokens are not its pair's", () => {
   let app: Express;
 
   beforeAll(async () => {
-    chain = await startTestChain();
+    chain = await sharedTestChain();
     env = await createTestEnv();
     app = buildApp(env).app;
     await new NetworksService(env.db).upsertNetwork(chain.network);

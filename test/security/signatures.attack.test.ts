@@ -3,7 +3,8 @@ import type { Hex } from 'viem';
 import type { ApiContext } from '../../api/context';
 import { isCanonicalSignature } from '../../shared/protocol';
 import { NetworksService } from '../../shared/networks';
-import { startTestChain, type TestChain } from '../support/chain';
+import type { TestChain } from '../support/chain';
+import { sharedTestChain } from '../support/worker-chain';
 import { dutchBody } from '../support/dutch';
 import { buildApp, request } from '../support/http';
 import { highS, withV } from '../support/malleate';
@@ -27,7 +28,7 @@ describe('attack: malleable (high-s) and bad-v signatures', () => {
   let ctx: ApiContext;
 
   beforeAll(async () => {
-    chain = await startTestChain();
+    chain = await sharedTestChain();
     env = await createTestEnv();
     ({ app, ctx } = buildApp(env));
     await new NetworksService(env.db).upsertNetwork(chain.network);

@@ -14,7 +14,10 @@ import type { NetworkInput } from '../../shared/networks';
  *   afterAll(() => chain?.stop());
  *
  * Each call starts its own node on a free 127.0.0.1 port, so test files never share chain
- * state. The node also dies with the jest worker if `stop()` is never reached.
+ * state. The node also dies with the jest worker if `stop()` is never reached. A file that only
+ * uses the chain (no stopping it, no proxy with its own semantics, no fresh genesis) takes the
+ * jest worker's shared node instead: `sharedTestChain()` (test/support/worker-chain.ts), the same
+ * TestChain on a snapshot just after the deployment, without the seconds a new node costs.
  */
 export interface TestChain {
   rpcUrl: string;
@@ -58,43 +61,48 @@ export async function startTestChain(opts: { accounts?: number } = {}): Promise<
   const node = await startNodeOnFreePort();
   try {
     const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
-    const accounts = hardhatAccounts(opts.accounts ?? 10);
-    const rpc = <T>(method: string, params: unknown[] = []) => rawRpc<T>(node.rpcUrl, method, params, 10_000);
-    const publicClient = localPublicClient(node.rpcUrl);
-    const wallets = accounts.map((a) => localWalletClient(node.rpcUrl, a));
-    return {
-      rpcUrl: node.rpcUrl,
-      chainId: DEVCHAIN_CHAIN_ID,
-      publicClient,
-      accounts,
-      wallets,
-      addresses,
-      network: devchainNetwork(node.rpcUrl, addresses),
-      rpc,
-      async increaseTime(seconds) {
-        await rpc('evm_increaseTime', [seconds]);
-        await rpc('evm_mine');
-      },
-      async now() {
-        const block = await rpc<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
-        return Number(BigInt(block.timestamp));
-      },
-      async send(from, address, abi, functionName, args) {
-        const hash = await wallets[from].writeContract({ address, abi, functionName, args } as never);
-        const receipt = await publicClient.waitForTransactionReceipt({ hash });
-        if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
-        return hash;
-      },
-      stop: node.stop,
-    };
+    return testChainOn(node.rpcUrl, addresses, { accounts: opts.accounts, stop: node.stop });
   } catch (err) {
     await node.stop();
     throw err;
   }
 }
 
+/** The TestChain of a node that answers at `rpcUrl` with the reference contracts at `addresses`. */
+export function testChainOn(rpcUrl: string, addresses: DeployedAddresses, opts: { accounts?: number; stop: () => Promise<void> }): TestChain {
+  const accounts = hardhatAccounts(opts.accounts ?? 10);
+  const rpc = <T>(method: string, params: unknown[] = []) => rawRpc<T>(rpcUrl, method, params, 10_000);
+  const publicClient = localPublicClient(rpcUrl);
+  const wallets = accounts.map((a) => localWalletClient(rpcUrl, a));
+  return {
+    rpcUrl,
+    chainId: DEVCHAIN_CHAIN_ID,
+    publicClient,
+    accounts,
+    wallets,
+    addresses,
+    network: devchainNetwork(rpcUrl, addresses),
+    rpc,
+    async increaseTime(seconds) {
+      await rpc('evm_increaseTime', [seconds]);
+      await rpc('evm_mine');
+    },
+    async now() {
+      const block = await rpc<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
+      return Number(BigInt(block.timestamp));
+    },
+    async send(from, address, abi, functionName, args) {
+      const hash = await wallets[from].writeContract({ address, abi, functionName, args } as never);
+      const receipt = await publicClient.waitForTransactionReceipt({ hash });
+      if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
+      return hash;
+    },
+    stop: opts.stop,
+  };
+}
+
 /** Another process may take the port between freePort() and the node's bind: try a few. */
-async function startNodeOnFreePort(attempts = 3): Promise<HardhatNode> {
+export async function startNodeOnFreePort(attempts = 3): Promise<HardhatNode> {
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {

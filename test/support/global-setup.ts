@@ -3,14 +3,16 @@ import 'reflect-metadata';
 import { createDataSource } from '../../shared/entities';
 import { dropDatabase, templateName, urlFor, withAdmin } from './test-db';
 import seedSetup from './seed-setup';
+import { buildTestBuild, TEST_BUILD_DIR, testBuildIsFresh } from './test-build';
 
 /**
- * Once per jest run: the run's seed (printed), and a template database with every migration
- * applied. Each test file then clones it (CREATE DATABASE ... TEMPLATE), which takes
- * milliseconds instead of re-migrating.
+ * Once per jest run: the run's seed (printed), the compiled build spawned roles start from, and a
+ * template database with every migration applied. Each test file then clones it (CREATE DATABASE
+ * ... TEMPLATE), which takes milliseconds instead of re-migrating.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: { testPathPattern?: string }): Promise<void> {
   seedSetup();
+  chooseServiceBuild(globalConfig.testPathPattern ?? '');
   const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   process.env.RFQ_TEST_RUN_ID = run;
   const tmpl = templateName(run);
@@ -25,4 +27,23 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await ds.destroy();
   }
+}
+
+/**
+ * Spawned roles run from `.build/tsc` when it is fresh (test/support/test-build.ts). A whole run
+ * (no file named) with a stale or missing build builds it first, since its dozens of spawned
+ * processes cost more through tsx than one incremental build; a run of a few named files does
+ * not wait for a build and runs their sources through tsx.
+ */
+function chooseServiceBuild(pathPattern: string): void {
+  if (process.env.RFQ_TEST_BUILD_DIR !== undefined) return;
+  let fresh = testBuildIsFresh();
+  if (!fresh && pathPattern === '') {
+    process.stdout.write('building .build/tsc for the spawned roles (npm run build:test)\n');
+    fresh = buildTestBuild();
+  }
+  process.env.RFQ_TEST_BUILD_DIR = fresh ? TEST_BUILD_DIR : 'none';
+  process.stdout.write(
+    fresh ? 'spawned roles run compiled from .build/tsc\n' : 'spawned roles run through tsx (no fresh .build/tsc: npm run build:test makes one)\n',
+  );
 }

@@ -13,6 +13,8 @@ const SHOWN = 10;
 export default async function globalTeardown(): Promise<void> {
   const run = process.env.RFQ_TEST_RUN_ID;
   if (!run) return;
+  // In band (one file, or -i) the test files ran in this process, which still holds the shared node.
+  (require('./jest-environment') as { stopWorkerChain(): void }).stopWorkerChain();
   const processes = await runProcessesAfter(run, PROCESS_GRACE_MS);
   killProcesses(processes);
   const databases = await runDatabases(run, { drop: true });

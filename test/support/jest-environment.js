@@ -11,6 +11,28 @@
  */
 const { TestEnvironment } = require('jest-environment-node');
 
+/**
+ * The worker's shared Hardhat node (test/support/worker-chain.ts). This module is loaded once per
+ * jest worker, outside the test files' sandboxes, so what it holds outlives each file: the first
+ * file that asks for the shared chain starts the node and records it here (plain data, a JSON
+ * string, so no file's sandbox is kept alive by it); the next files on this worker reuse it.
+ * The node dies with the worker (its stdin guard, dev/hardhat-node.ts); `stopWorkerChain` ends it
+ * sooner, for a run in band, whose "worker" is jest's own process and outlives the global teardown.
+ */
+const workerChain = { state: undefined };
+
+function stopWorkerChain() {
+  if (workerChain.state === undefined) return;
+  const { pid } = JSON.parse(workerChain.state);
+  workerChain.state = undefined;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already ended
+  }
+}
+process.once('exit', stopWorkerChain);
+
 /** A DeprecationWarning raised by pg or pg-pool (their messages name pg@9; their stacks start in their code). */
 function isPgDeprecation(w) {
   if (!w || w.name !== 'DeprecationWarning') return false;
@@ -28,6 +50,7 @@ class RfqTestEnvironment extends TestEnvironment {
     /** Every warning seen, of this process and of spawned ones, until a test or the file takes them. */
     this.warnings = [];
     this.global.__rfqProcessWarnings = this.warnings;
+    this.global.__rfqWorkerChain = workerChain;
     this.onWarning = (w) => this.warnings.push({ source: 'the jest process', name: w.name, message: w.message, stack: w.stack });
   }
 
@@ -62,3 +85,4 @@ class RfqTestEnvironment extends TestEnvironment {
 
 module.exports = RfqTestEnvironment;
 module.exports.isPgDeprecation = isPgDeprecation;
+module.exports.stopWorkerChain = stopWorkerChain;

@@ -2,12 +2,16 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { noteWarningText } from './process-warnings';
+import { compiledEntry } from './test-build';
 import type { TestEnv } from './test-env';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 
-/** The operator CLI exactly as an operator runs it, against the test environment's database. */
+/**
+ * The operator CLI exactly as an operator runs it, against the test environment's database:
+ * compiled from the run's build when it is fresh, else its sources through tsx (test/support/test-build.ts).
+ */
 export async function ops(env: TestEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return opsWithEnv(env, {}, ...args);
 }
@@ -15,7 +19,9 @@ export async function ops(env: TestEnv, ...args: string[]): Promise<{ code: numb
 /** `ops` with extra environment variables for the CLI process (a preload in NODE_OPTIONS, say). */
 export async function opsWithEnv(env: TestEnv, extra: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/ops.ts', ...args], {
+    const compiled = compiledEntry('bin/ops.ts');
+    const entry = compiled !== undefined ? [compiled] : ['--import', 'tsx', 'bin/ops.ts'];
+    const { stdout, stderr } = await run(process.execPath, [...entry, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL, ...extra },
     });

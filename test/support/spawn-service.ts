@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 import { noteWarningLine } from './process-warnings';
+import { compiledEntry } from './test-build';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -38,11 +39,12 @@ function testSigner(env: Record<string, string>): Record<string, string> {
 const TEST_SESSION_SECRET = randomBytes(32).toString('hex');
 
 /**
- * How a spawned service runs: from its TypeScript sources through tsx on this process's Node
- * (the default, what `npm start` does), or compiled (`npm run build`'s `bin/main.js`, `main`)
- * on a given Node binary, as the production image runs it. `RFQ_TEST_SERVICE_ENTRY=compiled`
- * makes `dist/bin/main.js` the default for every spawned service (the LTS pass of `.ci/run`,
- * which builds first).
+ * How a spawned service runs: compiled (`main`) on a given Node binary, or from its TypeScript
+ * sources through tsx on this process's Node (what `npm start` does). By default it is the run's
+ * build, `.build/tsc/bin/main.js`, when the global setup found it fresh (RFQ_TEST_BUILD_DIR,
+ * test/support/test-build.ts), and the sources through tsx otherwise. `RFQ_TEST_SERVICE_ENTRY=compiled`
+ * makes `dist/bin/main.js` (`npm run build`, as the production image runs it) the default for
+ * every spawned service (the LTS pass of `.ci/run`, which builds first).
  */
 export interface ServiceRuntime {
   node: string;
@@ -51,7 +53,8 @@ export interface ServiceRuntime {
 }
 
 export function defaultRuntime(): ServiceRuntime {
-  return { node: process.execPath, ...(process.env.RFQ_TEST_SERVICE_ENTRY === 'compiled' ? { main: 'dist/bin/main.js' } : {}) };
+  const main = process.env.RFQ_TEST_SERVICE_ENTRY === 'compiled' ? 'dist/bin/main.js' : compiledEntry('bin/main.ts');
+  return { node: process.execPath, ...(main !== undefined ? { main } : {}) };
 }
 
 /** The command that starts the service in the given form. */

@@ -51,7 +51,8 @@ class SummaryReporter {
         loadAverageAtEnd: os.loadavg().map(round),
         node: process.version,
         seed: process.env.TEST_SEED,
-        serviceEntry: process.env.RFQ_TEST_SERVICE_ENTRY ?? 'tsx',
+        serviceEntry: serviceEntry(),
+        chain: process.env.TEST_CHAIN === 'private' ? 'a node per file' : 'a node per worker',
       },
       totals: {
         files: files.length,
@@ -89,5 +90,12 @@ class SummaryReporter {
 }
 
 const round = (n) => Math.round(n * 10) / 10;
+
+/** How spawned roles ran: dist/ (the LTS pass), the run's build (test/support/test-build.ts), or tsx. */
+function serviceEntry() {
+  if (process.env.RFQ_TEST_SERVICE_ENTRY !== undefined) return process.env.RFQ_TEST_SERVICE_ENTRY;
+  const dir = process.env.RFQ_TEST_BUILD_DIR;
+  return dir !== undefined && dir !== '' && dir !== 'none' ? 'compiled (.build/tsc)' : 'tsx';
+}
 
 module.exports = SummaryReporter;

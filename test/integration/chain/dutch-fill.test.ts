@@ -15,7 +15,8 @@ import {
   type DutchAward,
   type DutchFillRequest,
 } from '../../../shared/protocol';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import * as arb from './arbitraries';
 import { revertName } from './reverts';
 
@@ -30,7 +31,7 @@ let chain: TestChain;
 let nonce = 0n;
 
 beforeAll(async () => {
-  chain = await startTestChain();
+  chain = await sharedTestChain();
 });
 afterAll(() => chain?.stop());
 

@@ -8,7 +8,8 @@ import {
   packageOfferDigest,
   takerAddressHash,
 } from '../../../shared/protocol';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import * as arb from './arbitraries';
 
 /**
@@ -20,7 +21,7 @@ const RUNS = 200;
 let chain: TestChain;
 
 beforeAll(async () => {
-  chain = await startTestChain();
+  chain = await sharedTestChain();
 });
 afterAll(() => chain?.stop());
 

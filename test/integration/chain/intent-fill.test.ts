@@ -1,7 +1,8 @@
 import { parseEventLogs } from 'viem';
 import { optionPairAbi, orderFilledEvent, orderIntentPlacedEvent } from '../../../shared/chain/abis';
 import type { OrderIntent } from '../../../shared/protocol';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import { revertName } from './reverts';
 
 /**
@@ -16,7 +17,7 @@ const FILLER = 6;
 let nonce = 0n;
 
 beforeAll(async () => {
-  chain = await startTestChain();
+  chain = await sharedTestChain();
 });
 afterAll(() => chain?.stop());
 

@@ -11,7 +11,8 @@ import {
 } from '../../../shared/chain/abis';
 import { DEV_LIQUIDATION_THRESHOLD_BPS } from '../../../dev/deploy';
 import { lendingActions, type LendingActions } from '../../../dev/lending';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import { revertName } from './reverts';
 
 /** The reference lending market and its oracle: every event the loan read models are built from. */
@@ -22,7 +23,7 @@ const ETH = 10n ** 18n;
 const USDC = 10n ** 6n;
 
 beforeAll(async () => {
-  chain = await startTestChain();
+  chain = await sharedTestChain();
   lend = lendingActions(chain.publicClient, chain.addresses);
   await lend.setPrice(chain.wallets[0], chain.addresses.weth, 3000n * WAD);
   await lend.setPrice(chain.wallets[0], chain.addresses.usdc, WAD);

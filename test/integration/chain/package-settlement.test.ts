@@ -11,7 +11,8 @@ import {
   type Leg,
   type PackageOffer,
 } from '../../../shared/protocol';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import { revertName } from './reverts';
 
 /**
@@ -22,7 +23,7 @@ let chain: TestChain;
 let salt = 0;
 
 beforeAll(async () => {
-  chain = await startTestChain();
+  chain = await sharedTestChain();
 });
 afterAll(() => chain?.stop());
 

@@ -15,14 +15,15 @@ import {
 } from '../../../shared/chain/abis';
 import { DEV_BOND_WITHDRAWAL_DELAY_SECONDS, expectedAddresses } from '../../../dev/deploy';
 import { encodeOptionId } from '../../../shared/protocol';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import { revertName } from './reverts';
 
 /** The fixture the indexer relies on: every event it decodes, produced by the real contracts. */
 let chain: TestChain;
 
 beforeAll(async () => {
-  chain = await startTestChain();
+  chain = await sharedTestChain();
 });
 afterAll(() => chain?.stop());
 

@@ -4,7 +4,8 @@ import { hardhatAccounts } from '../../../shared/chain/clients';
 import { DEVELOPMENT_SERVICE_SIGNER } from '../../../shared/chain/service-signer';
 import { ensureServiceSigner } from '../../../dev/deploy';
 import { startDevchain } from '../../../dev/devchain';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import { revertName } from './reverts';
 
 /** The mothership's registry of service signers, as the devchain and the tests deploy it. */
@@ -12,7 +13,7 @@ let chain: TestChain;
 const rotated = privateKeyToAccount('0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba');
 
 beforeAll(async () => {
-  chain = await startTestChain();
+  chain = await sharedTestChain();
 });
 afterAll(() => chain?.stop());
 

@@ -10,6 +10,9 @@ import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { serviceEnv } from './service-env';
 
 const ROOT = path.resolve(__dirname, '../../..');
+// What this file checks is the install the sources run from (tsx is a dependency, `npm start`):
+// its roles and CLI run through tsx, not from the run's compiled build (test/support/test-build.ts).
+process.env.RFQ_TEST_BUILD_DIR = 'none';
 const RECORDER = path.join(__dirname, 'fixtures', 'record-loaded-modules.cjs');
 const HIDE_DEV_DEPS = path.join(__dirname, 'fixtures', 'hide-dev-dependencies.cjs');
 

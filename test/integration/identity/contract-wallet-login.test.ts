@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import type { Address } from 'viem';
 import { NetworksService } from '../../../shared/networks';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import { buildApp, request } from '../../support/http';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, fetchNonce, newWallet, siweMessage } from '../../support/wallets';
@@ -17,7 +18,7 @@ describe('contract wallet sign-in', () => {
   let wallet: Address;
 
   beforeAll(async () => {
-    chain = await startTestChain();
+    chain = await sharedTestChain();
     env = await createTestEnv({ SIWE_CHAIN_ID: String(chain.chainId), SIWE_RPC_TIMEOUT_MS: '2000' });
     app = buildApp(env).app;
     networks = new NetworksService(env.db);

@@ -13,7 +13,8 @@ let h: Harness;
 let chaos: ChaosRpc;
 
 beforeAll(async () => {
-  h = await openHarness({ INDEXER_RPC_RETRIES: '10', INDEXER_RPC_TIMEOUT_MS: '600', INDEXER_AUDIT_BLOCKS_PER_MINUTE: '0' });
+  // A node of its own, not the worker's shared one: the chaos proxy in front of it is the file's only view of it.
+  h = await openHarness({ INDEXER_RPC_RETRIES: '10', INDEXER_RPC_TIMEOUT_MS: '600', INDEXER_AUDIT_BLOCKS_PER_MINUTE: '0' }, { chain: 'private' });
   chaos = await startChaosRpc(h.chain.rpcUrl);
   await runChainActivity(h.chain, { rounds: 1 });
   await h.register({ rpc_urls: [chaos.url], confirmations: 0 });

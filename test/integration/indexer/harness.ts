@@ -9,6 +9,7 @@ import { NetworksService, type NetworkInput } from '../../../shared/networks';
 import { startIndexer, type Indexer } from '../../../indexer';
 import type { LivePublisher } from '../../../indexer/publish/live-publisher';
 import { startTestChain, type TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /** Settings that make a tailer react in tens of milliseconds on a local node. */
@@ -32,8 +33,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function openHarness(envOverrides: Record<string, string> = {}): Promise<Harness> {
-  const [chain, env] = await Promise.all([startTestChain(), createTestEnv({ ...FAST_INDEXER, ...envOverrides })]);
+/**
+ * The chain is the jest worker's shared node (test/support/worker-chain.ts) unless the file asks
+ * for a private one (`{ chain: 'private' }`: it stops the node, or fronts it with a proxy of its own).
+ */
+export async function openHarness(envOverrides: Record<string, string> = {}, opts: { chain?: 'shared' | 'private' } = {}): Promise<Harness> {
+  const [chain, env] = await Promise.all([
+    opts.chain === 'private' ? startTestChain() : sharedTestChain(),
+    createTestEnv({ ...FAST_INDEXER, ...envOverrides }),
+  ]);
   const networks = new NetworksService(env.db);
   return {
     chain,

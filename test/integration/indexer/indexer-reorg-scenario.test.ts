@@ -3,7 +3,8 @@ import { RfqClient } from '../../../client/src';
 import { runDemoMaker } from '../../../examples/demo-maker';
 import { runTaker } from '../../../examples/taker';
 import { NetworksService } from '../../../shared/networks';
-import { startTestChain, type TestChain } from '../../support/chain';
+import type { TestChain } from '../../support/chain';
+import { sharedTestChain } from '../../support/worker-chain';
 import { ops } from '../../support/ops';
 import { spawnService, type RunningService } from '../../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -24,7 +25,7 @@ describe('the demo, then evm_revert and evm_mine', () => {
   let svc: RunningService;
 
   beforeAll(async () => {
-    [chain, env] = await Promise.all([startTestChain(), createTestEnv()]);
+    [chain, env] = await Promise.all([sharedTestChain(), createTestEnv()]);
     await new NetworksService(env.db).upsertNetwork(chain.network);
     svc = await spawnService(
       {
