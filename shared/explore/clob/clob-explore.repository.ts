@@ -193,8 +193,22 @@ export class ClobExploreRepository {
    * as account or counterparty: two index walks merged, each stopping at `limit`.
    */
   async activity(m: Queryable, chainId: number, pair: string, f: ActivityFilter, limit: number): Promise<ActivityRecord[]> {
-    const params: unknown[] = [chainId, pair, limit];
-    const where = ['chain_id = $1', 'pair = $2'];
+    return this.activityWhere(m, '$1', [chainId, pair, limit], f);
+  }
+
+  /**
+   * The same page, with the pair found in the same statement (one round trip instead of two):
+   * the chain is the one network that indexed `address` (`chainId` when given), read by an
+   * InitPlan the index walk then uses as its key. No rows when no network or several did; the
+   * caller then asks `pairs` why (an empty page of a known pair, 404, or 400 naming chain_id).
+   */
+  async activityOfPair(address: string, chainId: number | undefined, f: ActivityFilter, limit: number): Promise<ActivityRecord[]> {
+    const chain = `(SELECT CASE WHEN count(*) = 1 THEN min(chain_id) END FROM indexer_pairs WHERE address = $2 AND ($1::int IS NULL OR chain_id = $1))`;
+    return this.activityWhere(this.db, chain, [chainId ?? null, address, limit], f);
+  }
+
+  private async activityWhere(m: Queryable, chain: string, params: unknown[], f: ActivityFilter): Promise<ActivityRecord[]> {
+    const where = [`chain_id = ${chain}`, 'pair = $2'];
     const bind = (v: unknown) => {
       params.push(v);
       return `$${params.length}`;

@@ -43,7 +43,7 @@ const SNAPSHOT_DEPTH = 20;
 export class ClobExploreService {
   private readonly repo: ClobExploreRepository;
 
-  constructor(private readonly db: DataSource) {
+  constructor(db: DataSource) {
     this.repo = new ClobExploreRepository(db);
   }
 
@@ -152,16 +152,32 @@ export class ClobExploreService {
 
   /** Activity of a CLOB, newest first, one page. */
   async activity(address: string, q: ListFilters & { type?: ActivityKind[] }): Promise<Page<ActivityView>> {
-    const p = await this.pair(address, q.chain_id);
-    const rows = await this.repo.activity(this.db, p.chain_id, p.address, this.filter(q, q.type), q.limit + 1);
+    const rows = await this.listOfPair(address, q, q.type);
     return toPage(rows, q.limit, (r) => [Number(r.block_number), r.log_index], activityView);
   }
 
   /** Fills of a CLOB, newest first, one page. */
   async fills(address: string, q: ListFilters): Promise<Page<FillView>> {
-    const p = await this.pair(address, q.chain_id);
-    const rows = await this.repo.activity(this.db, p.chain_id, p.address, this.filter(q, ['filled']), q.limit + 1);
+    const rows = await this.listOfPair(address, q, ['filled']);
     return toPage(rows, q.limit, (r) => [Number(r.block_number), r.log_index], fillView);
+  }
+
+  /**
+   * One page of a pair's activity in one statement, the pair found inside it. An empty page
+   * asks the pair on its own, so an unknown CLOB is still a 404 and an ambiguous one a 400; and
+   * a refused filter is judged after the pair, in the order the routes always answered.
+   */
+  private async listOfPair(address: string, q: ListFilters, kinds?: ActivityKind[]) {
+    let filter: ActivityFilter;
+    try {
+      filter = this.filter(q, kinds);
+    } catch (err) {
+      await this.pair(address, q.chain_id);
+      throw err;
+    }
+    const rows = await this.repo.activityOfPair(address, q.chain_id, filter, q.limit + 1);
+    if (rows.length === 0) await this.pair(address, q.chain_id);
+    return rows;
   }
 
   /** Per-day fills, volumes and traders over a window of UTC days (default: the last 30), with totals and open interest now. */
