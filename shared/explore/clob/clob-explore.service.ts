@@ -21,6 +21,13 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
 const num = (v: string | null) => v ?? '0';
 
+/** The one network's pair among those that indexed `address`: 404 when none did; 400 naming chain_id when several did. */
+function onlyPair(found: readonly PairRecord[], address: string, chainId?: number): PairRecord {
+  if (found.length === 0) throw new NotFoundError(`clob ${address} is not indexed${chainId ? ` on chain ${chainId}` : ''}`, 'clob_not_found');
+  if (found.length > 1) throw ValidationError.field('chain_id', 'is required: this CLOB is indexed on several networks');
+  return found[0];
+}
+
 /** What lists filter on (docs/EXPLORE.md). */
 export interface ListFilters {
   chain_id?: number;
@@ -49,10 +56,7 @@ export class ClobExploreService {
 
   /** The indexed pair at `address`: 404 when no network indexed it; 400 naming chain_id when several did. */
   async pair(address: string, chainId?: number): Promise<PairRecord> {
-    const found = await this.repo.pairs(address, chainId);
-    if (found.length === 0) throw new NotFoundError(`clob ${address} is not indexed${chainId ? ` on chain ${chainId}` : ''}`, 'clob_not_found');
-    if (found.length > 1) throw ValidationError.field('chain_id', 'is required: this CLOB is indexed on several networks');
-    return found[0];
+    return onlyPair(await this.repo.pairs(address, chainId), address, chainId);
   }
 
   /** One CLOB at a glance: tokens, series with open interest, 1-day and 7-day activity, the last fill. */
@@ -113,6 +117,14 @@ export class ClobExploreService {
 
   /** A CLOB's book: per series, price levels of each side (best first), optionally with their orders. */
   async book(address: string, q: { chain_id?: number; option_id?: string; depth: number; include_orders: boolean }) {
+    if (!q.include_orders) {
+      // One statement: the pair, its head, series and levels on one snapshot.
+      const r = await this.repo.bookOfPair(address, q.chain_id, q.depth, q.option_id);
+      const p = onlyPair(r.pairs, address, q.chain_id);
+      const listed = q.option_id === undefined ? r.series : r.series.filter((s) => s.option_id === q.option_id);
+      return { chain_id: p.chain_id, clob: p.address, block: blockView(r.head), depth: q.depth, series: seriesBooks(listed, r.levels) };
+    }
+    // With the orders of each level: their bounds come from the levels read first (same snapshot).
     const p = await this.pair(address, q.chain_id);
     return this.repo.consistent(async (m) => {
       const { block, series } = await this.readBook(m, p, q.depth, q.option_id, q.include_orders);
