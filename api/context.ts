@@ -11,7 +11,7 @@ import { LoanService } from '../shared/loans';
 import { ExclusiveFillService, OrderService } from '../shared/orders';
 import { serviceSigner } from '../shared/chain/service-signer';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { GateMemory } from './auth/gate-memory';
+import { GateMemory } from './gate-memory';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
 export interface ApiDeps extends ServiceDeps {

@@ -7,7 +7,7 @@ const NOTICE_TIMEOUT_MS = 3000;
 
 /**
  * Tells every API process that the network `chainId` changed, so the ones that remember it (the
- * gate's memory, api/auth/gate-memory.ts) ask the database again at once. Best effort: the row is
+ * gate's memory, api/gate-memory.ts) ask the database again at once. Best effort: the row is
  * already written; without the notice a process notices within GATE_MEMORY_MS. Says on stderr
  * when it could not send it.
  */

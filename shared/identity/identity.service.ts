@@ -26,7 +26,7 @@ const MAX_BEARER_LENGTH = 4096;
 /**
  * Which organization an active taker key belongs to (null: revoked or unknown): what a keyed
  * delegate is checked against on every request. The API answers it from memory kept fresh by the
- * revocation notices (api/auth/gate-memory.ts); by default it is a read of the key's row.
+ * revocation notices (api/gate-memory.ts); by default it is a read of the key's row.
  */
 export interface ActiveTakerKeys {
   organizationOf(keyId: string): Promise<string | null>;

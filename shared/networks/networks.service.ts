@@ -45,7 +45,7 @@ function tokenView(t: TokenEntity): TokenView {
   return { chain_id: t.chain_id, address: t.address, symbol: t.symbol, name: t.name, decimals: t.decimals };
 }
 
-/** Where `requireNetwork` finds a network: the API's gate memory (api/auth/gate-memory.ts), or the database each time. */
+/** Where `requireNetwork` finds a network: the API's gate memory (api/gate-memory.ts), or the database each time. */
 export interface NetworkLookup {
   network(chainId: number): Promise<NetworkEntity | null>;
 }

@@ -10,7 +10,7 @@ import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
 
 /**
- * The gate's checks from memory (api/auth/gate-memory.ts, docs/SECURITY.md "The gate's memory"):
+ * The gate's checks from memory (api/gate-memory.ts, docs/SECURITY.md "The gate's memory"):
  * a revoked key or a disabled network is refused at the next request once its notice reached
  * the process, everything is forgotten while the notice channel is down, and a change nobody
  * announced is refused once GATE_MEMORY_MS has passed.

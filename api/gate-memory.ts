@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { activeTakerKeysOf, revocationChannel, type ActiveTakerKeys } from '../../shared/identity';
-import { networkChangeChannel, NetworksService, type NetworkEntity, type NetworkLookup } from '../../shared/networks';
-import type { Config } from '../../shared/platform/config';
-import type { Logger } from '../../shared/platform/logging';
-import { closeRedis, createSubscriber, onMessage, subscribeTo, type Redis } from '../../shared/platform/redis';
+import { activeTakerKeysOf, revocationChannel, type ActiveTakerKeys } from '../shared/identity';
+import { networkChangeChannel, NetworksService, type NetworkEntity, type NetworkLookup } from '../shared/networks';
+import type { Config } from '../shared/platform/config';
+import type { Logger } from '../shared/platform/logging';
+import { closeRedis, createSubscriber, onMessage, subscribeTo, type Redis } from '../shared/platform/redis';
 
 /** Entries kept at most per kind (oldest dropped first): key ids and chain ids are few in practice. */
 const MAX_ENTRIES = 10_000;
