@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   // Before anything listens: from here on a crash drains through the lifecycle (docs/SECURITY.md).
   beforeStart();
   lifecycle.installCrashHandlers();
-  // DEVCHAIN=auto and an empty registry: run the local Hardhat chain inside this process. dev/ is
+  // DEVCHAIN=auto and an empty networks table: run the local Hardhat chain inside this process. dev/ is
   // imported only then: a production install has no hardhat or solc (devDependencies).
   if (config.DEVCHAIN !== 'off') {
     const { ensureDevchain } = await import('../dev/devchain');

@@ -15,11 +15,11 @@ export interface DeployedAddresses {
   meme: Address;
   /** The WETH / USDC pair with USDC premiums. */
   pair: Address;
-  /** Reference price source of the lending market (registry key `margin_price_oracle`). */
+  /** Reference price source of the lending market (contract key `margin_price_oracle`). */
   priceOracle: Address;
-  /** Reference lending market (registry key `margin_lending_market`). */
+  /** Reference lending market (contract key `margin_lending_market`). */
   lendingMarket: Address;
-  /** Reference Dutch fill authority, an allowlist owned by the deployer (registry key `fill_authority`). */
+  /** Reference Dutch fill authority, an allowlist owned by the deployer (contract key `fill_authority`). */
   fillAuthority: Address;
 }
 

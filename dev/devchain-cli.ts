@@ -6,7 +6,7 @@ import { createDataSource } from '../shared/entities';
 
 /**
  * `npm run devchain`: a Hardhat node on 127.0.0.1:DEVCHAIN_PORT with the reference contracts,
- * registered as network 31337 in DATABASE_URL's registry. Runs until Ctrl-C; when a node with
+ * registered as network 31337 in DATABASE_URL's networks table. Runs until Ctrl-C; when a node with
  * our contracts already runs on the port, it only re-registers it and exits.
  */
 async function main(): Promise<number> {

@@ -75,7 +75,7 @@ export async function startDevchain(opts: {
   }
 }
 
-/** The registry's contract map of a devchain (keys as GET /api/networks serves them). */
+/** The networks table's contract map of a devchain (keys as GET /api/networks serves them). */
 export function devchainContracts(a: DeployedAddresses): Record<string, Address> {
   return {
     mothership: a.mothership,
@@ -136,7 +136,7 @@ export async function ensureDevBondRequirements(networks: NetworksService): Prom
   await networks.setSetting('bond_requirements', { ...current, ...Object.fromEntries(entries) });
 }
 
-/** Starts the devchain and writes network 31337 with every address into the registry, and its tokens' bond minimums where unset. */
+/** Starts the devchain and writes network 31337 with every address into the networks table, and its tokens' bond minimums where unset. */
 export async function startAndRegisterDevchain(deps: { db: DataSource; port: number; logger?: Logger; serviceSigner?: Address }): Promise<Devchain> {
   const chain = await startDevchain({ port: deps.port, logger: deps.logger, serviceSigner: deps.serviceSigner });
   try {
@@ -150,7 +150,7 @@ export async function startAndRegisterDevchain(deps: { db: DataSource; port: num
   return chain;
 }
 
-/** Whether the registry's devchain entry points at a node that still has its mothership. */
+/** Whether the devchain's network entry points at a node that still has its mothership. */
 async function registeredDevchainAlive(rpcUrls: string[], mothership: string | undefined): Promise<boolean> {
   const rpcUrl = rpcUrls[0];
   if (!rpcUrl || !mothership || !isAddress(mothership) || (await probeChainId(rpcUrl)) !== DEVCHAIN_CHAIN_ID) return false;
@@ -159,10 +159,10 @@ async function registeredDevchainAlive(rpcUrls: string[], mothership: string | u
 }
 
 /**
- * `npm start`'s devchain step (DEVCHAIN=auto): when the registry has no network, or its
+ * `npm start`'s devchain step (DEVCHAIN=auto): when the networks table has no network, or its
  * devchain (31337) has lost its contracts because the node restarted empty, bring up the
  * devchain, (re)deploy, re-register, and stop it with the process. Real networks in the
- * registry, production, or DEVCHAIN=off leave everything alone.
+ * networks table, production, or DEVCHAIN=off leave everything alone.
  */
 export async function ensureDevchain(deps: {
   config: Pick<Config, 'DEVCHAIN' | 'DEVCHAIN_PORT' | 'NODE_ENV' | 'HOST' | 'SERVICE_SIGNER_KEY'>;

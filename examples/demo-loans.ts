@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const net = networks.find((n) => n.chain_id === 31337);
   if (!net) throw new Error('network 31337 is not registered: is `npm start` running with its devchain?');
   const rpcUrl = net.rpc_urls[0];
-  // The lending market's registry keys are margin_* (not served by GET /api/networks); the devchain's addresses are fixed.
+  // The lending market's contract keys are margin_* (not served by GET /api/networks); the devchain's addresses are fixed.
   const a = expectedAddresses();
   const chain = localPublicClient(rpcUrl);
   const accounts = hardhatAccounts(10);

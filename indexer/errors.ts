@@ -55,12 +55,12 @@ export class ReorgTooDeepError extends FatalIndexerError {
   }
 }
 
-/** The RPC URL serves another chain than the registry says: every answer would be the wrong chain's. */
+/** The RPC URL serves another chain than the network's row says: every answer would be the wrong chain's. */
 export class ChainMismatchError extends FatalIndexerError {
   readonly code = 'chain_mismatch';
 
   constructor(expected: number, actual: number) {
-    super(`RPC answers as chain ${actual}, the registry says ${expected}`);
+    super(`RPC answers as chain ${actual}, the network says ${expected}`);
     this.name = 'ChainMismatchError';
   }
 }

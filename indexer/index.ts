@@ -37,17 +37,17 @@ export interface Indexer {
   networks(): number[];
   /** This process's lease holder id (host, pid and a random part). */
   readonly holder: string;
-  /** Rereads the registry now: starts new networks, restarts changed ones, stops removed ones. */
+  /** Rereads the networks now: starts new networks, restarts changed ones, stops removed ones. */
   refresh(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** What, if it changes in the registry, needs the network's tailer restarted. */
+/** What, if it changes in a network's row (`networks`), needs the network's tailer restarted. */
 const fingerprint = (n: NetworkSpec) => JSON.stringify([n.rpc_urls, n.contracts, n.confirmations]);
 
 /**
- * The indexer role: one tailer per enabled registry network this process holds the lease of,
- * kept in step with the registry. Several processes may run: each network is written by the
+ * The indexer role: one tailer per enabled network (`networks`) this process holds the lease of,
+ * kept in step with the networks table. Several processes may run: each network is written by the
  * holder of its lease (`indexer_leases`), which renews it every INDEXER_LEASE_RENEW_MS; the
  * others are standbys that try every INDEXER_LEASE_RENEW_MS to take free or expired leases, so a
  * network whose holder died is taken over within INDEXER_LEASE_TTL_MS + INDEXER_LEASE_RENEW_MS
@@ -70,11 +70,11 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
     publisher:
       deps.publisher ?? createLivePublisher({ db: deps.db, redis: deps.redis, config: deps.config, metrics: deps.metrics, logger, queue: deps.queue, tracer }),
   };
-  /** Enabled networks of the registry's last read. */
+  /** Enabled networks of the last read of `networks`. */
   let wanted = new Map<number, NetworkSpec>();
   const running = new Map<number, { tailer: NetworkTailer; fingerprint: string; fence: Fence }>();
   let stopped = false;
-  // Registry reads and lease rounds run one at a time, in order.
+  // Network reads and lease rounds run one at a time, in order.
   let queue: Promise<void> = Promise.resolve();
   const serial = (what: string, fn: () => Promise<void>) => {
     queue = queue.then(fn).catch((err: unknown) => logger.warn({ err: (err as Error).message }, `${what} failed`));
@@ -154,17 +154,17 @@ export async function startIndexer(deps: IndexerDeps, lifecycle: Lifecycle): Pro
     for (const [id, r] of [...running]) {
       const spec = wanted.get(id);
       if (!spec) {
-        logger.info({ chain_id: id }, 'network left the registry: stopping its tailer');
+        logger.info({ chain_id: id }, 'network removed or disabled: stopping its tailer');
         await stopNetwork(id, true);
       } else if (r.fingerprint !== fingerprint(spec)) {
-        logger.info({ chain_id: id }, 'network changed in the registry: restarting its tailer');
+        logger.info({ chain_id: id }, 'network changed (RPC URLs, contracts or confirmations): restarting its tailer');
         await stopNetwork(id, true);
       }
     }
     await leaseRound();
   }
 
-  const refresh = () => serial('registry refresh', reconcile);
+  const refresh = () => serial('networks refresh', reconcile);
 
   await refresh();
   const timer = setInterval(() => void refresh(), deps.config.INDEXER_NETWORKS_REFRESH_MS);

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { createDataSource as createPlatformDataSource, type DataSourceOptions, type EntityClass } from './platform/db/data-source';
-import { ApiKeyEntity, OrganizationEntity, OrganizationMemberEntity } from './identity/identity.entities';
-import { NetworkEntity, SettingEntity, TokenEntity } from './networks/networks.entities';
+import { ApiKeyEntity, OrganizationEntity, OrganizationMemberEntity } from './identity';
+import { NetworkEntity, SettingEntity, TokenEntity } from './networks';
 
 /**
  * Every TypeORM entity, gathered from the domains that own them (`<domain>/<domain>.entities.ts`).

@@ -3,7 +3,7 @@ import type { Metrics } from '../shared/platform/metrics';
 
 /**
  * What an operator watches on a socket replica. Gauges move with inc/dec rather than being
- * computed at scrape time, so several servers sharing one registry (tests) add up correctly.
+ * computed at scrape time, so several servers sharing one metrics registry (tests) add up correctly.
  */
 export class SocketMetrics {
   readonly connections: Gauge<string>;

@@ -1,8 +1,8 @@
 import { isJobSpec, type JobSpec } from '../shared/platform/queue';
-import * as quoteJobs from '../shared/quotes/quote.jobs';
-import * as exploreJobs from '../shared/explore/explore.jobs';
-import * as orderJobs from '../shared/orders/order.jobs';
-import * as dutchJobs from '../shared/dutch/dutch.jobs';
+import { quoteJobs } from '../shared/quotes';
+import { exploreJobs } from '../shared/explore';
+import { orderJobs } from '../shared/orders';
+import { dutchJobs } from '../shared/dutch';
 
 /**
  * The job modules of the domains (`shared/<domain>/*.jobs.ts`). Every job spec such a module

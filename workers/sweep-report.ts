@@ -44,3 +44,29 @@ export function reportSweep(ctx: WorkerContext, kind: SweptKind, redone: Record<
   if (opts.reason === 'start') ctx.logger.info(fields, msg);
   else ctx.logger.warn(fields, msg);
 }
+
+/** One step of a sweep: its name (as the sweep's log line counts it), the ids found overdue, and what redoes one. */
+export type SweepStep = readonly [step: string, ids: readonly string[], run: (id: string) => Promise<unknown>];
+
+/**
+ * Every sweeper's loop: redoes each step's items in order, each on its own (one that fails is
+ * logged and left for the next sweep, the rest still get done), reports the sweep (reportSweep)
+ * and answers how many items of each step it redid.
+ */
+export async function redoSteps(ctx: WorkerContext, kind: SweptKind, steps: readonly SweepStep[], reason: SweepReason): Promise<Record<string, number>> {
+  const redone: Record<string, number> = {};
+  let skipped = 0;
+  for (const [step, ids, run] of steps) {
+    if (ids.length > 0) redone[step] = ids.length;
+    for (const id of ids) {
+      try {
+        await run(id);
+      } catch (err) {
+        skipped++;
+        ctx.logger.warn({ sweep: kind, step, id, err: (err as Error).message }, 'sweeper skipped an item that failed; the next sweep tries it again');
+      }
+    }
+  }
+  reportSweep(ctx, kind, redone, { reason, skipped });
+  return redone;
+}

@@ -3,15 +3,10 @@ import type { ApiContext } from '../context';
 import { credentialBuckets } from './caller';
 import { principalOf } from './principal';
 import { consumeAll, createLimiter, ipBucket } from './rate-limit';
-import { isOfferDryRun } from '../http/dry-run-body-refusal';
+import { isOfferDryRun, isQuoteCreate } from './budgeted-writes';
 import { step } from '../../shared/platform/tracing';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-/** Express routes are case-insensitive and forgive a trailing slash; so does this match. */
-function isQuoteCreate(req: Request): boolean {
-  return req.method === 'POST' && req.path.toLowerCase().replace(/\/+$/, '') === '/quote';
-}
 
 /**
  * Budgets of every write under /api, mounted once in front of all its routes so a new write

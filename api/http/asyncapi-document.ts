@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { TOPIC_TABLE, type AnyTopicSpec } from '../../shared/events';
-import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly } from '../../shared/events/topic-join';
+import { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly, TOPIC_TABLE, type AnyTopicSpec } from '../../shared/events';
 import type { Json } from './schema-docs';
 
 /**

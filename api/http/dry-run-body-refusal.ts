@@ -1,11 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppError } from '../../shared/platform/errors';
 import { toAppError } from '../../shared/platform/http/error-handler';
-
-/** `POST /api/quote/:id/dry-run` as the /api router sees it: case-insensitive, a trailing slash forgiven, as Express matches routes. */
-export function isOfferDryRun(req: Request): boolean {
-  return req.method === 'POST' && /^\/quote\/[^/]+\/dry-run\/*$/i.test(req.path);
-}
+import { isOfferDryRun } from '../auth/budgeted-writes';
 
 const BODY_REFUSALS = new WeakMap<Request, AppError>();
 

@@ -5,6 +5,7 @@ import { parseOrThrow } from '../../shared/platform/validation';
 import { noStore, publicCache } from '../../shared/platform/http/cache';
 import { routeAuth } from '../auth';
 import type { ApiContext } from '../context';
+import { sentAsWriteJson } from './write-answer';
 import { Reply, type NamedRouteSpec, type RouteBinding, type RouteSpec, type RouteHandler } from './route-spec';
 
 /** A spec with the handler that answers it. */
@@ -61,19 +62,23 @@ function defaultStatus(c: NamedRouteSpec): number {
   return statuses[0];
 }
 
+/** Routes whose answers change state: never stored, so never revalidated by an ETag. */
+const WRITE_METHODS = new Set<RouteSpec['method']>(['post', 'put', 'patch', 'delete']);
+
 function answer(c: NamedRouteSpec, handle: RouteHandler<RouteSpec>): RequestHandler {
   const status = Object.keys(c.responses).length === 1 ? defaultStatus(c) : undefined;
+  const write = WRITE_METHODS.has(c.method);
   return async (req: Request, res: Response) => {
     const out: unknown = await handle(parseInput(c, req) as never, req, res);
     const reply = out instanceof Reply ? out : new Reply(status ?? defaultStatus(c), out);
     for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
-    res.status(reply.status);
     const spec = c.responses[reply.status as keyof typeof c.responses];
     if (spec?.contentType && spec.contentType !== 'application/json') {
+      res.status(reply.status);
       // A handler may set its own (the Prometheus registry names its exposition format).
       if (!res.get('Content-Type')) res.type(spec.contentType);
       res.send(reply.body);
-    } else res.json(reply.body);
+    } else if (!(write && sentAsWriteJson(res, reply.status, reply.body))) res.status(reply.status).json(reply.body);
   };
 }
 

@@ -63,7 +63,7 @@ export interface RouteSpec<Req extends RequestSpec = RequestSpec, Res extends Su
   description?: string;
   tags: readonly string[];
   auth: RouteAuth;
-  /** Cache-Control the route sets: shared-cacheable registry data, or never stored. */
+  /** Cache-Control the route sets: shared-cacheable network data, or never stored. */
   cache: 'public' | 'no-store';
   request: Req;
   responses: Res;

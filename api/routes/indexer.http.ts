@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDER_FAILURE_CLASSES } from '../../shared/indexed/indexer-checks';
+import { PROVIDER_FAILURE_CLASSES } from '../../shared/indexed';
 import { chainIdQuery } from '../../shared/platform/validation';
 import { defineRoute } from '../http/route-spec';
 import { errorCase } from '../http/error-cases';
@@ -76,7 +76,7 @@ const core = z.strictObject({
   premium_token: wireAddress.nullable(),
   created_block: block.nullable(),
   discovered: z.boolean().meta({ description: "Found through the factory's PairCreated events." }),
-  registered: z.boolean().meta({ description: "Named by the network's registry entry (quote creation accepts these too)." }),
+  registered: z.boolean().meta({ description: "Named by the network's entry (quote creation accepts these too)." }),
 });
 
 const INDEXER_UNAVAILABLE = errorCase(503, 'indexer_unavailable', 'indexer unavailable: RPC of chain 31337 does not answer');

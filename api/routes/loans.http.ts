@@ -43,7 +43,7 @@ const loanId = z
 
 const tokenRef = z.strictObject({
   address: wireAddress,
-  symbol: z.string().nullable().meta({ description: 'From the registry; null for an unregistered token.' }),
+  symbol: z.string().nullable().meta({ description: "From the network's tokens (GET /api/networks); null for an unregistered token." }),
   decimals: z.number().int().nullable(),
   price_usd: usdDecimal.nullable(),
 });

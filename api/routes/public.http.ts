@@ -27,7 +27,7 @@ export type LandingPageSettings = z.input<typeof landingPageSettings>;
 
 const publicRoute = { tags: ['public data'], auth: { action: 'read_public' }, cache: 'public', request: {}, errors: [] } as const;
 
-/** The spec's public, unauthenticated registry and settings routes. */
+/** The spec's public, unauthenticated network and settings routes. */
 export const publicSpecs = {
   listNetworks: defineRoute({
     ...publicRoute,

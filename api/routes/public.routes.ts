@@ -4,7 +4,7 @@ import type { ApiContext } from '../context';
 import type { RouteHandlers } from '../http/route-spec';
 import type { LandingPageSettings, publicSpecs } from './public.http';
 
-/** The spec's public, unauthenticated registry and settings routes. */
+/** The spec's public, unauthenticated network and settings routes. */
 export function publicHandlers(ctx: ApiContext): RouteHandlers<typeof publicSpecs> {
   const { networks } = ctx.services;
   const challenge = ctx.services.identity.challenge.publicSettings();

@@ -15,7 +15,7 @@ export const ROUTE_TAGS: Record<string, string> = {
   pubsub: "Registration for a chain's request feed on the socket.",
   'maker organization': 'Maker bot keys and the admin role; each change is signed by the admin wallet.',
   'taker organization': 'Taker API keys and short-lived delegates for end-user wallets.',
-  'public data': 'Registry, settings and portfolio snapshots; no credential needed.',
+  'public data': 'Networks, settings and portfolio snapshots; no credential needed.',
   indexer: 'What the chain indexer has seen, and its health.',
   explore: 'Gated analytics of CLOBs (and loans): books, activity, fills, summaries and live streams; see the Explore gate.',
   'explore: loans':

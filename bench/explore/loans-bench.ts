@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { RfqClient } from '../../client/src';
 import { createDataSource } from '../../shared/entities';
-import { OrganizationService } from '../../shared/identity/organization.service';
+import { OrganizationService } from '../../shared/identity';
 import { NetworksService } from '../../shared/networks';
 import { benchDatabase } from '../support/bench-db';
 import { CpuBudget } from '../support/cpu-budget';

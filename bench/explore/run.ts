@@ -8,7 +8,7 @@ import { NetworksService } from '../../shared/networks';
 import { benchDatabase, percentile } from '../support/bench-db';
 import { CpuBudget } from '../support/cpu-budget';
 import { spawnServer } from '../support/spawn-server';
-import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
+import { BENCH_WRITE_LIMITS } from '../support/bench-limits';
 import { delegateToken } from './delegate';
 import { SEED, seedClob } from './seed';
 import { benchPrefix, runBench, stopChild } from '../support/bench-cleanup';

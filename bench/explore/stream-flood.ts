@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import IORedis from 'ioredis';
 import { Client } from 'pg';
 import { localPublicClient } from '../../shared/chain/clients';
-import { ExploreWatchers } from '../../shared/explore/explore-watchers';
+import { ExploreWatchers } from '../../shared/explore';
 import { percentile } from '../support/bench-db';
 import { PhoenixConnection } from '../support/phoenix-connection';
 import { benchServiceEnv } from '../support/service-env';

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createDataSource } from '../../shared/entities';
-import { OrganizationService } from '../../shared/identity/organization.service';
+import { OrganizationService } from '../../shared/identity';
 import { NetworksService } from '../../shared/networks';
 import { benchPrefix } from '../support/bench-cleanup';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
-import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
+import { BENCH_WRITE_LIMITS } from '../support/bench-limits';
 
 /** The pair (and mothership) the orders benchmarks register on chain 31337, and its premium token. */
 export const BENCH_PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';

@@ -5,7 +5,7 @@ import { NetworksService } from '../../shared/networks';
 import { benchPrefix } from '../support/bench-cleanup';
 import { benchDatabase } from '../support/bench-db';
 import { spawnServer } from '../support/spawn-server';
-import { BENCH_WRITE_LIMITS } from './bench-limits';
+import { BENCH_WRITE_LIMITS } from '../support/bench-limits';
 
 /** The pair (and mothership) the quote benchmarks register on chain 31337. */
 export const BENCH_PAIR = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';

@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { parseQuoteRequest } from '../../shared/quotes/quote-request';
+import { parseQuoteRequest, parseQuoteRequestBySchema } from '../../shared/quotes';
 import { butterflyBody, quoteBenchDatabase, spawnQuoteApi } from './quote-fixture';
 import { runBench, stopChild } from '../support/bench-cleanup';
 
@@ -15,11 +15,12 @@ const PARSE_ITERATIONS = 10_000;
  * Both sides are CPU time, not wall time: on a shared machine CPU time moves far less between
  * runs than latency, and CPU is what validation competes for. The parse runs as the service
  * calls it (clock read per call, the configured maximum window) on the benchmark's butterfly
- * body, a fresh copy per call as Express would hand it over.
+ * body, a fresh copy per call as Express would hand it over; the create path's fast check
+ * (shared/quotes/quote-request-check.ts) beside the zod schema alone.
  */
-function parseMicros(): number {
+function parseMicros(parse: typeof parseQuoteRequest): number {
   const text = JSON.stringify(butterflyBody());
-  const once = () => parseQuoteRequest(JSON.parse(text), { now: Math.floor(Date.now() / 1000), maxExpiresIn: 300 });
+  const once = () => parse(JSON.parse(text), { now: Math.floor(Date.now() / 1000), maxExpiresIn: 300 });
   const jsonOnly = () => JSON.parse(text) as unknown;
   const perCall = (fn: () => unknown) => {
     const t0 = process.cpuUsage();
@@ -43,7 +44,9 @@ function cpuMicrosOf(pid: number): number {
 }
 
 export async function validationCost(): Promise<void> {
-  const parse = parseMicros();
+  // The create path (the fast check, zod for what it does not accept) and the schema alone, for comparison.
+  const parse = parseMicros(parseQuoteRequest);
+  const bySchema = parseMicros(parseQuoteRequestBySchema);
   const db = await quoteBenchDatabase('validation');
   const api = spawnQuoteApi(db.url);
   try {
@@ -60,6 +63,7 @@ export async function validationCost(): Promise<void> {
     const create = (cpuMicrosOf(pid) - before) / r.requests.total;
     process.stdout.write(`\nvalidation cost, butterfly body, ${CONNECTIONS} connections for ${DURATION_S}s (${r.requests.total} creates)\n`);
     process.stdout.write(`parse of the body (CPU, JSON.parse excluded) ${parse.toFixed(1).padStart(8)} us\n`);
+    process.stdout.write(`the same by the zod schema alone         ${bySchema.toFixed(1).padStart(8)} us\n`);
     process.stdout.write(`API process CPU per create          ${create.toFixed(1).padStart(8)} us\n`);
     process.stdout.write(
       `share of create spent validating     ${((100 * parse) / create).toFixed(2).padStart(8)} %   (a hand fast path pays only above 5 %)\n`,

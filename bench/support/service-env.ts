@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { BENCH_WRITE_LIMITS } from '../quote/bench-limits';
+import { BENCH_WRITE_LIMITS } from './bench-limits';
 import { benchPrefix } from './bench-cleanup';
 
 /**

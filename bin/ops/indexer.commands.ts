@@ -1,4 +1,4 @@
-import { IndexerOpsService } from '../../shared/indexed/indexer-ops.service';
+import { IndexerOpsService } from '../../shared/indexed';
 import { requireFlag, UsageError, type ParsedArgs, type OpsCommand } from './command';
 
 /** A flag that must be a whole number in [min, max]. */

@@ -1,7 +1,7 @@
 import type { Network } from './api.types';
 
 /**
- * A deployed contract of a registry network (GET /api/networks), by registry key
+ * A deployed contract of a known network (GET /api/networks), by contract key
  * (`mothership`, `usdc`, `opshuns_core`...). Throws when the network has none, so a
  * misconfigured deployment fails at start rather than when signing.
  */

@@ -19,7 +19,7 @@ import { startPostgresPair, type PostgresPair } from './postgres-pair';
  *   REDIS_CLUSTER_NODES (`--redis plain` starts one plain Redis for the roles instead);
  * - a Postgres primary and its streaming replica (initdb, pg_ctl, pg_basebackup -R from
  *   /usr/lib/postgresql/<version>/bin, run as the `postgres` OS user when started as root);
- * - the devchain (Hardhat with the reference contracts, registered in the primary's registry);
+ * - the devchain (Hardhat with the reference contracts, registered in the primary's networks table);
  * - two API, two socket, two worker and two indexer processes;
  * - HAProxy in front of the API and socket replicas (WebSockets, health checks on /readyz).
  *

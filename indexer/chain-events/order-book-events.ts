@@ -16,9 +16,6 @@ import { eventTable, indexedEvent } from './indexed-event';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
-/** Activity fields a row leaves empty unless it names them (series, order, side, price, counterparty). */
-const noOrder = { option_id: null, order_id: null, is_buy: null, price: null, remaining: null, counterparty: null } as const;
-
 /**
  * The order book's events: the factory's pairs, and each pair's ERC-6909 transfers, book orders,
  * API-recorded orders and exclusive fills (docs/ORDERS.md, docs/EXPLORE.md).
@@ -92,10 +89,8 @@ export const ORDER_BOOK_EVENTS = eventTable({
       if (log.receiver !== ZERO_ADDRESS)
         rows.push({ table: 'indexer_balances', row: { holder: log.receiver, pair, option_id: id, delta: log.amount, block: at.block_number } });
       rows.push(
-        {
-          table: 'indexer_clob_activity',
-          row: { ...noOrder, ...at, pair, kind: 'transfer', option_id: id, amount: log.amount.toString(), account: log.sender, counterparty: log.receiver },
-        },
+        // Its activity row is derived from the transfer's own row (writeActivity).
+        { table: 'indexer_clob_activity', row: at },
         {
           table: 'indexer_clob_series',
           row: { pair, option_id: id, block: at.block_number, oi_delta: openInterestDelta(log.sender, log.receiver, log.amount), placed: 0, transfer: 1 },
@@ -140,22 +135,7 @@ export const ORDER_BOOK_EVENTS = eventTable({
           },
         },
       },
-      {
-        table: 'indexer_clob_activity',
-        row: {
-          ...at,
-          pair: log.meta.address,
-          kind: 'placed',
-          option_id: log.id.toString(),
-          order_id: log.orderId.toString(),
-          is_buy: log.isBuy,
-          price: log.price.toString(),
-          amount: log.amount.toString(),
-          remaining: log.amount.toString(),
-          account: log.owner,
-          counterparty: null,
-        },
-      },
+      { table: 'indexer_clob_activity', row: at },
       {
         table: 'indexer_clob_series',
         row: { pair: log.meta.address, option_id: log.id.toString(), block: at.block_number, oi_delta: 0n, placed: 1, transfer: 0 },
@@ -206,23 +186,8 @@ export const ORDER_BOOK_EVENTS = eventTable({
           },
         },
       },
-      {
-        table: 'indexer_clob_activity',
-        row: {
-          ...at,
-          pair: log.meta.address,
-          kind: 'filled',
-          option_id: log.id.toString(),
-          order_id: log.orderId.toString(),
-          // The side is the resting order's: read from the book when the row is written.
-          is_buy: null,
-          price: log.price.toString(),
-          amount: log.amount.toString(),
-          remaining: log.remaining.toString(),
-          account: log.owner,
-          counterparty: log.filler,
-        },
-      },
+      // The side is the resting order's: read from the book when the row is derived (writeActivity).
+      { table: 'indexer_clob_activity', row: at },
       {
         table: 'indexer_clob_daily',
         row: {
@@ -262,20 +227,8 @@ export const ORDER_BOOK_EVENTS = eventTable({
           },
         },
       },
-      {
-        table: 'indexer_clob_activity',
-        // Series, side and price are the order's: read from the book when the row is written. `amount` is what was left.
-        row: {
-          ...noOrder,
-          ...at,
-          pair: log.meta.address,
-          kind: 'cancelled',
-          order_id: log.orderId.toString(),
-          amount: log.remaining.toString(),
-          remaining: '0',
-          account: log.owner,
-        },
-      },
+      // Series, side and price are the order's: read from the book when the row is derived (writeActivity).
+      { table: 'indexer_clob_activity', row: at },
     ],
   }),
 

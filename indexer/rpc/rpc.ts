@@ -192,7 +192,7 @@ export function createRpc(opts: RpcOptions): Rpc {
 
   /**
    * By health: among the URLs not sitting out (and not `avoid`, those that just failed this
-   * request), the one that failed least lately, the registry's order breaking ties; when every
+   * request), the one that failed least lately, the network's order of URLs breaking ties; when every
    * URL sits out, the one due back first.
    */
   function pick(avoid: Set<Endpoint>): Endpoint {

@@ -19,7 +19,7 @@ function reason(err: unknown): string {
 }
 
 /**
- * What the indexer role needs before it starts: each enabled network of the registry answers
+ * What the indexer role needs before it starts: each enabled network (`networks`) answers
  * `eth_chainId` on at least one of its URLs. The URLs are shown as scheme and host only (providers
  * put API keys in the path). Which chain answers is the tailer's to check (a wrong one halts that
  * network with `chain_mismatch`); here only whether anything answers.

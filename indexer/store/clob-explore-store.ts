@@ -1,4 +1,4 @@
-import type { ActivityRow, DailyBatch, SeriesDelta } from '../types';
+import type { BlockSpan, DailyBatch, SeriesDelta } from '../types';
 import { insertMany, type Queryable } from './sql';
 
 /**
@@ -10,23 +10,39 @@ import { insertMany, type Queryable } from './sql';
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /**
- * Inserts a batch's activity. Fills and cancels take their order's series and side (and a
- * cancel its price) from the order book, written earlier in the same transaction; an order
- * placed before the indexer's start block leaves them null.
+ * Inserts a batch's activity, derived from the order events and transfers the batch wrote
+ * earlier in the same transaction (the blocks of `span` hold that batch's rows only: each block
+ * is written by one batch, and a rollback deletes its rows before it is written again). Nothing
+ * is sent twice over the wire, and Postgres reads the rows it has just written from its cache.
+ * Fills and cancels take their order's series and side (and a cancel its price) from the order
+ * book, written earlier in the same transaction; an order placed before the indexer's start
+ * block leaves them null. The arguments are the stored events' (`args`, the ABI's names).
  */
-export async function writeActivity(m: Queryable, chainId: number, rows: ActivityRow[]): Promise<void> {
-  if (rows.length === 0) return;
+export async function writeActivity(m: Queryable, chainId: number, span: BlockSpan | null): Promise<void> {
+  if (!span) return;
   await m.query(
     `INSERT INTO indexer_clob_activity (chain_id, block_number, block_hash, block_timestamp, log_index, tx_hash, pair, kind,
                                         option_id, order_id, is_buy, price, amount, remaining, account, counterparty)
-     SELECT $2, x.block_number, x.block_hash, x.block_timestamp, x.log_index, x.tx_hash, x.pair, x.kind,
-            COALESCE(x.option_id, o.option_id), x.order_id, COALESCE(x.is_buy, o.is_buy), COALESCE(x.price, o.price),
-            x.amount, x.remaining, x.account, x.counterparty
-       FROM json_to_recordset($1::json) AS x(block_number bigint, block_hash text, block_timestamp bigint, log_index integer, tx_hash text,
-              pair text, kind text, option_id numeric, order_id numeric, is_buy boolean, price numeric, amount numeric, remaining numeric,
-              account text, counterparty text)
-       LEFT JOIN indexer_orders o ON x.order_id IS NOT NULL AND o.chain_id = $2 AND o.pair = x.pair AND o.order_id = x.order_id`,
-    [JSON.stringify(rows), chainId],
+     SELECT e.chain_id, e.block_number, e.block_hash, e.block_timestamp, e.log_index, e.tx_hash, e.address,
+            CASE e.event_name WHEN 'OrderPlaced' THEN 'placed' WHEN 'OrderFilled' THEN 'filled' ELSE 'cancelled' END,
+            COALESCE((e.args->>'id')::numeric, o.option_id),
+            (e.args->>'orderId')::numeric,
+            CASE WHEN e.event_name = 'OrderPlaced' THEN (e.args->>'isBuy')::boolean ELSE o.is_buy END,
+            COALESCE((e.args->>'price')::numeric, o.price),
+            (e.args->>CASE WHEN e.event_name = 'OrderCancelled' THEN 'remaining' ELSE 'amount' END)::numeric,
+            CASE e.event_name WHEN 'OrderPlaced' THEN (e.args->>'amount')::numeric WHEN 'OrderFilled' THEN (e.args->>'remaining')::numeric ELSE 0 END,
+            e.args->>'owner',
+            e.args->>'filler'
+       FROM indexer_events e
+       LEFT JOIN indexer_orders o ON e.event_name <> 'OrderPlaced' AND o.chain_id = e.chain_id AND o.pair = e.address
+                                  AND o.order_id = (e.args->>'orderId')::numeric
+      WHERE e.chain_id = $1 AND e.block_number BETWEEN $2 AND $3 AND e.event_name IN ('OrderPlaced', 'OrderFilled', 'OrderCancelled')
+     UNION ALL
+     SELECT t.chain_id, t.block_number, t.block_hash, t.block_timestamp, t.log_index, t.tx_hash, t.pair, 'transfer',
+            t.option_id, NULL, NULL, NULL, t.amount, NULL, t.sender, t.receiver
+       FROM indexer_transfers t
+      WHERE t.chain_id = $1 AND t.block_number BETWEEN $2 AND $3`,
+    [chainId, span.from, span.to],
   );
 }
 

@@ -1,4 +1,4 @@
-import type { ActivityRow, BondEventRow, EventRow, ExclusiveFillUseRow, OrderIntentRow, PairRow, PriceRow, SettlementRow, TransferRow } from '../types';
+import type { BondEventRow, EventRow, ExclusiveFillUseRow, OrderIntentRow, PairRow, PriceRow, SettlementRow, TransferRow } from '../types';
 import { reopenDutchPhases } from '../../shared/dutch';
 import { reopenFilledQuotes } from '../../shared/quotes';
 import { reopenChainClosedOrders, revertUsedFills } from '../../shared/orders';
@@ -8,6 +8,7 @@ import { settle, writeBalances, writeEvents, writeOrders, writePairs, writeTrans
 import { rollbackLoans, rollbackPrices, writeLoanEvents, writeLoans, writePrices, type LoanWriteEffects } from './loan-writer';
 import { exec, type Queryable } from './sql';
 import {
+  blockSpan,
   dailyRollups,
   finalLoanStates,
   finalOrderStates,
@@ -88,6 +89,14 @@ export interface TableOrder {
 export interface ProjectedTable<N extends string, R, B> extends DerivedTableBase<N> {
   collect(): RowCollector<R, B>;
   write(m: Queryable, chainId: number, batch: B, effects: WriteEffects): Promise<void>;
+  /**
+   * Its write only inserts the batch's own log-keyed rows and reads no other row (no conflict
+   * clause, no join, no effect): it runs first in the batch's transaction, before the cursor's
+   * compare-and-set, so it overlaps the previous batch's commit (the backfill pipeline,
+   * indexer/sync/tailer/write-backfill.ts); every other write runs after the cursor moved and sees
+   * that commit. It may not be ordered after another table's write.
+   */
+  ownRowsOnly?: true;
 }
 
 /** A table only another table's write changes (quotes, filled by settlements); it still rolls back. */
@@ -141,6 +150,7 @@ export const DERIVED_TABLES = [
     holds: 'every log read except transfers, as read',
     collect: inChainOrder<EventRow>(),
     write: writeEvents,
+    ownRowsOnly: true,
     rollback: collectPairsThenDelete,
     order: {
       rollsBackBefore: ['indexer_pairs', 'indexer_transfers'],
@@ -152,6 +162,7 @@ export const DERIVED_TABLES = [
     holds: 'ERC-6909 transfers',
     collect: inChainOrder<TransferRow>(),
     write: writeTransfers,
+    ownRowsOnly: true,
     rollback: byHeight('indexer_transfers', 'block_number'),
   }),
   projected({
@@ -220,10 +231,14 @@ export const DERIVED_TABLES = [
   projected({
     table: 'indexer_clob_activity',
     holds: 'orders placed, filled, cancelled and transfers per pair, with series and side',
-    collect: inChainOrder<ActivityRow>(),
+    // Projectors name the logs that make activity; their rows are derived in SQL from the events and transfers already written.
+    collect: blockSpan,
     write: writeActivity,
     rollback: byHeight('indexer_clob_activity', 'block_number'),
-    order: { writesAfter: ['indexer_orders'], why: "fills and cancels take their order's series and side from the order book" },
+    order: {
+      writesAfter: ['indexer_orders', 'indexer_events', 'indexer_transfers'],
+      why: "its rows are derived from the batch's events and transfers; fills and cancels take their order's series and side from the order book",
+    },
   }),
   projected({
     table: 'indexer_prices',
@@ -327,10 +342,28 @@ export function startChangeset(): { add(row: ProjectedRow): void; done(): Change
   };
 }
 
-/** Writes every table's rows of a changeset, in one transaction the caller holds; returns the quotes it filled and the loans' health crossings. */
-export async function writeDerived(m: Queryable, chainId: number, changes: Changeset): Promise<WriteEffects> {
-  const effects: WriteEffects = { filled: [], loans: { repricedTokens: new Set(), crossings: [], lastBlock: null } };
-  for (const t of PROJECTED) await (t.write as (m: Queryable, c: number, b: unknown, e: WriteEffects) => Promise<void>)(m, chainId, changes[t.table], effects);
+type Write = (m: Queryable, c: number, b: unknown, e: WriteEffects) => Promise<void>;
+
+const noEffects = (): WriteEffects => ({ filled: [], loans: { repricedTokens: new Set(), crossings: [], lastBlock: null } });
+
+/**
+ * Writes the rows of the tables marked `ownRowsOnly` (the events and transfers, most of a
+ * batch's rows): what a batch's transaction may write before its cursor moves.
+ */
+export async function writeOwnRows(m: Queryable, chainId: number, changes: Changeset): Promise<void> {
+  for (const t of PROJECTED) if ('ownRowsOnly' in t && t.ownRowsOnly) await (t.write as Write)(m, chainId, changes[t.table], noEffects());
+}
+
+/**
+ * Writes every table's rows of a changeset, in one transaction the caller holds (`ownRowsWritten`:
+ * all but those `writeOwnRows` wrote already); returns the quotes it filled and the loans' health crossings.
+ */
+export async function writeDerived(m: Queryable, chainId: number, changes: Changeset, opts: { ownRowsWritten?: boolean } = {}): Promise<WriteEffects> {
+  const effects = noEffects();
+  for (const t of PROJECTED) {
+    if (opts.ownRowsWritten && 'ownRowsOnly' in t && t.ownRowsOnly) continue;
+    await (t.write as Write)(m, chainId, changes[t.table], effects);
+  }
   return effects;
 }
 
@@ -348,7 +381,7 @@ export interface ForeignKey {
  * roll back first (the referenced rows could not be deleted under it). Empty when sound.
  */
 export function rollbackOrderProblems(
-  tables: readonly { table: string; order?: TableOrder; write?: unknown }[],
+  tables: readonly { table: string; order?: TableOrder; write?: unknown; ownRowsOnly?: true }[],
   foreignKeys: readonly ForeignKey[] = [],
 ): string[] {
   const problems: string[] = [];
@@ -372,6 +405,9 @@ export function rollbackOrderProblems(
     for (const other of t.order?.rollsBackBefore ?? []) check(t.table, i, other, 'rollsBackBefore');
     for (const other of t.order?.rollsBackAfter ?? []) check(t.table, i, other, 'rollsBackAfter');
     for (const other of t.order?.writesAfter ?? []) check(t.table, i, other, 'writesAfter');
+    // Its write runs before every other one (ownRowsOnly): it cannot wait for another's.
+    if (t.ownRowsOnly && (t.order?.writesAfter ?? []).length > 0)
+      problems.push(`${t.table}: ownRowsOnly, so its write cannot come after another's (writesAfter)`);
   });
   for (const fk of foreignKeys) {
     const from = index.get(fk.from);

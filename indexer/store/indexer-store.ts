@@ -5,7 +5,7 @@ import type { Hex, LightBlock } from '../rpc/rpc';
 import { ResyncRequestRepository, type ResyncRequest } from '../../shared/indexed/resync-requests.repository';
 import type { FilledQuote } from './changeset-writer';
 import type { LoanHealthCrossing } from './loan-writer';
-import { rollbackDerived, writeDerived, type Changeset, type RollbackEffects } from './derived-tables';
+import { rollbackDerived, writeDerived, writeOwnRows, type Changeset, type RollbackEffects } from './derived-tables';
 import { LeaseStore, type Fence } from './lease-store';
 import { exec, insertMany, type Queryable } from './sql';
 import { decideExclusiveWindows, type NewFade } from '../../shared/dutch';
@@ -23,7 +23,7 @@ export interface Cursor {
 
 export interface StoredState {
   cursor: Cursor | null;
-  /** The chain's cursor belongs to a different contract set: the registry changed. */
+  /** The chain's cursor belongs to a different contract set: the network's contracts changed. */
   staleSet: string | null;
   /** The unfinalized window, lowest first. */
   blocks: LightBlock[];
@@ -51,6 +51,16 @@ export interface CommitBatch {
   window: { append: LightBlock[] } | { replace: LightBlock[]; checkpoints: StoredHash[] };
   trimBelow?: number;
   pruneBelow?: number;
+  /**
+   * Resolves once the batch before this one, still committing on another connection, has moved
+   * the cursor (or failed). This batch's transaction starts only then: its lease check comes
+   * after that one's (a lease taker queued between them cannot wedge the two), its own rows are
+   * written while that one writes the rest, and its compare-and-set waits on that one's row lock
+   * until it commits (and fails if it rolled back).
+   */
+  previousCursorMoved?: Promise<void>;
+  /** Called once this batch's transaction has moved the cursor. */
+  onCursorMoved?: () => void;
 }
 
 /** What a committed batch did that the live publisher tells. */
@@ -195,12 +205,29 @@ export class IndexerStore {
     });
   }
 
-  private writeBatch(args: CommitBatch): Promise<Committed> {
+  private async writeBatch(args: CommitBatch): Promise<Committed> {
     const { chainId } = args;
+    await args.previousCursorMoved;
     return this.write(async (m) => {
       await relaxedCommit(m);
+      // The batch's own rows first: they read nothing, so they need not wait for the previous
+      // batch, which may still be committing (the backfill pipeline, `previousCursorMoved`). The
+      // compare-and-set then waits for that commit (its row lock) and fails if it rolled back;
+      // everything after it reads what that commit wrote.
+      await writeOwnRows(m, chainId, args.changes).catch((err: unknown) => {
+        // Its keys are the batch's logs: only another writer having written those blocks repeats one.
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new CursorConflictError(chainId, args.expected.block_number);
+        throw err;
+      });
+      if (args.previousCursorMoved) {
+        // Wait here for the previous batch's commit (it holds the row): the compare-and-set below
+        // is a new statement, so it sees that commit. Without the wait it would read the row as
+        // it was before that batch and find the cursor elsewhere than expected.
+        await m.query(`SELECT 1 FROM indexer_cursors WHERE chain_id = $1 AND contract_set = $2 FOR UPDATE`, [chainId, args.contractSet]);
+      }
       await this.moveCursor(m, chainId, args.contractSet, args.expected, args.cursor);
-      const written = await writeDerived(m, chainId, args.changes);
+      args.onCursorMoved?.();
+      const written = await writeDerived(m, chainId, args.changes, { ownRowsWritten: true });
       // After the batch's rows: a winner's exclusive fill in this batch is seen before its window is decided.
       const fades = await decideExclusiveWindows(m, chainId, { number: args.cursor.number, timestamp: args.cursor.timestamp }, this.opts.fadeWindowSeconds);
       if ('replace' in args.window) {
@@ -367,6 +394,9 @@ export class IndexerStore {
     );
   }
 }
+
+/** Postgres' SQLSTATE for a duplicate key. */
+const UNIQUE_VIOLATION = '23505';
 
 /**
  * The commit returns before its WAL reaches disk. Safe for derived data: the cursor is in the

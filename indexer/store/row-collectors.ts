@@ -2,6 +2,7 @@ import type { Hex } from '../rpc/rpc';
 import type {
   BalanceChange,
   BalanceDelta,
+  BlockSpan,
   DailyBatch,
   FillStat,
   LoanBatch,
@@ -14,6 +15,7 @@ import type {
   OrderEvent,
   OrderRow,
   OrderUpdate,
+  RowPosition,
   SeriesChange,
   SeriesDelta,
   TraderDay,
@@ -45,6 +47,21 @@ export const inChainOrder =
       done: () => rows,
     };
   };
+
+/** The lowest and highest block of the rows added (null when none was): where a batch's activity lies. */
+export function blockSpan(): RowCollector<RowPosition, BlockSpan | null> {
+  let span: BlockSpan | null = null;
+  return {
+    add(at) {
+      if (!span) span = { from: at.block_number, to: at.block_number };
+      else {
+        if (at.block_number < span.from) span.from = at.block_number;
+        if (at.block_number > span.to) span.to = at.block_number;
+      }
+    },
+    done: () => span,
+  };
+}
 
 /**
  * Folds a batch's balance changes into one net delta per (holder, pair, id), so a batch writes

@@ -4,20 +4,20 @@ import type { Hex } from '../rpc/rpc';
 
 /**
  * The contracts one network's tailer reads: the pair factory and the mothership from the
- * registry (the "contract set"), plus every pair the factory created (discovered from its
+ * network's contracts (the "contract set"), plus every pair the factory created (discovered from its
  * events). Addresses are kept lower-case for matching.
  */
 export interface Sources {
   chainId: number;
   factory: Hex | null;
   mothership: Hex | null;
-  /** The maker BondVault, when the registry names one. */
+  /** The maker BondVault, when the network's contracts name one. */
   bondVault: Hex | null;
   pairs: Set<string>;
-  /** The reference lending market and its price oracle (registry `margin_*` keys), when the network has them. */
+  /** The reference lending market and its price oracle (the network's `margin_*` contract keys), when the network has them. */
   lendingMarket: Hex | null;
   priceOracle: Hex | null;
-  /** Names the registry contracts this cursor covers; a different set starts the network over. */
+  /** Names the network's contracts this cursor covers; a different set starts the network over. */
   contractSet: string;
 }
 

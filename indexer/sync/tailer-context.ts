@@ -11,7 +11,7 @@ import { sourcesFor, watchedAddresses, type Sources } from './sources';
 import { findStartBlock } from './start-block';
 import { ChainInvariantError, UnfinalizedChain } from './unfinalized-chain';
 
-/** A registry network as the indexer needs it. */
+/** A network (a row of `networks`) as the indexer needs it. */
 export interface NetworkSpec {
   chain_id: number;
   name: string;
@@ -46,7 +46,7 @@ export interface ContextDeps {
 
 /**
  * Loads (or starts) a network's cursor, window and pairs, and checks them against the node:
- * it must be the chain the registry names, and the stored window must keep its invariant and
+ * it must be the chain the network's row names, and the stored window must keep its invariant and
  * end at the cursor. A changed contract set re-indexes the network from scratch, and so does a
  * new chain under the same chain id: a node whose block 0 is not the one recorded with the
  * cursor (a devchain started again under an existing database) is another chain, not a reorg.

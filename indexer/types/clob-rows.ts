@@ -1,5 +1,4 @@
 import type { Hex } from '../rpc/rpc';
-import type { RowPosition } from './rows';
 
 /**
  * Rows of Explore's CLOB read models (migration ExploreClob1764004000000), projected from the
@@ -7,22 +6,13 @@ import type { RowPosition } from './rows';
  */
 
 /**
- * One line of a pair's activity. Fills and cancels name their order only: its series, side
- * (and, for a cancel, price) are read from the order book when the row is written.
+ * The blocks of a batch that hold activity (orders placed, filled, cancelled and transfers of a
+ * pair): the activity rows themselves are derived in SQL from the events and transfers the batch
+ * stored there (indexer/store/clob-explore-store.ts, `writeActivity`), not sent a second time.
  */
-export interface ActivityRow extends RowPosition {
-  pair: Hex;
-  kind: 'placed' | 'filled' | 'cancelled' | 'transfer';
-  option_id: string | null;
-  order_id: string | null;
-  is_buy: boolean | null;
-  price: string | null;
-  amount: string;
-  remaining: string | null;
-  /** The order's owner (placed, filled, cancelled) or the transfer's sender. */
-  account: Hex;
-  /** The filler (the taker of a fill) or the transfer's receiver. */
-  counterparty: Hex | null;
+export interface BlockSpan {
+  from: number;
+  to: number;
 }
 
 /**

@@ -21,4 +21,4 @@ export type {
   TransferRow,
 } from './rows';
 export type { LoanBatch, LoanChange, LoanEventKind, LoanEventRow, LoanProjection, LoanRow, LoanState, LoanUpdate, PriceRow } from './loan-rows';
-export type { ActivityRow, DailyBatch, DailyDelta, FillStat, SeriesChange, SeriesDelta, TraderDay } from './clob-rows';
+export type { BlockSpan, DailyBatch, DailyDelta, FillStat, SeriesChange, SeriesDelta, TraderDay } from './clob-rows';

@@ -1,2 +1,4 @@
-export { FillBondCheck, indexedBonds, lockMakerRights } from './fill-bond';
-export type { FillBondRequirements, IndexedBond } from './fill-bond';
+export { FillBondCheck } from './fill-bond';
+export { indexedBonds, lockMakerRights } from './fill-bond.repository';
+export type { FillBondRequirements } from './fill-bond';
+export type { IndexedBond } from './fill-bond.repository';

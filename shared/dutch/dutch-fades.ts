@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db';
 import { AppError } from '../platform/errors';
-import { QUOTE_STATE_SQL as QS } from '../quotes/quote.sql';
+import { decideWindows, fadeScope, fadeTimes, openRights } from './dutch-fades.repository';
 
 /** DUTCH_FADE_LIMIT, DUTCH_FADE_WINDOW and DUTCH_FADE_COOLDOWN. */
 export interface FadePolicy {
@@ -31,71 +31,6 @@ export interface NewFade {
   winner: `0x${string}`;
   organization_id: string | null;
   exclusive_ends_at: Date;
-}
-
-/**
- * The maker organization a wallet acts for when nothing recorded it (bids made before bids
- * carried their organization): the organization that issued its maker API key (a bot wallet),
- * else the one it is a member of; null for neither. The key comes first: a key's organization
- * is the one that issued it, and no other organization can change that, while a membership is
- * something another organization's admin could once add.
- */
-export const ORGANIZATION_OF = (address: string) => `COALESCE(
-  (SELECT organization_id FROM api_keys WHERE kind = 'maker' AND lower(address) = lower(${address}) ORDER BY revoked_at IS NULL DESC, created_at DESC LIMIT 1),
-  (SELECT organization_id FROM organization_members WHERE kind = 'maker' AND lower(address) = lower(${address}) LIMIT 1))`;
-
-/** The scope of a wallet with no organization recorded for it (see ORGANIZATION_OF). */
-export async function fadeScope(db: Queryable, maker: string): Promise<FadeScope> {
-  const rows: { organization_id: string | null }[] = await db.query(`SELECT ${ORGANIZATION_OF('$1')} AS organization_id`, [maker]);
-  return { organizationId: rows[0]?.organization_id ?? null, maker };
-}
-
-/**
- * The end times (ms) of the scope's fades whose window ended after `sinceMs`, oldest first: Dutch
- * awards whose exclusive window passed without a fill, and exclusive fills that expired unused
- * (state expired; the indexer moves one the chain used to `used`, which undoes its fade).
- */
-async function fadeTimes(db: Queryable, scope: FadeScope, sinceMs: number): Promise<number[]> {
-  const rows: { t: Date }[] = scope.organizationId
-    ? await db.query(
-        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND organization_id = $1 AND exclusive_ends_at > $2
-         UNION ALL
-         SELECT expire_time AS t FROM exclusive_fills WHERE state = 'expired' AND organization_id = $1 AND expire_time > $2
-         ORDER BY t`,
-        [scope.organizationId, new Date(sinceMs)],
-      )
-    : await db.query(
-        `SELECT exclusive_ends_at AS t FROM dutch_exclusive_outcomes WHERE faded AND lower(winner) = lower($1) AND exclusive_ends_at > $2
-         UNION ALL
-         SELECT expire_time AS t FROM exclusive_fills WHERE state = 'expired' AND organization_id IS NULL AND lower(maker) = lower($1) AND expire_time > $2
-         ORDER BY t`,
-        [scope.maker, new Date(sinceMs)],
-      );
-  return rows.map((r) => new Date(r.t).getTime());
-}
-
-/**
- * The scope's rights that may still become fades: Dutch awards whose window is not decided yet,
- * bids on auctions still competing (each could win), and live exclusive fills. `exceptQuote`:
- * the auction being bid on now (a replaced bid is not a second right).
- */
-export async function openRights(db: Queryable, scope: FadeScope, windowSinceMs: number, exceptQuote: string | null): Promise<number> {
-  const byOrg = scope.organizationId !== null;
-  const who = byOrg ? scope.organizationId : scope.maker;
-  const bidOf = byOrg ? `b.organization_id = $1` : `b.organization_id IS NULL AND lower(b.maker) = lower($1)`;
-  const fillOf = byOrg ? `f.organization_id = $1` : `f.organization_id IS NULL AND lower(f.maker) = lower($1)`;
-  const rows: { n: number }[] = await db.query(
-    `SELECT (
-       (SELECT count(*) FROM dutch_bids b JOIN quotes q ON q.id = b.quote_id
-         WHERE ${bidOf} AND q.id IS DISTINCT FROM $3::uuid AND (
-           (q.state = ${QS.open} AND q.dutch_phase = 'competing')
-           OR (q.winner IS NOT NULL AND lower(q.winner) = lower(b.maker) AND q.exclusive_ends_at > $2
-               AND NOT EXISTS (SELECT 1 FROM dutch_exclusive_outcomes o WHERE o.quote_id = q.id))))
-       + (SELECT count(*) FROM exclusive_fills f WHERE ${fillOf} AND f.state = 'active')
-     )::int AS n`,
-    [who, new Date(windowSinceMs), exceptQuote],
-  );
-  return rows[0]?.n ?? 0;
 }
 
 /**
@@ -140,7 +75,7 @@ export function fadeStatusOf(times: readonly number[], policy: FadePolicy, nowMs
 /**
  * A maker's fade status now: of the organization its credential acts for (`scope`, from the
  * maker key's own organization or the SIWE wallet's own membership), or, given only a wallet,
- * of the organization ORGANIZATION_OF finds.
+ * of the organization makerOrganizationOf (shared/identity) finds.
  */
 export async function fadeStatus(db: Queryable, who: FadeScope | string, policy: FadePolicy, nowMs: number): Promise<FadeStatus> {
   const scope = typeof who === 'string' ? await fadeScope(db, who) : who;
@@ -194,40 +129,8 @@ export async function decideExclusiveWindows(
   block: { number: number; timestamp: number },
   lookbackSeconds: number,
 ): Promise<NewFade[]> {
-  const rows: NewFade[] = await m.query(
-    `WITH due AS (
-       SELECT q.id, q.winner, q.award, q.exclusive_ends_at, q.dutch_request_digest, q.taker_address, q.taker_organization_id,
-              ceil(extract(epoch FROM q.exclusive_ends_at))::bigint AS end_s,
-              (q.state IN (${QS.cancelled},${QS.expired}) AND q.closed_at <= q.exclusive_ends_at) AS closed_early,
-              COALESCE(c.short, false) AS taker_short
-         FROM quotes q LEFT JOIN dutch_taker_checks c ON c.quote_id = q.id
-        WHERE q.chain_id = $1::integer AND q.winner IS NOT NULL AND q.exclusive_ends_at IS NOT NULL
-          AND q.exclusive_ends_at < to_timestamp($3::bigint) AND q.exclusive_ends_at > to_timestamp($3::bigint - $4::bigint)
-          AND NOT EXISTS (SELECT 1 FROM dutch_exclusive_outcomes o WHERE o.quote_id = q.id)
-          AND (c.quote_id IS NOT NULL OR q.state = ${QS.filled}
-               OR (q.dutch_request->'dutch_premium'->>'maker_pays_taker') IS DISTINCT FROM 'false'
-               OR q.exclusive_ends_at <= now() - make_interval(secs => $5::integer))
-     ), decided AS (
-       SELECT d.*, NOT d.closed_early AND NOT EXISTS (
-                SELECT 1 FROM indexer_settlements s
-                  JOIN indexer_events e ON e.chain_id = s.chain_id AND e.block_number = s.block_number AND e.log_index = s.log_index
-                 WHERE s.chain_id = $1 AND s.taker_address_hash = d.dutch_request_digest
-                   AND lower(s.maker) = lower(COALESCE(d.award->>'filler', d.winner)) AND s.block_timestamp <= d.end_s
-                   AND e.event_name = 'DutchFilled' AND e.args->>'exclusive' = 'true'
-              ) AS missed
-         FROM due d
-     )
-     INSERT INTO dutch_exclusive_outcomes (quote_id, chain_id, winner, organization_id, faded, taker_unfillable, taker, taker_organization_id,
-                                           exclusive_ends_at, decided_block, decided_block_timestamp)
-     SELECT id, $1::integer, winner,
-            COALESCE((SELECT b.organization_id FROM dutch_bids b WHERE b.quote_id = decided.id AND lower(b.maker) = lower(decided.winner)), ${ORGANIZATION_OF('winner')}),
-            missed AND NOT taker_short, missed AND taker_short, taker_address, taker_organization_id,
-            exclusive_ends_at, $2::bigint, $3::bigint FROM decided
-     ON CONFLICT (quote_id) DO NOTHING
-     RETURNING quote_id, winner, organization_id, exclusive_ends_at, faded`,
-    [chainId, block.number, block.timestamp, lookbackSeconds, TAKER_CHECK_WAIT_SECONDS],
-  );
+  const rows = await decideWindows(m, chainId, block, lookbackSeconds, TAKER_CHECK_WAIT_SECONDS);
   return rows
-    .filter((r) => (r as NewFade & { faded: boolean }).faded)
+    .filter((r) => r.faded)
     .map(({ quote_id, winner, organization_id, exclusive_ends_at }) => ({ quote_id, winner, organization_id, exclusive_ends_at }));
 }

@@ -5,6 +5,7 @@ import { localPublicClient } from '../chain/clients';
 import { AppError, ValidationError, type FieldProblem } from '../platform/errors';
 import type { DutchFillRequest, TokenTriple } from '../protocol';
 import type { ChainDirectory } from '../quotes';
+import { IndexedDataRepository } from '../indexed';
 
 /**
  * The token triple of a pair (token0, token1, premium token), immutable once the pair exists. The
@@ -29,11 +30,8 @@ export class PairTokens {
   }
 
   private async load(dir: ChainDirectory, pair: Address): Promise<TokenTriple> {
-    const rows: { token0: string; token1: string; premium_token: string }[] = await this.db.query(
-      `SELECT token0, token1, premium_token FROM indexer_pairs WHERE chain_id = $1 AND lower(address) = lower($2)`,
-      [dir.network.chain_id, pair],
-    );
-    if (rows[0]) return { token0: getAddress(rows[0].token0), token1: getAddress(rows[0].token1), premiumToken: getAddress(rows[0].premium_token) };
+    const known = await new IndexedDataRepository(this.db).pairTokens(dir.network.chain_id, pair);
+    if (known) return { token0: getAddress(known.token0), token1: getAddress(known.token1), premiumToken: getAddress(known.premium_token) };
     const url = dir.network.rpc_urls[0];
     if (!url) throw unavailable(dir.network.chain_id, pair, 'the network has no RPC URL');
     const client = localPublicClient(url, dir.network.chain_id);

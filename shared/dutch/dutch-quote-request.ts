@@ -26,7 +26,7 @@ import {
   unknownKeys,
   whenObject,
 } from '../platform/validation';
-import { QUOTE_MAX_EXPIRES_IN_LIMIT, type QuoteRequestLimits } from '../quotes/quote-request';
+import { QUOTE_MAX_EXPIRES_IN_LIMIT, type QuoteRequestLimits } from '../quotes';
 
 /**
  * The Dutch create body of `POST /api/quote` (docs/DUTCH.md): how the route tells it from a
@@ -91,7 +91,7 @@ const DUTCH_KNOWN = [
 function dutchQuoteRequestSchema(now: number, maxExpiresIn: number, maxExclusiveMs: number, maxAuctionSeconds: number) {
   const ms = (what: string, max: number) => intSchema({ min: 0, max, message: `must be an integer number of ${what} from 0 to ${max}` });
   const shape = {
-    chain_id: required(intSchema(CHAIN_ID)).meta({ description: 'A registry network (GET /api/networks).' }),
+    chain_id: required(intSchema(CHAIN_ID)).meta({ description: 'A known network (GET /api/networks).' }),
     taker_address: required(evmAddress).meta({
       description: 'The wallet that signed dutch_request (taker_signature must recover to it); never shown to makers as a field.',
     }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../platform/queue/job-spec';
-import { QUOTES_QUEUE } from '../quotes/quote.jobs';
+import { QUOTES_QUEUE } from '../quotes';
 
 const uuid = z.uuid();
 

@@ -4,7 +4,8 @@ import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import type { QuoteLegRow, QuoteRow } from '../quotes';
 import { LEG_COLUMNS, LEG_INSERT_COLUMNS, QUOTE_COLUMNS, QUOTE_INSERT_COLUMNS } from '../quotes';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
-import { QUOTE_STATE_SQL as QS } from '../quotes/quote.sql';
+import { QUOTE_STATE_SQL as QS } from '../quotes';
+import { isMakerOrganizationWallet } from '../identity';
 import type { DutchPhase } from '../../wire/src/dutch.wire';
 import { DUTCH_PHASE_SQL as DP } from './dutch.sql';
 
@@ -146,14 +147,7 @@ export class DutchRepository {
    * without signing for it.
    */
   async isOrganizationWallet(organizationId: string, address: string): Promise<boolean> {
-    const rows: unknown[] = await this.ds.query(
-      `SELECT 1 FROM organization_members WHERE organization_id = $1 AND kind = 'maker' AND lower(address) = lower($2)
-       UNION ALL
-       SELECT 1 FROM api_keys WHERE organization_id = $1 AND kind = 'maker' AND revoked_at IS NULL AND lower(address) = lower($2)
-       LIMIT 1`,
-      [organizationId, address],
-    );
-    return rows.length > 0;
+    return isMakerOrganizationWallet(this.ds, organizationId, address);
   }
 
   async findBid(id: string): Promise<DutchBidRow | null> {

@@ -20,3 +20,5 @@ export { awardDutchQuote, awardDutchQuotes, openDutchQuote, openDutchQuotes, reo
 export type { DutchAwardDecision } from './dutch-state';
 export { dutchQuoteRequestDocument, isDutchRequest, parseDutchQuoteRequest } from './dutch-quote-request';
 export type { DutchLimits, DutchQuoteRequest } from './dutch-quote-request';
+export { NotDueYet } from './dutch-auctioneer';
+export * as dutchJobs from './dutch.jobs';

@@ -25,6 +25,7 @@ export {
   marginRfqStreamTopic,
 } from './topics';
 export type { TopicKind, LiveTopicKind, PlannedTopicKind, TokenTopicKind, ParsedTopic, NameArgOf, HeldOf, TopicEvents, EventName } from './topics';
+export { comingSoon, holdsStreamToken, registeredForChain, thatMakerOnly } from './topic-join';
 export type { StreamTokenVerifier, BearerResolver, RegistrationLookup, JoinLookups, JoinCredentials, JoinGrant, JoinAttempt, Authorize } from './topic-join';
 export {
   rfqRequestPayload,

@@ -2,6 +2,7 @@ import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../platform/config';
 import { hashTag, luaScript, RedisKeys, type Redis } from '../platform/redis';
+import { PubsubRegistrationRepository } from './pubsub-registration.repository';
 
 export const PUBSUB_TIERS = ['premium', 'freemium'] as const;
 export type PubsubTier = (typeof PUBSUB_TIERS)[number];
@@ -60,11 +61,7 @@ export class PubsubRegistrations {
     const now = Date.now();
     const lapses = now + this.ttlMs;
     // Postgres first: Redis never holds a registration its rebuild would not bring back.
-    await this.db?.query(
-      `INSERT INTO pubsub_registrations (chain_id, tier, address, key_id, lapses_at) VALUES ($1, $2, $3, $4, to_timestamp($5 / 1000.0))
-       ON CONFLICT (chain_id, tier, address) DO UPDATE SET key_id = EXCLUDED.key_id, lapses_at = EXCLUDED.lapses_at`,
-      [chainId, tier, member, keyId, lapses],
-    );
+    if (this.db) await new PubsubRegistrationRepository<PubsubTier>(this.db).upsert(chainId, tier, member, keyId, lapses);
     // The chain is listed first, in its own slot: a chain listed without a registration costs a
     // sweep one empty read, a registration on an unlisted chain would escape the sweeps.
     await this.redis.multi().sadd(this.chainsKey(), String(chainId)).pexpire(this.chainsKey(), this.ttlMs).exec();
@@ -111,13 +108,12 @@ export class PubsubRegistrations {
    */
   async purgeLapsed(): Promise<number> {
     if (!this.db) throw new Error('PubsubRegistrations.purgeLapsed needs the database');
-    const [, count]: [unknown, number] = await this.db.query(`DELETE FROM pubsub_registrations WHERE lapses_at <= now()`);
-    return count;
+    return new PubsubRegistrationRepository<PubsubTier>(this.db).deleteLapsed();
   }
 
   /** Removes every registration the key made, on every chain; answers how many. */
   async dropKey(keyId: string): Promise<number> {
-    await this.db?.query(`DELETE FROM pubsub_registrations WHERE key_id = $1`, [keyId]);
+    if (this.db) await new PubsubRegistrationRepository<PubsubTier>(this.db).deleteByKey(keyId);
     return dropKeyRegistrations(this.redis, this.keys.prefix, keyId);
   }
 
@@ -150,13 +146,12 @@ export class PubsubRegistrations {
    */
   async restore(revokedAmong: RevokedAmong): Promise<number> {
     if (!this.db) throw new Error('PubsubRegistrations.restore needs the database');
-    await this.db.query(`DELETE FROM pubsub_registrations WHERE lapses_at <= now()`);
-    const rows = (await this.db.query(
-      `SELECT chain_id, tier, address, key_id, (extract(epoch FROM lapses_at) * 1000)::bigint::text AS lapses FROM pubsub_registrations`,
-    )) as { chain_id: number; tier: PubsubTier; address: string; key_id: string | null; lapses: string }[];
+    const stored = new PubsubRegistrationRepository<PubsubTier>(this.db);
+    await stored.deleteLapsed();
+    const rows = await stored.all();
     const keyIds = [...new Set(rows.flatMap((r) => (r.key_id ? [r.key_id] : [])))];
     const revoked = new Set(keyIds.length > 0 ? await revokedAmong(keyIds) : []);
-    if (revoked.size > 0) await this.db.query(`DELETE FROM pubsub_registrations WHERE key_id = ANY($1)`, [[...revoked]]);
+    if (revoked.size > 0) await stored.deleteByKeys([...revoked]);
     const now = Date.now();
     let n = 0;
     for (const r of rows) {

@@ -1,4 +1,4 @@
-import type { Principal } from '../identity/identity.types';
+import type { Principal } from '../identity';
 import type { StreamKind } from '../platform/stream-tokens';
 import type { PubsubTier } from './pubsub-registrations';
 import type { AddressParam, ChainParam, TokenParam } from './topic-names';

@@ -12,3 +12,4 @@ export { clobFeed } from './clob/clob-feed';
 export { ClobExploreService } from './clob/clob-explore.service';
 export type { ListFilters } from './clob/clob-explore.service';
 export * as clobExploreSchemas from './clob/clob-explore.schemas';
+export * as exploreJobs from './explore.jobs';

@@ -5,6 +5,7 @@ import { parseAdminStatement, STATEMENT_TITLE, type AdminAction } from './admin-
 import { isManagingRole, type Membership, type OrgKind } from './identity.types';
 import type { OrganizationRepository } from './organization.repository';
 import type { SignatureVerifier } from './signature-verifier';
+import { AdminStatementRepository } from './admin-statement.repository';
 
 /** DESIGN: Issued At must be within 10 minutes of now, either side. */
 export const STATEMENT_WINDOW_MS = 10 * 60 * 1000;
@@ -83,19 +84,15 @@ export class AdminActionVerifier {
       throw mismatch('Admin', `signer ${signer} does not hold admin, owner or manager in organization ${expected.organizationId}`);
     }
     const statementHash = keccak256(stringToBytes(message));
-    const used: unknown[] = await this.deps.db.query(`SELECT 1 FROM admin_statement_uses WHERE statement_hash = $1`, [statementHash]);
-    if (used.length > 0) throw replayed();
+    if (await new AdminStatementRepository(this.deps.db).isUsed(statementHash)) throw replayed();
     return { membership, statementHash };
   }
 
   /** Marks a checked statement used; the one caller that wins a concurrent race proceeds. */
   async consume(checked: CheckedStatement): Promise<void> {
     // Uses older than any statement's window are of no more use; admin actions are rare, so each sweeps them.
-    await this.deps.db.query(`DELETE FROM admin_statement_uses WHERE used_at < now() - make_interval(secs => $1)`, [REMEMBER_MS / 1000]);
-    const fresh: unknown[] = await this.deps.db.query(
-      `INSERT INTO admin_statement_uses (statement_hash) VALUES ($1) ON CONFLICT (statement_hash) DO NOTHING RETURNING 1`,
-      [checked.statementHash],
-    );
-    if (fresh.length === 0) throw replayed();
+    const uses = new AdminStatementRepository(this.deps.db);
+    await uses.forgetOlderThan(REMEMBER_MS / 1000);
+    if (!(await uses.markUsed(checked.statementHash))) throw replayed();
   }
 }

@@ -28,3 +28,5 @@ export {
   delegateSchemas,
   keyIdSchema,
 } from '../../wire/src/identity.wire';
+export { ApiKeyEntity, OrganizationEntity, OrganizationMemberEntity } from './identity.entities';
+export { isMakerOrganizationWallet, makerOrganizationOf } from './organization.repository';

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { Queryable } from '../platform/db';
 import { OrganizationEntity, OrganizationMemberEntity } from './identity.entities';
 import type { Membership, OrgKind, Role } from './identity.types';
 
@@ -107,4 +108,31 @@ export class OrganizationRepository {
       rethrowConflict(err);
     }
   }
+}
+
+/**
+ * SQL for the maker organization a wallet acts for when nothing recorded it (bids made before bids
+ * carried their organization): the organization that issued its maker API key (a bot wallet),
+ * else the one it is a member of; null for neither. The key comes first: a key's organization
+ * is the one that issued it, and no other organization can change that, while a membership is
+ * something another organization's admin could once add. `address` is SQL (a parameter or a
+ * column), composed into another domain's statement (shared/dutch's fades).
+ */
+export const makerOrganizationOf = (address: string) => `COALESCE(
+  (SELECT organization_id FROM api_keys WHERE kind = 'maker' AND lower(address) = lower(${address}) ORDER BY revoked_at IS NULL DESC, created_at DESC LIMIT 1),
+  (SELECT organization_id FROM organization_members WHERE kind = 'maker' AND lower(address) = lower(${address}) LIMIT 1))`;
+
+/**
+ * Whether `address` is a wallet the maker organization registered: one of its members, or the
+ * bot wallet of one of its active maker keys.
+ */
+export async function isMakerOrganizationWallet(db: Queryable, organizationId: string, address: string): Promise<boolean> {
+  const rows: unknown[] = await db.query(
+    `SELECT 1 FROM organization_members WHERE organization_id = $1 AND kind = 'maker' AND lower(address) = lower($2)
+     UNION ALL
+     SELECT 1 FROM api_keys WHERE organization_id = $1 AND kind = 'maker' AND revoked_at IS NULL AND lower(address) = lower($2)
+     LIMIT 1`,
+    [organizationId, address],
+  );
+  return rows.length > 0;
 }

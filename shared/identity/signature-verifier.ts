@@ -7,7 +7,7 @@ import type { NetworksService } from '../networks';
 /**
  * personal_sign (EIP-191) verification. An externally owned account is checked by recovery,
  * offline. When recovery does not give the claimed address and that address holds code on the
- * message's network, the wallet is a contract and is asked through the registry network's RPC
+ * message's network, the wallet is a contract and is asked through the network's RPC
  * (ERC-1271, via viem's verifyMessage). Counterfactual (not yet deployed) wallets have no code
  * and are refused: deploy the wallet before signing in.
  *

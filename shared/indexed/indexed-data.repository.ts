@@ -135,6 +135,21 @@ export class IndexedDataRepository {
     );
   }
 
+  /** The addresses of the pairs the indexer found on a chain through its factory. */
+  async pairAddresses(chainId: number): Promise<string[]> {
+    const rows: { address: string }[] = await this.ds.query(`SELECT address FROM indexer_pairs WHERE chain_id = $1`, [chainId]);
+    return rows.map((r) => r.address);
+  }
+
+  /** The token triple the indexer recorded for a pair (from the factory's PairCreated), if it found the pair. */
+  async pairTokens(chainId: number, pair: string): Promise<Pick<PairRecord, 'token0' | 'token1' | 'premium_token'> | undefined> {
+    const rows: Pick<PairRecord, 'token0' | 'token1' | 'premium_token'>[] = await this.ds.query(
+      `SELECT token0, token1, premium_token FROM indexer_pairs WHERE chain_id = $1 AND lower(address) = lower($2)`,
+      [chainId, pair],
+    );
+    return rows[0];
+  }
+
   /** Every balance row of a holder, zero balances included (ids once held). */
   balances(holder: string, chainIds: number[]): Promise<BalanceRecord[]> {
     return this.ds.query(

@@ -20,7 +20,7 @@ export type ProviderFailureClass = (typeof PROVIDER_FAILURE_CLASSES)[number];
 
 export type FailureCounts = Partial<Record<ProviderFailureClass, number>>;
 
-/** One RPC URL, by its place in the registry's `rpc_urls` (never the URL: providers put keys in them). */
+/** One RPC URL, by its place in the networks table's `rpc_urls` (never the URL: providers put keys in them). */
 export interface ProviderUrlState {
   url_index: number;
   state: 'serving' | 'sitting_out';

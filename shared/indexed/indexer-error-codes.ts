@@ -8,7 +8,7 @@ export const INDEXER_ERROR_CODES = {
   rpc_rejected: 'the RPC refuses the requests the indexer makes',
   chain_inconsistent: 'the RPC gives answers from different forks; retrying',
   cursor_conflict: 'another indexer process writes this network',
-  chain_mismatch: 'the RPC serves another chain than the registry names',
+  chain_mismatch: 'the RPC serves another chain than the networks table names',
   invariant_broken: 'the stored block window is inconsistent',
   reorg_too_deep: 'the chain reorganised deeper than INDEXER_REORG_MAX_DEPTH',
   database_unavailable: 'the database does not answer',

@@ -49,7 +49,7 @@ export class IndexerOpsService {
     const all = await this.networks.allNetworks();
     const networks = chainId === undefined ? all : all.filter((n) => n.chain_id === chainId);
     if (chainId !== undefined && networks.length === 0)
-      throw new NotFoundError(`network ${chainId} is not in the registry (npm run ops -- network:list)`, 'network_not_found');
+      throw new NotFoundError(`network ${chainId} is not a known network (npm run ops -- network:list)`, 'network_not_found');
     const ids = networks.map((n) => n.chain_id);
     const [statuses, cursors, kept, reorgs, requests] = await Promise.all([
       this.repo.statuses(ids),
@@ -115,7 +115,7 @@ export class IndexerOpsService {
    */
   async requestResync(chainId: number, fromBlock: number): Promise<ResyncRequest> {
     const network = await this.networks.network(chainId);
-    if (!network) throw new NotFoundError(`network ${chainId} is not in the registry (npm run ops -- network:list)`, 'network_not_found');
+    if (!network) throw new NotFoundError(`network ${chainId} is not a known network (npm run ops -- network:list)`, 'network_not_found');
     const cursors = await this.repo.cursors([chainId]);
     if (cursors.length === 0) throw new BadRequestError(`network ${chainId} has not been indexed yet: nothing to resync`, 'not_indexed');
     const indexedTo = Math.max(...cursors.map((c) => Number(c.block_number)));
@@ -136,7 +136,7 @@ export class IndexerOpsService {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const r = await this.requests.get(id);
-      if (!r) throw new NotFoundError(`resync request ${id} vanished (its network was removed from the registry?)`, 'resync_not_found');
+      if (!r) throw new NotFoundError(`resync request ${id} vanished (its network was removed from the networks?)`, 'resync_not_found');
       if (r.state === 'done') return r;
       if (Date.now() >= until) {
         throw new AppError(

@@ -44,11 +44,11 @@ export interface CoreView {
   token0: string | null;
   token1: string | null;
   premium_token: string | null;
-  /** Block of the factory's PairCreated; null for a pair only the registry names. */
+  /** Block of the factory's PairCreated; null for a pair only the networks table names. */
   created_block: number | null;
   /** Found through the factory's events by the indexer. */
   discovered: boolean;
-  /** Named by the network's registry entry (quote creation accepts these too). */
+  /** Named by the network's entry (quote creation accepts these too). */
   registered: boolean;
 }
 
@@ -152,7 +152,7 @@ export class IndexerStatusService {
 
   /**
    * Pairs of each network: those the indexer discovered through the factory and those the
-   * registry names (quote creation accepts both), once each.
+   * networks table names (quote creation accepts both), once each.
    */
   async cores(chainId?: number): Promise<{ networks: { chain_id: number; healthy: boolean; cores: CoreView[] }[] }> {
     const networks = await this.enabledNetworks(chainId);

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { exploreLoanStreamTopic, topics, type EventPublisher } from '../events';
 import type { ExploreFeed, SnapshotBlock } from '../explore';
+import { LoanRepository } from './loan.repository';
 import { LoanService } from './loan.service';
 
 /** The loan feed follows a network's whole lending market: one subject per network. */
@@ -25,10 +26,7 @@ export const loanFeed: ExploreFeed<LoanSnapshot> = {
     return db.transaction('REPEATABLE READ', async (m) => {
       // One snapshot, one transaction: its reads run in turn (pg runs one query at a time per connection).
       const reads = new LoanService({ db: m as unknown as DataSource, oneConnection: true });
-      const [head] = (await m.query(
-        `SELECT block_number::text AS block_number, block_hash, block_timestamp::text AS block_timestamp FROM indexer_cursors WHERE chain_id = $1 ORDER BY block_number ASC LIMIT 1`,
-        [chainId],
-      )) as { block_number: string; block_hash: string | null; block_timestamp: string | null }[];
+      const head = await new LoanRepository(m).indexedHead(chainId);
       const block: SnapshotBlock = head
         ? {
             number: Number(head.block_number),

@@ -299,4 +299,13 @@ export class LoanRepository {
     if (addresses.length === 0) return [];
     return this.q(`SELECT address, symbol, decimals FROM tokens WHERE chain_id = $1 AND address = ANY($2::text[])`, [chainId, addresses]);
   }
+
+  /** The block the network's lowest cursor has reached (what a snapshot reflects), or undefined before the indexer's first batch. */
+  async indexedHead(chainId: number): Promise<{ block_number: string; block_hash: string | null; block_timestamp: string | null } | undefined> {
+    const [head] = await this.q<{ block_number: string; block_hash: string | null; block_timestamp: string | null }>(
+      `SELECT block_number::text AS block_number, block_hash, block_timestamp::text AS block_timestamp FROM indexer_cursors WHERE chain_id = $1 ORDER BY block_number ASC LIMIT 1`,
+      [chainId],
+    );
+    return head;
+  }
 }

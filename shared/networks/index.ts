@@ -4,3 +4,4 @@ export type { NetworkEntity } from './networks.entities';
 export { networkInputSchema, settingSchemas, isSettingKey, SETTING_SUMMARIES } from './networks.schemas';
 export type { NetworkInput, SettingKey, SettingValue } from './networks.schemas';
 export { developmentDashboardToken, registeredServiceSigner, registeredSessionSecret } from './service-signer-check';
+export { NetworkEntity, SettingEntity, TokenEntity } from './networks.entities';

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { NetworkEntity, SettingEntity, TokenEntity } from './networks.entities';
 import type { NetworkInput } from './networks.schemas';
 
-/** Queries of the registry tables. */
+/** Queries of the networks, tokens and settings tables. */
 export class NetworksRepository {
   constructor(private readonly ds: DataSource) {}
 

@@ -4,7 +4,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { z } from 'zod';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../platform/errors';
-import { assertNotFaded, assertRoomForRight, type FadePolicy } from '../dutch/dutch-fades';
+import { assertNotFaded, assertRoomForRight, type FadePolicy } from '../dutch';
 import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
 import { evmAddress, parseOrThrow, required, sizedArray, unknownKeys, whenObject } from '../platform/validation';

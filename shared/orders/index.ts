@@ -1,7 +1,7 @@
 export { OrderService, encodeCursor, decodeCursor } from './order.service';
 export { ExclusiveFillService } from './exclusive-fill.service';
 export { OrderRepository } from './order.repository';
-export { OrderRecords, recorderKey, type RetentionKind, type SweptBatch } from './order-records';
+export { OrderRecords, recorderKey, type RetentionKind, type SweptBatch } from './order-records.repository';
 export type { OrderFilter } from './order.repository';
 export { parseOrderRequest, orderJson } from './order-request';
 export { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
@@ -28,3 +28,4 @@ export type { ExclusiveFillRow, ExclusiveFillState, OnChainOrder, OrderRow, Orde
 export { exclusiveFillEventWire, exclusiveFillWire, ON_CHAIN_ORDER_STATES, ORDER_PLACEMENTS, orderWire } from '../../wire/src/order.wire';
 export { FILL_STATE_SQL, ON_CHAIN_STATE_SQL, ORDER_STATE_SQL } from './order.sql';
 export type { OnChainOrderState, OrderPlacement } from '../../wire/src/order.wire';
+export * as orderJobs from './order.jobs';

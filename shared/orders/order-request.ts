@@ -22,7 +22,7 @@ import { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
 
 /**
  * `POST /api/orders`'s body: the spec's order table, every field checked against its Solidity
- * width (OrderIntent, docs/PROTOCOL.md) and against the clock. What needs the registry (the
+ * width (OrderIntent, docs/PROTOCOL.md) and against the clock. What needs the networks table (the
  * chain, the pair, the mothership) is checked by the service.
  */
 

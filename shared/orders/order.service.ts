@@ -10,7 +10,7 @@ import { OrderRepository, type NewOrderRow, type OrderFilter, type PageAfter } f
 import { GroupCommit } from '../platform/db/group-commit';
 import { orderJson, parseOrderRequest, type OrderRequest } from './order-request';
 import { cancelOrder, requestCancel } from './order-state';
-import { OrderRecords, recorderKey } from './order-records';
+import { OrderRecords, recorderKey } from './order-records.repository';
 import type { OrderRow } from './order.types';
 import { orderView, type OrderView } from './order.views';
 import { PremiumTokens } from './premium-tokens';

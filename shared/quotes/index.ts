@@ -17,3 +17,6 @@ export { QuoteNotifier, publishQuoteResult, publishRfqRequest } from './quote-no
 export type { InterestedMakers, ResultMakers } from './quote-notifier';
 export * from '../../wire/src/quote.wire';
 export { QUOTE_STATE_SQL } from './quote.sql';
+export { parseQuoteRequest, parseQuoteRequestBySchema, QUOTE_MAX_EXPIRES_IN_LIMIT } from './quote-request';
+export type { QuoteRequestLimits } from './quote-request';
+export * as quoteJobs from './quote.jobs';

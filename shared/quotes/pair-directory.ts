@@ -1,7 +1,7 @@
 import { getAddress, type Address } from 'viem';
 import type { DataSource } from 'typeorm';
-import type { NetworkEntity } from '../networks/networks.entities';
-import { isPairKey } from '../indexed/network-pairs';
+import type { NetworkEntity } from '../networks';
+import { IndexedDataRepository, isPairKey } from '../indexed';
 import { NetworksService } from '../networks';
 
 /** Contract-map keys that name tokens: the pair triple and the faucet mocks. */
@@ -17,8 +17,8 @@ export interface ChainDirectory {
 
 /**
  * What the quote path needs to know of a chain, cached briefly in-process: the network, its
- * mothership, its known pairs (registry, plus the indexer's discovered cores when that table
- * exists) and its tokens. Stale by at most `ttlMs`; registry changes are rare.
+ * mothership, its known pairs (the network's own, plus the indexer's discovered cores when that table
+ * exists) and its tokens. Stale by at most `ttlMs`; network changes are rare.
  */
 export class PairDirectory {
   private readonly cache = new Map<number, { at: number; dir: Promise<ChainDirectory | null> }>();
@@ -32,7 +32,7 @@ export class PairDirectory {
   }
 
   /**
-   * The chain's directory. Only chains the registry has stay cached: a chain id any caller may
+   * The chain's directory. Only chains the networks table has stay cached: a chain id any caller may
    * send (1 to 2^31-1) that names no enabled network is looked up each time and never kept, so
    * requests with made-up chain ids cannot grow this process's memory (concurrent lookups of one
    * id still share one query).
@@ -75,7 +75,6 @@ export class PairDirectory {
 
   /** Pairs the indexer found through the factory (`GET /api/indexer/cores`). */
   private async discoveredCores(chainId: number): Promise<string[]> {
-    const rows: { address: string }[] = await this.ds.query(`SELECT address FROM indexer_pairs WHERE chain_id = $1`, [chainId]);
-    return rows.map((r) => r.address);
+    return new IndexedDataRepository(this.ds).pairAddresses(chainId);
   }
 }

@@ -1,6 +1,5 @@
-import type { Address } from 'viem';
 import { z } from 'zod';
-import { intentListSchema, polaritySchema, type Intent, type Polarity } from '../protocol';
+import { intentListSchema, polaritySchema } from '../protocol';
 import {
   addressOrZero,
   CHAIN_ID,
@@ -14,16 +13,11 @@ import {
   unknownKeys,
   whenObject,
 } from '../platform/validation';
+import { acceptedQuoteRequest } from './quote-request-check';
+import type { QuoteRequest } from './quote.types';
 
-/** A standard RFQ create, parsed: every field normalised. */
-export interface QuoteRequest {
-  chain_id: number;
-  taker_address: Address;
-  polarity: Polarity;
-  referrer: Address;
-  expires_in: number;
-  intents: Intent[];
-}
+/** A standard RFQ create, parsed (declared in quote.types.ts, which the fast check shares). */
+export type { QuoteRequest };
 
 export interface QuoteRequestLimits {
   /** Unix seconds. */
@@ -39,7 +33,7 @@ export const QUOTE_MAX_EXPIRES_IN_LIMIT = 86_400;
 /** The create body at `now`, with windows of at most `maxExpiresIn` seconds. */
 function quoteRequestSchema(now: number, maxExpiresIn: number) {
   const shape = {
-    chain_id: required(intSchema(CHAIN_ID)).meta({ description: 'A registry network (GET /api/networks).' }),
+    chain_id: required(intSchema(CHAIN_ID)).meta({ description: 'A known network (GET /api/networks).' }),
     taker_address: required(evmAddress).meta({
       description: 'Wallet that will call executeFixedPackageIntent; hashed into taker_address_hash, never shown to makers.',
     }),
@@ -87,9 +81,15 @@ const schemaAt = rebuiltWhenChanged(quoteRequestSchema);
 /**
  * Parses `POST /api/quote`'s standard body, reporting every bad field at once (a Dutch body
  * goes to parseDutchQuoteRequest of shared/dutch/dutch-quote-request.ts; see isDutchRequest there). `legByLegOnly` is accepted and ignored
- * (standard quotes are stored as package_only).
+ * (standard quotes are stored as package_only). A body the fast check accepts is answered by it
+ * (quote-request-check.ts); any other is the schema's to parse or refuse.
  */
 export function parseQuoteRequest(body: unknown, limits: QuoteRequestLimits): QuoteRequest {
+  return acceptedQuoteRequest(body, limits.now, limits.maxExpiresIn) ?? parseQuoteRequestBySchema(body, limits);
+}
+
+/** The same body parsed by the schema alone: the contract the fast check is held to, and the 400 of a refused body. */
+export function parseQuoteRequestBySchema(body: unknown, limits: QuoteRequestLimits): QuoteRequest {
   const b = parseOrThrow(schemaAt(limits.now, limits.maxExpiresIn), body);
   return { chain_id: b.chain_id, taker_address: b.taker_address, polarity: b.polarity, referrer: b.referrer, expires_in: b.expires_in, intents: b.intents };
 }

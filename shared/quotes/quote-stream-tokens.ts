@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { QuoteRepository } from './quote.repository';
 import { hashStreamToken, STREAM_TOKEN_PATTERN, type StreamKind, type StreamTokenRecord, type StreamTokens } from '../platform/stream-tokens';
 
 /**
@@ -19,11 +20,9 @@ export class QuoteStreamTokens {
     const rec = await this.tokens.verify(kind, token);
     if (rec || kind !== 'rfq' || typeof token !== 'string' || !STREAM_TOKEN_PATTERN.test(token)) return rec;
     const hash = hashStreamToken(token);
-    const rows = (await this.db.query(`SELECT (extract(epoch FROM expires_at) * 1000)::bigint::text AS expires FROM quotes WHERE stream_token_hash = $1`, [
-      hash,
-    ])) as { expires: string }[];
-    if (rows.length === 0) return null;
-    const expiresAt = Number(rows[0].expires) + this.graceSeconds * 1000;
+    const windowEnd = await new QuoteRepository(this.db).streamTokenExpiry(hash);
+    if (windowEnd === null) return null;
+    const expiresAt = windowEnd + this.graceSeconds * 1000;
     if (expiresAt <= Date.now()) return null;
     await this.tokens.remember(kind, hash, expiresAt).catch(() => undefined);
     return { kind, expiresAt, meta: {} };

@@ -269,4 +269,13 @@ export class QuoteRepository {
     const rows: { maker: `0x${string}` }[] = await this.ds.query(`SELECT DISTINCT maker FROM quote_offers WHERE quote_id = $1 ORDER BY maker`, [quoteId]);
     return rows.map((r) => r.maker);
   }
+
+  /** When the window of the quote whose stream token has this sha-256 ends (unix ms), or null: the join check a Redis that lost its data falls back to. */
+  async streamTokenExpiry(tokenHash: string): Promise<number | null> {
+    const rows: { expires: string }[] = await this.ds.query(
+      `SELECT (extract(epoch FROM expires_at) * 1000)::bigint::text AS expires FROM quotes WHERE stream_token_hash = $1`,
+      [tokenHash],
+    );
+    return rows.length === 0 ? null : Number(rows[0].expires);
+  }
 }

@@ -1,8 +1,19 @@
 import type { OFFER_FORMATS, QuoteState } from '../../wire/src/quote.wire';
 import type { Polarity } from '../../wire/src/protocol/constants';
+import type { Intent } from '../../wire/src/protocol/intents';
 
 /** Quote states (docs/QUOTES.md, "States"): the list QUOTE_STATES in quote.wire.ts (open -> expired | filled | cancelled). */
 export type { QuoteState, Polarity };
+
+/** A standard RFQ create, parsed: every field normalised. */
+export interface QuoteRequest {
+  chain_id: number;
+  taker_address: `0x${string}`;
+  polarity: Polarity;
+  referrer: `0x${string}`;
+  expires_in: number;
+  intents: Intent[];
+}
 
 export interface QuoteLegRow {
   idx: number;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { wireAddress, wireChainId } from './formats';
 
-/** The public registry: networks and tokens (GET /api/networks, /api/payment-tokens, /api/default-premium-tokens). */
+/** The public network data: networks and tokens (GET /api/networks, /api/payment-tokens, /api/default-premium-tokens). */
 
 export const tokenView = z.strictObject({
   chain_id: wireChainId,
@@ -19,7 +19,7 @@ export const networkView = z.strictObject({
   rpc_urls: z.array(z.string()),
   contracts: z
     .record(z.string(), wireAddress)
-    .meta({ description: 'Deployed contracts by registry key (mothership, rfq, opshuns_core, tokens...); margin keys are never served.' }),
+    .meta({ description: 'Deployed contracts by contract key (mothership, rfq, opshuns_core, tokens...); margin keys are never served.' }),
 });
 
 export const networksAnswer = z.strictObject({ networks: z.array(networkView) });
@@ -35,13 +35,13 @@ const abiWire = z.array(abiItem).readonly().meta({ description: 'A Solidity JSON
 
 export const contractAbisAnswer = z.strictObject({
   abis: z.strictObject({
-    mothership: abiWire.meta({ description: 'The mothership (registry key `mothership`): package offers, Dutch fills (`executeDutchFill`), digests.' }),
+    mothership: abiWire.meta({ description: 'The mothership (contract key `mothership`): package offers, Dutch fills (`executeDutchFill`), digests.' }),
     option_pair: abiWire.meta({
-      description: 'An option pair (CLOB; registry key `opshuns_core`, and every pair the factory creates): orders, `placeIntent`, `fillExclusive`.',
+      description: 'An option pair (CLOB; contract key `opshuns_core`, and every pair the factory creates): orders, `placeIntent`, `fillExclusive`.',
     }),
-    bond_vault: abiWire.meta({ description: 'The BondVault (registry key `bond_vault`): `deposit`, `requestWithdrawal`, `withdraw`, `bondOf`.' }),
+    bond_vault: abiWire.meta({ description: 'The BondVault (contract key `bond_vault`): `deposit`, `requestWithdrawal`, `withdraw`, `bondOf`.' }),
     erc20: abiWire.meta({
-      description: "A network's token: ERC-20, plus `faucet()` and `faucetAmount()` on the test tokens the registry marks `faucet: true`.",
+      description: "A network's token: ERC-20, plus `faucet()` and `faucetAmount()` on the test tokens the networks table marks `faucet: true`.",
     }),
   }),
 });

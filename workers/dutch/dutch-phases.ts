@@ -1,4 +1,4 @@
-import { NotDueYet } from '../../shared/dutch/dutch-auctioneer';
+import { NotDueYet } from '../../shared/dutch';
 import { RetryLater } from '../retry-later';
 import type { WorkerContext } from '../worker-context';
 

@@ -1,7 +1,7 @@
 import { expireDueOrders, OrderRepository, publishFillState } from '../../shared/orders';
 import type { WorkerContext } from '../worker-context';
 import { expireFillJob } from './order-expiry';
-import { reportSweep, type SweepReason } from '../sweep-report';
+import { redoSteps, type SweepReason } from '../sweep-report';
 
 /** Past its time by this much, a fill is the sweeper's; younger ones belong to their delayed job. */
 const SWEEP_GRACE_SECONDS = 2;
@@ -21,23 +21,14 @@ const SWEEP_BATCH = 500;
 export async function sweepOrders(ctx: WorkerContext, opts: { reason?: SweepReason } = {}): Promise<Record<string, number>> {
   const expired = await expireDueOrders(ctx.db, SWEEP_BATCH);
   const work = await new OrderRepository(ctx.db).overdue(SWEEP_GRACE_SECONDS, SWEEP_BATCH);
-  const steps: [string, string[], (id: string) => Promise<unknown>][] = [
-    ['expire_fill', work.fills, (id) => expireFillJob(ctx, id)],
-    ['publish_fill', work.unpublished, (id) => publishFillState(ctx, id)],
-  ];
-  const redone: Record<string, number> = {};
-  let skipped = 0;
-  for (const [step, ids, run] of steps) {
-    if (ids.length > 0) redone[step] = ids.length;
-    for (const id of ids) {
-      try {
-        await run(id);
-      } catch (err) {
-        skipped++;
-        ctx.logger.warn({ step, id, err: (err as Error).message }, 'orders sweeper skipped an item that failed; the next sweep tries it again');
-      }
-    }
-  }
-  reportSweep(ctx, 'order', redone, { reason: opts.reason ?? 'scheduled', skipped });
+  const redone = await redoSteps(
+    ctx,
+    'order',
+    [
+      ['expire_fill', work.fills, (id) => expireFillJob(ctx, id)],
+      ['publish_fill', work.unpublished, (id) => publishFillState(ctx, id)],
+    ],
+    opts.reason ?? 'scheduled',
+  );
   return expired > 0 ? { expire_order: expired, ...redone } : redone;
 }

@@ -5,7 +5,7 @@ import type { WorkerContext } from '../worker-context';
 import { expireQuote } from './quote-expiry';
 import { DutchRepository } from '../../shared/dutch';
 import { awardDutch, openDutch } from '../dutch/dutch-phases';
-import { reportSweep, type SweepReason } from '../sweep-report';
+import { redoSteps, type SweepReason, type SweepStep } from '../sweep-report';
 
 /** Past its window by this much, an open quote is the sweeper's to expire; younger ones belong to their delayed job. */
 const SWEEP_GRACE_SECONDS = 2;
@@ -25,7 +25,7 @@ export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: num
   const work = await new QuoteRepository(ctx.db).overdue(grace, SWEEP_BATCH);
   const dutch = await new DutchRepository(ctx.db).overdue(grace, SWEEP_BATCH);
   const versionOf = new Map(dutch.bids.map((b) => [b.id, Number(b.version)]));
-  const steps: [step: string, ids: string[], run: (id: string) => Promise<unknown>][] = [
+  const steps: SweepStep[] = [
     ['dutch_announce', dutch.unannounced, (id) => ctx.dutch.announce(id)],
     ['dutch_bid', [...versionOf.keys()], (id) => ctx.dutch.announceBid(id, versionOf.get(id) as number)],
     ['dutch_award', dutch.award, (id) => awardDutch(ctx, id)],
@@ -35,20 +35,7 @@ export async function sweepQuotes(ctx: WorkerContext, opts: { graceSeconds?: num
     ['expire', work.expired, (id) => expireQuote(ctx, id)],
     ['publish_result', work.unpublished, (id) => ctx.notifier.publishResult(id)],
   ];
-  let skipped = 0;
-  const redone: Record<string, number> = {};
-  for (const [step, ids, run] of steps) {
-    if (ids.length > 0) redone[step] = ids.length;
-    for (const id of ids) {
-      try {
-        await run(id);
-      } catch (err) {
-        skipped++;
-        ctx.logger.warn({ step, id, err: (err as Error).message }, 'sweeper skipped an item that failed; the next sweep tries it again');
-      }
-    }
-  }
-  reportSweep(ctx, 'quote', redone, { reason: opts.reason ?? 'scheduled', skipped });
+  const redone = await redoSteps(ctx, 'quote', steps, opts.reason ?? 'scheduled');
   try {
     const forgotten = await new IdempotencyService(ctx.db).purge(ctx.config.IDEMPOTENCY_TTL_HOURS);
     if (forgotten > 0) ctx.logger.info({ forgotten }, 'idempotency keys past their TTL removed');

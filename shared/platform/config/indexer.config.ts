@@ -48,15 +48,15 @@ export const indexerEnv = {
   INDEXER_MAX_ADDRESSES_PER_REQUEST: envInt(500, 1, 10_000),
   /** Backfill starts here on every network; unset, each network starts at its contracts' deployment block. */
   INDEXER_START_BLOCK: z.coerce.number().int().min(0).optional(),
-  /** Registry contract keys that name the pair factory, then the mothership; the first key present wins. */
+  /** Contract keys that name the pair factory, then the mothership; the first key present wins. */
   INDEXER_FACTORY_KEYS: envList('pair_factory,factory'),
   INDEXER_MOTHERSHIP_KEYS: envList('mothership,rfq'),
-  /** Registry keys naming the reference lending market and its price oracle (first present wins; left out of GET /api/networks). */
+  /** Contract keys naming the reference lending market and its price oracle (first present wins; left out of GET /api/networks). */
   INDEXER_LENDING_MARKET_KEYS: envList('margin_lending_market'),
   INDEXER_PRICE_ORACLE_KEYS: envList('margin_price_oracle'),
-  /** Registry contract keys that name the maker BondVault (its deposits and withdrawals are indexed); the first key present wins. */
+  /** Contract keys that name the maker BondVault (its deposits and withdrawals are indexed); the first key present wins. */
   INDEXER_BOND_VAULT_KEYS: envList('bond_vault'),
-  /** How often the indexer rereads the registry to start, restart or stop tailers. */
+  /** How often the indexer rereads the networks table to start, restart or stop tailers. */
   INDEXER_NETWORKS_REFRESH_MS: envInt(15_000, 100, 3_600_000),
   /**
    * Each network is written by the indexer process holding its lease (a row in indexer_leases).

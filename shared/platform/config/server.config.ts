@@ -32,7 +32,7 @@ export const serverEnv = {
   CORS_ORIGINS: envList('http://localhost:3000,http://127.0.0.1:3000'),
   /** Largest JSON body accepted, in bytes. */
   BODY_LIMIT_BYTES: envInt(256 * 1024, 1024, 16 * 1024 * 1024),
-  /** max-age of public registry responses. */
+  /** max-age of the public network and token responses. */
   PUBLIC_CACHE_SECONDS: envInt(30, 0, 86400),
   /** How long SIGTERM waits for in-flight work before closing anyway. */
   SHUTDOWN_TIMEOUT_MS: envInt(10000, 100, 600000),

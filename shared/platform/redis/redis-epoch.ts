@@ -5,6 +5,7 @@ import type { Cluster } from 'ioredis';
 import { luaScript } from './lua-scripts';
 import { hashTag, primaryNodes, RedisKeys, type Redis } from './redis';
 import { ShardMarkers, type ShardFinding } from './shard-markers';
+import { RedisEpochRepository } from './redis-epoch.repository';
 
 /**
  * Seqs one epoch may hand out per topic before the next epoch's floor: 2^40. A topic's counter
@@ -199,7 +200,7 @@ export class RedisEpoch {
       this.startLoss = await this.shardLost(found.finding, epoch, false);
       return this.startLoss;
     }
-    const [{ last }] = (await this.db.query(`SELECT max(epoch)::text AS last FROM redis_epochs`)) as { last: string | null }[];
+    const last = await new RedisEpochRepository(this.db).last();
     const opened = await this.open(last === null ? 'first start' : 'found empty at start');
     await this.rebaseShards();
     if (last === null || opened.epoch === Number(last)) return null;
@@ -294,10 +295,7 @@ export class RedisEpoch {
           this.opts.logger.error({ err: (err as Error).message }, 'redis epoch: a rebuild step before the new epoch failed'),
         );
       }
-      const [{ epoch }] = (await runner.query(`INSERT INTO redis_epochs (reason, opened_by) VALUES ($1, $2) RETURNING epoch::int AS epoch`, [
-        reason,
-        this.opts.name,
-      ])) as { epoch: number }[];
+      const epoch = await new RedisEpochRepository(runner).open(reason, this.opts.name);
       await OPEN.run(this.redis, [this.key], [epoch, epochFloor(epoch), Date.now()]);
       await runner.commitTransaction();
       return this.adopt(epoch, 0);

@@ -4,7 +4,7 @@ import { ClobExploreService } from '../../../shared/explore/clob/clob-explore.se
 import { NetworksService } from '../../../shared/networks';
 import { encodeOptionId } from '../../../shared/protocol';
 import { fakeHash, seededRandom } from '../../support/fixtures';
-import { fillRows } from '../../support/indexed-rows';
+import { fillRows, placedRows, transferRows } from '../../support/indexed-rows';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 
 /**
@@ -71,8 +71,8 @@ async function writeBlock(block: number, timestamp: number, fills: number): Prom
     const p = pos();
     const pair = rnd(4) === 0 ? OTHER_PAIR : PAIR;
     const option_id = SERIES[rnd(SERIES.length)];
-    const activity = { ...p, pair, option_id, order_id: String(block * 10 + i), is_buy: rnd(2) === 0, price: String(1 + rnd(40)), remaining: '5' };
-    add({ table: 'indexer_clob_activity', row: { ...activity, kind: 'placed', amount: '5', account: WALLETS[rnd(WALLETS.length)], counterparty: null } });
+    const placed = { pair, option_id, order_id: String(block * 10 + i), is_buy: rnd(2) === 0, price: String(1 + rnd(40)), amount: '5' };
+    for (const r of placedRows(p, { ...placed, owner: WALLETS[rnd(WALLETS.length)] })) add(r);
     add({ table: 'indexer_clob_series', row: { pair, option_id, block, oi_delta: 0n, placed: 1, transfer: 0 } });
   }
   // A mint, and now and then a burn: open interest moves.
@@ -82,22 +82,7 @@ async function writeBlock(block: number, timestamp: number, fills: number): Prom
     const amount = BigInt(1 + rnd(20));
     const holder = WALLETS[rnd(WALLETS.length)];
     const [from, to] = burn ? [holder, ZERO] : [ZERO, holder];
-    add({
-      table: 'indexer_clob_activity',
-      row: {
-        ...p,
-        pair: PAIR,
-        kind: 'transfer',
-        option_id,
-        order_id: null,
-        is_buy: null,
-        price: null,
-        amount: amount.toString(),
-        remaining: null,
-        account: from,
-        counterparty: to,
-      },
-    });
+    for (const r of transferRows(p, { pair: PAIR, option_id, amount: amount.toString(), sender: from, receiver: to })) add(r);
     add({ table: 'indexer_clob_series', row: { pair: PAIR, option_id, block, oi_delta: burn ? -amount : amount, placed: 0, transfer: 1 } });
   }
   for (let i = 0; i < fills; i++) {
@@ -108,7 +93,8 @@ async function writeBlock(block: number, timestamp: number, fills: number): Prom
     const taker = rnd(6) === 0 ? maker : WALLETS[rnd(WALLETS.length)];
     const amount = BigInt(1 + rnd(500));
     const price = BigInt(1 + rnd(60));
-    for (const r of fillRows(p, { pair, option_id, order_id: String(block * 10 + i), is_buy: rnd(2) === 0, price, amount, maker, taker })) add(r);
+    rnd(2); // the side a fill row once carried: drawn still, so the generated history stays the same
+    for (const r of fillRows(p, { pair, option_id, order_id: String(block * 10 + i), price, amount, maker, taker })) add(r);
   }
   await env.db.transaction(async (m) => {
     await writeDerived(m, CHAIN, c.done());

@@ -7,7 +7,7 @@ import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, fetchNonce, newWallet, siweMessage } from '../../support/wallets';
 import { deployContractWallet } from './contract-wallet';
 
-/** ERC-1271: a smart-contract wallet signs in through the registry network's RPC. */
+/** ERC-1271: a smart-contract wallet signs in through the network's RPC. */
 describe('contract wallet sign-in', () => {
   let chain: TestChain;
   let env: TestEnv;

@@ -90,7 +90,7 @@ describe('npm run ops -- indexer:status', () => {
   it('names what is wrong with its arguments', async () => {
     expect(await ops(h.env, 'indexer:status', '--chain', '999')).toMatchObject({
       code: 65,
-      stderr: 'error: network 999 is not in the registry (npm run ops -- network:list)\n',
+      stderr: 'error: network 999 is not a known network (npm run ops -- network:list)\n',
     });
     expect(await ops(h.env, 'indexer:status', '--chain', 'abc')).toMatchObject({
       code: 64,
@@ -103,7 +103,7 @@ describe('npm run ops -- indexer:resync', () => {
   it('refuses what it cannot serve, and records nothing', async () => {
     const cursor = (await cursorOf(h.env, 31337))!.block_number;
     const cases: [string[], number, string][] = [
-      [['--chain', '999', '--from-block', '1'], 65, 'error: network 999 is not in the registry (npm run ops -- network:list)\n'],
+      [['--chain', '999', '--from-block', '1'], 65, 'error: network 999 is not a known network (npm run ops -- network:list)\n'],
       [
         ['--chain', '31337', '--from-block', String(cursor + 1000)],
         65,

@@ -37,4 +37,13 @@ describe('declared once', () => {
     expect(filesMatching(files, /'open'\s*\|\s*'filled'\s*\|\s*'cancelled'/)).toEqual([]);
     expect(filesMatching(files, /\[\s*'open',\s*'filled',\s*'cancelled'\s*\]/)).toEqual(['wire/src/order.wire.ts']);
   });
+
+  it("a sweeper's overdue reads are idsWhere of shared/platform/db/queries.ts, its loop over them redoSteps of workers/sweep-report.ts", () => {
+    expect(filesMatching(files, /SELECT id FROM \$\{/)).toEqual(['shared/platform/db/queries.ts']);
+    expect(filesMatching(files, /\bskipped\+\+/)).toEqual(['workers/sweep-report.ts']);
+    expect(filesMatching(files, /\bredoSteps\(\s*ctx,\s*'(?:quote|order)'/).sort()).toEqual([
+      'workers/orders/order-sweeper.ts',
+      'workers/quotes/quote-sweeper.ts',
+    ]);
+  });
 });

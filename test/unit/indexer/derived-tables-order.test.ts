@@ -5,7 +5,7 @@ import { DERIVED_TABLES, rollbackOrderProblems, type TableOrder } from '../../..
  * batch's write: the constraints on that order are data on the entries (`order`), and the list
  * must keep them. test/integration/indexer/derived-tables-order.test.ts adds the schema's foreign keys.
  */
-type Entry = { table: string; order?: TableOrder; write?: unknown };
+type Entry = { table: string; order?: TableOrder; write?: unknown; ownRowsOnly?: true };
 const list: readonly Entry[] = DERIVED_TABLES;
 const rules = ['rollsBackBefore', 'rollsBackAfter', 'writesAfter'] as const;
 
@@ -55,6 +55,16 @@ describe('the rollback order of the derived tables', () => {
       'indexer_imaginary: rollsBackAfter names itself',
       'quotes_again: writesAfter names indexer_events, but only tables with a write are ordered by it',
     ]);
+  });
+
+  it('a table written before the cursor moves (ownRowsOnly) cannot be ordered after another write', () => {
+    const own = list.filter((t) => t.ownRowsOnly).map((t) => t.table);
+    expect(own).toEqual(['indexer_events', 'indexer_transfers']);
+    const events = list.find((t) => t.table === 'indexer_events')!;
+    const waiting = { ...events, order: { writesAfter: ['indexer_orders'], why: 'a test entry that waits for the book' } };
+    expect(rollbackOrderProblems(list.map((t) => (t === events ? waiting : t)))).toContain(
+      "indexer_events: ownRowsOnly, so its write cannot come after another's (writesAfter)",
+    );
   });
 
   it('a foreign key between two listed tables orders the referencing table first; others are not its business', () => {

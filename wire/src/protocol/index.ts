@@ -1,5 +1,16 @@
 export * from './constants';
-export { intentListSchema, optionTypeSchema, structureSchema, parseIntents, intentToJson, intentToLeg, jsonLegToLeg, legToIntent } from './intents';
+export {
+  intentListSchema,
+  optionTypeSchema,
+  structureSchema,
+  OPTION_TYPE_SPELLINGS,
+  STRUCTURE_SPELLINGS,
+  parseIntents,
+  intentToJson,
+  intentToLeg,
+  jsonLegToLeg,
+  legToIntent,
+} from './intents';
 export type { Intent, IntentJson, Leg } from './intents';
 export { takerAddressHash, directionsHash, checkDirections } from './taker-hash';
 export * from './typed-data';

@@ -53,29 +53,27 @@ export interface Leg {
 const OPTION_TYPE_MESSAGE = 'must be "call", "put", 0 (call) or 1 (put)';
 const STRUCTURE_MESSAGE = 'must be 0 or "a" (follows polarity), or 1 or "b" (flips the leg)';
 
+/** The spellings of an option type and a structure: the schemas below and the create's fast check (shared/quotes) read these. */
+export const OPTION_TYPE_SPELLINGS: readonly (readonly [string | number, OptionType])[] = [
+  ['call', 0],
+  ['put', 1],
+  [0, 0],
+  [1, 1],
+];
+export const STRUCTURE_SPELLINGS: readonly (readonly [string | number, Structure])[] = [
+  [0, 0],
+  ['a', 0],
+  ['0', 0],
+  [1, 1],
+  ['b', 1],
+  ['1', 1],
+];
+
 /** `call`|`put`|0|1 (names in any case). */
-export const optionTypeSchema = spelledAs<OptionType>(
-  [
-    ['call', 0],
-    ['put', 1],
-    [0, 0],
-    [1, 1],
-  ],
-  OPTION_TYPE_MESSAGE,
-);
+export const optionTypeSchema = spelledAs<OptionType>(OPTION_TYPE_SPELLINGS, OPTION_TYPE_MESSAGE);
 
 /** 0|"a"|1|"b" (letters in any case, digits as numbers or strings). */
-export const structureSchema = spelledAs<Structure>(
-  [
-    [0, 0],
-    ['a', 0],
-    ['0', 0],
-    [1, 1],
-    ['b', 1],
-    ['1', 1],
-  ],
-  STRUCTURE_MESSAGE,
-);
+export const structureSchema = spelledAs<Structure>(STRUCTURE_SPELLINGS, STRUCTURE_MESSAGE);
 
 /** One leg's fields, each read on its own; the rules between them come after. */
 const intentShape = z

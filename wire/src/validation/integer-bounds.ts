@@ -34,7 +34,7 @@ export function intRange(min: number, max: number, noun?: string): IntRange {
   return { min, max, message: `must be ${noun ? `${noun}: ` : ''}an integer from ${min} to ${max}` };
 }
 
-/** Chain ids: the registry keys networks by an `integer` column. */
+/** Chain ids: the contract keys networks by an `integer` column. */
 export const CHAIN_ID = intRange(1, PG_INT4_MAX, 'a chain id');
 /** Unix seconds: uint40 on chain, `bigint` in Postgres. */
 export const UNIX_SECONDS = intRange(0, MAX_TIMESTAMP, 'unix seconds');
@@ -65,11 +65,11 @@ export const intQuerySchema = (r: IntRange) =>
     .transform(Number)
     .meta({ pattern: '^(0|[1-9][0-9]{0,15})$', description: `Plain decimal digits, given once: ${r.message.replace(/^must be /, '')}.` });
 
-export const chainIdSchema = intSchema(CHAIN_ID).meta({ description: 'A registry network (GET /api/networks).' });
+export const chainIdSchema = intSchema(CHAIN_ID).meta({ description: 'A known network (GET /api/networks).' });
 
 /** `?chain_id=` of the public read routes: optional, one value. */
 export const chainIdQuery = z.object({
-  chain_id: intQuerySchema(CHAIN_ID).optional().meta({ description: 'Limits the answer to one registry network (plain decimal digits, given once).' }),
+  chain_id: intQuerySchema(CHAIN_ID).optional().meta({ description: 'Limits the answer to one known network (plain decimal digits, given once).' }),
 });
 
 /**
