@@ -11,6 +11,7 @@ import { LoanService } from '../shared/loans';
 import { ExclusiveFillService, OrderService } from '../shared/orders';
 import { serviceSigner } from '../shared/chain/service-signer';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { GateMemory } from './gate-memory';
 
 /** What the API needs from the outside world; tests build one per database. It hands work to the workers through `queue` and never publishes to sockets itself. */
 export interface ApiDeps extends ServiceDeps {
@@ -45,12 +46,19 @@ export interface ApiServices {
 
 export interface ApiContext extends ApiDeps {
   services: ApiServices;
+  /**
+   * The gate's key and network checks from memory, kept fresh by revocation and network notices.
+   * Serves from memory only once started (bin/main.ts starts it with the api role); until then
+   * every check asks the database.
+   */
+  gateMemory: GateMemory;
 }
 
 export function buildContext(deps: ApiDeps): ApiContext {
   const pairs = new PairDirectory(deps.db, deps.config.REGISTRY_CACHE_MS);
   const streamTokens = new StreamTokens(deps.redis, deps.config.REDIS_PREFIX);
-  const networks = new NetworksService(deps.db);
+  const gateMemory = new GateMemory(deps);
+  const networks = new NetworksService(deps.db, gateMemory.networks);
   // bin/main.ts builds the signer at start (and refuses to start without one); an embedder that
   // passes none gets one built from the configuration alone, on first use.
   let signer: PrivateKeyAccount | undefined = deps.serviceSigner;
@@ -62,10 +70,11 @@ export function buildContext(deps: ApiDeps): ApiContext {
   const dutch = new DutchService({ ...deps, pairs, streamTokens });
   return {
     ...deps,
+    gateMemory,
     services: {
       networks,
       pubsub: new PubsubRegistrations(deps.redis, deps.config, deps.db),
-      identity: new IdentityService({ ...deps, dropKeyRegistrations }),
+      identity: new IdentityService({ ...deps, dropKeyRegistrations, takerKeys: gateMemory.takerKeys }),
       pairs,
       quotes: new QuoteService({ ...deps, pairs, streamTokens }),
       offers,
@@ -75,7 +84,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
       portfolio: new PortfolioService(readDb),
       clobExplore: new ClobExploreService(readDb),
       exploreStreams: new ExploreStreamMinter(deps),
-      loans: new LoanService({ db: readDb }),
+      loans: new LoanService({ db: readDb, networks: gateMemory.networks }),
       orders: new OrderService({
         ...deps,
         pairs,

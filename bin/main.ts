@@ -92,7 +92,10 @@ async function main(): Promise<void> {
   if (roles.has('indexer') && !stopped()) await startIndexer(infra, lifecycle);
   if (stopped()) return;
   if (roles.has('api')) {
-    const { app } = createApp({ ...infra, queueNames: QUEUE_NAMES });
+    const { app, ctx } = createApp({ ...infra, queueNames: QUEUE_NAMES });
+    // The gate's checks from memory: subscribed before the first request; closed after the server.
+    await ctx.gateMemory.start();
+    lifecycle.onClose('gate memory', () => ctx.gateMemory.close());
     const server = await listen({ app, host: config.HOST, port: config.PORT, logger, lifecycle, name: 'api' });
     if (generatedDashboardToken !== undefined) announceDevelopmentDashboard(logger, server, generatedDashboardToken);
     if (roles.has('socket') && !stopped()) await startSocket(infra, server);

@@ -70,6 +70,8 @@ async function main(): Promise<void> {
       JWT_SECRET: randomBytes(32).toString('hex'),
       EXPLORE_RATE_LIMIT: '1000000',
       EXPLORE_RATE_LIMIT_PER_IP: '1000000',
+      // BENCH_GATE_MEMORY_MS=0: the gate's key and network checks read Postgres each time (the A/B of issue #41).
+      ...(process.env.BENCH_GATE_MEMORY_MS === undefined ? {} : { GATE_MEMORY_MS: process.env.BENCH_GATE_MEMORY_MS }),
     },
     'api listening',
   );

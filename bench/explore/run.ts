@@ -21,6 +21,8 @@ import { benchPrefix, runBench, stopChild } from '../support/bench-cleanup';
  *
  *   npm run bench:explore                         # 3 runs, 800 requests per route per run
  *   BENCH_RUNS=1 BENCH_REQUESTS=800 npm run bench:explore
+ *   BENCH_ORDERS=20000 BENCH_FILLS=200000 ...   # a smaller seed while iterating
+ *   BENCH_GATE_MEMORY_MS=0 ...                   # the gate's memory off (every check asks Postgres)
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 800);
@@ -87,6 +89,8 @@ async function main(): Promise<void> {
         EXPLORE_STREAMS_PER_SUBJECT: '10000000',
         LOGIN_RATE_LIMIT: '1000',
         ...BENCH_WRITE_LIMITS,
+        // BENCH_GATE_MEMORY_MS=0: the gate's key check reads Postgres each time (the A/B of issue #41).
+        ...(process.env.BENCH_GATE_MEMORY_MS === undefined ? {} : { GATE_MEMORY_MS: process.env.BENCH_GATE_MEMORY_MS }),
       },
       'api listening',
     );

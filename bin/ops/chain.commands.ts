@@ -2,6 +2,7 @@ import { DEVCHAIN_CHAIN_ID } from '../../shared/chain/clients';
 import { serviceSigner } from '../../shared/chain/service-signer';
 import { NetworksService } from '../../shared/networks';
 import { requireFlag, UsageError, type OpsCommand } from './command';
+import { announceNetworkChange } from './network-notice';
 
 export const chainCommands: OpsCommand[] = [
   {
@@ -32,7 +33,9 @@ export const chainCommands: OpsCommand[] = [
       const addresses = (await hasReferenceContracts(rpcUrl, expected)) ? expected : await deployReferenceContracts({ rpcUrl, serviceSigners: [signer] });
       await ensureServiceSigner({ rpcUrl, mothership: addresses.mothership, signer });
       const networks = new NetworksService(ctx.db);
-      ctx.print(await networks.upsertNetwork(devchainNetwork(rpcUrl, addresses)));
+      const stored = await networks.upsertNetwork(devchainNetwork(rpcUrl, addresses));
+      await announceNetworkChange(ctx.config, stored.chain_id);
+      ctx.print(stored);
       // The reference tokens get the devchain's non-zero bond minimums unless the operator set them.
       await ensureDevBondRequirements(networks);
     },

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isSettingKey, NetworksService, SETTING_SUMMARIES } from '../../shared/networks';
 import { requireFlag, UsageError, type OpsCommand } from './command';
+import { announceNetworkChange } from './network-notice';
 
 export const networksCommands: OpsCommand[] = [
   {
@@ -15,7 +16,9 @@ export const networksCommands: OpsCommand[] = [
       } catch (err) {
         throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
       }
-      ctx.print(await new NetworksService(ctx.db).upsertNetwork(raw));
+      const stored = await new NetworksService(ctx.db).upsertNetwork(raw);
+      await announceNetworkChange(ctx.config, stored.chain_id);
+      ctx.print(stored);
     },
   },
   {

@@ -23,6 +23,23 @@ import type { DropKeyRegistrations } from './revocation';
 /** Longer bearers are refused before any parsing or lookup. */
 const MAX_BEARER_LENGTH = 4096;
 
+/**
+ * Which organization an active taker key belongs to (null: revoked or unknown): what a keyed
+ * delegate is checked against on every request. The API answers it from memory kept fresh by the
+ * revocation notices (api/gate-memory.ts); by default it is a read of the key's row.
+ */
+export interface ActiveTakerKeys {
+  organizationOf(keyId: string): Promise<string | null>;
+  /** Called when this process removed the key itself, before its notice goes out. */
+  forget?(keyId: string): void;
+}
+
+/** The database's answer, read each time. */
+export function activeTakerKeysOf(db: DataSource): ActiveTakerKeys {
+  const keys = new ApiKeyRepository(db);
+  return { organizationOf: async (keyId) => (await keys.findActive(keyId, 'taker'))?.organization_id ?? null };
+}
+
 /** Who GET /api/me describes: any principal that speaks for a wallet (a raw taker key does not). */
 export type WalletPrincipal = Exclude<Principal, { kind: 'taker_key' }>;
 
@@ -49,15 +66,25 @@ export class IdentityService {
   readonly takerAdmin: TakerAdminService;
   readonly challenge: ChallengeVerifier;
   private readonly keys: ApiKeyRepository;
+  private readonly takerKeys: ActiveTakerKeys;
   private readonly logger: Logger;
 
   /** `dropKeyRegistrations`: shared/events' own, which removing a maker key runs (revocation.ts). */
-  constructor(deps: { config: Config; db: DataSource; redis: Redis; logger: Logger; dropKeyRegistrations: DropKeyRegistrations }) {
+  constructor(deps: {
+    config: Config;
+    db: DataSource;
+    redis: Redis;
+    logger: Logger;
+    dropKeyRegistrations: DropKeyRegistrations;
+    /** Where a keyed delegate's taker key is checked: the API's gate memory, or the database each time. */
+    takerKeys?: ActiveTakerKeys;
+  }) {
     const { config, db, redis } = deps;
     const prefix = config.REDIS_PREFIX;
     this.logger = deps.logger;
     this.tokens = new TokenIssuer(config);
     this.keys = new ApiKeyRepository(db);
+    this.takerKeys = deps.takerKeys ?? activeTakerKeysOf(db);
     this.orgs = new OrganizationService(db);
     const verifier = new SignatureVerifier({ networks: new NetworksService(db), rpcTimeoutMs: config.SIWE_RPC_TIMEOUT_MS, logger: deps.logger });
     const statements = new AdminActionVerifier({ db, verifier, orgs: this.orgs.repo });
@@ -73,7 +100,8 @@ export class IdentityService {
       logger: deps.logger,
       dropKeyRegistrations: deps.dropKeyRegistrations,
     });
-    this.takerAdmin = new TakerAdminService({ keys: this.keys, statements, tokens: this.tokens, redis, prefix, logger: deps.logger });
+    const forgetKey = deps.takerKeys?.forget?.bind(deps.takerKeys);
+    this.takerAdmin = new TakerAdminService({ keys: this.keys, statements, tokens: this.tokens, redis, prefix, logger: deps.logger, forgetKey });
     this.challenge = new ChallengeVerifier({ config, redis, prefix, logger: deps.logger });
   }
 
@@ -86,8 +114,7 @@ export class IdentityService {
     if (t.typ === 'siwe') return { kind: 'siwe', address: t.address, expiresAt: t.expiresAt };
     if (t.keyId) {
       // A delegate lives only as long as the key that minted it.
-      const key = await this.keys.findActive(t.keyId, 'taker');
-      if (!key || key.organization_id !== t.organizationId) return null;
+      if ((await this.takerKeys.organizationOf(t.keyId)) !== t.organizationId) return null;
     } else {
       const org = await this.orgs.repo.find(t.organizationId);
       if (!org || org.kind !== 'taker') return null;

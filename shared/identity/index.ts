@@ -1,5 +1,5 @@
-export { IdentityService } from './identity.service';
-export type { SessionView, WalletPrincipal } from './identity.service';
+export { IdentityService, activeTakerKeysOf } from './identity.service';
+export type { ActiveTakerKeys, SessionView, WalletPrincipal } from './identity.service';
 export type { Principal, OrgKind, Role, Membership, KeyView, IssuedKey } from './identity.types';
 export { ROLES, ORG_KINDS, MANAGING_ROLES, isManagingRole } from './identity.types';
 export { revocationChannel, KeyRevocations } from './revocation';

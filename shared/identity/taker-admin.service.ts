@@ -32,6 +32,8 @@ export class TakerAdminService {
       redis: Redis;
       prefix: string;
       logger: Logger;
+      /** What this process remembers of taker keys (the API's gate memory) forgets a removed one at once. */
+      forgetKey?: (keyId: string) => void;
     },
   ) {}
 
@@ -59,6 +61,7 @@ export class TakerAdminService {
   async removeKey(manager: Membership, keyId: string): Promise<KeyView & { removed_at: string }> {
     const revoked = await this.deps.keys.revoke(keyId, manager.organizationId, 'taker');
     if (!revoked) throw new NotFoundError(`no taker key ${keyId} in this organization`, 'key_not_found');
+    this.deps.forgetKey?.(keyId);
     await publishRevocation(this.deps.redis, this.deps.prefix, { kind: 'taker_key', keyId }, this.deps.logger, null);
     this.deps.logger.info({ key_id: keyId, organization_id: manager.organizationId, by: manager.address }, 'taker key removed');
     return removedKeyView(revoked);

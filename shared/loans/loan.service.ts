@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError } from '../platform/errors';
 import { encodeCursor, type Page } from '../platform/pagination';
 import { independentReads, type ReadResults } from '../platform/db';
-import { NetworksService } from '../networks';
+import { NetworksService, type NetworkLookup } from '../networks';
 import { formatWad, LOAN_AT_RISK_HEALTH_WAD, parseWad, valueWad, type TokenPrice } from './health';
 import { LoanRepository, type LoanEventRecord, type LoanRecord } from './loan.repository';
 import type { ActivityQuery, AtRiskQuery, CollateralQuery, EventsQuery, LoansQuery, RecentQuery, SummaryQuery } from './loan.schemas';
@@ -23,9 +23,10 @@ export class LoanService {
   /** Reads one after another: set when `db` is a transaction, whose one connection runs one query at a time. */
   private readonly serial: boolean;
 
-  constructor(deps: { db: DataSource; oneConnection?: boolean }) {
+  /** `networks`: where the chain id of a request is checked (the API's gate memory); the database by default. */
+  constructor(deps: { db: DataSource; oneConnection?: boolean; networks?: NetworkLookup }) {
     this.repo = new LoanRepository(deps.db);
-    this.networks = new NetworksService(deps.db);
+    this.networks = new NetworksService(deps.db, deps.networks);
     this.serial = deps.oneConnection ?? false;
   }
 

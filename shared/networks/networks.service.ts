@@ -45,12 +45,27 @@ function tokenView(t: TokenEntity): TokenView {
   return { chain_id: t.chain_id, address: t.address, symbol: t.symbol, name: t.name, decimals: t.decimals };
 }
 
+/** Where `requireNetwork` finds a network: the API's gate memory (api/gate-memory.ts), or the database each time. */
+export interface NetworkLookup {
+  network(chainId: number): Promise<NetworkEntity | null>;
+}
+
+/**
+ * Redis pub/sub channel (under REDIS_PREFIX) on which a change to a network's row is announced as
+ * JSON `{chain_id}`, so processes that remember networks drop theirs (ops `network:upsert`).
+ */
+export function networkChangeChannel(prefix: string): string {
+  return `${prefix}networks:changes`;
+}
+
 /** Networks, tokens and settings: what the public routes serve and the operator CLI writes. */
 export class NetworksService {
   private readonly repo: NetworksRepository;
+  private readonly lookup: NetworkLookup;
 
-  constructor(ds: DataSource) {
+  constructor(ds: DataSource, lookup?: NetworkLookup) {
     this.repo = new NetworksRepository(ds);
+    this.lookup = lookup ?? { network: (chainId) => this.repo.getNetwork(chainId) };
   }
 
   async networks(): Promise<{ networks: NetworkView[] }> {
@@ -60,7 +75,7 @@ export class NetworksService {
 
   /** An enabled network or a 400 naming `field`; used to validate client-supplied chain ids. */
   async requireNetwork(chainId: number, field = 'chain_id'): Promise<NetworkEntity> {
-    const n = await this.repo.getNetwork(chainId);
+    const n = await this.lookup.network(chainId);
     if (!n || !n.enabled) throw ValidationError.field(field, `unknown chain ${chainId}: see GET /api/networks`);
     return n;
   }

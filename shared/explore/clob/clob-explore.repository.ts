@@ -46,6 +46,14 @@ export interface LevelRecord {
   orders: string;
 }
 
+/** A book answer's reads (bookOfPair): `pairs` holds every network that indexed the address, at most two. */
+export interface PairBook {
+  pairs: PairRecord[];
+  head: HeadRecord | null;
+  series: SeriesRecord[];
+  levels: LevelRecord[];
+}
+
 export interface BookOrderRecord {
   pair: string;
   option_id: string;
@@ -162,6 +170,46 @@ export class ClobExploreRepository {
     return m.query(`${level(true)} UNION ALL ${level(false)}`, [chainId, pairs, depth, optionId ?? null]);
   }
 
+  /**
+   * What a book answer reads, in one statement (one snapshot, so no transaction around it): the
+   * networks that indexed `address` (`chainId` when given; at most two, to tell ambiguity), and
+   * when exactly one did, its head, the pair's series and the best `depth` levels of each side
+   * (the walks of `levels`). Rows come back as JSON with every big number as text, exactly as
+   * the separate reads return them.
+   */
+  async bookOfPair(address: string, chainId: number | undefined, depth: number, optionId?: string): Promise<PairBook> {
+    const level = (isBuy: boolean) => `
+      SELECT s.option_id, ${isBuy} AS is_buy, l.price, l.size, l.orders
+        FROM s CROSS JOIN LATERAL (
+          SELECT v.price, v.size, v.orders FROM indexer_clob_levels v
+           WHERE v.chain_id = (SELECT chain_id FROM c) AND v.pair = $2 AND v.option_id = s.option_id AND v.is_buy = ${isBuy}
+           ORDER BY v.price ${isBuy ? 'DESC' : 'ASC'} LIMIT $3
+        ) l
+       WHERE $4::numeric IS NULL OR s.option_id = $4`;
+    const [row]: PairBook[] = await this.db.query(
+      `WITH p AS (
+         SELECT chain_id, address, token0, token1, premium_token, created_block, tx_hash FROM indexer_pairs
+          WHERE address = $2 AND ($1::int IS NULL OR chain_id = $1) ORDER BY chain_id LIMIT 2
+       ), c AS (
+         SELECT CASE WHEN count(*) = 1 THEN min(chain_id) END AS chain_id FROM p
+       ), s AS (
+         SELECT pair, option_id, open_interest, orders_placed, transfers, first_block FROM indexer_clob_series
+          WHERE chain_id = (SELECT chain_id FROM c) AND pair = $2
+       ), lv AS (${level(true)} UNION ALL ${level(false)})
+       SELECT
+         (SELECT coalesce(json_agg(json_build_object('chain_id', chain_id, 'address', address, 'token0', token0, 'token1', token1,
+                 'premium_token', premium_token, 'created_block', created_block::text, 'tx_hash', tx_hash) ORDER BY chain_id), '[]') FROM p) AS pairs,
+         (SELECT json_build_object('block_number', block_number::text, 'block_hash', block_hash, 'block_timestamp', block_timestamp::text)
+            FROM indexer_cursors WHERE chain_id = (SELECT chain_id FROM c) ORDER BY block_number ASC LIMIT 1) AS head,
+         (SELECT coalesce(json_agg(json_build_object('pair', pair, 'option_id', option_id::text, 'open_interest', open_interest::text,
+                 'orders_placed', orders_placed, 'transfers', transfers, 'first_block', first_block::text) ORDER BY pair, option_id), '[]') FROM s) AS series,
+         (SELECT coalesce(json_agg(json_build_object('pair', $2::text, 'option_id', option_id::text, 'is_buy', is_buy, 'price', price::text,
+                 'size', size::text, 'orders', orders::text) ORDER BY option_id, is_buy DESC, CASE WHEN is_buy THEN price END DESC, price), '[]') FROM lv) AS levels`,
+      [chainId ?? null, address, depth, optionId ?? null],
+    );
+    return row;
+  }
+
   /** Open orders at or better than the worst listed level of each series and side, best price first, oldest first within a price. */
   async bookOrders(m: Queryable, chainId: number, pair: string, levels: readonly LevelRecord[], limit: number): Promise<BookOrderRecord[]> {
     const bounds = new Map<string, { option_id: string; is_buy: boolean; worst: bigint }>();
@@ -193,8 +241,22 @@ export class ClobExploreRepository {
    * as account or counterparty: two index walks merged, each stopping at `limit`.
    */
   async activity(m: Queryable, chainId: number, pair: string, f: ActivityFilter, limit: number): Promise<ActivityRecord[]> {
-    const params: unknown[] = [chainId, pair, limit];
-    const where = ['chain_id = $1', 'pair = $2'];
+    return this.activityWhere(m, '$1', [chainId, pair, limit], f);
+  }
+
+  /**
+   * The same page, with the pair found in the same statement (one round trip instead of two):
+   * the chain is the one network that indexed `address` (`chainId` when given), read by an
+   * InitPlan the index walk then uses as its key. No rows when no network or several did; the
+   * caller then asks `pairs` why (an empty page of a known pair, 404, or 400 naming chain_id).
+   */
+  async activityOfPair(address: string, chainId: number | undefined, f: ActivityFilter, limit: number): Promise<ActivityRecord[]> {
+    const chain = `(SELECT CASE WHEN count(*) = 1 THEN min(chain_id) END FROM indexer_pairs WHERE address = $2 AND ($1::int IS NULL OR chain_id = $1))`;
+    return this.activityWhere(this.db, chain, [chainId ?? null, address, limit], f);
+  }
+
+  private async activityWhere(m: Queryable, chain: string, params: unknown[], f: ActivityFilter): Promise<ActivityRecord[]> {
+    const where = [`chain_id = ${chain}`, 'pair = $2'];
     const bind = (v: unknown) => {
       params.push(v);
       return `$${params.length}`;

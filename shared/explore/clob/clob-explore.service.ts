@@ -21,6 +21,13 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
 const num = (v: string | null) => v ?? '0';
 
+/** The one network's pair among those that indexed `address`: 404 when none did; 400 naming chain_id when several did. */
+function onlyPair(found: readonly PairRecord[], address: string, chainId?: number): PairRecord {
+  if (found.length === 0) throw new NotFoundError(`clob ${address} is not indexed${chainId ? ` on chain ${chainId}` : ''}`, 'clob_not_found');
+  if (found.length > 1) throw ValidationError.field('chain_id', 'is required: this CLOB is indexed on several networks');
+  return found[0];
+}
+
 /** What lists filter on (docs/EXPLORE.md). */
 export interface ListFilters {
   chain_id?: number;
@@ -43,16 +50,13 @@ const SNAPSHOT_DEPTH = 20;
 export class ClobExploreService {
   private readonly repo: ClobExploreRepository;
 
-  constructor(private readonly db: DataSource) {
+  constructor(db: DataSource) {
     this.repo = new ClobExploreRepository(db);
   }
 
   /** The indexed pair at `address`: 404 when no network indexed it; 400 naming chain_id when several did. */
   async pair(address: string, chainId?: number): Promise<PairRecord> {
-    const found = await this.repo.pairs(address, chainId);
-    if (found.length === 0) throw new NotFoundError(`clob ${address} is not indexed${chainId ? ` on chain ${chainId}` : ''}`, 'clob_not_found');
-    if (found.length > 1) throw ValidationError.field('chain_id', 'is required: this CLOB is indexed on several networks');
-    return found[0];
+    return onlyPair(await this.repo.pairs(address, chainId), address, chainId);
   }
 
   /** One CLOB at a glance: tokens, series with open interest, 1-day and 7-day activity, the last fill. */
@@ -113,6 +117,14 @@ export class ClobExploreService {
 
   /** A CLOB's book: per series, price levels of each side (best first), optionally with their orders. */
   async book(address: string, q: { chain_id?: number; option_id?: string; depth: number; include_orders: boolean }) {
+    if (!q.include_orders) {
+      // One statement: the pair, its head, series and levels on one snapshot.
+      const r = await this.repo.bookOfPair(address, q.chain_id, q.depth, q.option_id);
+      const p = onlyPair(r.pairs, address, q.chain_id);
+      const listed = q.option_id === undefined ? r.series : r.series.filter((s) => s.option_id === q.option_id);
+      return { chain_id: p.chain_id, clob: p.address, block: blockView(r.head), depth: q.depth, series: seriesBooks(listed, r.levels) };
+    }
+    // With the orders of each level: their bounds come from the levels read first (same snapshot).
     const p = await this.pair(address, q.chain_id);
     return this.repo.consistent(async (m) => {
       const { block, series } = await this.readBook(m, p, q.depth, q.option_id, q.include_orders);
@@ -152,16 +164,32 @@ export class ClobExploreService {
 
   /** Activity of a CLOB, newest first, one page. */
   async activity(address: string, q: ListFilters & { type?: ActivityKind[] }): Promise<Page<ActivityView>> {
-    const p = await this.pair(address, q.chain_id);
-    const rows = await this.repo.activity(this.db, p.chain_id, p.address, this.filter(q, q.type), q.limit + 1);
+    const rows = await this.listOfPair(address, q, q.type);
     return toPage(rows, q.limit, (r) => [Number(r.block_number), r.log_index], activityView);
   }
 
   /** Fills of a CLOB, newest first, one page. */
   async fills(address: string, q: ListFilters): Promise<Page<FillView>> {
-    const p = await this.pair(address, q.chain_id);
-    const rows = await this.repo.activity(this.db, p.chain_id, p.address, this.filter(q, ['filled']), q.limit + 1);
+    const rows = await this.listOfPair(address, q, ['filled']);
     return toPage(rows, q.limit, (r) => [Number(r.block_number), r.log_index], fillView);
+  }
+
+  /**
+   * One page of a pair's activity in one statement, the pair found inside it. An empty page
+   * asks the pair on its own, so an unknown CLOB is still a 404 and an ambiguous one a 400; and
+   * a refused filter is judged after the pair, in the order the routes always answered.
+   */
+  private async listOfPair(address: string, q: ListFilters, kinds?: ActivityKind[]) {
+    let filter: ActivityFilter;
+    try {
+      filter = this.filter(q, kinds);
+    } catch (err) {
+      await this.pair(address, q.chain_id);
+      throw err;
+    }
+    const rows = await this.repo.activityOfPair(address, q.chain_id, filter, q.limit + 1);
+    if (rows.length === 0) await this.pair(address, q.chain_id);
+    return rows;
   }
 
   /** Per-day fills, volumes and traders over a window of UTC days (default: the last 30), with totals and open interest now. */

@@ -52,6 +52,12 @@ export const authEnv = {
   /** Explore requests per route and window from one client IP (IPv6 per /64), counted before any bearer is looked up. */
   EXPLORE_RATE_LIMIT_PER_IP: envInt(120, 1, 1000000),
   EXPLORE_RATE_WINDOW_SECONDS: envInt(60, 1, 86400),
+  /**
+   * How long the API keeps a taker key's and a network's gate check in memory (docs/SECURITY.md,
+   * "The gate's memory"): the bound on honouring a key or a network whose change no notice
+   * announced. 0 turns the memory off (every request asks the database).
+   */
+  GATE_MEMORY_MS: envInt(5000, 0, 60000),
   /** Lifetime of an explore stream token (POST /api/explore/.../stream): joins and live events stop with it. */
   EXPLORE_STREAM_TTL_SECONDS: envInt(3600, 60, 7 * 86400),
   /** Live explore stream tokens (minted, not yet expired) per client IP (IPv6 per /64). */

@@ -115,6 +115,13 @@ describe('reads', () => {
       },
     ]);
     expect(a.asks).toEqual([]);
+    // The book without orders is read in one statement, the book with them in a transaction of
+    // several reads: the same answer, but for the order lists.
+    const plain = (await get(`/api/clob/${pair()}/book?chain_id=31337`).expect(200)).body;
+    const withoutLists = JSON.parse(JSON.stringify(body, (k, v) => (k === 'order_list' ? undefined : v)));
+    expect(JSON.stringify(plain)).toBe(JSON.stringify(withoutLists));
+    expect(plain.series.length).toBeGreaterThan(1);
+    expect((await get(`/api/clob/${pair()}/book`).expect(200)).body).toEqual(plain);
     const only = (await get(`/api/clob/${pair()}/book?option_id=${idB}`).expect(200)).body;
     expect(only.series).toEqual([
       expect.objectContaining({ option_id: idB.toString(), option_type: 'put', bids: [], asks: [{ price: '11', size: '5', orders: 1 }] }),
