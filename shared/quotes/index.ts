@@ -13,7 +13,7 @@ export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob,
 export * from './quote.views';
 export type { QuoteRow, QuoteLegRow, OfferRow, QuoteState } from './quote.types';
 export { hashStreamToken } from '../platform/stream-tokens';
-export { QuoteNotifier, publishQuoteResult, publishRfqRequest } from './quote-notifier';
+export { QuoteNotifier, publishQuoteResult, publishRfqRequest, takerStream } from './quote-notifier';
 export type { InterestedMakers, ResultMakers } from './quote-notifier';
 export * from '../../wire/src/quote.wire';
 export { QUOTE_STATE_SQL } from './quote.sql';

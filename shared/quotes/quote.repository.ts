@@ -191,10 +191,10 @@ export class QuoteRepository {
   }
 
   /** An offer with its quote's stream token hash (where the taker hears it), in one read. */
-  async findOfferToAnnounce(id: string): Promise<(OfferRow & { stream_token_hash: string }) | null> {
-    const rows: (OfferRow & { stream_token_hash: string })[] = await this.ds.query(
-      `SELECT ${OFFER_COLUMNS}, (SELECT stream_token_hash FROM quotes WHERE quotes.id = quote_offers.quote_id) AS stream_token_hash
-         FROM quote_offers WHERE id = $1`,
+  async findOfferToAnnounce(id: string): Promise<(OfferRow & { stream_token_hash: string; quote_expires_at: Date }) | null> {
+    const rows: (OfferRow & { stream_token_hash: string; quote_expires_at: Date })[] = await this.ds.query(
+      `SELECT o.*, q.stream_token_hash, q.expires_at AS quote_expires_at
+         FROM (SELECT ${OFFER_COLUMNS} FROM quote_offers WHERE id = $1) o LEFT JOIN quotes q ON q.id = o.quote_id`,
       [id],
     );
     return rows[0] ?? null;

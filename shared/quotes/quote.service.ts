@@ -15,7 +15,7 @@ import { parseQuoteRequest, type QuoteRequest } from './quote-request';
 import type { QuoteLegRow, QuoteRow } from './quote.types';
 import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote.views';
 import { pooledRandomBytes, secretMatches } from '../platform/secrets';
-import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
+import { hashStreamToken, type SignedStreamTokens } from '../platform/stream-tokens';
 import { step } from '../platform/tracing';
 
 export interface CreatedQuote {
@@ -34,7 +34,7 @@ export class QuoteService {
   private readonly inserts: GroupCommit<{ row: NewQuoteRow; legs: QuoteLegRow[] }, Date>;
 
   constructor(
-    private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
+    private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; signedTokens: SignedStreamTokens },
     private readonly clock: () => number = Date.now,
   ) {
     this.repo = new QuoteRepository(deps.db);
@@ -60,8 +60,12 @@ export class QuoteService {
 
     // The token opens rfq_stream:<token> on the socket tier until a while after the window closes,
     // so the taker still hears the result; polling checks the hash stored on the quote instead.
-    const ttl = req.expires_in + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
-    const work = async (m: EntityManager | null) => this.insert(m, req, nowMs, await step('quote.mint', () => this.deps.streamTokens.mint('rfq', ttl, {})));
+    // Signed, not recorded: minting it is an HMAC, with no round trip before the commit.
+    const work = async (m: EntityManager | null) => {
+      const id = randomUUID();
+      const token = this.deps.signedTokens.mint('rfq', id, nowMs + (req.expires_in + this.deps.config.QUOTE_STREAM_GRACE_SECONDS) * 1000);
+      return this.insert(m, req, nowMs, id, token);
+    };
     const out = opts.idempotencyKey
       ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
       : { ...(await work(null)), replayed: false };
@@ -71,8 +75,7 @@ export class QuoteService {
   }
 
   /** `m` is the idempotency transaction, or null: the quote's statement commits on its own, grouped with concurrent creates. */
-  private async insert(m: EntityManager | null, req: QuoteRequest, nowMs: number, token: string): Promise<{ status: number; body: CreatedQuote }> {
-    const id = randomUUID();
+  private async insert(m: EntityManager | null, req: QuoteRequest, nowMs: number, id: string, token: string): Promise<{ status: number; body: CreatedQuote }> {
     const salt = toHex(pooledRandomBytes(32));
     const dirs = deriveDirections(
       req.polarity,
