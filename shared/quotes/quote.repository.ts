@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { idsWhere, pastGrace, type Queryable } from '../platform/db';
+import { idsWhere, pastGrace, updatedRows, type Queryable } from '../platform/db';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 import { QUOTE_STATE_SQL as QS } from './quote.sql';
 
@@ -239,15 +239,56 @@ export class QuoteRepository {
   }
 
   /**
-   * Open quotes and when their windows end (unix ms), soonest first: the expiry jobs a Redis that
-   * lost its data no longer holds, rebuilt from here (workers/redis-loss.ts).
+   * Open Dutch quotes and when their windows end (unix ms), soonest first: the expiry jobs a Redis
+   * that lost its data no longer holds, rebuilt from here (workers/redis-loss.ts). A standard
+   * quote has no expiry job: the expiry clock reads its end from this table.
    */
   async openExpiries(limit: number): Promise<{ id: string; at: number }[]> {
     const rows: { id: string; at: string }[] = await this.ds.query(
-      `SELECT id, (extract(epoch FROM expires_at) * 1000)::bigint::text AS at FROM quotes WHERE state = ${QS.open} ORDER BY expires_at LIMIT $1`,
+      `SELECT id, (extract(epoch FROM expires_at) * 1000)::bigint::text AS at FROM quotes
+        WHERE state = ${QS.open} AND offer_format = 'dutch_only' ORDER BY expires_at LIMIT $1`,
       [limit],
     );
     return rows.map((r) => ({ id: r.id, at: Number(r.at) }));
+  }
+
+  /** The soonest window end after `after` of an open standard quote (the index quotes_open_expiry), or null. */
+  async nextExpiry(after: Date): Promise<Date | null> {
+    const [row]: { at: Date | null }[] = await this.ds.query(
+      `SELECT expires_at AS at FROM quotes WHERE state = ${QS.open} AND offer_format = 'package_only' AND expires_at > $1 ORDER BY expires_at LIMIT 1`,
+      [after],
+    );
+    return row?.at ? new Date(row.at) : null;
+  }
+
+  /**
+   * Expires, in one statement, up to `limit` open standard quotes whose window ended by `now`
+   * and that were announced (an unannounced one is announced before it closes, one at a time:
+   * `dueUnannounced`). Rows another replica is closing are skipped, not waited for. Answers the
+   * ids this statement closed: their results are the caller's to publish.
+   */
+  async expireDue(now: Date, limit: number): Promise<string[]> {
+    const rows = await updatedRows<{ id: string }>(
+      this.ds,
+      `UPDATE quotes SET state = ${QS.expired}, closed_at = now()
+        WHERE id IN (SELECT id FROM quotes
+                      WHERE state = ${QS.open} AND offer_format = 'package_only' AND expires_at <= $1 AND announced_at IS NOT NULL
+                      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+          AND state = ${QS.open}
+        RETURNING id`,
+      [now, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Open standard quotes whose window ended by `now` and that were never announced. */
+  async dueUnannounced(now: Date, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.ds.query(
+      `SELECT id FROM quotes WHERE state = ${QS.open} AND offer_format = 'package_only' AND expires_at <= $1 AND announced_at IS NULL
+        ORDER BY expires_at LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map((r) => r.id);
   }
 
   /**

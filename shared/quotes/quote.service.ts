@@ -8,7 +8,7 @@ import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
 import { directions as deriveDirections, recognizeStrategy, takerAddressHashFast } from '../protocol';
 import { PairDirectory, type ChainDirectory } from './pair-directory';
-import { quoteAnnounceJob, quoteExpireJob } from './quote.jobs';
+import { quoteAnnounceJob } from './quote.jobs';
 import { QuoteRepository, type NewQuoteRow } from './quote.repository';
 import { GroupCommit } from '../platform/db/group-commit';
 import { parseQuoteRequest, type QuoteRequest } from './quote-request';
@@ -43,8 +43,8 @@ export class QuoteService {
   }
 
   /**
-   * Validates, stores quote and legs atomically (one statement), then enqueues its announce and
-   * expiry. `caller` (a credential, else the client IP) scopes the Idempotency-Key: only the
+   * Validates, stores quote and legs atomically (one statement), then enqueues its announce (its
+   * expiry is the workers' clock). `caller` (a credential, else the client IP) scopes the Idempotency-Key: only the
    * caller that created a quote can replay its response, which carries the stream token and salt.
    */
   async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
@@ -70,7 +70,7 @@ export class QuoteService {
       ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
       : { ...(await work(null)), replayed: false };
     // Not a step: the jobs' spans stay children of the request's, as the traces document them.
-    if (!out.replayed) await this.schedule(out.body.quote.id, new Date(out.body.quote.expires_at).getTime() - this.clock());
+    if (!out.replayed) await this.schedule(out.body.quote.id);
     return out;
   }
 
@@ -113,17 +113,15 @@ export class QuoteService {
   }
 
   /**
-   * Announce now, expire at the window's end. A failure here leaves a committed quote that the
-   * sweeper announces and expires later, so the create still succeeds.
+   * Announce now. The expiry needs no job: the workers' expiry clock closes the quote at the
+   * window's end from its row (workers/quotes/quote-expiry-clock.ts). A failure here leaves a
+   * committed quote that the sweeper announces later, so the create still succeeds.
    */
-  private async schedule(quoteId: string, expiresInMs: number): Promise<void> {
+  private async schedule(quoteId: string): Promise<void> {
     try {
-      await this.deps.queue.enqueueMany([
-        { spec: quoteAnnounceJob, payload: { quote_id: quoteId } },
-        { spec: quoteExpireJob, payload: { quote_id: quoteId }, opts: { delay: Math.max(0, expiresInMs) } },
-      ]);
+      await this.deps.queue.enqueue(quoteAnnounceJob, { quote_id: quoteId });
     } catch (err) {
-      this.deps.logger.error({ quote_id: quoteId, err: (err as Error).message }, 'enqueue failed; the sweeper will announce and expire this quote');
+      this.deps.logger.error({ quote_id: quoteId, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this quote');
     }
   }
 
