@@ -7,7 +7,7 @@ export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';
 export { QuoteRepository, QUOTE_COLUMNS, QUOTE_INSERT_COLUMNS, LEG_COLUMNS, LEG_INSERT_COLUMNS } from './quote.repository';
 export { QuoteStreamTokens } from './quote-stream-tokens';
-export { closeQuote, fillSettledQuotes, reopenFilledQuotes } from './quote-state';
+export { closeQuote, expireDueQuotes, fillSettledQuotes, reopenFilledQuotes } from './quote-state';
 export type { ClosingState, FilledQuoteRow, ReopenedQuoteRow, SettlementRef } from './quote-state';
 export { offerAnnounceJob, quoteAnnounceJob, quoteExpireJob, quotesRetentionJob, quotesSweepJob, QUOTES_QUEUE } from './quote.jobs';
 export * from './quote.views';

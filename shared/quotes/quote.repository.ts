@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { idsWhere, pastGrace, updatedRows, type Queryable } from '../platform/db';
+import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 import { QUOTE_STATE_SQL as QS } from './quote.sql';
 
@@ -259,26 +259,6 @@ export class QuoteRepository {
       [after],
     );
     return row?.at ? new Date(row.at) : null;
-  }
-
-  /**
-   * Expires, in one statement, up to `limit` open standard quotes whose window ended by `now`
-   * and that were announced (an unannounced one is announced before it closes, one at a time:
-   * `dueUnannounced`). Rows another replica is closing are skipped, not waited for. Answers the
-   * ids this statement closed: their results are the caller's to publish.
-   */
-  async expireDue(now: Date, limit: number): Promise<string[]> {
-    const rows = await updatedRows<{ id: string }>(
-      this.ds,
-      `UPDATE quotes SET state = ${QS.expired}, closed_at = now()
-        WHERE id IN (SELECT id FROM quotes
-                      WHERE state = ${QS.open} AND offer_format = 'package_only' AND expires_at <= $1 AND announced_at IS NOT NULL
-                      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-          AND state = ${QS.open}
-        RETURNING id`,
-      [now, limit],
-    );
-    return rows.map((r) => r.id);
   }
 
   /** Open standard quotes whose window ended by `now` and that were never announced. */

@@ -1,4 +1,4 @@
-import { QuoteRepository } from '../../shared/quotes';
+import { expireDueQuotes, QuoteRepository } from '../../shared/quotes';
 import type { WorkerContext } from '../worker-context';
 import { expireQuote } from './quote-expiry';
 
@@ -85,7 +85,7 @@ export class QuoteExpiryClock {
         this.ctx.logger.warn({ quote_id: id, err: (err as Error).message }, 'quote expiry failed; the sweeper tries it again'),
       );
     }
-    const closed = await this.repo.expireDue(now, BATCH);
+    const closed = await expireDueQuotes(this.ctx.db, now, BATCH);
     if (closed.length > 0) this.ctx.logger.info({ count: closed.length }, 'quotes expired');
     for (let i = 0; i < closed.length; i += PUBLISH_CONCURRENCY) {
       const results = await Promise.allSettled(closed.slice(i, i + PUBLISH_CONCURRENCY).map((id) => this.ctx.notifier.publishResult(id)));
