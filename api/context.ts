@@ -3,7 +3,7 @@ import { OfferService, PairDirectory, QuoteService } from '../shared/quotes';
 import { DutchService, OfferDryRun } from '../shared/dutch';
 import { NetworksService } from '../shared/networks';
 import { dropKeyRegistrations, PubsubRegistrations } from '../shared/events';
-import { StreamTokens } from '../shared/platform/stream-tokens';
+import { SignedStreamTokens, StreamTokens, streamTokenKeys } from '../shared/platform/stream-tokens';
 import { IdentityService } from '../shared/identity';
 import { IndexerStatusService, PortfolioService } from '../shared/indexed';
 import { ClobExploreService, ExploreStreamMinter } from '../shared/explore';
@@ -76,7 +76,7 @@ export function buildContext(deps: ApiDeps): ApiContext {
       pubsub: new PubsubRegistrations(deps.redis, deps.config, deps.db),
       identity: new IdentityService({ ...deps, dropKeyRegistrations, takerKeys: gateMemory.takerKeys }),
       pairs,
-      quotes: new QuoteService({ ...deps, pairs, streamTokens }),
+      quotes: new QuoteService({ ...deps, pairs, signedTokens: new SignedStreamTokens(streamTokenKeys(deps.config)) }),
       offers,
       dutch,
       offerDryRun: new OfferDryRun(deps.db, offers, dutch),

@@ -7,7 +7,7 @@ import type { Lifecycle } from '../shared/platform/lifecycle';
 import type { Logger } from '../shared/platform/logging';
 import type { Metrics } from '../shared/platform/metrics';
 import type { Redis } from '../shared/platform/redis';
-import { StreamTokens } from '../shared/platform/stream-tokens';
+import { SignedStreamTokens, StreamTokens, streamTokenKeys } from '../shared/platform/stream-tokens';
 import { QuoteStreamTokens } from '../shared/quotes';
 import { roleTracer, type Tracing } from '../shared/platform/tracing';
 import { SocketServer } from './socket-server';
@@ -36,8 +36,9 @@ export function createSocketServer(deps: SocketDeps): SocketServer {
     redis: deps.redis,
     metrics: deps.metrics,
     identity: new IdentityService({ ...deps, dropKeyRegistrations }),
-    // A quote's token also verifies against its row: a Redis that lost its data loses no taker's stream.
-    streams: new QuoteStreamTokens(streams, deps.db, deps.config.QUOTE_STREAM_GRACE_SECONDS),
+    // A quote's token is signed and checked against its row (revocation by state); an older, recorded
+    // one also verifies against its row, so a Redis that lost its data loses no taker's stream.
+    streams: new QuoteStreamTokens(streams, new SignedStreamTokens(streamTokenKeys(deps.config)), deps.db, deps.config.QUOTE_STREAM_GRACE_SECONDS),
     registrations: new PubsubRegistrations(deps.redis, deps.config),
     keyRevocations: new KeyRevocations(deps.db),
     revocations: { keys: revocationChannel(deps.config.REDIS_PREFIX), streamTokens: streams.revocationChannel },

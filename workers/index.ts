@@ -9,6 +9,7 @@ import { ORDERS_QUEUE, ordersRecordsSweepJob, ordersSweepJob } from '../shared/o
 import { buildWorkerContext, type WorkerDeps } from './worker-context';
 import { WorkerHost } from './worker-host';
 import { DutchClock } from './dutch/dutch-clock';
+import { QuoteExpiryClock } from './quotes/quote-expiry-clock';
 import { RecoverySweeper, sweepAfterRecovery } from './recovery-sweep';
 import { RedisLossKeeper, type Schedule } from './redis-loss';
 import { KeyRevocations } from '../shared/identity';
@@ -73,6 +74,9 @@ export async function startWorkers(
   // Dutch deadlines on time, in batches; the Dutch jobs and the sweeper remain the guarantee.
   const clock = new DutchClock(ctx);
   clock.start();
+  // Standard quotes expire by this clock over the open quotes' index: they have no expiry job.
+  const expiries = new QuoteExpiryClock(ctx);
+  expiries.start();
   // Lost work is redone the moment Redis or Postgres comes back, not at the sweepers' next tick.
   const recovery = new RecoverySweeper(ctx).watchRedis(deps.redis).watchPostgres(deps.db);
   for (const c of host.redisConnections) recovery.watchRedis(c);
@@ -88,6 +92,7 @@ export async function startWorkers(
     await keeper.close();
     await recovery.close();
     await clock.close();
+    await expiries.close();
     await host.close();
   });
   return host;

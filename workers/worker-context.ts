@@ -37,7 +37,14 @@ export function buildWorkerContext(deps: WorkerDeps, interestedMakers: Intereste
   return {
     ...deps,
     events,
-    notifier: new QuoteNotifier({ db: deps.db, events, logger: deps.logger, interestedMakers, resultMakers: resultMakers(deps.db) }),
+    notifier: new QuoteNotifier({
+      db: deps.db,
+      events,
+      logger: deps.logger,
+      interestedMakers,
+      resultMakers: resultMakers(deps.db),
+      streamGraceSeconds: deps.config.QUOTE_STREAM_GRACE_SECONDS,
+    }),
     dutch,
   };
 }

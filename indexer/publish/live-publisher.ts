@@ -128,7 +128,9 @@ export function createLivePublisher(deps: {
         // The settling maker hears it too, even if it never posted its offer through the API.
         const key = `rfq_result.${f.quote_id}.${f.settlement.block_hash.slice(2)}.${f.filled_at_ms}`;
         const opts = { idempotencyKey: key, alsoMakers: [f.settlement.maker as `0x${string}`] };
-        await guard('rfq_result', () => publishQuoteResult({ db: deps.db, events, resultMakers: makersOf }, f.quote_id, opts));
+        await guard('rfq_result', () =>
+          publishQuoteResult({ db: deps.db, events, resultMakers: makersOf, streamGraceSeconds: deps.config.QUOTE_STREAM_GRACE_SECONDS }, f.quote_id, opts),
+        );
       }
     },
 

@@ -1,6 +1,7 @@
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
 import { topics, type EventPublisher, type RfqRequestEvent, type RfqRequestTakerEvent } from '../events';
+import type { TopicRef } from '../platform/event-bus';
 import type { Logger } from '../platform/logging';
 import { QuoteRepository } from './quote.repository';
 import type { QuoteRow } from './quote.types';
@@ -23,6 +24,18 @@ export type InterestedMakers = (chainId: number) => Promise<`0x${string}`[]>;
 export type ResultMakers = (quoteId: string) => Promise<`0x${string}`[]>;
 
 /**
+ * The taker's stream of a quote, as a publishable topic. Given the stream grace
+ * (QUOTE_STREAM_GRACE_SECONDS), the ref carries the token's end: a signed token keeps no record
+ * in Redis, and its end is the quote's window plus the grace, as the create minted it; the
+ * publish script bounds the topic's keys by it. Without it, the token's record says (a Dutch
+ * quote's token, or one minted before signed tokens).
+ */
+export function takerStream(q: Pick<QuoteRow, 'stream_token_hash' | 'expires_at'>, graceSeconds: number | undefined): TopicRef<'rfq_stream'> {
+  const ref = topics.rfqStream(q.stream_token_hash);
+  return graceSeconds === undefined ? ref : { ...ref, tokenEndsAt: new Date(q.expires_at).getTime() + graceSeconds * 1000 };
+}
+
+/**
  * Publishes what happens to a quote. Every publish carries an idempotency key derived from the
  * quote or offer id, so a retried or duplicated job, or the sweeper racing a job, sends each
  * event once. Maker-facing payloads come only from the maker views.
@@ -31,7 +44,15 @@ export class QuoteNotifier {
   private readonly repo: QuoteRepository;
 
   constructor(
-    private readonly deps: { db: DataSource; events: EventPublisher; logger: Logger; interestedMakers: InterestedMakers; resultMakers: ResultMakers },
+    private readonly deps: {
+      db: DataSource;
+      events: EventPublisher;
+      logger: Logger;
+      interestedMakers: InterestedMakers;
+      resultMakers: ResultMakers;
+      /** QUOTE_STREAM_GRACE_SECONDS: how long past its window a quote's stream token lives (takerStream). */
+      streamGraceSeconds: number;
+    },
   ) {
     this.repo = new QuoteRepository(deps.db);
   }
@@ -51,7 +72,8 @@ export class QuoteNotifier {
     if (q.state === 'open' && new Date(q.expires_at).getTime() > Date.now() - LATE_ANNOUNCE_MS) {
       // Both at once: each is a round trip on the way to the makers.
       const [legs, makers] = await Promise.all([this.repo.legs(quoteId), this.deps.interestedMakers(q.chain_id)]);
-      await publishRfqRequest(this.deps.events, q, { taker: takerQuoteView(q, legs), makers: makerQuoteView(q, legs) }, makers, `rfq_request.${q.id}`);
+      const views = { taker: takerQuoteView(q, legs), makers: makerQuoteView(q, legs) };
+      await publishRfqRequest(this.deps.events, q, views, makers, `rfq_request.${q.id}`, this.deps.streamGraceSeconds);
     }
     await this.repo.markAnnounced('quotes', quoteId);
   }
@@ -61,10 +83,11 @@ export class QuoteNotifier {
     // The offer and where its taker listens in one read: this job is on the way to the taker.
     const o = await this.repo.findOfferToAnnounce(offerId);
     if (!o?.stream_token_hash) return;
+    const stream = takerStream({ stream_token_hash: o.stream_token_hash, expires_at: o.quote_expires_at }, this.deps.streamGraceSeconds);
     const payload = { ...offerView(o) };
     const once = { idempotencyKey: `rfq_offer.${o.id}` };
     await Promise.all([
-      this.deps.events.publish(topics.rfqStream(o.stream_token_hash), 'rfq_offer', payload, once),
+      this.deps.events.publish(stream, 'rfq_offer', payload, once),
       this.deps.events.publish(topics.rfqMaker(o.maker), 'rfq_offer', payload, once),
     ]);
     await this.repo.markAnnounced('quote_offers', offerId);
@@ -84,14 +107,15 @@ export class QuoteNotifier {
  */
 export async function publishRfqRequest(
   events: EventPublisher,
-  q: Pick<QuoteRow, 'chain_id' | 'stream_token_hash'>,
+  q: Pick<QuoteRow, 'chain_id' | 'stream_token_hash' | 'expires_at'>,
   views: { taker: RfqRequestTakerEvent; makers: RfqRequestEvent },
   makers: readonly `0x${string}`[],
   idempotencyKey: string,
+  streamGraceSeconds?: number,
 ): Promise<void> {
   const once = { idempotencyKey };
   await Promise.all([
-    events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_request', { ...views.taker }, once),
+    events.publish(takerStream(q, streamGraceSeconds), 'rfq_request', { ...views.taker }, once),
     events.publish(topics.quotesRequests(q.chain_id), 'rfq_request', { ...views.makers }, once),
     ...makers.map((m) => events.publish(topics.rfqMaker(m), 'rfq_request', { ...views.makers }, once)),
   ]);
@@ -104,7 +128,7 @@ export async function publishRfqRequest(
  * result per quote; a fill passes its own (a fill re-mined after a reorg is news again).
  */
 export async function publishQuoteResult(
-  deps: { db: DataSource; events: EventPublisher; resultMakers: ResultMakers },
+  deps: { db: DataSource; events: EventPublisher; resultMakers: ResultMakers; streamGraceSeconds?: number },
   quoteId: string,
   opts: { idempotencyKey?: string; alsoMakers?: `0x${string}`[] } = {},
 ): Promise<boolean> {
@@ -115,7 +139,7 @@ export async function publishQuoteResult(
   const once = { idempotencyKey: opts.idempotencyKey ?? `rfq_result.${q.id}` };
   const forMakers = { ...makerResultView(q) };
   await Promise.all([
-    deps.events.publish(topics.rfqStream(q.stream_token_hash), 'rfq_result', { ...takerResultView(q) }, once),
+    deps.events.publish(takerStream(q, deps.streamGraceSeconds), 'rfq_result', { ...takerResultView(q) }, once),
     ...makers.map((m) => deps.events.publish(topics.rfqMaker(m), 'rfq_result', forMakers, once)),
   ]);
   // Only now: a close whose publish never happened (a crash, Redis down) is the sweeper's to redo.

@@ -135,3 +135,24 @@ export async function reopenFilledQuotes(m: Queryable, quoteIds: readonly string
     [quoteIds],
   );
 }
+
+/**
+ * open -> expired, in one statement, for up to `limit` open standard quotes whose window ended by
+ * `now` and that were announced (the expiry clock, workers/quotes/quote-expiry-clock.ts; an
+ * unannounced one is announced before it closes, one at a time). Rows another replica is closing
+ * are skipped, not waited for. Answers the ids this statement closed: their results are the
+ * caller's to publish.
+ */
+export async function expireDueQuotes(m: Queryable, now: Date, limit: number): Promise<string[]> {
+  const rows = await updated<{ id: string }>(
+    m,
+    `UPDATE quotes SET state = ${QS.expired}, closed_at = now()
+      WHERE id IN (SELECT id FROM quotes
+                    WHERE state = ${QS.open} AND offer_format = 'package_only' AND expires_at <= $1 AND announced_at IS NOT NULL
+                    ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        AND state = ${QS.open}
+      RETURNING id`,
+    [now, limit],
+  );
+  return rows.map((r) => r.id);
+}

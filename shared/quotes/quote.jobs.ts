@@ -16,7 +16,11 @@ export const quoteAnnounceJob = defineJob({
   backoffMs: 100,
 });
 
-/** At expires_at: close an open quote and tell the taker and every maker that offered. */
+/**
+ * At expires_at: close an open quote and tell the taker and every maker that offered. Enqueued for
+ * Dutch quotes; a standard quote expires by the workers' clock (workers/quotes/quote-expiry-clock.ts),
+ * and jobs an earlier release enqueued for one still run.
+ */
 export const quoteExpireJob = defineJob({
   name: 'quote.expire',
   queue: QUOTES_QUEUE,

@@ -191,10 +191,10 @@ export class QuoteRepository {
   }
 
   /** An offer with its quote's stream token hash (where the taker hears it), in one read. */
-  async findOfferToAnnounce(id: string): Promise<(OfferRow & { stream_token_hash: string }) | null> {
-    const rows: (OfferRow & { stream_token_hash: string })[] = await this.ds.query(
-      `SELECT ${OFFER_COLUMNS}, (SELECT stream_token_hash FROM quotes WHERE quotes.id = quote_offers.quote_id) AS stream_token_hash
-         FROM quote_offers WHERE id = $1`,
+  async findOfferToAnnounce(id: string): Promise<(OfferRow & { stream_token_hash: string; quote_expires_at: Date }) | null> {
+    const rows: (OfferRow & { stream_token_hash: string; quote_expires_at: Date })[] = await this.ds.query(
+      `SELECT o.*, q.stream_token_hash, q.expires_at AS quote_expires_at
+         FROM (SELECT ${OFFER_COLUMNS} FROM quote_offers WHERE id = $1) o LEFT JOIN quotes q ON q.id = o.quote_id`,
       [id],
     );
     return rows[0] ?? null;
@@ -239,15 +239,36 @@ export class QuoteRepository {
   }
 
   /**
-   * Open quotes and when their windows end (unix ms), soonest first: the expiry jobs a Redis that
-   * lost its data no longer holds, rebuilt from here (workers/redis-loss.ts).
+   * Open Dutch quotes and when their windows end (unix ms), soonest first: the expiry jobs a Redis
+   * that lost its data no longer holds, rebuilt from here (workers/redis-loss.ts). A standard
+   * quote has no expiry job: the expiry clock reads its end from this table.
    */
   async openExpiries(limit: number): Promise<{ id: string; at: number }[]> {
     const rows: { id: string; at: string }[] = await this.ds.query(
-      `SELECT id, (extract(epoch FROM expires_at) * 1000)::bigint::text AS at FROM quotes WHERE state = ${QS.open} ORDER BY expires_at LIMIT $1`,
+      `SELECT id, (extract(epoch FROM expires_at) * 1000)::bigint::text AS at FROM quotes
+        WHERE state = ${QS.open} AND offer_format = 'dutch_only' ORDER BY expires_at LIMIT $1`,
       [limit],
     );
     return rows.map((r) => ({ id: r.id, at: Number(r.at) }));
+  }
+
+  /** The soonest window end after `after` of an open standard quote (the index quotes_open_expiry), or null. */
+  async nextExpiry(after: Date): Promise<Date | null> {
+    const [row]: { at: Date | null }[] = await this.ds.query(
+      `SELECT expires_at AS at FROM quotes WHERE state = ${QS.open} AND offer_format = 'package_only' AND expires_at > $1 ORDER BY expires_at LIMIT 1`,
+      [after],
+    );
+    return row?.at ? new Date(row.at) : null;
+  }
+
+  /** Open standard quotes whose window ended by `now` and that were never announced. */
+  async dueUnannounced(now: Date, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.ds.query(
+      `SELECT id FROM quotes WHERE state = ${QS.open} AND offer_format = 'package_only' AND expires_at <= $1 AND announced_at IS NULL
+        ORDER BY expires_at LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map((r) => r.id);
   }
 
   /**
@@ -277,5 +298,19 @@ export class QuoteRepository {
       [tokenHash],
     );
     return rows.length === 0 ? null : Number(rows[0].expires);
+  }
+
+  /**
+   * The quote a signed stream token names, when its row stores this token's sha-256: `closedAt`
+   * (unix ms) once the quote has closed, else null. Null altogether when no such row exists (never
+   * committed, purged, or another token): the join check of a signed token.
+   */
+  async streamTokenQuote(quoteId: string, tokenHash: string): Promise<{ closedAt: number | null } | null> {
+    const rows: { closed: string | null }[] = await this.ds.query(
+      `SELECT (extract(epoch FROM closed_at) * 1000)::bigint::text AS closed FROM quotes WHERE id = $1 AND stream_token_hash = $2`,
+      [quoteId, tokenHash],
+    );
+    if (rows.length === 0) return null;
+    return { closedAt: rows[0].closed === null ? null : Number(rows[0].closed) };
   }
 }

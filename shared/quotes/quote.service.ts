@@ -8,14 +8,14 @@ import type { JobQueue } from '../platform/queue';
 import type { Logger } from '../platform/logging';
 import { directions as deriveDirections, recognizeStrategy, takerAddressHashFast } from '../protocol';
 import { PairDirectory, type ChainDirectory } from './pair-directory';
-import { quoteAnnounceJob, quoteExpireJob } from './quote.jobs';
+import { quoteAnnounceJob } from './quote.jobs';
 import { QuoteRepository, type NewQuoteRow } from './quote.repository';
 import { GroupCommit } from '../platform/db/group-commit';
 import { parseQuoteRequest, type QuoteRequest } from './quote-request';
 import type { QuoteLegRow, QuoteRow } from './quote.types';
 import { offerView, takerQuoteView, type OfferView, type TakerQuoteView } from './quote.views';
 import { pooledRandomBytes, secretMatches } from '../platform/secrets';
-import { hashStreamToken, type StreamTokens } from '../platform/stream-tokens';
+import { hashStreamToken, type SignedStreamTokens } from '../platform/stream-tokens';
 import { step } from '../platform/tracing';
 
 export interface CreatedQuote {
@@ -34,7 +34,7 @@ export class QuoteService {
   private readonly inserts: GroupCommit<{ row: NewQuoteRow; legs: QuoteLegRow[] }, Date>;
 
   constructor(
-    private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; streamTokens: StreamTokens },
+    private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; signedTokens: SignedStreamTokens },
     private readonly clock: () => number = Date.now,
   ) {
     this.repo = new QuoteRepository(deps.db);
@@ -43,8 +43,8 @@ export class QuoteService {
   }
 
   /**
-   * Validates, stores quote and legs atomically (one statement), then enqueues its announce and
-   * expiry. `caller` (a credential, else the client IP) scopes the Idempotency-Key: only the
+   * Validates, stores quote and legs atomically (one statement), then enqueues its announce (its
+   * expiry is the workers' clock). `caller` (a credential, else the client IP) scopes the Idempotency-Key: only the
    * caller that created a quote can replay its response, which carries the stream token and salt.
    */
   async create(body: unknown, opts: { idempotencyKey?: string; caller: string }): Promise<{ status: number; body: CreatedQuote; replayed: boolean }> {
@@ -60,19 +60,22 @@ export class QuoteService {
 
     // The token opens rfq_stream:<token> on the socket tier until a while after the window closes,
     // so the taker still hears the result; polling checks the hash stored on the quote instead.
-    const ttl = req.expires_in + this.deps.config.QUOTE_STREAM_GRACE_SECONDS;
-    const work = async (m: EntityManager | null) => this.insert(m, req, nowMs, await step('quote.mint', () => this.deps.streamTokens.mint('rfq', ttl, {})));
+    // Signed, not recorded: minting it is an HMAC, with no round trip before the commit.
+    const work = async (m: EntityManager | null) => {
+      const id = randomUUID();
+      const token = this.deps.signedTokens.mint('rfq', id, nowMs + (req.expires_in + this.deps.config.QUOTE_STREAM_GRACE_SECONDS) * 1000);
+      return this.insert(m, req, nowMs, id, token);
+    };
     const out = opts.idempotencyKey
       ? await this.idempotency.run('quote.create', opts.caller, opts.idempotencyKey, body, work)
       : { ...(await work(null)), replayed: false };
     // Not a step: the jobs' spans stay children of the request's, as the traces document them.
-    if (!out.replayed) await this.schedule(out.body.quote.id, new Date(out.body.quote.expires_at).getTime() - this.clock());
+    if (!out.replayed) await this.schedule(out.body.quote.id);
     return out;
   }
 
   /** `m` is the idempotency transaction, or null: the quote's statement commits on its own, grouped with concurrent creates. */
-  private async insert(m: EntityManager | null, req: QuoteRequest, nowMs: number, token: string): Promise<{ status: number; body: CreatedQuote }> {
-    const id = randomUUID();
+  private async insert(m: EntityManager | null, req: QuoteRequest, nowMs: number, id: string, token: string): Promise<{ status: number; body: CreatedQuote }> {
     const salt = toHex(pooledRandomBytes(32));
     const dirs = deriveDirections(
       req.polarity,
@@ -110,17 +113,15 @@ export class QuoteService {
   }
 
   /**
-   * Announce now, expire at the window's end. A failure here leaves a committed quote that the
-   * sweeper announces and expires later, so the create still succeeds.
+   * Announce now. The expiry needs no job: the workers' expiry clock closes the quote at the
+   * window's end from its row (workers/quotes/quote-expiry-clock.ts). A failure here leaves a
+   * committed quote that the sweeper announces later, so the create still succeeds.
    */
-  private async schedule(quoteId: string, expiresInMs: number): Promise<void> {
+  private async schedule(quoteId: string): Promise<void> {
     try {
-      await this.deps.queue.enqueueMany([
-        { spec: quoteAnnounceJob, payload: { quote_id: quoteId } },
-        { spec: quoteExpireJob, payload: { quote_id: quoteId }, opts: { delay: Math.max(0, expiresInMs) } },
-      ]);
+      await this.deps.queue.enqueue(quoteAnnounceJob, { quote_id: quoteId });
     } catch (err) {
-      this.deps.logger.error({ quote_id: quoteId, err: (err as Error).message }, 'enqueue failed; the sweeper will announce and expire this quote');
+      this.deps.logger.error({ quote_id: quoteId, err: (err as Error).message }, 'enqueue failed; the sweeper will announce this quote');
     }
   }
 

@@ -7,6 +7,7 @@ import { HANDLERS } from '../../workers/job.handlers';
 import type { BoundJob } from '../../workers/job-binding';
 import { buildWorkerContext, type WorkerContext, type WorkerDeps } from '../../workers/worker-context';
 import { WorkerHost } from '../../workers/worker-host';
+import { QuoteExpiryClock } from '../../workers/quotes/quote-expiry-clock';
 
 /** How a test's workers differ from the shipped ones; every field is optional. */
 export interface WorkerOptions {
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   stalledIntervalMs?: number;
   /** How long a queue may hold due work while its consumer takes none before the watchdog replaces it (WorkerHost's default otherwise). */
   stuckAfterMs?: number;
+  /** Runs the quote expiry clock beside the jobs, as the workers role does (default true): standard quotes have no expiry job. */
+  expiryClock?: boolean;
 }
 
 /** A started worker host on a test environment's database, Redis and queue prefix. */
@@ -32,6 +35,8 @@ export interface Workers {
   host: WorkerHost;
   /** What its handlers are given (the event publisher, notifier, Dutch auctioneer). */
   ctx: WorkerContext;
+  /** The quote expiry clock, when it runs. */
+  expiryClock: QuoteExpiryClock | null;
   /** Lets running jobs finish, or with `force` abandons them as a crash would; a second call waits for the first. */
   close(force?: boolean): Promise<void>;
 }
@@ -50,8 +55,14 @@ export function startWorkers(env: WorkerDeps, opts: WorkerOptions = {}): Workers
     ...(opts.stuckAfterMs === undefined ? {} : { stuckAfterMs: opts.stuckAfterMs }),
   });
   host.start();
+  const expiryClock = opts.expiryClock === false ? null : new QuoteExpiryClock(ctx);
+  expiryClock?.start();
   let closing: Promise<void> | undefined;
-  return { host, ctx, close: (force = false) => (closing ??= host.close(force)) };
+  const close = async (force: boolean) => {
+    await expiryClock?.close();
+    await host.close(force);
+  };
+  return { host, ctx, expiryClock, close: (force = false) => (closing ??= close(force)) };
 }
 
 /**

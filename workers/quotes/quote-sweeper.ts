@@ -7,7 +7,7 @@ import { DutchRepository } from '../../shared/dutch';
 import { awardDutch, openDutch } from '../dutch/dutch-phases';
 import { redoSteps, type SweepReason, type SweepStep } from '../sweep-report';
 
-/** Past its window by this much, an open quote is the sweeper's to expire; younger ones belong to their delayed job. */
+/** Past its window by this much, an open quote is the sweeper's to expire; younger ones belong to the expiry clock (a Dutch one to its job). */
 const SWEEP_GRACE_SECONDS = 2;
 const SWEEP_BATCH = 500;
 

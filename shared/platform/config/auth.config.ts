@@ -16,6 +16,13 @@ export const DEFAULT_GEOBLOCK_HEADER = 'CF-IPCountry';
 export const authEnv = {
   /** HS256 key of session and delegate JWTs; at least 32 characters. Required when NODE_ENV=production. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').max(512).optional(),
+  /**
+   * HMAC key of the stream tokens a quote create hands out (shared/platform/stream-tokens,
+   * signed-stream-tokens.ts); at least 32 characters. Unset: derived from JWT_SECRET.
+   */
+  STREAM_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').max(512).optional(),
+  /** The key before the last rotation: tokens it signed still verify (until they expire), none is minted with it. */
+  STREAM_TOKEN_SECRET_PREVIOUS: z.string().min(32, 'must be at least 32 characters').max(512).optional(),
   JWT_ISSUER: z.string().min(1).max(128).default('options-rfq'),
   JWT_AUDIENCE: z.string().min(1).max(128).default('options-rfq-api'),
   /** Lifetime of the bearer token answered by POST /api/login. */

@@ -13,6 +13,12 @@ export type TopicKey = string & { readonly __topicKey: unique symbol };
 export interface TopicRef<K extends string = string> {
   kind: K;
   key: TopicKey;
+  /**
+   * A token-named topic's token end, unix ms, when the token keeps no record to read it from (a
+   * signed stream token: its quote row says when it ends). The topic's keys live no longer than
+   * this plus SOCKET_TOKEN_TOPIC_GRACE_SECONDS. Absent: read from the token's record.
+   */
+  tokenEndsAt?: number;
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

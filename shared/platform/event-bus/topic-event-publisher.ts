@@ -96,6 +96,7 @@ export class TopicEventPublisher<C extends EventCatalog> {
       token ? this.tokens.key(token.kind, token.hash) : seqKey,
       floor === 'key' && epoch ? epoch.key : seqKey,
     ];
+    const tokenEnd = token && topic.tokenEndsAt !== undefined ? String(Math.floor(topic.tokenEndsAt)) : '';
     const args = [
       this.keys.live(topic.key),
       event,
@@ -116,7 +117,7 @@ export class TopicEventPublisher<C extends EventCatalog> {
       let create = guarded ? '1' : '0';
       for (let attempt = 0; ; attempt++) {
         const gate = guarded ? epoch.verifiedMasters : '';
-        const sent = (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, at, create, gate])) as [number, number];
+        const sent = (await PUBLISH.run(this.deps.redis, keys, [...args, traceparent, at, create, gate, tokenEnd])) as [number, number];
         if (sent[0] >= 0 || !guarded) return sent;
         if (attempt === 2) throw new Error('publish refused: its Redis master has not been checked for lost data yet (a failover in progress); retried later');
         if (sent[0] === -1) {

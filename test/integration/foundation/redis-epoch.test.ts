@@ -11,7 +11,7 @@ import {
   type Redis,
   type RedisLoss,
 } from '../../../shared/platform/redis';
-import { StreamTokens } from '../../../shared/platform/stream-tokens';
+import { hashStreamToken, SignedStreamTokens, StreamTokens, streamTokenKeys } from '../../../shared/platform/stream-tokens';
 import { QuoteStreamTokens } from '../../../shared/quotes';
 import { createApp } from '../../../api/app';
 import { NetworksService } from '../../../shared/networks';
@@ -167,7 +167,7 @@ describe('the Redis data epoch', () => {
     expect(n).toBe(0);
   });
 
-  it("a quote's stream token minted before a loss still verifies, from the quote row, and is written back to Redis", async () => {
+  it("a quote's stream token minted before a loss still verifies: a signed one needs nothing of Redis, a recorded one is read from the quote row and written back", async () => {
     await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     const { app } = createApp(env);
     const { body } = await request(app)
@@ -176,15 +176,24 @@ describe('the Redis data epoch', () => {
       .expect(201);
     const token = body.stream_token as string;
     const tokens = new StreamTokens(client, env.config.REDIS_PREFIX);
-    expect(await tokens.verify('rfq', token)).not.toBeNull();
-    await client.flushall();
-    expect(await tokens.verify('rfq', token)).toBeNull();
-
-    const durable = new QuoteStreamTokens(tokens, env.db, env.config.QUOTE_STREAM_GRACE_SECONDS);
-    const rec = await durable.verify('rfq', token);
+    const durable = new QuoteStreamTokens(tokens, new SignedStreamTokens(streamTokenKeys(env.config)), env.db, env.config.QUOTE_STREAM_GRACE_SECONDS);
     const [row] = await env.db.query(`SELECT (extract(epoch FROM expires_at) * 1000)::bigint::text AS e FROM quotes WHERE id = $1`, [body.quote.id]);
-    expect(rec?.expiresAt).toBe(Number(row.e) + env.config.QUOTE_STREAM_GRACE_SECONDS * 1000);
-    expect(await tokens.verify('rfq', token)).not.toBeNull();
+    const end = Number(row.e) + env.config.QUOTE_STREAM_GRACE_SECONDS * 1000;
+    // The create's token is signed: no record in Redis, before or after the loss.
+    expect(await tokens.verify('rfq', token)).toBeNull();
+    expect((await durable.verify('rfq', token))?.expiresAt).toBe(end);
+    await client.flushall();
+    expect((await durable.verify('rfq', token))?.expiresAt).toBe(end);
+
+    // A recorded token (a Dutch quote's, or one minted before signed tokens) on the same row.
+    const recorded = await tokens.mint('rfq', 60);
+    await env.db.query(`UPDATE quotes SET stream_token_hash = $2 WHERE id = $1`, [body.quote.id, hashStreamToken(recorded)]);
+    expect(await tokens.verify('rfq', recorded)).not.toBeNull();
+    await client.flushall();
+    expect(await tokens.verify('rfq', recorded)).toBeNull();
+    const rec = await durable.verify('rfq', recorded);
+    expect(rec?.expiresAt).toBe(end);
+    expect(await tokens.verify('rfq', recorded)).not.toBeNull();
     expect(await durable.verify('rfq', 'x'.repeat(43))).toBeNull();
   });
 });

@@ -30,7 +30,7 @@ describe('POST /api/quote (standard RFQ)', () => {
       expect(quote.strategy).toBe(row.strategy);
       expect(quote.state).toBe('open');
       expect(topic).toBe(`rfq_stream:${stream_token}`);
-      expect(stream_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(stream_token).toMatch(/^[A-Za-z0-9_-]{96}$/);
       const recomputed = keccak256(
         encodeAbiParameters(
           [{ type: 'address' }, { type: 'bytes32' }, { type: 'uint8[]' }, { type: 'address' }],

@@ -133,6 +133,21 @@ describe('the event log, stream tokens and registrations on Redis', () => {
       expect(seqTtl).toBeLessThanOrEqual(30_000 + grace());
     });
 
+    it("a signed token's topic (no record in Redis) lives until the token's end the publisher passes, plus the grace", async () => {
+      const topic = { ...fresh(), tokenEndsAt: Date.now() + 120_000 };
+      await pub.publish(topic, 'rfq_request', { quote_id: 'q', chain_id: 1 });
+      const seqTtl = await env.redis.pttl(keys.seq(topic.key));
+      expect(seqTtl).toBeGreaterThan(grace());
+      expect(seqTtl).toBeLessThanOrEqual(120_000 + grace());
+      expect(await env.redis.pttl(keys.log(topic.key))).toBeLessThanOrEqual(seqTtl);
+      // Past its end, a publish leaves only the grace: a dead token's topic never holds state for long.
+      const ended = { ...fresh(), tokenEndsAt: Date.now() - 1 };
+      await pub.publish(ended, 'rfq_result', { quote_id: 'late' });
+      const endedTtl = await env.redis.pttl(keys.seq(ended.key));
+      expect(endedTtl).toBeGreaterThan(0);
+      expect(endedTtl).toBeLessThanOrEqual(grace());
+    });
+
     it('a topic whose token is gone (expired or revoked) keeps only the grace', async () => {
       const topic = fresh();
       await pub.publish(topic, 'rfq_result', { quote_id: 'late' });

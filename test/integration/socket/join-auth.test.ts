@@ -13,8 +13,10 @@ import {
   topics,
 } from '../../../shared/events';
 import { NetworksService } from '../../../shared/networks';
-import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-tokens';
-import { networkFile } from '../../support/fixtures';
+import { randomUUID } from 'node:crypto';
+import { hashStreamToken, SignedStreamTokens, SIGNED_TOKEN_LENGTH, StreamTokens, streamTokenKeys } from '../../../shared/platform/stream-tokens';
+import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
+import { networkFile, randomAddress } from '../../support/fixtures';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn, signStatement } from '../../support/wallets';
 import { disconnect, issueMakerKey, join, phoenixSocket, publisher, refusal, startReplica, waitFor, type Replica } from './socket-harness';
@@ -219,6 +221,36 @@ describe('socket tier: who may join what', () => {
         expect([kind, (await join(s, topicName(kind, own as never))).reply.status]).toEqual([kind, 'ok']);
         expect([kind, await refusal(s, topicName(kind, foreign as never))]).toEqual([kind, 'invalid or expired stream token']);
       }
+    });
+
+    it("a quote's signed token joins while its quote row says so: refused for another kind, tampered, without its row, or long after its close (revocation by state)", async () => {
+      const s = client();
+      const create = async () =>
+        (await api().post('/api/quote').send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs)).expect(201)).body as {
+          quote: { id: string };
+          stream_token: string;
+        };
+      const a = await create();
+      expect(a.stream_token).toHaveLength(SIGNED_TOKEN_LENGTH);
+      expect((await join(s, rfqStreamTopic(a.stream_token))).reply.status).toBe('ok');
+      expect(await refusal(s, exploreClobStreamTopic(a.stream_token))).toBe('invalid or expired stream token');
+      const tampered = Buffer.from(a.stream_token, 'base64url');
+      tampered[10] ^= 1;
+      expect(await refusal(s, rfqStreamTopic(tampered.toString('base64url')))).toBe('invalid or expired stream token');
+      // Signed with the server's own key, for a quote that was never stored: the HMAC alone opens nothing.
+      const signer = new SignedStreamTokens(streamTokenKeys(env.config));
+      expect(await refusal(s, rfqStreamTopic(signer.mint('rfq', randomUUID(), Date.now() + 60_000)))).toBe('invalid or expired stream token');
+      // Closed longer ago than QUOTE_STREAM_GRACE_SECONDS: its stream is over, whatever the token's end says.
+      const b = await create();
+      expect((await join(client(), rfqStreamTopic(b.stream_token))).reply.status).toBe('ok');
+      const grace = env.config.QUOTE_STREAM_GRACE_SECONDS;
+      await env.db.query(`UPDATE quotes SET state = 'cancelled', closed_at = now() - make_interval(secs => $2) WHERE id = $1`, [b.quote.id, grace + 1]);
+      expect(await refusal(s, rfqStreamTopic(b.stream_token))).toBe('invalid or expired stream token');
+      // Purged (retention): nothing left to open.
+      const c = await create();
+      await env.db.query(`DELETE FROM quote_legs WHERE quote_id = $1`, [c.quote.id]);
+      await env.db.query(`DELETE FROM quotes WHERE id = $1`, [c.quote.id]);
+      expect(await refusal(s, rfqStreamTopic(c.stream_token))).toBe('invalid or expired stream token');
     });
 
     it('refuses the coming-soon margin topics', async () => {

@@ -50,7 +50,8 @@ describe('quote expiry and the sweeper', () => {
     await events.waitUntilReady();
   });
   beforeEach(() => {
-    workers = startWorkers(env, { logger: logs.logger });
+    // The sweeper and the expiry job are under test here: no expiry clock racing them (quote-expiry-clock.test.ts tests it).
+    workers = startWorkers(env, { logger: logs.logger, expiryClock: false });
   });
   afterEach(() => workers.close());
   afterAll(async () => {

@@ -4,8 +4,9 @@
 -- replica subscribed when the script ran receives message n, in seq order
 -- (shared/platform/event-bus/event-publisher.ts).
 -- A token-named topic is single-use: nobody can join it once its stream token lapses, so its keys
--- live no longer than the token's remaining life plus a grace (read from the token's own key here,
--- in the same step) instead of the shared topics' days.
+-- live no longer than the token's remaining life plus a grace instead of the shared topics' days.
+-- The token's end is passed by the publisher when the token keeps no record (a signed token: its
+-- quote row tells when it ends), else read from the token's own key here, in the same step.
 -- A seq never goes backwards across a Redis data loss: a counter below the epoch's floor (it was
 -- recreated after a flush, a restart without persistence, an eviction) starts just above it
 -- (shared/platform/redis/redis-epoch.ts). On one Redis the floor is read from the epoch key in the
@@ -25,7 +26,8 @@
 -- token grace ms ('' = shared topic), PUBLISH or SPUBLISH (sharded pub/sub on a cluster), the
 -- publishing span's traceparent ('' = none; it goes in the live message only, never to a client),
 -- the floor ('' = none, 'key' = the epoch key's, else a number), '1' to refuse creating a missing counter,
--- the verified masters' node ids, comma-joined ('' = no check: one Redis, or no epoch).
+-- the verified masters' node ids, comma-joined ('' = no check: one Redis, or no epoch), the token's
+-- end in unix ms ('' = read the token's key).
 -- Answers {seq, 1} for an idempotency key already published (nothing sent), {-1, 0} when it
 -- refused to create a missing counter, {-2, 0} on a master no check has verified, else {seq, 0}.
 if ARGV[13] ~= '' then
@@ -47,8 +49,15 @@ end
 if ARGV[12] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0} end
 local logTtl = tonumber(ARGV[5])
 local seqTtl = tonumber(ARGV[6])
+local now = redis.call('TIME')
+local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 if ARGV[8] ~= '' then
-  local left = redis.call('PTTL', KEYS[4])
+  local left
+  if ARGV[14] ~= nil and ARGV[14] ~= '' then
+    left = math.max(0, tonumber(ARGV[14]) - nowMs)
+  else
+    left = redis.call('PTTL', KEYS[4])
+  end
   -- -1: a token without expiry (never minted so); -2: gone, only the grace is left
   if left ~= -1 then
     if left < 0 then left = 0 end
@@ -71,8 +80,7 @@ if #last > 0 then
     redis.call('SET', KEYS[1], string.format('%d', seq))
   end
 end
-local now = redis.call('TIME')
-local ms = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+local ms = string.format('%d', nowMs)
 local s = string.format('%d', seq)
 local data
 if ARGV[3] == '{}' then data = '{"seq":' .. s .. '}' else data = '{"seq":' .. s .. ',' .. string.sub(ARGV[3], 2) end

@@ -1,0 +1,111 @@
+import { expireDueQuotes, QuoteRepository } from '../../shared/quotes';
+import type { WorkerContext } from '../worker-context';
+import { expireQuote } from './quote-expiry';
+
+/** Longest the clock sleeps without looking for a new window end (a quote created meanwhile may end sooner). */
+const LOOK_EVERY_MS = 250;
+/** Quotes closed per statement; a pass that fills it looks again at once. */
+const BATCH = 500;
+/** Results published at once after a batch closed. */
+const PUBLISH_CONCURRENCY = 16;
+
+/**
+ * Expires standard quotes at the end of their windows: a clock over the open quotes' index
+ * (quotes_open_expiry), not a delayed job per quote (issue #41). It sleeps until the soonest
+ * window end, then closes every quote due in one statement and publishes each result (the
+ * taker's stream and every maker that offered). The quote's end lives in Postgres only, so a
+ * worker restart or a Redis that lost its data loses no expiry: the next pass, in this or any
+ * replica, finds it. Replicas racing for one instant split it by row locks (SKIP LOCKED).
+ *
+ * Behind it, as behind the jobs before: a quote closed whose result was never published (a
+ * replica died between the two, Redis was down) is the sweeper's `publish_result`, and a quote
+ * still open past its window (no workers running at the time) the sweeper's `expire`. A quote
+ * never announced is announced first, one at a time (expireQuote), as its job did.
+ */
+export class QuoteExpiryClock {
+  private readonly repo: QuoteRepository;
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private running: Promise<void> | null = null;
+  /**
+   * Window ends up to here were looked at by a pass that closed nothing: what is still open of
+   * them is held by another replica or failed, and is the sweeper's. Without this floor the clock
+   * would wake for them again and again.
+   */
+  private floor = new Date(0);
+
+  constructor(
+    private readonly ctx: WorkerContext,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.repo = new QuoteRepository(ctx.db);
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Stops after the pass under way (its statement commits and its results publish). */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      await this.sleep(await this.pass());
+    }
+  }
+
+  /** One look: expire what is due, and say how long to sleep before the next look. */
+  private async pass(): Promise<number> {
+    try {
+      const next = await this.repo.nextExpiry(this.floor);
+      if (!next) return LOOK_EVERY_MS;
+      const wait = next.getTime() - this.clock();
+      if (wait > 0) return Math.min(wait, LOOK_EVERY_MS);
+      const now = new Date(this.clock());
+      const moved = await this.expireDue(now);
+      // Moved something: more may be due at once (a batch has a limit). Moved nothing: raise the floor.
+      if (moved === 0) this.floor = now;
+      return 0;
+    } catch (err) {
+      this.ctx.logger.warn({ err: (err as Error).message }, 'quote expiry clock pass failed; the next pass and the sweeper still expire the quotes');
+      return LOOK_EVERY_MS;
+    }
+  }
+
+  /** Closes the quotes due by `now` and publishes their results; answers how many it closed. */
+  async expireDue(now: Date): Promise<number> {
+    const unannounced = await this.repo.dueUnannounced(now, BATCH);
+    for (const id of unannounced) {
+      // Each stands alone: one that fails is left for the next pass or the sweeper.
+      await expireQuote(this.ctx, id).catch((err: unknown) =>
+        this.ctx.logger.warn({ quote_id: id, err: (err as Error).message }, 'quote expiry failed; the sweeper tries it again'),
+      );
+    }
+    const closed = await expireDueQuotes(this.ctx.db, now, BATCH);
+    if (closed.length > 0) this.ctx.logger.info({ count: closed.length }, 'quotes expired');
+    for (let i = 0; i < closed.length; i += PUBLISH_CONCURRENCY) {
+      const results = await Promise.allSettled(closed.slice(i, i + PUBLISH_CONCURRENCY).map((id) => this.ctx.notifier.publishResult(id)));
+      const failed = results.filter((r) => r.status === 'rejected').length;
+      if (failed > 0) this.ctx.logger.warn({ failed }, 'expired quotes whose result did not publish; the sweeper publishes them');
+    }
+    return closed.length + unannounced.length;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (ms <= 0) return new Promise((r) => setImmediate(r));
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+}
