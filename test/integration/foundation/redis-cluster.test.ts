@@ -99,10 +99,17 @@ describe('on a Redis Cluster', () => {
     expect(subscribedOn.find((n) => n.sharded)?.owns).toBe(true);
     expect(subscribedOn.flatMap((n) => n.plain)).toEqual([]);
 
-    // Revoking the taker's token is announced over sharded pub/sub too: the socket ends the channel.
+    // A standard quote's token is signed: Redis holds nothing of it, so there is nothing to revoke
+    // there (its quote's state is its revocation). A stored token (what a Dutch create mints) is
+    // revoked in Redis, and the notice travels over sharded pub/sub too: the socket ends the channel.
     const tokens = new StreamTokens(env.redis, env.config.REDIS_PREFIX);
-    expect(await tokens.revoke('rfq', created.body.stream_token as string)).toBe(true);
-    await waitFor(() => stream.ends.length > 0, 10_000, 'the revoked stream to be closed');
+    expect(await tokens.revoke('rfq', created.body.stream_token as string)).toBe(false);
+    const stored = await tokens.mint('rfq', 60);
+    const storedStream = await join(client(), `rfq_stream:${stored}`);
+    expect(storedStream.reply.status).toBe('ok');
+    expect(await tokens.revoke('rfq', stored)).toBe(true);
+    await waitFor(() => storedStream.ends.length > 0, 10_000, 'the revoked stream to be closed');
+    expect(stream.ends).toHaveLength(0);
   });
 
   it('publishes once per idempotency key and keeps each topic in order', async () => {
