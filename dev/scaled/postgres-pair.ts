@@ -77,6 +77,24 @@ async function exitOf(pid: number, timeoutMs: number): Promise<void> {
   while (alive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
 }
 
+/**
+ * `pg_ctl start` on `data`; on failure the error carries the end of the server's own log, which
+ * says why (pg_ctl itself only says "could not start server"), so a port taken between its pick
+ * and the bind reads as such (`PORT_TAKEN` tells the caller to pick again).
+ */
+function startServer(ctl: (data: string, ...args: string[]) => void, data: string): void {
+  const log = path.join(data, 'server.log');
+  try {
+    ctl(data, '-l', log, '-w', '-t', '120', 'start');
+  } catch (err) {
+    const tail = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-5).join('\n') : '(no server log)';
+    throw new Error(`${(err as Error).message}\nserver log ${log}:\n${tail}`);
+  }
+}
+
+/** What a server log says when another process took the port between its pick and Postgres's bind. */
+export const PORT_TAKEN = /could not bind|Address already in use|could not create any TCP\/IP sockets/;
+
 /** Starts the pair under `dir` (which must exist and be readable by the `postgres` user). */
 export function startPostgresPair(opts: { dir: string; primaryPort: number; replicaPort: number }): PostgresPair {
   const { dir, primaryPort, replicaPort } = opts;
@@ -111,12 +129,12 @@ export function startPostgresPair(opts: { dir: string; primaryPort: number; repl
       'shared_buffers = 64MB',
     ];
     appendFileSync(path.join(primary, 'postgresql.conf'), `\n# primary + streaming replica\n${conf.join('\n')}\n`);
-    ctl(primary, '-l', path.join(primary, 'server.log'), '-w', '-t', '120', 'start');
+    startServer(ctl, primary);
     started.push(primary);
     ownedByPostgres(replica);
     pgRun(dir, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replica, '-R', '-X', 'stream', '-c', 'fast']);
     appendFileSync(path.join(replica, 'postgresql.conf'), `\nport = ${replicaPort}\n`);
-    ctl(replica, '-l', path.join(replica, 'server.log'), '-w', '-t', '120', 'start');
+    startServer(ctl, replica);
     started.push(replica);
     const inRecovery = spawnSync('psql', ['-h', '127.0.0.1', '-p', String(replicaPort), '-U', 'postgres', '-Atc', 'SELECT pg_is_in_recovery()'], {
       encoding: 'utf8',
@@ -135,7 +153,7 @@ export function startPostgresPair(opts: { dir: string; primaryPort: number; repl
       started.splice(started.indexOf(replica), 1);
     },
     startReplica() {
-      ctl(replica, '-l', path.join(replica, 'server.log'), '-w', '-t', '120', 'start');
+      startServer(ctl, replica);
       started.push(replica);
     },
     pids: () => started.map(postmasterPid).filter((p): p is number => p !== null),

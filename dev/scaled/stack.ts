@@ -7,7 +7,7 @@ import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
 import { haproxyConfig } from './haproxy-config';
 import { describeMissing, preflight } from './preflight';
-import { startPostgresPair, type PostgresPair } from './postgres-pair';
+import { PORT_TAKEN, startPostgresPair, type PostgresPair } from './postgres-pair';
 
 /**
  * `npm run stack:scaled`: the scaled topology on this machine, from the machine's own binaries,
@@ -72,6 +72,28 @@ function portFree(port: number): Promise<boolean> {
 }
 
 const taken = new Set<number>();
+
+/**
+ * The Postgres pair on ports picked just before it starts: a port the kernel handed out free can
+ * be taken by another process before Postgres binds it (a busy machine runs many), so a start
+ * that fails on its bind is tried again, up to three times, on new ports in a fresh folder.
+ */
+async function startPostgresOnFreePorts(tmp: string, ports: { pgPrimary: number; pgReplica: number }): Promise<PostgresPair> {
+  for (let attempt = 1; ; attempt++) {
+    ports.pgPrimary = await freePort();
+    ports.pgReplica = await freePort();
+    const dir = path.join(tmp, `pg-${attempt}`);
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    try {
+      return startPostgresPair({ dir, primaryPort: ports.pgPrimary, replicaPort: ports.pgReplica });
+    } catch (err) {
+      if (attempt >= 3 || !PORT_TAKEN.test((err as Error).message)) throw err;
+      say(`Postgres could not bind port ${ports.pgPrimary} or ${ports.pgReplica} (taken meanwhile); again on new ports`);
+    }
+  }
+}
+
 /** A free port below 55536 whose +10000 is free too (a Redis Cluster node's bus port). */
 async function freePort(withBus = false): Promise<number> {
   for (;;) {
@@ -153,8 +175,9 @@ async function run(redisMode: RedisMode): Promise<void> {
   say(`temporary directory ${tmp}`);
 
   const ports = {
-    pgPrimary: await freePort(),
-    pgReplica: await freePort(),
+    /** Picked just before Postgres starts, again when another process took one meanwhile. */
+    pgPrimary: 0,
+    pgReplica: 0,
     redisCluster: [] as number[],
     redisPlain: redisMode === 'plain' ? await freePort() : 0,
     devchain: await freePort(),
@@ -183,7 +206,7 @@ async function run(redisMode: RedisMode): Promise<void> {
   void nodes;
 
   say('Postgres primary and streaming replica');
-  postgres = startPostgresPair({ dir: tmp, primaryPort: ports.pgPrimary, replicaPort: ports.pgReplica });
+  postgres = await startPostgresOnFreePorts(tmp, ports);
   const databaseUrl = postgres.url('primary', 'options_rfq');
   const replicaUrl = postgres.url('replica', 'options_rfq');
 

@@ -33,6 +33,12 @@ interface Ready {
 const FINAL_STATES = ['expired', 'filled', 'cancelled'];
 /** The fault suite's steady load (test/faults/fault-suite.test.ts), through HAProxy. */
 const LOAD = { requests: 120, intervalMs: 40, expiresIn: 6 };
+/**
+ * The quotes' window while a Redis master fails over: several times the failovers seen (a few
+ * seconds, under ten on a busy machine), and short enough that the quotes finalize within the
+ * test's budget.
+ */
+const FAILOVER_WINDOW_S = 30;
 
 const alive = (pid: number) => {
   try {
@@ -408,7 +414,10 @@ describe('npm run stack:scaled', () => {
     const victim = ready.processes[`redis-cluster-${ports.indexOf(before!) + 1}`];
     let recoveredAt: number | undefined;
     try {
-      const load = await new QuoteLoad(ready.base_url, { ...LOAD, pair: await pairAddress() }).run(async (l) => {
+      // A create commits before it touches the quotes' slot (its stream token is signed, its expiry
+      // the workers' clock), so quotes go on being created while that master is down and expire by
+      // the clock meanwhile: a window several times a failover's keeps quotes open at the recovery, so the invariant below always has quotes to hold for.
+      const load = await new QuoteLoad(ready.base_url, { ...LOAD, expiresIn: FAILOVER_WINDOW_S, pair: await pairAddress() }).run(async (l) => {
         await l.waitAnswered(LOAD.requests / 3);
         process.kill(victim, 'SIGKILL');
         // Back: the promoted replica answers for the slot and takes a write to a `{quotes}` key.
