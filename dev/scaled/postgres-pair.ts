@@ -88,7 +88,7 @@ function startServer(ctl: (data: string, ...args: string[]) => void, data: strin
     ctl(data, '-l', log, '-w', '-t', '120', 'start');
   } catch (err) {
     const tail = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-5).join('\n') : '(no server log)';
-    throw new Error(`${(err as Error).message}\nserver log ${log}:\n${tail}`);
+    throw new Error(`${(err as Error).message}\nserver log ${log}:\n${tail}`, { cause: err });
   }
 }
 
