@@ -77,7 +77,7 @@ describe('queued work rebuilt after a FLUSHALL', () => {
   const state = async (table: 'orders' | 'exclusive_fills' | 'quotes', id: string) =>
     ((await env.db.query(`SELECT state FROM ${table} WHERE id = $1`, [id])) as { state: string }[])[0].state;
 
-  it('an exclusive fill whose expiry job was flushed and a quote (the workers\' expiry clock) expire at their times, an order (no job) reads expired at its own, and one line says what was rebuilt', async () => {
+  it("an exclusive fill whose expiry job was flushed and a quote (the workers' expiry clock) expire at their times, an order (no job) reads expired at its own, and one line says what was rebuilt", async () => {
     const intentExpiry = Math.floor(Date.now() / 1000) + 5;
     const o = (await request(app).post('/api/orders').send(orderBody(randomAddress(), { intentExpiry })).expect(201)).body as Placed;
     await indexPlacement(env.db, o);
