@@ -1,9 +1,8 @@
 import { expireDueQuotes, QuoteRepository } from '../../shared/quotes';
+import { DeadlineClock } from '../deadline-clock';
 import type { WorkerContext } from '../worker-context';
 import { expireQuote } from './quote-expiry';
 
-/** Longest the clock sleeps without looking for a new window end (a quote created meanwhile may end sooner). */
-const LOOK_EVERY_MS = 250;
 /** Quotes closed per statement; a pass that fills it looks again at once. */
 const BATCH = 500;
 /** Results published at once after a batch closed. */
@@ -24,56 +23,30 @@ const PUBLISH_CONCURRENCY = 16;
  */
 export class QuoteExpiryClock {
   private readonly repo: QuoteRepository;
-  private stopped = false;
-  private wake: (() => void) | null = null;
-  private running: Promise<void> | null = null;
-  /**
-   * Window ends up to here were looked at by a pass that closed nothing: what is still open of
-   * them is held by another replica or failed, and is the sweeper's. Without this floor the clock
-   * would wake for them again and again.
-   */
-  private floor = new Date(0);
+  private readonly loop: DeadlineClock;
 
   constructor(
     private readonly ctx: WorkerContext,
-    private readonly clock: () => number = Date.now,
+    clock: () => number = Date.now,
   ) {
     this.repo = new QuoteRepository(ctx.db);
+    this.loop = new DeadlineClock(
+      {
+        nextDeadline: (floor) => this.repo.nextExpiry(floor),
+        runDue: (now) => this.expireDue(now),
+        onFailure: (err) => ctx.logger.warn({ err: err.message }, 'quote expiry clock pass failed; the next pass and the sweeper still expire the quotes'),
+      },
+      clock,
+    );
   }
 
   start(): void {
-    this.running ??= this.loop();
+    this.loop.start();
   }
 
   /** Stops after the pass under way (its statement commits and its results publish). */
-  async close(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      await this.sleep(await this.pass());
-    }
-  }
-
-  /** One look: expire what is due, and say how long to sleep before the next look. */
-  private async pass(): Promise<number> {
-    try {
-      const next = await this.repo.nextExpiry(this.floor);
-      if (!next) return LOOK_EVERY_MS;
-      const wait = next.getTime() - this.clock();
-      if (wait > 0) return Math.min(wait, LOOK_EVERY_MS);
-      const now = new Date(this.clock());
-      const moved = await this.expireDue(now);
-      // Moved something: more may be due at once (a batch has a limit). Moved nothing: raise the floor.
-      if (moved === 0) this.floor = now;
-      return 0;
-    } catch (err) {
-      this.ctx.logger.warn({ err: (err as Error).message }, 'quote expiry clock pass failed; the next pass and the sweeper still expire the quotes');
-      return LOOK_EVERY_MS;
-    }
+  close(): Promise<void> {
+    return this.loop.close();
   }
 
   /** Closes the quotes due by `now` and publishes their results; answers how many it closed. */
@@ -93,19 +66,5 @@ export class QuoteExpiryClock {
       if (failed > 0) this.ctx.logger.warn({ failed }, 'expired quotes whose result did not publish; the sweeper publishes them');
     }
     return closed.length + unannounced.length;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (ms <= 0) return new Promise((r) => setImmediate(r));
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 }
