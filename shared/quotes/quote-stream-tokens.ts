@@ -25,12 +25,16 @@ import {
  * is written back to Redis, so the publish script ties its topic's life to it again.
  */
 export class QuoteStreamTokens {
+  private readonly quotes: QuoteRepository;
+
   constructor(
     private readonly tokens: StreamTokens,
     private readonly signed: SignedStreamTokens,
-    private readonly db: DataSource,
+    db: DataSource,
     private readonly graceSeconds: number,
-  ) {}
+  ) {
+    this.quotes = new QuoteRepository(db);
+  }
 
   async verify(kind: StreamKind, token: string): Promise<StreamTokenRecord | null> {
     if (typeof token !== 'string' || !STREAM_TOKEN_PATTERN.test(token)) return null;
@@ -38,7 +42,7 @@ export class QuoteStreamTokens {
     const rec = await this.tokens.verify(kind, token);
     if (rec || kind !== 'rfq') return rec;
     const hash = hashStreamToken(token);
-    const windowEnd = await new QuoteRepository(this.db).streamTokenExpiry(hash);
+    const windowEnd = await this.quotes.streamTokenExpiry(hash);
     if (windowEnd === null) return null;
     const expiresAt = windowEnd + this.graceSeconds * 1000;
     if (expiresAt <= Date.now()) return null;
@@ -49,7 +53,7 @@ export class QuoteStreamTokens {
   private async verifySigned(token: string): Promise<StreamTokenRecord | null> {
     const claim = this.signed.open('rfq', token);
     if (!claim) return null;
-    const quote = await new QuoteRepository(this.db).streamTokenQuote(claim.subject, hashStreamToken(token));
+    const quote = await this.quotes.streamTokenQuote(claim.subject, hashStreamToken(token));
     if (!quote) return null;
     const closedUntil = quote.closedAt === null ? Infinity : quote.closedAt + this.graceSeconds * 1000;
     const expiresAt = Math.min(claim.expiresAt, closedUntil);
