@@ -1,7 +1,7 @@
 import { bullPrefix, keySlot, RedisKeys } from '../../shared/platform/redis';
 import { EventKeys } from '../../shared/platform/event-bus';
 import { topics } from '../../shared/events';
-import { failoverLosingWrites, onNode, portOf, shardOf, waitUntil, type LostWrites } from '../support/cluster-failover';
+import { failoverLosingWrites, onNode, portOf, shardOf, shardWithReplica, waitUntil, type LostWrites } from '../support/cluster-failover';
 import type { TestRedisCluster } from '../support/redis-cluster';
 import { CHAIN_ID, startClusterStack, type Stack } from './fault-stack';
 import { measureLoss } from './loss-invariant';
@@ -88,7 +88,7 @@ describe('one master of a Redis Cluster loses its data under quote load', () => 
   async function killAfterBurst(fault: string, probeKey: string, burst: number): Promise<string> {
     const cluster = stack.redis;
     const slot = keySlot(probeKey);
-    const shard = await shardOf(cluster, slot);
+    const shard = await shardWithReplica(cluster, slot);
     expect(shard.replicas).toHaveLength(1);
     const master = cluster.nodes.find((n) => n.port === portOf(shard.master))!;
     const replica = cluster.nodes.find((n) => n.port === portOf(shard.replicas[0]))!;

@@ -40,6 +40,33 @@ export async function shardOf(cluster: TestRedisCluster, slot: number, except: n
   return { master, replicas: view.filter((n) => n.masterId === master.id && !n.flags.includes('fail')) };
 }
 
+/**
+ * The shard serving `slot` once it has a replica fit to take over: listed without a failure flag
+ * and with its replication link up. On a busy machine a replica can be flagged failing for a
+ * moment (cluster-node-timeout is short here) or still be syncing after an earlier fault; a
+ * failover test that started then would have no replica to promote.
+ */
+export async function shardWithReplica(cluster: TestRedisCluster, slot: number, timeoutMs = 60_000): Promise<{ master: ClusterNode; replicas: ClusterNode[] }> {
+  let found: { master: ClusterNode; replicas: ClusterNode[] } | null = null;
+  await waitUntil(
+    async () => {
+      const shard = await shardOf(cluster, slot);
+      const linked = [];
+      for (const r of shard.replicas) {
+        if (r.flags.some((f) => f.startsWith('fail'))) continue;
+        const info = await onNode(portOf(r), async (c) => String(await c.info('replication')));
+        if (/master_link_status:up/.test(info)) linked.push(r);
+      }
+      if (linked.length === 0) return false;
+      found = { master: shard.master, replicas: linked };
+      return true;
+    },
+    timeoutMs,
+    `a replica of the master serving slot ${slot} with its link up`,
+  );
+  return found!;
+}
+
 /** What a lossy failover left: the probe key's value on the master just before it died, and on the replica that took over. */
 export interface LostWrites {
   onMaster: number;
