@@ -3,7 +3,7 @@ export { ExclusiveFillService } from './exclusive-fill.service';
 export { OrderRepository } from './order.repository';
 export { OrderRecords, recorderKey, type RetentionKind, type SweptBatch } from './order-records.repository';
 export type { OrderFilter } from './order.repository';
-export { parseOrderRequest, orderJson } from './order-request';
+export { parseOrderRequest, parseOrderRequestBySchema, orderJson } from './order-request';
 export { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
 export type { OrderRequest, OrderJson, NumberForms } from './order-request';
 export {

@@ -1,4 +1,3 @@
-import type { Address } from 'viem';
 import { z } from 'zod';
 import type { OrderIntent } from '../protocol';
 import {
@@ -19,6 +18,7 @@ import {
   whenObject,
 } from '../platform/validation';
 import { MAX_DECAY_BPS_PER_SECOND } from '../../wire/src/order-bodies';
+import { acceptedOrderBody, type ParsedOrderBody } from './order-request-check';
 
 /**
  * `POST /api/orders`'s body: the spec's order table, every field checked against its Solidity
@@ -200,10 +200,25 @@ export interface OrderRequest {
 
 /**
  * Parses `POST /api/orders`'s body at `now` (unix seconds), every timestamp at most
- * `horizonSeconds` ahead, reporting every bad field at once.
+ * `horizonSeconds` ahead, reporting every bad field at once. A body the fast check accepts is
+ * answered by it (order-request-check.ts); any other is the schema's to parse or refuse.
  */
 export function parseOrderRequest(body: unknown, now: number, horizonSeconds: number): OrderRequest {
-  const b = parseOrThrow(schemaAt(now, horizonSeconds), body);
+  const b = acceptedOrderBody(body, now, horizonSeconds) ?? parseOrThrow(schemaAt(now, horizonSeconds), body);
+  return orderRequestOf(b, body);
+}
+
+/** The same body parsed by the schema alone: the contract the fast check is held to, and the 400 of a refused body. */
+export function parseOrderRequestBySchema(body: unknown, now: number, horizonSeconds: number): OrderRequest {
+  return orderRequestOf(parseOrThrow(schemaAt(now, horizonSeconds), body), body);
+}
+
+/**
+ * The order a parsed body is, whichever side parsed it (the schema's output is typed into the
+ * fast check's ParsedOrderBody here, so the two cannot drift apart in shape); `body` is what was
+ * sent, read only for the forms of its integers.
+ */
+function orderRequestOf(b: ParsedOrderBody, body: unknown): OrderRequest {
   const d = b.data;
   // The body parsed, so these objects are there; only the type of each value is read.
   const sent = (body as { data: { rewardLimits: Record<string, unknown>; decayPremium: Record<string, unknown> } }).data;
@@ -217,11 +232,11 @@ export function parseOrderRequest(body: unknown, now: number, horizonSeconds: nu
       premiumEnd: integer(sent.decayPremium.premiumEnd),
     },
     intent: {
-      from: b.destination.from as Address,
-      to: b.destination.to as Address,
+      from: b.destination.from,
+      to: b.destination.to,
       noncePrefix: BigInt(b.destination.nonce.prefix),
       nonce: b.destination.nonce.nonce,
-      options6909Contract: d.options6909Contract as Address,
+      options6909Contract: d.options6909Contract,
       amount: b.amount,
       fillerRewardMaxPerMintedUnit: d.rewardLimits.fillerRewardMaxPerMintedUnit,
       fillerRewardMinPerMintedUnit: d.rewardLimits.fillerRewardMinPerMintedUnit,
