@@ -20,9 +20,8 @@ export interface OfferTrace {
 
 /** The steps of an offer's request, in the order the service runs them. */
 const STEPS = [
-  'limit.ip',
   'auth.bearer',
-  'limit.credential',
+  'limit.write',
   'auth.maker_rights',
   'offer.read',
   'offer.pairs',
@@ -67,9 +66,9 @@ const gap = (t: OfferTrace, from: string, to: string) => {
 const STAGES: { name: string; of: (t: OfferTrace) => number }[] = [
   { name: 'API request (checks, commit, enqueue, answer)', of: (t) => t.request.endMs - t.request.startMs },
   // Before the first step: the request's context, routing and the start of the middleware.
-  { name: '  request start -> first step', of: (t) => (t.steps.has('limit.ip') ? t.steps.get('limit.ip')!.startMs - t.request.startMs : NaN) },
-  // Body parsing and routing sit between the credential's limit and the maker-rights read.
-  { name: '  limits end -> maker-rights read (body parse, routing)', of: (t) => gap(t, 'limit.credential', 'auth.maker_rights') },
+  { name: '  request start -> first step', of: (t) => (t.steps.has('auth.bearer') ? t.steps.get('auth.bearer')!.startMs - t.request.startMs : NaN) },
+  // Body parsing and routing sit between the write budgets' charge and the maker-rights read.
+  { name: '  limits end -> maker-rights read (body parse, routing)', of: (t) => gap(t, 'limit.write', 'auth.maker_rights') },
   { name: '  maker-rights end -> offer.read (body checks)', of: (t) => gap(t, 'auth.maker_rights', 'offer.read') },
   ...STEPS.map((name) => ({ name: `  ${name}`, of: (t: OfferTrace) => stepMs(t, name) })),
   {

@@ -2,6 +2,7 @@ import calculateSlot from 'cluster-key-slot';
 import type IORedis from 'ioredis';
 import type { Socket } from 'phoenix';
 import { consumeAll, createLimiter } from '../../../api/auth/rate-limit';
+import { WriteBudgets } from '../../../api/auth/write-budgets';
 import { EventPublisher, quotesRequestsTopic, topics } from '../../../shared/events';
 import { EventKeys } from '../../../shared/platform/event-bus';
 import { primaryNodes } from '../../../shared/platform/redis';
@@ -126,6 +127,32 @@ describe('on a Redis Cluster', () => {
     await consumeAll(limiter, ['ip:192.0.2.1']);
     await expect(consumeAll(limiter, ['ip:192.0.2.1'])).rejects.toMatchObject({ status: 429 });
     await consumeAll(limiter, ['ip:192.0.2.2']);
+  });
+
+  it('charges a write’s IP and credential budgets in one script on the cluster; each budget refuses in turn and the ones after it are not charged', async () => {
+    const prefix = env.config.REDIS_PREFIX;
+    const budgets = new WriteBudgets(env.redis, prefix, 'cluster-write', { perIp: 2, perCredential: 2, windowSeconds: 60 });
+    const count = async (kind: 'ip' | 'credential', bucket: string) => Number((await env.redis.get(budgets.key(kind, bucket))) ?? 0);
+    const [ip, own, key] = ['ip:192.0.2.10', 'delegate:org:0xabc', 'taker_key:k1'];
+    // The three counters share a slot: one master runs the script.
+    expect(new Set([budgets.key('ip', ip), budgets.key('credential', own), budgets.key('credential', key)].map((k) => calculateSlot(k))).size).toBe(1);
+    await budgets.charge(ip, [own, key]);
+    await budgets.charge('ip:192.0.2.11', [own, 'taker_key:k2']);
+    // The delegate's own budget (2) is spent: refused there, the taker key after it not charged.
+    await expect(budgets.charge('ip:192.0.2.12', [own, key])).rejects.toMatchObject({ status: 429 });
+    expect([await count('ip', 'ip:192.0.2.12'), await count('credential', own), await count('credential', key)]).toEqual([1, 3, 1]);
+    // The taker key's budget refuses third, after the IP and another delegate were charged.
+    await budgets.charge(ip, ['delegate:org:0xdef', key]);
+    await expect(budgets.charge('ip:192.0.2.13', ['delegate:org:0x123', key])).rejects.toMatchObject({ status: 429 });
+    expect([await count('ip', 'ip:192.0.2.13'), await count('credential', 'delegate:org:0x123'), await count('credential', key)]).toEqual([1, 1, 3]);
+    // The IP's budget (2) refuses first: nothing after it is charged.
+    await expect(budgets.charge(ip, ['delegate:org:0x456'])).rejects.toMatchObject({ status: 429 });
+    expect([await count('ip', ip), await count('credential', 'delegate:org:0x456')]).toEqual([3, 0]);
+    // And is remembered: the next write from that address is refused before Redis.
+    expect(budgets.knownRefusal(ip)).toMatchObject({ status: 429 });
+    // Through the API: a create with a session's bearer is charged on the cluster.
+    const token = await signIn(replica.app, newWallet());
+    await request(replica.app).post('/api/quote').set(bearer(token)).send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs)).expect(201);
   });
 
   it('is ready when every master answers', async () => {

@@ -1,6 +1,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { z } from 'zod';
 import { consumeAll, createLimiter } from '../../../api/auth/rate-limit';
+import { WriteBudgets } from '../../../api/auth/write-budgets';
 import { EventPublisher, PubsubRegistrations, topics } from '../../../shared/events';
 import { NonceStore } from '../../../shared/identity/nonce-store';
 import { EXPLORE_QUEUE, ExploreWatchers, FeedLock, FeedOutbox } from '../../../shared/explore';
@@ -129,6 +130,10 @@ describe('Redis keys: one cluster slot per script, transaction and multi-key com
     await consumeAll(limiter, ['ip:127.0.0.1']);
     await consumeAll(limiter, ['ip:127.0.0.1']);
     await expect(consumeAll(limiter, ['ip:127.0.0.1'])).rejects.toMatchObject({ status: 429 });
+    // A write's budgets, the IP and two credential buckets in one script.
+    const budgets = new WriteBudgets(env.redis, prefix, 'quote', { perIp: 5, perCredential: 1, windowSeconds: 60 });
+    await budgets.charge('ip:127.0.0.1', ['delegate:org:0xabc', 'taker_key:k1']);
+    await expect(budgets.charge('ip:127.0.0.1', ['delegate:org:0xabc', 'taker_key:k1'])).rejects.toMatchObject({ status: 429 });
 
     // BullMQ on the three queues: immediate, delayed, retried and moved-to-delayed jobs, processed by the worker host.
     const specs = [jobOn(QUOTES_QUEUE, 'slots.quote'), jobOn(ORDERS_QUEUE, 'slots.order'), jobOn(EXPLORE_QUEUE, 'slots.explore')];
@@ -202,6 +207,7 @@ describe('Redis keys: one cluster slot per script, transaction and multi-key com
     const keys = new EventKeys(prefix);
     for (const s of specs) expect(scripts.some((x) => x.keys.some((k) => k.startsWith(`${bullPrefix(prefix, s.queue)}:`)))).toBe(true);
     for (const ref of refs) expect(scripts.some((x) => x.keys.includes(keys.seq(ref.key)) && x.keys.includes(keys.log(ref.key)))).toBe(true);
+    expect(scripts.some((x) => x.keys.includes(budgets.key('ip', 'ip:127.0.0.1')) && x.keys.includes(budgets.key('credential', 'taker_key:k1')))).toBe(true);
     expect(seen.some(({ args }) => args[0] === 'MULTI')).toBe(true);
   });
 
