@@ -12,6 +12,7 @@ import { sharedTestChain } from '../support/worker-chain';
 import { assertNoTakerIdentity, eventually } from '../support/events';
 import { createQuote, premiumMakerFeed, ROLE_PROCESSES } from '../support/role-processes';
 import { spawnService, type RunningService } from '../support/spawn-service';
+import { buildTestBuild, TEST_BUILD_DIR, testBuildIsFresh } from '../support/test-build';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
 const run = promisify(execFile);
@@ -23,19 +24,20 @@ const CHAIN_ID = 31337;
 
 /**
  * Production runs the compiled service: `npm run build` emits JavaScript and each role is
- * `node dist/bin/main.js` (the Dockerfile's runtime image), with no TypeScript loader. Here the
- * build goes to a folder of this test's own (`--outDir`, so a parallel test reading `dist/` is
- * undisturbed; the LTS pass builds `dist/` first and the test uses that). The four roles run
- * from it as one process each on this process's Node (the machine's Node 20 under `npm test`,
- * the supported LTS under `.ci/run`'s LTS pass), and a quote goes from the compiled API through
- * the compiled workers to a maker on the compiled socket tier while the compiled indexer
- * follows the chain.
+ * `node dist/bin/main.js` (the Dockerfile's runtime image), with no TypeScript loader. The suite
+ * builds once: the run's build, `.build/tsc` (`npm run build:test`), holds the production build's
+ * JavaScript file for file at the same paths (same compiler options, same root: what
+ * test/unit/foundation/build-config.test.ts keeps true, with the production files using nothing
+ * the production build's type check lacks), so the roles run from it; when it is not fresh
+ * (a run of named files after a change) this test builds it first, and a type error fails it.
+ * The four roles run as one process each on this process's Node (the machine's Node 20 under
+ * `npm test`, the supported LTS in `.ci/run`'s LTS pass), with every devDependency hidden as in
+ * the image's `npm ci --omit=dev`, and a quote goes from the compiled API through the compiled
+ * workers to a maker on the compiled socket tier while the compiled indexer follows the chain.
  */
-describe(`compiled roles (npm run build, node ${process.version})`, () => {
-  // The LTS pass (.ci/test-lts) has just run `npm run build` to dist/ for every spawned service.
-  const prebuilt = process.env.RFQ_TEST_SERVICE_ENTRY === 'compiled';
+describe(`compiled roles (the production build's JavaScript, node ${process.version})`, () => {
   const own = path.join(ROOT, '.build', `compiled-roles-${process.pid}`);
-  const outDir = prebuilt ? path.join(ROOT, 'dist') : path.join(own, 'dist');
+  const outDir = TEST_BUILD_DIR;
   let chain: TestChain;
   let env: TestEnv;
   const procs = new Map<string, RunningService>();
@@ -44,8 +46,8 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
 
   beforeAll(async () => {
     await mkdir(own, { recursive: true });
-    // The real script, its output redirected: a type error fails the build and this test.
-    if (!prebuilt) await run('npm', ['run', 'build', '--', '--outDir', outDir], { cwd: ROOT, timeout: 600_000 });
+    // The build the spawned roles of a whole run use; a type error fails it and this test.
+    if (!testBuildIsFresh()) expect({ build: 'npm run build:test', built: buildTestBuild() }).toEqual({ build: 'npm run build:test', built: true });
     expect(existsSync(path.join(outDir, 'bin', 'main.js'))).toBe(true);
     [chain, env] = await Promise.all([sharedTestChain(), createTestEnv()]);
     await new NetworksService(env.db).upsertNetwork(chain.network);
@@ -150,7 +152,7 @@ describe(`compiled roles (npm run build, node ${process.version})`, () => {
     }
   }, 180_000);
 
-  it('the compiled service finds every Lua script (shared/platform/redis/lua) beside dist/, and Redis compiles each', async () => {
+  it('the compiled service finds every Lua script (shared/platform/redis/lua) beside the compiled code, and Redis compiles each', async () => {
     const loader = path.join(outDir, 'shared', 'platform', 'redis', 'lua-scripts.js');
     const list = [
       `const lua = require(${JSON.stringify(loader)});`,

@@ -9,6 +9,9 @@
  * hand those to `globalThis.__rfqProcessWarnings`, the same list. A warning seen while a test
  * ran fails that test; one seen outside any test (a hook) fails the file.
  */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { TestEnvironment } = require('jest-environment-node');
 
 /**
@@ -21,6 +24,9 @@ const { TestEnvironment } = require('jest-environment-node');
  */
 const workerChain = { state: undefined };
 
+/** Whether this is one of jest's worker processes (a child it talks to over IPC), not jest itself running in band. */
+const IS_WORKER_CHILD = typeof process.send === 'function' && process.env.JEST_WORKER_ID !== undefined;
+
 function stopWorkerChain() {
   if (workerChain.state === undefined) return;
   const { pid } = JSON.parse(workerChain.state);
@@ -31,7 +37,65 @@ function stopWorkerChain() {
     // already ended
   }
 }
-process.once('exit', stopWorkerChain);
+
+/**
+ * The worker's end. After its last file jest sends the worker "end" and gives it 500 ms to exit
+ * before it kills it and prints "A worker process has failed to exit gracefully" (jest-worker's
+ * FORCE_EXIT_DELAY). Nothing holds the worker's event loop then (its 'exit' event runs some 20 to
+ * 150 ms after "end", only the stdio pipes open): the time goes after the 'exit' event, in the
+ * natural exit's teardown of the V8 heap (a page at a time, hundreds of them, 0.2 to 1 s on a
+ * loaded two-core machine, traced with strace), plus the kernel taking back the shared Hardhat
+ * node killed at the same moment. So a worker ends here as `process.exit()` ends a process:
+ * the other exit listeners run, then the process exits without tearing its heap down page by
+ * page (the kernel frees it at once). Jest's own process (a run in band) ends as usual.
+ */
+function onProcessExit(code) {
+  stopWorkerChain();
+  if (!IS_WORKER_CHILD) return;
+  const listeners = process.listeners('exit');
+  for (const listener of listeners.slice(listeners.indexOf(onProcessExit) + 1)) {
+    try {
+      listener.call(process, code);
+    } catch {
+      // an exit listener's failure does not keep the worker
+    }
+  }
+  process.exit(code);
+}
+process.on('exit', onProcessExit);
+
+/**
+ * A worker still running JavaScript when jest's SIGTERM comes (its "end" was 500 ms ago) is held
+ * by something a test left open: a timer, a socket, a server, a child process. What holds it is
+ * written where the global teardown reads it (test/support/leftovers.ts, `heldWorkers`), which
+ * prints it at the end of the run.
+ */
+if (IS_WORKER_CHILD)
+  process.once('SIGTERM', () => {
+    const run = process.env.RFQ_TEST_RUN_ID;
+    if (run !== undefined) {
+      try {
+        fs.writeFileSync(path.join(os.tmpdir(), `rfq-held-worker-${run}-${process.pid}.json`), JSON.stringify(heldBy()));
+      } catch {
+        // the report is best effort; the worker ends either way
+      }
+    }
+    process.exit(143);
+  });
+
+/** What keeps this process's event loop alive, each handle described as far as it tells. */
+function heldBy() {
+  const handles = process._getActiveHandles().map((h) => {
+    const kind = h?.constructor?.name ?? typeof h;
+    if (h?.remotePort !== undefined) return `${kind} to ${h.remoteAddress}:${h.remotePort}`;
+    if (h?.pid !== undefined) return `${kind} pid ${h.pid} (${(h.spawnargs ?? []).join(' ').slice(0, 120)})`;
+    if (h?.fd === 1 || h?.fd === 2) return `${kind} ${h.fd === 1 ? 'stdout' : 'stderr'}`;
+    const address = typeof h?.address === 'function' ? h.address() : undefined;
+    if (address && Object.keys(address).length > 0) return `${kind} listening on ${JSON.stringify(address)}`;
+    return h?.fd !== undefined ? `${kind} fd ${h.fd}` : kind;
+  });
+  return { pid: process.pid, worker: process.env.JEST_WORKER_ID, resources: process.getActiveResourcesInfo(), handles };
+}
 
 /** A DeprecationWarning raised by pg or pg-pool (their messages name pg@9; their stacks start in their code). */
 function isPgDeprecation(w) {

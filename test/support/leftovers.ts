@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import IORedis from 'ioredis';
 import { dropDatabase, templateName, withAdmin } from './test-db';
 
@@ -93,6 +95,40 @@ export async function runKeys(run: string, redisUrl: string, opts: { unlink: boo
   } finally {
     redis.disconnect();
   }
+}
+
+/** A jest worker that was still running when jest ended it, and what held it (test/support/jest-environment.js). */
+export interface HeldWorker {
+  pid: number;
+  worker?: string;
+  resources: string[];
+  handles: string[];
+}
+
+/**
+ * The workers of the run that jest had to end ("A worker process has failed to exit gracefully")
+ * while their JavaScript still ran, each with what held its event loop: the reports they wrote
+ * on jest's SIGTERM. `remove` deletes the reports.
+ */
+export function heldWorkers(run: string, opts: { remove: boolean }): HeldWorker[] {
+  const prefix = `rfq-held-worker-${run}-`;
+  let names: string[];
+  try {
+    names = readdirSync(os.tmpdir()).filter((n) => n.startsWith(prefix) && n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const out: HeldWorker[] = [];
+  for (const name of names) {
+    const file = path.join(os.tmpdir(), name);
+    try {
+      out.push(JSON.parse(readFileSync(file, 'utf8')) as HeldWorker);
+    } catch {
+      out.push({ pid: Number(name.slice(prefix.length, -'.json'.length)), resources: [], handles: ['(its report could not be read)'] });
+    }
+    if (opts.remove) rmSync(file, { force: true });
+  }
+  return out;
 }
 
 function kindOf(command: string): string {

@@ -42,9 +42,8 @@ const TEST_SESSION_SECRET = randomBytes(32).toString('hex');
  * How a spawned service runs: compiled (`main`) on a given Node binary, or from its TypeScript
  * sources through tsx on this process's Node (what `npm start` does). By default it is the run's
  * build, `.build/tsc/bin/main.js`, when the global setup found it fresh (RFQ_TEST_BUILD_DIR,
- * test/support/test-build.ts), and the sources through tsx otherwise. `RFQ_TEST_SERVICE_ENTRY=compiled`
- * makes `dist/bin/main.js` (`npm run build`, as the production image runs it) the default for
- * every spawned service (the LTS pass of `.ci/run`, which builds first).
+ * test/support/test-build.ts), and the sources through tsx otherwise. The LTS pass of `.ci/run`
+ * builds it first and names it, so every service it spawns runs compiled.
  */
 export interface ServiceRuntime {
   node: string;
@@ -53,7 +52,7 @@ export interface ServiceRuntime {
 }
 
 export function defaultRuntime(): ServiceRuntime {
-  const main = process.env.RFQ_TEST_SERVICE_ENTRY === 'compiled' ? 'dist/bin/main.js' : compiledEntry('bin/main.ts');
+  const main = compiledEntry('bin/main.ts');
   return { node: process.execPath, ...(main !== undefined ? { main } : {}) };
 }
 

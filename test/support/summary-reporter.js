@@ -91,9 +91,8 @@ class SummaryReporter {
 
 const round = (n) => Math.round(n * 10) / 10;
 
-/** How spawned roles ran: dist/ (the LTS pass), the run's build (test/support/test-build.ts), or tsx. */
+/** How spawned roles ran: the run's build (test/support/test-build.ts), or tsx. */
 function serviceEntry() {
-  if (process.env.RFQ_TEST_SERVICE_ENTRY !== undefined) return process.env.RFQ_TEST_SERVICE_ENTRY;
   const dir = process.env.RFQ_TEST_BUILD_DIR;
   return dir !== undefined && dir !== '' && dir !== 'none' ? 'compiled (.build/tsc)' : 'tsx';
 }
