@@ -39,6 +39,13 @@ export class Channel {
   /** A relayed topic's relay from its feed once the snapshot is out (feed-relay.ts); null otherwise. */
   relay: { stop(): void } | null = null;
   private held: DeliveredEvent[] | null = null;
+  /**
+   * The topic was subscribed again (the subscriber reconnected, or a cluster shard's subscriber
+   * was replaced after a failover) while a history read of this channel was in flight: what was
+   * published after that read and before the new subscription reached neither, so the channel
+   * reads once more when it is released.
+   */
+  private readAgain = false;
 
   constructor(
     readonly owner: ChannelOwner,
@@ -76,6 +83,22 @@ export class Channel {
   }
 
   /**
+   * The live subscription was restored: events published while it was away reached no one. A
+   * live channel holds and repairs from history now; one with a read in flight (joining,
+   * replaying) repairs right after that read is released, since the read may have run before
+   * the subscription was back. A repair that finds nothing costs one read.
+   */
+  resubscribed(): void {
+    if (this.state === 'closed') return;
+    if (this.state !== 'live') {
+      this.readAgain = true;
+      return;
+    }
+    this.hold();
+    this.owner.repair(this);
+  }
+
+  /**
    * The history read is done: the client is at `position`, `replay` holds the events that
    * follow it. Sends them, then the held live events that come after them.
    */
@@ -92,6 +115,11 @@ export class Channel {
         return;
       }
     }
+    if (this.readAgain) {
+      this.readAgain = false;
+      this.hold();
+      this.owner.repair(this);
+    }
   }
 
   close(): void {
@@ -103,6 +131,8 @@ export class Channel {
   private deliver(ev: DeliveredEvent): boolean {
     if (ev.seq <= this.lastSeq) return true;
     if (ev.seq !== this.lastSeq + 1) {
+      // this repair reads now, after any resubscription: no second read is owed
+      this.readAgain = false;
       this.state = 'replaying';
       this.held = [ev];
       this.owner.repair(this);

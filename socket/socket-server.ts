@@ -265,13 +265,9 @@ export class SocketServer {
     this.refusalLog = { at: now, since: 0 };
   }
 
-  /** The subscriber reconnected: live events published meanwhile never reached us. */
+  /** The subscriber reconnected (or a shard's was replaced): live events published meanwhile never reached us. */
   private repairAll(channels: Channel[]): void {
-    for (const ch of channels) {
-      if (ch.state !== 'live') continue;
-      ch.hold();
-      ch.owner.repair(ch);
-    }
+    for (const ch of channels) ch.resubscribed();
   }
 
   private async shutdown(): Promise<void> {

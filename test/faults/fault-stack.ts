@@ -98,17 +98,54 @@ export interface Stack<R = TestRedis> {
  * `opts.redis` configures the private Redis (persistence, maxmemory), `opts.env` adds settings to every process.
  */
 export async function startStack(opts: { redis?: TestRedisOptions; env?: Record<string, string> } = {}): Promise<Stack> {
-  return startStackOn(await startTestRedis(opts.redis), opts.env);
+  return startStackOn(() => startTestRedis(opts.redis), opts.env);
 }
 
 /** The same stack over a private Redis Cluster (test/support/redis-cluster.ts), every role pointed at it by `REDIS_URL=redis+cluster://...`. */
 export async function startClusterStack(opts: { cluster?: RedisClusterOptions; env?: Record<string, string> } = {}): Promise<Stack<TestRedisCluster>> {
-  return startStackOn(await startRedisCluster(opts.cluster), opts.env);
+  return startStackOn(() => startRedisCluster(opts.cluster), opts.env);
 }
 
-async function startStackOn<R extends { url: string; close(): Promise<void> }>(redis: R, extraEnv: Record<string, string> = {}): Promise<Stack<R>> {
-  const [env, node] = await Promise.all([createTestEnv({ REDIS_URL: redis.url }), startHardhatNode({ port: await freePort() })]);
-  const addresses = await deployReferenceContracts({ rpcUrl: node.rpcUrl });
+/** Longest wait for one process of the stack (a role, the Hardhat node) to be up: a ceiling for a busy machine, not a duration. */
+const START_TIMEOUT_MS = 90_000;
+
+/**
+ * Waits for every one of `started`; when one fails, closes those that started and throws the
+ * first failure, so a stack that did not come up leaves no process behind.
+ */
+async function allOrNone<T extends unknown[]>(started: { [K in keyof T]: Promise<T[K]> }, close: (value: unknown) => Promise<unknown>): Promise<T> {
+  const settled = await Promise.allSettled(started);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (!failed) return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as T;
+  await Promise.allSettled(settled.filter((r) => r.status === 'fulfilled').map((r) => close((r as PromiseFulfilledResult<unknown>).value)));
+  throw failed.reason;
+}
+
+async function startStackOn<R extends { url: string; close(): Promise<void> }>(
+  startRedis: () => Promise<R>,
+  extraEnv: Record<string, string> = {},
+): Promise<Stack<R>> {
+  // Redis (then the database, whose config names it) and the chain (node, then contracts) do not
+  // wait on each other: both start at once.
+  const redisStarted = startRedis();
+  const envCreated = redisStarted.then((redis) => createTestEnv({ REDIS_URL: redis.url }));
+  const chainDeployed = (async () => {
+    const node = await startHardhatNode({ port: await freePort(), timeoutMs: START_TIMEOUT_MS });
+    try {
+      return { node, addresses: await deployReferenceContracts({ rpcUrl: node.rpcUrl }) };
+    } catch (err) {
+      await node.stop();
+      throw err;
+    }
+  })();
+  const [redis, env, { node, addresses }] = await allOrNone<[R, TestEnv, { node: HardhatNode; addresses: DeployedAddresses }]>(
+    [redisStarted, envCreated, chainDeployed],
+    async (v) => {
+      const started = v as Partial<R & TestEnv & { node: HardhatNode }>;
+      if (started.node) await started.node.stop();
+      else await started.close?.();
+    },
+  );
   const rpcProxy = await startTcpProxy(node.rpcUrl);
   await new NetworksService(env.db).upsertNetwork(devchainNetwork(rpcProxy.url, addresses));
 
@@ -117,11 +154,27 @@ async function startStackOn<R extends { url: string; close(): Promise<void> }>(r
   const spawnOne = async (name: ProcessName) => {
     const url = new URL(env.config.DATABASE_URL);
     url.searchParams.set('application_name', `${APP_NAME_PREFIX}${name}`);
-    const svc = await spawnService({ ...common, ROLES: ROLE_OF[name].roles, DATABASE_URL: url.toString() }, { timeoutMs: 90_000, ...ROLE_OF[name].ready });
+    const svc = await spawnService(
+      { ...common, ROLES: ROLE_OF[name].roles, DATABASE_URL: url.toString() },
+      { timeoutMs: START_TIMEOUT_MS, ...ROLE_OF[name].ready },
+    );
     procs.set(name, svc);
     return svc;
   };
-  await Promise.all(PROCESS_NAMES.map(spawnOne));
+  const makerAccount = privateKeyToAccount(generatePrivateKey());
+  // The maker organisation needs the database alone: made while the roles start.
+  const spawned = await Promise.allSettled([
+    ...PROCESS_NAMES.map(spawnOne),
+    ops(env, 'org:create', '--kind', 'maker', '--name', 'Fault maker', '--owner', makerAccount.address),
+  ]);
+  const failed = spawned.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const created = spawned[spawned.length - 1];
+  if (failed || created.status !== 'fulfilled' || (created.value as { code: number }).code !== 0) {
+    await Promise.allSettled([...procs.values()].map((p) => p.stop('SIGKILL')));
+    await Promise.allSettled([rpcProxy.close(), node.stop(), env.close(), redis.close()]);
+    if (failed) throw failed.reason;
+    throw new Error(`org:create failed: ${(created as PromiseFulfilledResult<{ stderr: string }>).value.stderr}`);
+  }
   const socketPorts = () =>
     (['socket-a', 'socket-b'] as const)
       .map((n) => procs.get(n)!)
@@ -131,19 +184,20 @@ async function startStackOn<R extends { url: string; close(): Promise<void> }>(r
   const api = new ApiClient(procs.get('api')!.url);
   const socketUrl = `ws://127.0.0.1:${balancer.port}/socket`;
 
-  const makerAccount = privateKeyToAccount(generatePrivateKey());
-  const created = await ops(env, 'org:create', '--kind', 'maker', '--name', 'Fault maker', '--owner', makerAccount.address);
-  if (created.code !== 0) throw new Error(`org:create failed: ${created.stderr}`);
-  const makerToken = (await api.signIn(makerAccount)).token;
-  await api.call('POST', '/api/pubsub/premium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${makerToken}` });
+  // The four sign-ins and registrations at once; the feeds then open one by one, so the balancer
+  // spreads them over the replicas in the same order every run.
+  const signUp = async (account: PrivateKeyAccount, tier: 'premium' | 'freemium') => {
+    const token = (await api.signIn(account)).token;
+    await api.call('POST', `/api/pubsub/${tier}`, { chain_id: CHAIN_ID }, { authorization: `Bearer ${token}` });
+    return token;
+  };
+  const [makerToken, ...freemiumTokens] = await Promise.all([
+    signUp(makerAccount, 'premium'),
+    ...[0, 1, 2].map(() => signUp(privateKeyToAccount(generatePrivateKey()), 'freemium')),
+  ]);
   const topic = `quotes:${CHAIN_ID}:requests`;
-  const requests: FeedRecorder[] = [await FeedRecorder.open(socketUrl, topic, { token: makerToken })];
-  for (let i = 0; i < 3; i++) {
-    const wallet = privateKeyToAccount(generatePrivateKey());
-    const token = (await api.signIn(wallet)).token;
-    await api.call('POST', '/api/pubsub/freemium', { chain_id: CHAIN_ID }, { authorization: `Bearer ${token}` });
-    requests.push(await FeedRecorder.open(socketUrl, topic, { token }));
-  }
+  const requests: FeedRecorder[] = [];
+  for (const token of [makerToken, ...freemiumTokens]) requests.push(await FeedRecorder.open(socketUrl, topic, { token }));
   const makerTopic = await FeedRecorder.open(socketUrl, `rfq_maker:${makerAccount.address}`, { token: makerToken });
 
   return {
@@ -163,11 +217,9 @@ async function startStackOn<R extends { url: string; close(): Promise<void> }>(r
     async close() {
       await Promise.allSettled([...requests, makerTopic].map((f) => f.close()));
       await Promise.allSettled([...procs.values()].map((p) => p.stop('SIGKILL')));
-      await balancer.close();
-      await rpcProxy.close();
-      await node.stop();
-      await env.close();
-      await redis.close();
+      // Nothing of the service is left to use them: the rest closes at once (Redis after the
+      // test's own clients of it have quit).
+      await Promise.all([balancer.close(), rpcProxy.close(), node.stop(), env.close().then(() => redis.close())]);
     },
   };
 }

@@ -73,6 +73,8 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
   try {
     const ports = await freeClusterPorts(total);
     const nodes: ClusterNodeProcess[] = [];
+    const answering: Promise<void>[] = [];
+    // Every node starts at once; the cluster is created once all of them answer PING.
     for (const port of ports) {
       const nodeDir = path.join(dir, String(port));
       mkdirSync(nodeDir);
@@ -106,8 +108,9 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
       child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       children.push(child);
       nodes.push({ port, kill: (signal = 'SIGKILL') => stopChild(child, signal), pause: () => child.kill('SIGSTOP'), resume: () => child.kill('SIGCONT') });
-      await waitForPing(port, child, () => stderr);
+      answering.push(waitForPing(port, child, () => stderr, 30_000));
     }
+    await Promise.all(answering);
 
     // --cluster-replicas r: redis-cli makes the first `masters` addresses masters and the rest their replicas.
     const addresses = ports.map((p) => `127.0.0.1:${p}`);

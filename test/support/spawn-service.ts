@@ -86,7 +86,11 @@ export async function spawnService(
   // log lines (a loaded machine can deliver them after 'exit').
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not listen in time; stderr: ${stderr}`)), opts.timeoutMs ?? 60000);
+    const timer = setTimeout(() => {
+      // Given up on: it must not outlive the test that started it (nobody holds it to stop it).
+      child.kill('SIGKILL');
+      reject(new Error(`service did not listen in time; stderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60000);
     let buf = '';
     child.stdout?.on('data', (d: Buffer) => {
       buf += d.toString();

@@ -87,3 +87,62 @@ describe('Channel ordering', () => {
     expect(sent).toEqual([]);
   });
 });
+
+describe('Channel after its topic was subscribed again', () => {
+  it('a live channel holds what arrives and repairs from its last seq at once', () => {
+    const { ch, sent, repairs } = harness();
+    ch.hold();
+    ch.release(4, []);
+    ch.resubscribed();
+    expect(ch.state).toBe('replaying');
+    expect(repairs).toEqual([4]);
+    ch.onLive(ev(7));
+    ch.release(4, [ev(5), ev(6)]);
+    expect(sent).toEqual([5, 6, 7]);
+    expect(ch.state).toBe('live');
+  });
+
+  it('a channel whose history read was in flight reads again once released: what was published between that read and the new subscription is delivered', () => {
+    // The race of a cluster failover: a rejoin's read runs on the promoted master before the
+    // socket replica's shard subscriber is replaced; events published in between reach neither.
+    const { ch, sent, repairs } = harness();
+    ch.hold();
+    ch.resubscribed();
+    expect(repairs).toEqual([]);
+    ch.release(10, []);
+    expect(repairs).toEqual([10]);
+    expect(ch.state).toBe('replaying');
+    ch.onLive(ev(14));
+    ch.release(10, [ev(11), ev(12), ev(13)]);
+    expect(sent).toEqual([11, 12, 13, 14]);
+    // once: a later release (a gap repair) owes no further read
+    ch.onLive(ev(16));
+    expect(repairs).toEqual([10, 14]);
+    ch.release(14, [ev(15), ev(16)]);
+    expect(repairs).toEqual([10, 14]);
+    expect(ch.state).toBe('live');
+  });
+
+  it('a gap repair started after the resubscription is the read it was owed: no second one', () => {
+    const { ch, sent, repairs } = harness();
+    ch.hold();
+    ch.onLive(ev(3));
+    ch.onLive(ev(6));
+    ch.resubscribed();
+    ch.release(2, []);
+    expect(sent).toEqual([3]);
+    expect(repairs).toEqual([3]);
+    ch.release(3, [ev(4), ev(5)]);
+    expect(sent).toEqual([3, 4, 5, 6]);
+    expect(repairs).toEqual([3]);
+    expect(ch.state).toBe('live');
+  });
+
+  it('a closed channel does nothing', () => {
+    const { ch, repairs } = harness();
+    ch.close();
+    ch.resubscribed();
+    ch.release(1, []);
+    expect(repairs).toEqual([]);
+  });
+});
