@@ -26,8 +26,9 @@ interface Run {
  * one database, the devchain's non-zero bond minimums): the four demos and the bot in order, then
  * again in reverse order. The second run of each finds the organizations and bonds the first left
  * (`demo:orders` used to fail the second time: its maker "already belongs to a maker
- * organization"). Then a demo pointed at this stack with DATABASE_URL naming another database
- * says so in one line.
+ * organization"). The second pass runs the demos that share nothing side by side (`demo:loans`
+ * beside `demo:dutch` and `demo`), and beside it a demo pointed at this stack with DATABASE_URL
+ * naming another database says so in one line.
  */
 describe('end to end: every demo and the maker bot, twice, in order and in reverse, on one stack', () => {
   const whole = useWholeService({ ORDER_SWEEP_INTERVAL_MS: '500' });
@@ -201,7 +202,28 @@ describe('end to end: every demo and the maker bot, twice, in order and in rever
     );
   });
 
-  describe('again, in reverse order: each finds what its first run left', () => {
+  /**
+   * Runs started before their own test, so that independent ones overlap on the stack; the test of
+   * each awaits it (and reports its failure with what its script said). Independent: neither sends
+   * a transaction from an account the other uses, and neither has a maker listening while the other
+   * asks for quotes. `demo:loans` (accounts 0 and 5 to 8, no quotes) overlaps `demo:dutch` and
+   * `demo` (2, 10, 11, 12), never `demo:orders` (5 is its maker too); the mismatch run (account 13,
+   * which sends nothing, and a database of its own; it fails before it listens) overlaps the whole
+   * second pass. The ones that stay in line: `demo` and `demo:dutch` share their taker (2), and the
+   * maker bot would offer on their quotes.
+   */
+  const ahead = new Map<string, Promise<void>>();
+  const startAhead = (name: string, body: () => Promise<void>) => {
+    const running = step(name, body)();
+    // Awaited by its own test; this only keeps a failure from counting as unhandled before then.
+    running.catch(() => undefined);
+    ahead.set(name, running);
+  };
+  const awaitAhead = (name: string) => () => ahead.get(name) ?? Promise.reject(new Error(`${name} was never started`));
+
+  describe('again, in reverse order (demo:loans beside demo:dutch and demo): each finds what its first run left', () => {
+    beforeAll(() => startAhead('mismatch', mismatch));
+
     it(
       'npm run maker-bot',
       step('maker-bot', () => bot(2)),
@@ -209,7 +231,13 @@ describe('end to end: every demo and the maker bot, twice, in order and in rever
     );
     it(
       'npm run demo:orders',
-      step('orders', () => orders(2)),
+      async () => {
+        try {
+          await step('orders', () => orders(2))();
+        } finally {
+          startAhead('loans', () => loans(2));
+        }
+      },
       DEMO_MS,
     );
     it(
@@ -218,38 +246,36 @@ describe('end to end: every demo and the maker bot, twice, in order and in rever
       DEMO_MS,
     );
     it(
-      'npm run demo:loans',
-      step('loans', () => loans(2)),
-      DEMO_MS,
-    );
-    it(
       'npm run demo',
       step('demo', () => demo(2)),
       DEMO_MS,
     );
+    it('npm run demo:loans', awaitAhead('loans'), DEMO_MS);
   });
 
   describe('pointed at this stack with DATABASE_URL naming another database', () => {
-    let other: TestEnv | undefined;
-    afterAll(() => other?.close());
-
     it(
       'npm run maker-bot with a new wallet exits 1 with one line that says the stack reads another database and how to fix it',
-      async () => {
-        other = await createTestEnv();
-        const stranger = hardhatAccounts(14)[13];
-        const r = await script('mismatch', 'examples/maker-bot.ts', { DATABASE_URL: other.config.DATABASE_URL, MAKER_PRIVATE_KEY: privateKeyOf(13) });
-        expect(r.code).toBe(1);
-        expect(r.stderr.trim().split('\n')).toEqual([
-          `maker bot failed to start: the operator CLI gave ${stranger.address} a maker organization in DATABASE_URL=${other.config.DATABASE_URL}, but ${whole.svc.url} does not see it: that stack reads another database. Point DATABASE_URL at the database of the stack BASE_URL names (for \`npm run stack:scaled\`, source the file its ready line prints: \`. <file>\`) and run again`,
-        ]);
-        // The organization went where DATABASE_URL pointed, not into the stack's database.
-        expect(await other.db.query(`SELECT 1 FROM organization_members WHERE lower(address) = lower($1)`, [stranger.address])).toHaveLength(1);
-        expect(await whole.env.db.query(`SELECT 1 FROM organization_members WHERE lower(address) = lower($1)`, [stranger.address])).toHaveLength(0);
-      },
+      awaitAhead('mismatch'),
       DEMO_MS,
     );
   });
+
+  /** Run ahead, beside the second pass (the `afterAll` above drops its database). */
+  let other: TestEnv | undefined;
+  afterAll(() => other?.close());
+  async function mismatch(): Promise<void> {
+    other = await createTestEnv();
+    const stranger = hardhatAccounts(14)[13];
+    const r = await script('mismatch', 'examples/maker-bot.ts', { DATABASE_URL: other.config.DATABASE_URL, MAKER_PRIVATE_KEY: privateKeyOf(13) });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `maker bot failed to start: the operator CLI gave ${stranger.address} a maker organization in DATABASE_URL=${other.config.DATABASE_URL}, but ${whole.svc.url} does not see it: that stack reads another database. Point DATABASE_URL at the database of the stack BASE_URL names (for \`npm run stack:scaled\`, source the file its ready line prints: \`. <file>\`) and run again`,
+    ]);
+    // The organization went where DATABASE_URL pointed, not into the stack's database.
+    expect(await other.db.query(`SELECT 1 FROM organization_members WHERE lower(address) = lower($1)`, [stranger.address])).toHaveLength(1);
+    expect(await whole.env.db.query(`SELECT 1 FROM organization_members WHERE lower(address) = lower($1)`, [stranger.address])).toHaveLength(0);
+  }
 });
 
 /** The private key of Hardhat account `i` (its mnemonic is public). */

@@ -6,7 +6,8 @@ import { routeSpecsOf } from '../../api/http/mount-routes';
 import { specViolation } from '../support/conformance-check';
 import { mountedRoutes, routeKey } from '../support/mounted-routes';
 import { testSeed } from '../support/test-seed';
-import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-world';
+import { createFuzzWorld, type FuzzWorld } from './http-world';
+import { WriteCheck, writeBetween } from './write-check';
 
 /**
  * Property: whatever arrives on any mounted route (valid-shaped, truncated, wrong types, huge
@@ -15,11 +16,18 @@ import { createFuzzWorld, type FuzzWorld, type WriteSnapshot } from './http-worl
  * {error, code, request_id, details?}, every answer keeps its route's contract (a status and code
  * it declares, a body its schema accepts), a 4xx writes nothing: no row in any table, no Redis
  * key under the test's prefix, and no accepted order has a timestamp past ORDER_MAX_HORIZON_SECONDS.
+ *
+ * "Writes nothing" is a full snapshot diff (write-check.ts), taken after every request during which
+ * the world's write watch (write-watch.ts: Postgres triggers, Redis key tracking) heard a write,
+ * and after every SAMPLE_EVERY-th request whatever it heard, which also checks the watch.
  */
 
 /** The budget is a count, and the requests come from the run's seed (TEST_SEED): a failure replays. */
 const RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? 10_000);
 const SEED = testSeed();
+
+/** One request in this many gets the full snapshot diff even when the write watch heard nothing. */
+const SAMPLE_EVERY = 25;
 
 const ERROR_BODY_FIELDS = Object.keys(errorBodySchema.shape);
 
@@ -123,18 +131,6 @@ function pastHorizon(world: FuzzWorld, r: FuzzRequest, a: Answer): string | null
   return far.length > 0 ? `accepted an order past the horizon: ${far.join(', ')}` : null;
 }
 
-function writeBetween(before: WriteSnapshot, after: WriteSnapshot): string | null {
-  const tables = Object.keys(after.rows).filter((t) => after.rows[t] !== before.rows[t]);
-  const parts = tables.map((t) => `${t} ${before.rows[t]} -> ${after.rows[t]}`);
-  const created = [...after.redisKeys.keys()].filter((k) => !before.redisKeys.has(k));
-  // A key gone is a delete unless its TTL had run out by the second snapshot: keys expire on their
-  // own, and how many do during the run depends on how long the machine takes over it.
-  const deleted = [...before.redisKeys].filter(([k, endsAt]) => !after.redisKeys.has(k) && endsAt > after.takenAt).map(([k]) => k);
-  if (created.length > 0) parts.push(`redis keys created: ${created.join(', ')}`);
-  if (deleted.length > 0) parts.push(`redis keys deleted: ${deleted.join(', ')}`);
-  return parts.length > 0 ? parts.join(', ') : null;
-}
-
 const show = (r: FuzzRequest) =>
   `${r.method} ${r.path.slice(0, 300)} headers=${JSON.stringify(r.headers).slice(0, 400)} body=${r.body ? JSON.stringify(r.body.toString('utf8').slice(0, 400)) : '-'}`;
 
@@ -155,9 +151,13 @@ describe('HTTP fuzz: every mounted route', () => {
   it("answers each seed of issue #38's corpus as sent (the bodies reach their deepest checks), within the contract, writing nothing for a 4xx", async () => {
     const seen: string[] = [];
     for (const seed of seedCorpus(world.material)) {
+      await world.watch.drain();
       const before = await world.snapshot();
       const a = await send(world, agent, seed.request);
+      const heard = await world.watch.drain();
       const after = await world.snapshot();
+      // The watch the generated requests rely on hears every change the snapshots see.
+      if (writeBetween(before, after) !== null) expect([show(seed.request), heard.length]).not.toEqual([show(seed.request), 0]);
       const code = a.status >= 400 ? (JSON.parse(a.text) as { code?: string }).code : undefined;
       seen.push(`${seed.request.method} ${seed.request.path.split('/').slice(0, 4).join('/')} ${a.status}${code ? ` ${code}` : ''}`);
       const breach = contractBreach(a) ?? contractDrift(world, seed.request, a);
@@ -166,6 +166,67 @@ describe('HTTP fuzz: every mounted route', () => {
       if (a.status >= 400) expect([show(seed.request), writeBetween(before, after)]).toEqual([show(seed.request), null]);
     }
     process.stdout.write(`seed corpus: ${seen.join('; ')}\n`);
+  }, 120_000);
+
+  it('fails a 4xx when a write lands beside it (a row or a Redis key made or removed), and a sampled diff fails a write the watch did not hear', async () => {
+    // Writes planted by the test itself through the real database and Redis, between two requests
+    // that write nothing (an unknown path: 404), as a route that wrote before refusing would.
+    const refused: FuzzRequest = { route: 'unknown', method: 'GET', path: '/api/fuzz-planted-write', headers: {} };
+    const prefix = world.env.config.REDIS_PREFIX;
+    const refuse = async (check: WriteCheck) => {
+      const a = await send(world, agent, refused);
+      expect(a.status).toBe(404);
+      return check.after(a.status, () => show(refused));
+    };
+    const n = Number((await world.env.db.query(`SELECT count(*)::int AS n FROM settings`))[0].n);
+    // The watch may hear more than the plant at the same time (a key of the world expiring), never less.
+    const heardWith = (what: string) =>
+      expect.stringMatching(new RegExp(`\\(the watch heard: (.*, )?${what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(, .*)?\\)$`));
+    // Every request sampled: the diff runs whatever the watch hears; then every 1,000th, so only the watch decides.
+    for (const sampleEvery of [1, 1000]) {
+      const check = new WriteCheck(world.snapshot, world.watch, sampleEvery);
+      await check.start();
+      expect(await refuse(check)).toBeNull();
+      await world.env.db.query(`INSERT INTO settings (key, value) VALUES ('fuzz_planted', '1')`);
+      const inserted = await refuse(check);
+      expect(inserted).toMatch(new RegExp(`^wrote: settings ${n} -> ${n + 1} `));
+      expect(inserted).toEqual(heardWith('table settings INSERT'));
+      await world.env.db.query(`DELETE FROM settings WHERE key = 'fuzz_planted'`);
+      const deleted = await refuse(check);
+      expect(deleted).toMatch(new RegExp(`^wrote: settings ${n + 1} -> ${n} `));
+      expect(deleted).toEqual(heardWith('table settings DELETE'));
+      await world.env.redis.set(`${prefix}fuzz:planted`, '1');
+      const created = await refuse(check);
+      expect(created?.startsWith(`wrote: redis keys created: ${prefix}fuzz:planted `)).toBe(true);
+      expect(created).toEqual(heardWith(`redis ${prefix}fuzz:planted`));
+      await world.env.redis.del(`${prefix}fuzz:planted`);
+      const removed = await refuse(check);
+      expect(removed?.startsWith(`wrote: redis keys deleted: ${prefix}fuzz:planted `)).toBe(true);
+      expect(removed).toEqual(heardWith(`redis ${prefix}fuzz:planted`));
+      // A rate-limit counter is the one write a refusal may make: not heard, not a change.
+      await world.env.redis.incr(`${prefix}rl:fuzz-planted`);
+      expect(await refuse(check)).toBeNull();
+      await world.env.redis.del(`${prefix}rl:fuzz-planted`);
+      expect(await refuse(check)).toBeNull();
+    }
+
+    // A row written with the triggers off for its session: the watch cannot hear it, the sampled diff finds it.
+    const deaf = async (sql: string) => {
+      await world.env.db.transaction(async (m) => {
+        await m.query(`SET LOCAL session_replication_role = replica`);
+        await m.query(sql);
+      });
+    };
+    const sampled = new WriteCheck(world.snapshot, world.watch, 2);
+    await sampled.start();
+    await deaf(`INSERT INTO settings (key, value) VALUES ('fuzz_planted', '1')`);
+    // The first request is not sampled and the watch heard nothing: missed there...
+    expect(await refuse(sampled)).toBeNull();
+    // ...and caught by the next sample.
+    expect(await refuse(sampled)).toBe(`the write watch heard nothing, but the sampled snapshot found: settings ${n} -> ${n + 1}`);
+    await deaf(`DELETE FROM settings WHERE key = 'fuzz_planted'`);
+    await refuse(sampled);
+    expect(await refuse(sampled)).toBe(`the write watch heard nothing, but the sampled snapshot found: settings ${n + 1} -> ${n}`);
   }, 120_000);
 
   it(`answers ${RUNS} generated requests without a 5xx, with the error body on every 4xx, writing nothing for a 4xx`, async () => {
@@ -177,14 +238,14 @@ describe('HTTP fuzz: every mounted route', () => {
     const statuses = new Map<number, number>();
     let sent = 0;
     let checked4xx = 0;
-    let baseline = await world.snapshot();
+    const writes = new WriteCheck(world.snapshot, world.watch, SAMPLE_EVERY);
+    await writes.start();
 
     await fc.assert(
       fc.asyncProperty(arbitrary, async (r) => {
         const a = await send(world, agent, r);
-        const after = await world.snapshot();
-        const before = baseline;
-        baseline = after;
+        // Before the contract checks, so the watch is drained after every request, whatever fails.
+        const wrote = await writes.after(a.status, () => `${r.method} ${r.path.split('?')[0].slice(0, 100)}`);
         sent++;
         perRoute.set(r.route, (perRoute.get(r.route) ?? 0) + 1);
         statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
@@ -194,11 +255,8 @@ describe('HTTP fuzz: every mounted route', () => {
         routeStatuses.set(r.route, byCode);
         const breach = contractBreach(a) ?? contractDrift(world, r, a) ?? pastHorizon(world, r, a);
         if (breach) throw new Error(`${breach}\n  request: ${show(r)}`);
-        if (a.status >= 400 && a.status < 500) {
-          checked4xx++;
-          const wrote = writeBetween(before, after);
-          if (wrote) throw new Error(`a ${a.status} (${a.text.slice(0, 200)}) wrote: ${wrote}\n  request: ${show(r)}`);
-        }
+        if (a.status >= 400 && a.status < 500) checked4xx++;
+        if (wrote) throw new Error(`a ${a.status} (${a.text.slice(0, 200)}): ${wrote}\n  request: ${show(r)}`);
       }),
       { numRuns: RUNS, seed: SEED },
     );
@@ -208,6 +266,11 @@ describe('HTTP fuzz: every mounted route', () => {
       .map(([s, n]) => `${s}:${n}`)
       .join(' ');
     process.stdout.write(`http fuzz: seed ${SEED}, ${sent} requests over ${routes.length} routes, 4xx checked for writes ${checked4xx}; statuses ${summary}\n`);
+    process.stdout.write(
+      `http fuzz writes: ${writes.counts.snapshots} full snapshots for ${writes.counts.checked} requests (the watch heard a write, or one in ${SAMPLE_EVERY}); ` +
+        `4xx heard writing with no change in the snapshot (an update, a key overwritten): ${writes.counts.heardWithoutChange4xx}` +
+        `${writes.heardWithoutChangeExamples.map((e) => `\n  ${e}`).join('')}\n`,
+    );
     if (process.env.FUZZ_HTTP_VERBOSE) {
       for (const [route, byCode] of routeStatuses) process.stdout.write(`  ${route}: ${[...byCode].map(([c, n]) => `${c}=${n}`).join(', ')}\n`);
     }

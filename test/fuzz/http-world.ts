@@ -16,6 +16,8 @@ import { indexFixturePair, indexPlacement, orderBody } from '../support/orders';
 import { createTestEnv, testConfig, type TestEnv } from '../support/test-env';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { bearer, newWallet, signedKeyAdd, signIn, signStatement } from '../support/wallets';
+import type { WriteSnapshot } from './write-check';
+import { openWriteWatch, type WriteWatch } from './write-watch';
 
 /** Credentials and ids the fuzzer can put in requests, so generated requests get past auth and lookups. */
 export interface FuzzMaterial {
@@ -71,25 +73,16 @@ export interface FuzzMaterial {
   };
 }
 
-/**
- * What the fuzz compares around each request: rows per table, and this test's Redis keys, each
- * with the moment (ms since the epoch) its TTL runs out (Infinity without one), so that a key
- * that expired on its own between two snapshots is not taken for a delete. `takenAt` is when the
- * snapshot ended.
- */
-export interface WriteSnapshot {
-  rows: Record<string, number>;
-  redisKeys: Map<string, number>;
-  takenAt: number;
-}
-
 export interface FuzzWorld {
   env: TestEnv;
   app: Express;
   ctx: ApiContext;
   baseUrl: string;
   material: FuzzMaterial;
+  /** The full snapshot: every table's row count, every key of the test with its TTL's end. */
   snapshot(): Promise<WriteSnapshot>;
+  /** Hears every write to the world's database and keys (write-watch.ts): when a snapshot is worth taking. */
+  watch: WriteWatch;
   close(): Promise<void>;
 }
 
@@ -257,12 +250,22 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   // slow run; this one runs out during every run, so the snapshot's handling of a key that expires
   // on its own is exercised whatever the machine's speed.
   await env.redis.set(`${prefix}fuzz:expires-during-run`, '1', 'PX', 3000);
+  // Last, so that nothing above is heard.
+  const watch = await openWriteWatch({
+    db: env.db,
+    databaseUrl: env.config.DATABASE_URL,
+    tables,
+    redisUrl: env.config.REDIS_URL,
+    prefix,
+    ignoreKey: (k) => !countsAsWrite(k, prefix),
+  });
 
   return {
     env,
     app,
     ctx,
     baseUrl: `http://127.0.0.1:${port}`,
+    watch,
     material: {
       bearers: {
         maker_admin: makerToken,
@@ -345,6 +348,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
       return { rows, redisKeys, takenAt: Date.now() };
     },
     async close() {
+      await watch.close();
       server.closeAllConnections();
       await closeServer(server);
       await env.close();
