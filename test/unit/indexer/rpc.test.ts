@@ -130,21 +130,27 @@ describe('rpc', () => {
 
   it('hedges a read the provider sits on: a second request answers it and the first is not waited for', async () => {
     let n = 0;
+    let releaseFirst = (): void => undefined;
     const slowThenFast = await endpoint((b, res) => {
       const id = (b as { id: number }).id;
-      // The first request is held far past the hedge; the twin is answered at once.
-      if (n++ === 0) setTimeout(() => reply(res, 200, { jsonrpc: '2.0', id, result: '0x1' }), 1500).unref();
+      // The first request is held until the read has been answered; every twin is answered at once.
+      if (n++ === 0) releaseFirst = () => reply(res, 200, { jsonrpc: '2.0', id, result: '0x1' });
       else reply(res, 200, { jsonrpc: '2.0', id, result: '0x1' });
     });
     open.push(slowThenFast);
     const metrics = new Metrics(false);
     const rpc = rpcFor([slowThenFast.url], { hedgeMinMs: 20, timeoutMs: 5000, metrics });
-    const answered = rpc.chainId();
-    // Resolved by the twin while the first is still held: the held one would answer only later.
-    await expect(answered).resolves.toBe(1);
-    expect(slowThenFast.requests).toHaveLength(2);
+    // Answered while the first request is still held: only a twin can have answered it.
+    await expect(rpc.chainId()).resolves.toBe(1);
+    // Up to two twins, each 20 ms after the last: on a busy machine the first twin's answer can
+    // come after the second twin was sent (which may still be on its way to the provider).
     const hedged = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'rfq_indexer_rpc_hedged_total');
-    expect(hedged?.values.map((v) => v.value)).toEqual([1]);
+    const twins = hedged?.values.map((v) => v.value) ?? [];
+    expect(twins).toHaveLength(1);
+    expect([1, 2]).toContain(twins[0]);
+    expect(slowThenFast.requests.length).toBeGreaterThanOrEqual(2);
+    expect(slowThenFast.requests.length).toBeLessThanOrEqual(1 + twins[0]);
+    releaseFirst();
     rpc.close();
   });
 
