@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '../../platform/errors';
 import { toPage, type Page } from '../../platform/pagination';
 import type { ActivityKind } from './clob-explore.schemas';
 import type { PairRecord } from '../../indexed';
-import { ClobExploreRepository, type ActivityFilter } from './clob-explore.repository';
+import { ClobExploreRepository, type ActivityFilter, type WindowTotals } from './clob-explore.repository';
 import {
   activityView,
   blockView,
@@ -42,6 +42,8 @@ export interface ListFilters {
 /** How many activity lines a snapshot carries, and book levels per side. */
 const SNAPSHOT_ACTIVITY = 50;
 const SNAPSHOT_DEPTH = 20;
+/** At most this many orders per series and side in a book with orders. */
+const BOOK_ORDERS = 500;
 
 /**
  * Explore for CLOBs: overview, book, activity, fills and summary of a pair (CLOB) from the
@@ -59,107 +61,88 @@ export class ClobExploreService {
     return onlyPair(await this.repo.pairs(address, chainId), address, chainId);
   }
 
-  /** One CLOB at a glance: tokens, series with open interest, 1-day and 7-day activity, the last fill. */
+  /** One CLOB at a glance: tokens, series with open interest, 1-day and 7-day activity, the last fill. One statement: one snapshot. */
   async overview(address: string, chainId?: number) {
-    const p = await this.pair(address, chainId);
-    return this.repo.consistent(async (m) => {
-      const head = await this.repo.head(m, p.chain_id);
-      const today = utcDay(Date.now());
-      const from7 = utcDay(Date.now() - 6 * DAY_MS);
-      // One connection, one snapshot: the queries run one after another.
-      const series = await this.repo.series(m, p.chain_id, [p.address]);
-      const perSeries7 = await this.repo.seriesTotals(m, p.chain_id, p.address, from7, today);
-      const d1 = await this.repo.windowTotals(m, p.chain_id, p.address, today, today);
-      const d7 = await this.repo.windowTotals(m, p.chain_id, p.address, from7, today);
-      const traders7 = await this.repo.uniqueTraders(m, p.chain_id, p.address, from7, today);
-      const last = await this.repo.activity(m, p.chain_id, p.address, { kinds: ['filled'] }, 1);
-      const s7 = new Map(perSeries7.map((s) => [s.option_id, s]));
-      const now = Math.floor(Date.now() / 1000);
-      let oi = 0n;
-      for (const s of series) oi += BigInt(s.open_interest);
-      const window = (days: number, from: string, t: { fills: string | null; volume: string | null; premium_volume: string | null }) => ({
-        days,
-        from_day: from,
-        to_day: today,
-        fills: Number(t.fills ?? 0),
-        volume: num(t.volume),
-        premium_volume: num(t.premium_volume),
-      });
-      return {
-        chain_id: p.chain_id,
-        clob: p.address,
-        token0: p.token0,
-        token1: p.token1,
-        premium_token: p.premium_token,
-        created_block: Number(p.created_block),
-        created_tx_hash: p.tx_hash,
-        block: blockView(head),
-        open_interest: oi.toString(),
-        series: series.map((s) => {
-          const f = seriesFields(s.option_id);
-          const t = s7.get(s.option_id);
-          return {
-            ...f,
-            expired: f.expiry_timestamp !== null && f.expiry_timestamp <= now,
-            open_interest: s.open_interest,
-            orders_placed: s.orders_placed,
-            transfers: s.transfers,
-            first_block: Number(s.first_block),
-            fills_7d: Number(t?.fills ?? 0),
-            volume_7d: num(t?.volume ?? null),
-          };
-        }),
-        windows: [window(1, today, d1), { ...window(7, from7, d7), unique_traders: traders7.count, unique_traders_estimated: traders7.estimated }],
-        last_fill: last[0] ? fillView(last[0]) : null,
-      };
+    const today = utcDay(Date.now());
+    const from7 = utcDay(Date.now() - 6 * DAY_MS);
+    const r = await this.repo.overviewOfPair(address, chainId, from7, today);
+    const p = onlyPair(r.pairs, address, chainId);
+    const s7 = new Map(r.series_totals.map((s) => [s.option_id, s]));
+    const now = Math.floor(Date.now() / 1000);
+    let oi = 0n;
+    for (const s of r.series) oi += BigInt(s.open_interest);
+    const window = (days: number, from: string, t: WindowTotals) => ({
+      days,
+      from_day: from,
+      to_day: today,
+      fills: Number(t.fills ?? 0),
+      volume: num(t.volume),
+      premium_volume: num(t.premium_volume),
     });
+    return {
+      chain_id: p.chain_id,
+      clob: p.address,
+      token0: p.token0,
+      token1: p.token1,
+      premium_token: p.premium_token,
+      created_block: Number(p.created_block),
+      created_tx_hash: p.tx_hash,
+      block: blockView(r.head),
+      open_interest: oi.toString(),
+      series: r.series.map((s) => {
+        const f = seriesFields(s.option_id);
+        const t = s7.get(s.option_id);
+        return {
+          ...f,
+          expired: f.expiry_timestamp !== null && f.expiry_timestamp <= now,
+          open_interest: s.open_interest,
+          orders_placed: s.orders_placed,
+          transfers: s.transfers,
+          first_block: Number(s.first_block),
+          fills_7d: Number(t?.fills ?? 0),
+          volume_7d: num(t?.volume ?? null),
+        };
+      }),
+      windows: [
+        window(1, today, r.last_day),
+        { ...window(7, from7, r.window_totals), unique_traders: r.traders.count, unique_traders_estimated: r.traders.estimated },
+      ],
+      last_fill: r.last_fill ? fillView(r.last_fill) : null,
+    };
   }
 
   /** A CLOB's book: per series, price levels of each side (best first), optionally with their orders. */
   async book(address: string, q: { chain_id?: number; option_id?: string; depth: number; include_orders: boolean }) {
-    if (!q.include_orders) {
-      // One statement: the pair, its head, series and levels on one snapshot.
-      const r = await this.repo.bookOfPair(address, q.chain_id, q.depth, q.option_id);
-      const p = onlyPair(r.pairs, address, q.chain_id);
-      const listed = q.option_id === undefined ? r.series : r.series.filter((s) => s.option_id === q.option_id);
-      return { chain_id: p.chain_id, clob: p.address, block: blockView(r.head), depth: q.depth, series: seriesBooks(listed, r.levels) };
-    }
-    // With the orders of each level: their bounds come from the levels read first (same snapshot).
-    const p = await this.pair(address, q.chain_id);
-    return this.repo.consistent(async (m) => {
-      const { block, series } = await this.readBook(m, p, q.depth, q.option_id, q.include_orders);
-      return { chain_id: p.chain_id, clob: p.address, block, depth: q.depth, series };
-    });
+    // One statement: the pair, its head, series and levels, and the orders of the levels when asked for, on one snapshot.
+    const r = await this.repo.bookOfPair(address, q.chain_id, q.depth, q.option_id, q.include_orders ? BOOK_ORDERS : undefined);
+    const p = onlyPair(r.pairs, address, q.chain_id);
+    const listed = q.option_id === undefined ? r.series : r.series.filter((s) => s.option_id === q.option_id);
+    return { chain_id: p.chain_id, clob: p.address, block: blockView(r.head), depth: q.depth, series: seriesBooks(listed, r.levels, r.orders) };
   }
 
   /** The books of every CLOB of a chain, filtered by token, premium token, option type or expiry. */
   async chainBook(q: { chain_id: number; token?: string; premium_token?: string; option_type?: 'call' | 'put'; expiry_timestamp?: number; depth: number }) {
-    const pairs = await this.repo.pairsOfChain(q.chain_id, { token: q.token, premiumToken: q.premium_token });
-    return this.repo.consistent(async (m) => {
-      const head = await this.repo.head(m, q.chain_id);
-      const addresses = pairs.map((p) => p.address);
-      const series = addresses.length === 0 ? [] : await this.repo.series(m, q.chain_id, addresses);
-      const levels = addresses.length === 0 ? [] : await this.repo.levels(m, q.chain_id, addresses, q.depth);
-      const keep = (b: SeriesBookView) =>
-        (q.option_type === undefined || b.option_type === q.option_type) && (q.expiry_timestamp === undefined || b.expiry_timestamp === q.expiry_timestamp);
-      return {
-        chain_id: q.chain_id,
-        block: blockView(head),
-        depth: q.depth,
-        clobs: pairs
-          .map((p) => ({
-            clob: p.address,
-            token0: p.token0,
-            token1: p.token1,
-            premium_token: p.premium_token,
-            series: seriesBooks(
-              series.filter((s) => s.pair === p.address),
-              levels.filter((l) => l.pair === p.address),
-            ).filter(keep),
-          }))
-          .filter((c) => c.series.length > 0 || (q.option_type === undefined && q.expiry_timestamp === undefined)),
-      };
-    });
+    // One statement: the pairs, the head, the series and the levels on one snapshot.
+    const { pairs, head, series, levels } = await this.repo.chainBook(q.chain_id, { token: q.token, premiumToken: q.premium_token }, q.depth);
+    const keep = (b: SeriesBookView) =>
+      (q.option_type === undefined || b.option_type === q.option_type) && (q.expiry_timestamp === undefined || b.expiry_timestamp === q.expiry_timestamp);
+    return {
+      chain_id: q.chain_id,
+      block: blockView(head),
+      depth: q.depth,
+      clobs: pairs
+        .map((p) => ({
+          clob: p.address,
+          token0: p.token0,
+          token1: p.token1,
+          premium_token: p.premium_token,
+          series: seriesBooks(
+            series.filter((s) => s.pair === p.address),
+            levels.filter((l) => l.pair === p.address),
+          ).filter(keep),
+        }))
+        .filter((c) => c.series.length > 0 || (q.option_type === undefined && q.expiry_timestamp === undefined)),
+    };
   }
 
   /** Activity of a CLOB, newest first, one page. */
@@ -198,33 +181,26 @@ export class ClobExploreService {
     const from = q.from ?? utcDay(dayMs(to) - 29 * DAY_MS);
     if (dayMs(from) > dayMs(to)) throw ValidationError.field('from', 'must not be after to');
     if ((dayMs(to) - dayMs(from)) / DAY_MS >= 366) throw ValidationError.field('from', 'the window is at most 366 days');
-    const p = await this.pair(address, q.chain_id);
-    return this.repo.consistent(async (m) => {
-      const head = await this.repo.head(m, p.chain_id);
-      const days = await this.repo.days(m, p.chain_id, p.address, from, to, q.option_id);
-      const totals = await this.repo.windowTotals(m, p.chain_id, p.address, from, to, q.option_id);
-      const traders = await this.repo.uniqueTraders(m, p.chain_id, p.address, from, to);
-      const series = await this.repo.series(m, p.chain_id, [p.address]);
-      let oi = 0n;
-      for (const s of series) if (q.option_id === undefined || s.option_id === q.option_id) oi += BigInt(s.open_interest);
-      return {
-        chain_id: p.chain_id,
-        clob: p.address,
-        block: blockView(head),
-        option_id: q.option_id ?? null,
-        from_day: from,
-        to_day: to,
-        totals: {
-          fills: Number(totals.fills ?? 0),
-          volume: num(totals.volume),
-          premium_volume: num(totals.premium_volume),
-          unique_traders: traders.count,
-          unique_traders_estimated: traders.estimated,
-        },
-        open_interest: oi.toString(),
-        days: days.map((d) => ({ day: d.day, fills: Number(d.fills), volume: d.volume, premium_volume: d.premium_volume, unique_traders: Number(d.traders) })),
-      };
-    });
+    // One statement: one snapshot.
+    const r = await this.repo.summaryOfPair(address, q.chain_id, from, to, q.option_id);
+    const p = onlyPair(r.pairs, address, q.chain_id);
+    return {
+      chain_id: p.chain_id,
+      clob: p.address,
+      block: blockView(r.head),
+      option_id: q.option_id ?? null,
+      from_day: from,
+      to_day: to,
+      totals: {
+        fills: Number(r.totals.fills ?? 0),
+        volume: num(r.totals.volume),
+        premium_volume: num(r.totals.premium_volume),
+        unique_traders: r.traders.count,
+        unique_traders_estimated: r.traders.estimated,
+      },
+      open_interest: r.open_interest,
+      days: r.days.map((d) => ({ day: d.day, fills: Number(d.fills), volume: d.volume, premium_volume: d.premium_volume, unique_traders: Number(d.traders) })),
+    };
   }
 
   /** What a live stream opens with: the book and the latest activity, and the block both reflect. */
@@ -234,19 +210,17 @@ export class ClobExploreService {
   ): Promise<{ chain_id: number; clob: string; block: BlockView; book: SeriesBookView[]; activity: ActivityView[] }> {
     const p = await this.pair(address, chainId);
     return this.repo.consistent(async (m) => {
-      const { block, series } = await this.readBook(m, p, SNAPSHOT_DEPTH, undefined, false);
+      const { block, series } = await this.readBook(m, p, SNAPSHOT_DEPTH);
       const activity = await this.repo.activity(m, p.chain_id, p.address, {}, SNAPSHOT_ACTIVITY);
       return { chain_id: p.chain_id, clob: p.address, block, book: series, activity: activity.map(activityView) };
     });
   }
 
-  private async readBook(m: EntityManager, p: PairRecord, depth: number, optionId: string | undefined, withOrders: boolean) {
+  private async readBook(m: EntityManager, p: PairRecord, depth: number) {
     const head = await this.repo.head(m, p.chain_id);
     const series = await this.repo.series(m, p.chain_id, [p.address]);
-    const levels = await this.repo.levels(m, p.chain_id, [p.address], depth, optionId);
-    const listed = optionId === undefined ? series : series.filter((s) => s.option_id === optionId);
-    const orders = withOrders ? await this.repo.bookOrders(m, p.chain_id, p.address, levels, 500) : undefined;
-    return { block: blockView(head), series: seriesBooks(listed, levels, orders) };
+    const levels = await this.repo.levels(m, p.chain_id, [p.address], depth);
+    return { block: blockView(head), series: seriesBooks(series, levels) };
   }
 
   private filter(q: ListFilters, kinds?: ActivityKind[]): ActivityFilter {
