@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PairRecord } from '../../indexed';
 import type { Queryable } from '../../platform/db';
-import { estimateDistinct, mergeSketches, SKETCH_REGISTERS } from './trader-sketch';
+import { estimateDistinct, mergeSketches, splitSketches } from './trader-sketch';
 
 /**
  * Every query of Explore for CLOBs, over the indexer's tables and the read models it keeps for
@@ -290,10 +290,7 @@ function tradersOf(r: TradersRow): UniqueTraders {
   const busiest = Number(r.busiest);
   if (r.way === 'span') return { count: traderDays, estimated: false };
   if (r.way === 'exact') return { count: Number(r.exact_traders), estimated: false };
-  const all = r.sketches ?? Buffer.alloc(0);
-  if (all.length % SKETCH_REGISTERS !== 0) throw new Error(`trader sketches of ${all.length} bytes are not whole sketches of ${SKETCH_REGISTERS} registers`);
-  const days = Array.from({ length: all.length / SKETCH_REGISTERS }, (_, i) => all.subarray(i * SKETCH_REGISTERS, (i + 1) * SKETCH_REGISTERS));
-  const estimate = Math.round(estimateDistinct(mergeSketches(days)));
+  const estimate = Math.round(estimateDistinct(mergeSketches(splitSketches(r.sketches ?? Buffer.alloc(0)))));
   return { count: Math.min(traderDays, Math.max(busiest, estimate)), estimated: true };
 }
 

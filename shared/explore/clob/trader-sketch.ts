@@ -20,6 +20,15 @@ export function mergeSketches(days: readonly Uint8Array[]): Uint8Array {
   return merged;
 }
 
+/**
+ * The days' registers stored end to end (how the summary's one statement returns them: one
+ * bytea, since an array of them costs a slow text parse), cut back into one view per day.
+ */
+export function splitSketches(all: Uint8Array): Uint8Array[] {
+  if (all.length % SKETCH_REGISTERS !== 0) throw new Error(`trader sketches of ${all.length} bytes are not whole sketches of ${SKETCH_REGISTERS} registers`);
+  return Array.from({ length: all.length / SKETCH_REGISTERS }, (_, i) => all.subarray(i * SKETCH_REGISTERS, (i + 1) * SKETCH_REGISTERS));
+}
+
 /** The estimated number of distinct traders the registers saw. */
 export function estimateDistinct(registers: Uint8Array): number {
   let sum = 0;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ClobExploreRepository, EXACT_TRADER_DAYS } from '../../../shared/explore/clob/clob-explore.repository';
-import { estimateDistinct, mergeSketches, SKETCH_REGISTERS } from '../../../shared/explore/clob/trader-sketch';
+import { estimateDistinct, mergeSketches, SKETCH_REGISTERS, splitSketches } from '../../../shared/explore/clob/trader-sketch';
 import { SKETCH_REGISTERS as MIGRATION_REGISTERS } from '../../../migrations/1764007700200-trader-sketches';
 import { NetworksService } from '../../../shared/networks';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
@@ -79,6 +79,12 @@ describe('the estimate itself', () => {
     // Two overlapping parts of one set, each sketched alone, merge to the set's sketch exactly.
     expect(mergeSketches([sketchOf(0, 30_000, 'u'), sketchOf(20_000, 50_000, 'u')])).toEqual(sketchOf(0, 50_000, 'u'));
     expect(() => mergeSketches([new Uint8Array(10)])).toThrow('a trader sketch has 10 registers, not 2048');
+    // The summary's statement returns the days end to end: cut back into days, or refused when not whole days.
+    const two = sketchOf(0, 30_000, 'u');
+    const joined = Buffer.concat([two, sketchOf(20_000, 50_000, 'u')]);
+    expect(splitSketches(joined).map((d) => Buffer.from(d))).toEqual([Buffer.from(two), Buffer.from(sketchOf(20_000, 50_000, 'u'))]);
+    expect(splitSketches(new Uint8Array(0))).toEqual([]);
+    expect(() => splitSketches(joined.subarray(1))).toThrow(`trader sketches of ${2 * SKETCH_REGISTERS - 1} bytes are not whole sketches of 2048 registers`);
   });
 });
 
