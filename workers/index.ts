@@ -60,9 +60,10 @@ export async function startWorkers(
   lifecycle: Lifecycle,
   opts: { concurrency?: number; interestedMakers?: InterestedMakers } = {},
 ): Promise<WorkerHost> {
-  // Makers registered premium on a chain also get each new request on their own rfq_maker topic.
+  // Makers registered premium on a chain also get each new request on their own rfq_maker topic,
+  // read only from a Redis whose epoch holds through the read (registeredInEpoch).
   const registrations = new PubsubRegistrations(deps.redis, deps.config);
-  const ctx = buildWorkerContext(deps, opts.interestedMakers ?? ((chainId) => registrations.registered(chainId, 'premium')));
+  const ctx = buildWorkerContext(deps, opts.interestedMakers ?? ((chainId) => registrations.registeredInEpoch(chainId, 'premium')));
   const host = new WorkerHost(ctx, JOBS, HANDLERS, {
     redis: deps.config,
     redisPrefix: deps.config.REDIS_PREFIX,

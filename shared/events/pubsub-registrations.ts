@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../platform/config';
-import { hashTag, luaScript, RedisKeys, type Redis } from '../platform/redis';
+import { hashTag, luaScript, RedisEpoch, RedisKeys, type Redis } from '../platform/redis';
 import { PubsubRegistrationRepository } from './pubsub-registration.repository';
 
 export const PUBSUB_TIERS = ['premium', 'freemium'] as const;
@@ -100,6 +100,29 @@ export class PubsubRegistrations {
     const tiers = tier ? [tier] : PUBSUB_TIERS;
     const lists = await Promise.all(tiers.map((t) => this.redis.zrangebyscore(this.key(chainId, t), `(${now}`, '+inf')));
     return [...new Set(lists.flat())] as `0x${string}`[];
+  }
+
+  /**
+   * `registered`, for an announcement about to be published: refused (throws, the caller retries)
+   * when the read may have met a Redis that lost its data and was not restored yet. A new epoch
+   * restores the registrations before its key is written, and a publish refuses while the key is
+   * missing; but a read made on the emptied Redis, then a publish after the new epoch opened, sent
+   * a quote to the request feed and to no premium maker, for good (docs/FAULTS.md, "What the
+   * faults found"). So the epoch key is read before and after: missing or changed, it throws.
+   * Without an epoch watching this client (a tool, a test) it is `registered`.
+   */
+  async registeredInEpoch(chainId: number, tier?: PubsubTier): Promise<`0x${string}`[]> {
+    const epoch = RedisEpoch.of(this.redis);
+    if (!epoch) return this.registered(chainId, tier);
+    const before = await this.redis.hget(epoch.key, 'epoch');
+    const found = await this.registered(chainId, tier);
+    const after = before === null ? null : await this.redis.hget(epoch.key, 'epoch');
+    if (before === null || after !== before) {
+      throw new Error(
+        'EPOCHLOST the Redis epoch changed or is missing while the registrations were read (its data was lost): announcing waits for the new epoch',
+      );
+    }
+    return found;
   }
 
   /**

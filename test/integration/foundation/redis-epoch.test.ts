@@ -167,6 +167,27 @@ describe('the Redis data epoch', () => {
     expect(n).toBe(0);
   });
 
+  it('an announcement reads the premium makers only within one intact epoch: refused on a Redis that lost them, until the new epoch restored them', async () => {
+    const regs = new PubsubRegistrations(client, env.config, env.db);
+    const maker = randomAddress();
+    await regs.register(31338, maker, 'premium');
+    await epoch.check();
+    const premium = async () => (await regs.registeredInEpoch(31338, 'premium')).map((a) => a.toLowerCase());
+    expect(await premium()).toEqual([maker.toLowerCase()]);
+
+    await client.flushall();
+    // What the workers read before (registered): nothing, as if no maker were registered. The
+    // fault suite saw that answer published after the new epoch opened: the quote reached the
+    // request feed and never the premium maker's rfq_maker topic.
+    expect(await regs.registered(31338, 'premium')).toEqual([]);
+    await expect(regs.registeredInEpoch(31338, 'premium')).rejects.toThrow(/^EPOCHLOST/);
+
+    // The new epoch, opened with the registrations restored first (what every role's epoch does before it opens).
+    await regs.restore(async () => []);
+    expect((await epoch.check())?.reason).toBe('epoch_missing');
+    expect(await premium()).toEqual([maker.toLowerCase()]);
+  });
+
   it("a quote's stream token minted before a loss still verifies: a signed one needs nothing of Redis, a recorded one is read from the quote row and written back", async () => {
     await new NetworksService(env.db).upsertNetwork(networkFile(31337));
     const { app } = createApp(env);
