@@ -85,7 +85,10 @@ function legs(v: unknown, now: number): Intent[] | undefined {
  */
 export function acceptedQuoteRequest(body: unknown, now: number, maxExpiresIn: number): QuoteRequest | undefined {
   if (!isRecord(body)) return undefined;
-  for (const key of Object.keys(body)) if (!KNOWN.has(key)) return undefined;
+  // A `__proto__` key (JSON.parse makes it an own key) passes as it passes the schema: zod copies
+  // the body into a fresh object, where it sets the copy's prototype instead of adding a key its
+  // unknown-key rule would see. Neither side reads it.
+  for (const key of Object.keys(body)) if (!KNOWN.has(key) && key !== '__proto__') return undefined;
   const chainId = body.chain_id;
   const expiresIn = body.expires_in;
   if (!inRange(chainId, CHAIN_ID) || !inRange(expiresIn, { min: 1, max: maxExpiresIn, message: '' })) return undefined;

@@ -2,6 +2,9 @@ import type { Logger } from '../logging';
 
 type Closer = { name: string; close: () => Promise<void> | void };
 
+/** The longest the exit waits for the log lines still being written. */
+const LOG_FLUSH_BOUND_MS = 2000;
+
 /**
  * The one shutdown path. Every server, worker, pool and watcher registers how to close;
  * `shutdown()` closes them in reverse order of registration (servers before the pools
@@ -62,6 +65,28 @@ export class Lifecycle {
     }
   }
 
+  /**
+   * Resolves once the logger has written every line so far. Stdout is written asynchronously
+   * (logging/logger.ts): the flush pino runs at exit writes what is queued, but not the write a
+   * thread is still making, so on a busy machine the drain's last line ('closed' for the last
+   * part) was lost now and then. Bounded: a stdout nobody reads does not hold the exit.
+   */
+  private logsWritten(): Promise<void> {
+    return new Promise((resolve) => {
+      const bound = setTimeout(resolve, LOG_FLUSH_BOUND_MS);
+      bound.unref();
+      const done = () => {
+        clearTimeout(bound);
+        resolve();
+      };
+      try {
+        this.logger.flush(done);
+      } catch {
+        done();
+      }
+    });
+  }
+
   /** SIGTERM/SIGINT drain then exit; a second signal exits at once. */
   installSignalHandlers(exit: (code: number) => void = (code) => process.exit(code)): void {
     const onSignal = (signal: NodeJS.Signals) => {
@@ -70,7 +95,9 @@ export class Lifecycle {
         exit(1);
         return;
       }
-      void this.shutdown(signal).then(() => exit(this.crashed ? 1 : 0));
+      void this.shutdown(signal)
+        .then(() => this.logsWritten())
+        .then(() => exit(this.crashed ? 1 : 0));
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
@@ -95,7 +122,9 @@ export class Lifecycle {
       }
       this.crashed = true;
       this.logger.fatal({ event, origin, ...fields }, 'process crash: shutting down');
-      void this.shutdown(event).then(() => exit(1));
+      void this.shutdown(event)
+        .then(() => this.logsWritten())
+        .then(() => exit(1));
     };
     process.on('unhandledRejection', (reason) => crash('unhandledRejection', reason));
     process.on('uncaughtException', (err, origin) => crash('uncaughtException', err, origin));

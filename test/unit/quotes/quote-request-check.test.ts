@@ -127,6 +127,15 @@ describe('the quote create body: fast check against the schema', () => {
     expect(refused).toBeGreaterThan(RUNS / 20);
   });
 
+  it('lets a __proto__ key through as the schema does (it is not an unknown field to zod), reading nothing of it', () => {
+    const body = JSON.parse(`{"__proto__": {"venue": "x", "polarity": "b_is_buy"}, ${JSON.stringify(TEMPLATES[0]).slice(1)}`) as Record<string, unknown>;
+    expect(Object.keys(body)).toContain('__proto__');
+    const bySchema = outcome(() => parseQuoteRequestBySchema(body, LIMITS));
+    expect(bySchema.ok).toBe(true);
+    expect(acceptedQuoteRequest(body, NOW, MAX_EXPIRES_IN)).toEqual(bySchema.ok ? bySchema.value : null);
+    expect(outcome(() => parseQuoteRequest(body, LIMITS))).toEqual(bySchema);
+  });
+
   it.each([
     ['a window outliving the options', { expires_in: 61, intents: [rawIntent({ expiry_timestamp: NOW + 60 })] }],
     ['an expiry now', { intents: [rawIntent({ expiry_timestamp: NOW })] }],
