@@ -289,3 +289,27 @@ export const NUMBER_EDGES: string[] = [
   '',
   '9'.repeat(5000),
 ];
+
+/**
+ * Bodies as Express hands them over: JSON texts made from `templates` (mostly mutated, some as
+ * they are, some junk) that parse, parsed.
+ */
+export function parsedBodies(templates: readonly unknown[]): fc.Arbitrary<unknown> {
+  return jsonText(
+    fc.oneof(
+      { weight: 8, arbitrary: fc.oneof(...templates.map(mutate)) },
+      { weight: 2, arbitrary: fc.constantFrom(...templates) },
+      { weight: 1, arbitrary: junk },
+    ),
+  )
+    .filter((t) => t !== undefined && t.length < 100_000)
+    .map((t) => {
+      try {
+        return { parsed: JSON.parse(t as string) as unknown };
+      } catch {
+        return null;
+      }
+    })
+    .filter((x): x is { parsed: unknown } => x !== null)
+    .map((x) => x.parsed);
+}

@@ -3,7 +3,7 @@ import { AppError, ValidationError } from '../../../shared/platform/errors';
 import { errorBody } from '../../../shared/platform/http/error-handler';
 import { parseOrderRequest, parseOrderRequestBySchema, type OrderRequest } from '../../../shared/orders/order-request';
 import { acceptedOrderBody } from '../../../shared/orders/order-request-check';
-import { jsonText, junk, mutate } from '../../fuzz/http-values';
+import { parsedBodies } from '../../fuzz/http-values';
 
 /**
  * The order create body's fast check (shared/orders/order-request-check.ts) against its schema
@@ -106,23 +106,7 @@ function expectSameAnswer(body: unknown): Outcome {
 }
 
 /** Bodies as Express hands them over: the fuzz's JSON texts that parse. */
-const bodies: fc.Arbitrary<unknown> = jsonText(
-  fc.oneof(
-    { weight: 8, arbitrary: fc.oneof(...TEMPLATES.map(mutate)) },
-    { weight: 2, arbitrary: fc.constantFrom(...TEMPLATES) },
-    { weight: 1, arbitrary: junk },
-  ),
-)
-  .filter((t) => t !== undefined && t.length < 100_000)
-  .map((t) => {
-    try {
-      return { parsed: JSON.parse(t as string) as unknown };
-    } catch {
-      return null;
-    }
-  })
-  .filter((x): x is { parsed: unknown } => x !== null)
-  .map((x) => x.parsed);
+const bodies = parsedBodies(TEMPLATES);
 
 /** Every path of the template to an object or a value, parents before children. */
 function paths(v: unknown, at: string[] = []): string[][] {

@@ -3,7 +3,7 @@ import { AppError } from '../../../shared/platform/errors';
 import { errorBody } from '../../../shared/platform/http/error-handler';
 import { parseQuoteRequest, parseQuoteRequestBySchema, type QuoteRequest } from '../../../shared/quotes/quote-request';
 import { acceptedQuoteRequest } from '../../../shared/quotes/quote-request-check';
-import { jsonText, junk, mutate } from '../../fuzz/http-values';
+import { parsedBodies } from '../../fuzz/http-values';
 import { EXPIRY, NOW, OTHER_PAIR, PAIR, rawIntent } from '../protocol/helpers';
 
 /**
@@ -80,23 +80,7 @@ function outcome(parse: () => QuoteRequest): Outcome {
 }
 
 /** Bodies as Express hands them over: the fuzz's JSON texts that parse. */
-const bodies: fc.Arbitrary<unknown> = jsonText(
-  fc.oneof(
-    { weight: 8, arbitrary: fc.oneof(...TEMPLATES.map(mutate)) },
-    { weight: 2, arbitrary: fc.constantFrom(...TEMPLATES) },
-    { weight: 1, arbitrary: junk },
-  ),
-)
-  .filter((t) => t !== undefined && t.length < 100_000)
-  .map((t) => {
-    try {
-      return { parsed: JSON.parse(t as string) as unknown };
-    } catch {
-      return null;
-    }
-  })
-  .filter((x): x is { parsed: unknown } => x !== null)
-  .map((x) => x.parsed);
+const bodies = parsedBodies(TEMPLATES);
 
 describe('the quote create body: fast check against the schema', () => {
   it('accepts every template (the corpus starts from valid bodies)', () => {
