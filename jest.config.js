@@ -1,15 +1,19 @@
 const os = require('node:os');
 
 /**
- * Workers: TEST_WORKERS when set (a number; `--maxWorkers` on the command line still wins), else
- * one per core of the machine (os.availableParallelism). Most files wait on chains, queues and
- * spawned processes more than they compute, but each also runs Hardhat nodes and service
- * processes of its own: more workers than cores is for a quiet machine to try, not the default
- * (docs/TESTING.md, "Suite speed").
+ * Workers: TEST_WORKERS when set (a number; `--maxWorkers` on the command line still wins). Else
+ * one more than the machine's cores (os.availableParallelism) when the machine is not already
+ * busy (the one-minute load average below the core count), and one per core when it is. Many
+ * files wait on chains, queues, failovers and spawned processes more than they compute: on a quiet
+ * 2-core machine two workers kept the cores two thirds busy and a third worker took jest from 720
+ * to 614 s with the cores 95 % busy; on a machine other work already fills, a third worker only
+ * shares the same cores (docs/TESTING.md, "Suite speed").
  */
 function workers() {
   const asked = Number(process.env.TEST_WORKERS);
-  return Number.isInteger(asked) && asked > 0 ? asked : os.availableParallelism();
+  if (Number.isInteger(asked) && asked > 0) return asked;
+  const cores = os.availableParallelism();
+  return os.loadavg()[0] < cores ? cores + 1 : cores;
 }
 
 /** Jest runs TypeScript through ts-jest in transpile-only mode; `npm run build:test` does the type checking once. */
