@@ -1,7 +1,7 @@
 import { dependencyOutage, ServiceUnavailableError, TooManyRequestsError } from '../../shared/platform/errors';
 import { hashTag, luaScript, RedisKeys, type Redis } from '../../shared/platform/redis';
 
-/** Charges a write's budgets in order, stopping at the first refusal (shared/platform/redis/lua/write-budgets-charge-3.lua). */
+/** Charges a request's budgets in order, stopping at the first refusal (shared/platform/redis/lua/write-budgets-charge-3.lua). */
 const CHARGE = luaScript('write-budgets-charge');
 
 /** Client IPs remembered as over their budget, per family and process; the oldest is forgotten first past this. */
@@ -11,23 +11,30 @@ export interface WriteBudgetLimits {
   perIp: number;
   perCredential: number;
   windowSeconds: number;
+  /**
+   * The config keys of the two budgets, named in a 429's `limit` (the Explore gate's, whose
+   * refusals say which budget ran out); without them a 429 names none, as a write's does.
+   */
+  names?: { perIp: string; perCredential: string };
 }
 
 /**
- * One family of write budgets (quote creates, dry-runs, every other write): a fixed window per
- * client IP and one per credential bucket, charged in one Redis round trip. The counters of a
- * family share one hash tag, so the script that charges the IP and the credential buckets of a
- * request touches one cluster slot (a family's counters live on one master; three families, three
- * slots). The IP is charged first, then each credential bucket in the order given; the first
- * budget over its limit refuses the write, and the budgets after it are not charged, as when they
- * were charged one call each. Counted as rate-limiter-flexible counts a fixed window (the script's
- * header), so limits, windows and Retry-After are what they were.
+ * One family of budgets: a fixed window per client IP and one per credential bucket, charged in
+ * one Redis round trip. The families are the writes' (quote creates, dry-runs, every other write:
+ * api/auth/write-limits.ts) and one per Explore route (api/auth/explore-gate.ts). The counters of
+ * a family share one hash tag, so the script that charges the IP and the credential buckets of a
+ * request touches one cluster slot (a family's counters live on one master; the families spread
+ * over the masters). The IP is charged first, then each credential bucket in the order given; the
+ * first budget over its limit refuses the request, and the budgets after it are not charged, as
+ * when they were charged one call each. Counted as rate-limiter-flexible counts a fixed window
+ * (the script's header), so limits, windows and Retry-After are what they were. (The name is the
+ * writes', which had it first.)
  *
- * A client IP refused here is remembered in this process until its window ends: the writes it
- * sends meanwhile are refused from memory (`knownRefusal`) before their bearer is resolved, so a
- * flood over the IP budget costs no Redis call and no credential lookup, as the IP charge taken
- * before the lookup guaranteed when the charges were separate calls. Redis would refuse them
- * too: a window's counter only grows until it expires.
+ * A client IP refused here is remembered in this process until its window ends: the requests it
+ * sends the family meanwhile are refused from memory (`knownRefusal`) before their bearer is
+ * resolved, so a flood over the IP budget costs no Redis call and no credential lookup, as the IP
+ * charge taken before the lookup guaranteed when the charges were separate calls. Redis would
+ * refuse them too: a window's counter only grows until it expires.
  */
 export class WriteBudgets {
   private readonly keys: RedisKeys;
@@ -58,14 +65,14 @@ export class WriteBudgets {
       this.refusedIps.delete(ip);
       return null;
     }
-    return new TooManyRequestsError(left / 1000);
+    return new TooManyRequestsError(left / 1000, undefined, this.limits.names?.perIp);
   }
 
   /**
    * Takes one point from the client IP's budget, then from each credential bucket (at most two:
    * a delegate's own and its taker key's). Over a budget: 429 with Retry-After, the seconds until
-   * that budget's window ends. Redis down: 503 `redis_unavailable`; any other store error: 503
-   * `rate_limiter_unavailable` (fails closed).
+   * that budget's window ends, and the budget in `limit` when the family has `names`. Redis down:
+   * 503 `redis_unavailable`; any other store error: 503 `rate_limiter_unavailable` (fails closed).
    */
   async charge(ip: string, credentials: readonly string[]): Promise<void> {
     if (credentials.length > 2) throw new Error(`at most two credential buckets, got ${credentials.length}`);
@@ -83,7 +90,7 @@ export class WriteBudgets {
     const [refused, ms] = (answer as [number, number]).map(Number);
     if (refused === 0) return;
     if (refused === 1) this.remember(ip, sent + ms);
-    throw new TooManyRequestsError(ms / 1000);
+    throw new TooManyRequestsError(ms / 1000, undefined, refused === 1 ? this.limits.names?.perIp : this.limits.names?.perCredential);
   }
 
   private remember(ip: string, until: number): void {

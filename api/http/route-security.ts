@@ -77,7 +77,8 @@ export const AUTH_RULE_DOCS = {
   challenge_or_delegate: { security: [{ challengeResponse: [] }, { delegateJwt: [] }, {}], errors: [A.challengeRequired, A.takerKeyNotBearer] },
   explore_gate: {
     security: [{ siweBearer: [], exploreOrigin: [], challengeResponse: [] }, { delegateJwt: [] }],
-    // Every explore route spends from the `:explore` rate limit, read or write.
+    // Every explore route spends from its `:explore` budgets, read or write; a store error while
+    // charging them fails closed (api/auth/write-budgets.ts).
     errors: [
       A.exploreAuthRequired,
       A.delegateKeyRequired,
@@ -86,6 +87,7 @@ export const AUTH_RULE_DOCS = {
       A.originNotAllowed,
       A.challengeRequired,
       PLATFORM_ERRORS.rateLimited,
+      PLATFORM_ERRORS.rateLimiterUnavailable,
     ],
   },
   maker_rights: { security: [{ makerKey: [] }, { siweBearer: [] }], errors: [A.makerRightsMissing, A.makerRightsForbidden] },

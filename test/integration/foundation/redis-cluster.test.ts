@@ -155,6 +155,18 @@ describe('on a Redis Cluster', () => {
     await request(replica.app).post('/api/quote').set(bearer(token)).send(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs)).expect(201);
   });
 
+  it('charges an Explore request’s IP and credential budgets in one script on the cluster, in its route’s slot', async () => {
+    const budgets = new WriteBudgets(env.redis, env.config.REDIS_PREFIX, 'getClobFills:explore', { perIp: 1, perCredential: 1, windowSeconds: 60 });
+    const wallet = newWallet();
+    const session = await signIn(replica.app, wallet);
+    // Past both budgets (the defaults), refused for want of an Origin: the IP and the wallet were charged.
+    const res = await request(replica.app).get(`/api/clob/${randomAddress()}/fills?chain_id=31337`).set(bearer(session));
+    expect(res.body).toMatchObject({ code: 'origin_required' });
+    const walletKey = budgets.key('credential', `wallet:${wallet.address.toLowerCase()}`);
+    expect(await env.redis.get(walletKey)).toBe('1');
+    expect(calculateSlot(budgets.key('ip', 'ip:127.0.0.1'))).toBe(calculateSlot(walletKey));
+  });
+
   it('is ready when every master answers', async () => {
     const res = await request(replica.app).get('/readyz').expect(200);
     expect(JSON.stringify(res.body)).toContain('redis');

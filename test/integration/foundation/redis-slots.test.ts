@@ -14,11 +14,12 @@ import { hashStreamToken, StreamTokens } from '../../../shared/platform/stream-t
 import { handles } from '../../../workers/job-binding';
 import { RetryLater } from '../../../workers/retry-later';
 import { randomAddress } from '../../support/fixtures';
-import { buildApp } from '../../support/http';
+import { buildApp, request } from '../../support/http';
 import { eventually } from '../../support/events';
 import { redisMonitor } from '../../support/redis-monitor';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { startWorkers } from '../../support/workers';
+import { bearer, newWallet, signIn } from '../../support/wallets';
 
 /**
  * On a Redis Cluster a script, a MULTI and a multi-key command must touch one hash slot. This
@@ -134,6 +135,12 @@ describe('Redis keys: one cluster slot per script, transaction and multi-key com
     const budgets = new WriteBudgets(env.redis, prefix, 'quote', { perIp: 5, perCredential: 1, windowSeconds: 60 });
     await budgets.charge('ip:127.0.0.1', ['delegate:org:0xabc', 'taker_key:k1']);
     await expect(budgets.charge('ip:127.0.0.1', ['delegate:org:0xabc', 'taker_key:k1'])).rejects.toMatchObject({ status: 429 });
+    // An Explore request's budgets, through the gate: its IP's and its session's wallet's in one script (then 403: no Origin).
+    const { app } = buildApp(env);
+    const wallet = newWallet();
+    const session = await signIn(app, wallet);
+    await request(app).get(`/api/clob/${randomAddress()}/fills?chain_id=31337`).set(bearer(session)).expect(403);
+    const explore = new WriteBudgets(env.redis, prefix, 'getClobFills:explore', { perIp: 1, perCredential: 1, windowSeconds: 60 });
 
     // BullMQ on the three queues: immediate, delayed, retried and moved-to-delayed jobs, processed by the worker host.
     const specs = [jobOn(QUOTES_QUEUE, 'slots.quote'), jobOn(ORDERS_QUEUE, 'slots.order'), jobOn(EXPLORE_QUEUE, 'slots.explore')];
@@ -208,6 +215,8 @@ describe('Redis keys: one cluster slot per script, transaction and multi-key com
     for (const s of specs) expect(scripts.some((x) => x.keys.some((k) => k.startsWith(`${bullPrefix(prefix, s.queue)}:`)))).toBe(true);
     for (const ref of refs) expect(scripts.some((x) => x.keys.includes(keys.seq(ref.key)) && x.keys.includes(keys.log(ref.key)))).toBe(true);
     expect(scripts.some((x) => x.keys.includes(budgets.key('ip', 'ip:127.0.0.1')) && x.keys.includes(budgets.key('credential', 'taker_key:k1')))).toBe(true);
+    const walletKey = explore.key('credential', `wallet:${wallet.address.toLowerCase()}`);
+    expect(scripts.some((x) => x.keys.includes(walletKey) && x.keys.some((k) => k.startsWith(explore.key('ip', ''))))).toBe(true);
     expect(seen.some(({ args }) => args[0] === 'MULTI')).toBe(true);
   });
 
