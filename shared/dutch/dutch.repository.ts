@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { idsWhere, pastGrace, type Queryable } from '../platform/db';
 import type { QuoteLegRow, QuoteRow } from '../quotes';
-import { LEG_COLUMNS, LEG_INSERT_COLUMNS, QUOTE_COLUMNS, QUOTE_INSERT_COLUMNS } from '../quotes';
+import { LEG_COLUMNS, LEG_INSERT_COLUMNS, legsFromJson, QUOTE_COLUMNS, QUOTE_INSERT_COLUMNS } from '../quotes';
 import type { DutchBidRow, DutchColumns, DutchQuote, DutchProgress, JsonObject } from './dutch.types';
 import { QUOTE_STATE_SQL as QS } from '../quotes';
 import { isMakerOrganizationWallet } from '../identity';
@@ -66,15 +66,14 @@ export class DutchRepository {
 
   /** Inserts a Dutch quote and its legs in one statement; a reused taker nonce is a unique violation. */
   async insert(m: Queryable | null, q: NewDutchQuote, legs: QuoteLegRow[]): Promise<Date> {
-    const col = <K extends keyof QuoteLegRow>(k: K) => legs.map((l) => l[k]);
     const rows: { created_at: Date }[] = await (m ?? this.ds).query(
       `WITH q AS (
          INSERT INTO quotes (${QUOTE_INSERT_COLUMNS},
            dutch_phase, dutch_request, dutch_request_digest, taker_signature, taker_nonce, compete_ends_at, exclusive_ms, taker_organization_id)
-         VALUES ($1,$2,'dutch_only',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,${DP.competing},$14,$15,$16,$17,$18,$19,$28) RETURNING created_at
+         VALUES ($1,$2,'dutch_only',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,${DP.competing},$14,$15,$16,$17,$18,$19,$21) RETURNING created_at
        ), l AS (
          INSERT INTO quote_legs (${LEG_INSERT_COLUMNS})
-         SELECT $1, * FROM unnest($20::smallint[], $21::smallint[], $22::smallint[], $23::smallint[], $24::numeric[], $25::numeric[], $26::bigint[], $27::bigint[])
+         SELECT $1, l.* FROM ${legsFromJson('$20::jsonb')}
        )
        SELECT created_at FROM q`,
       [
@@ -97,14 +96,8 @@ export class DutchRepository {
         q.taker_nonce,
         q.compete_ends_at,
         q.exclusive_ms,
-        col('idx'),
-        col('option_type'),
-        col('structure'),
-        col('direction'),
-        col('strike_wad'),
-        col('amount'),
-        col('start_exercise_timestamp'),
-        col('expiry_timestamp'),
+        // the legs as one jsonb parameter, as a standard quote's create sends them (legsFromJson)
+        JSON.stringify(legs),
         q.taker_organization_id ?? null,
       ],
     );

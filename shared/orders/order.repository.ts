@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { idsWhere, pastGrace, type Queryable } from '../platform/db';
+import { columnDefinitions, columnNames, idsWhere, pastGrace, type JsonColumns, type Queryable } from '../platform/db';
 import { EFFECTIVE_CLOSED_AT, EFFECTIVE_STATE, ON_CHAIN_JOIN } from './order-state';
 import type { ExclusiveFillRow, OnChainOrder, OrderRow, OrderState } from './order.types';
 import { FILL_STATE_SQL as FS } from './order.sql';
@@ -53,6 +53,26 @@ export type NewOrderRow = Omit<OrderRow, 'state' | 'created_at' | 'closed_at' | 
   recorder_ip: string | null;
 };
 
+/** The columns an order's create writes, as a NewOrderRow's JSON carries them (shared/platform/db/json-rows.ts). */
+const ORDER_JSON = {
+  id: 'uuid',
+  chain_id: 'integer',
+  owner_address: 'text',
+  pair: 'text',
+  premium_token: 'text',
+  nonce_prefix: 'numeric',
+  nonce: 'numeric',
+  amount: 'numeric',
+  intent_hash: 'text',
+  destination: 'jsonb',
+  data: 'jsonb',
+  expires_at: 'timestamptz',
+  recorded_by_owner: 'boolean',
+  recorder_ip: 'text',
+} as const satisfies JsonColumns<keyof NewOrderRow>;
+
+const ORDER_INSERT_COLUMNS = columnNames(ORDER_JSON);
+
 /**
  * What owner lists show: orders the owner recorded with its own credential, and orders placed on
  * chain (the placement is the owner's own transaction). Records made by anyone else stay
@@ -70,8 +90,7 @@ export class OrderRepository {
    */
   async insertOrder(r: NewOrderRow): Promise<Date | null> {
     const rows: { created_at: Date }[] = await this.ds.query(
-      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner,
-         recorder_ip)
+      `INSERT INTO orders (${ORDER_INSERT_COLUMNS})
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
        ON CONFLICT (chain_id, intent_hash) DO NOTHING RETURNING created_at`,
       [
@@ -95,39 +114,19 @@ export class OrderRepository {
   }
 
   /**
-   * Inserts many orders in ONE statement (group commit, shared/platform/db/group-commit.ts).
-   * Answers each order's created_at in the order given, or null where the same intent was
-   * already recorded, earlier or earlier in the same batch (the first one given wins).
+   * Inserts many orders in ONE statement (group commit, shared/platform/db/group-commit.ts), the
+   * rows sent as one jsonb parameter, as they are held. Answers each order's created_at in the
+   * order given, or null where the same intent was already recorded, earlier or earlier in the
+   * same batch (the first one given wins: the rows go in their array's order).
    */
   async insertOrders(rs: NewOrderRow[]): Promise<(Date | null)[]> {
-    const c = <K extends keyof NewOrderRow>(k: K) => rs.map((r) => r[k]);
     const rows: { id: string; created_at: Date }[] = await this.ds.query(
-      `INSERT INTO orders (id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner,
-         recorder_ip)
-       SELECT id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination::jsonb, data::jsonb, expires_at, recorded_by_owner,
-         recorder_ip
-       FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[],
-         $10::text[], $11::text[], $12::timestamptz[], $13::boolean[], $14::text[]) WITH ORDINALITY
-         AS n(id, chain_id, owner_address, pair, premium_token, nonce_prefix, nonce, amount, intent_hash, destination, data, expires_at, recorded_by_owner,
-           recorder_ip, ord)
+      `INSERT INTO orders (${ORDER_INSERT_COLUMNS})
+       SELECT ${ORDER_INSERT_COLUMNS}
+       FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${columnDefinitions(ORDER_JSON)})) WITH ORDINALITY AS n(${ORDER_INSERT_COLUMNS}, ord)
        ORDER BY ord
        ON CONFLICT (chain_id, intent_hash) DO NOTHING RETURNING id, created_at`,
-      [
-        c('id'),
-        c('chain_id'),
-        c('owner_address'),
-        c('pair'),
-        c('premium_token'),
-        c('nonce_prefix'),
-        c('nonce'),
-        c('amount'),
-        c('intent_hash'),
-        rs.map((r) => JSON.stringify(r.destination)),
-        rs.map((r) => JSON.stringify(r.data)),
-        c('expires_at'),
-        c('recorded_by_owner'),
-        c('recorder_ip'),
-      ],
+      [JSON.stringify(rs)],
     );
     const created = new Map(rows.map((r) => [r.id, r.created_at]));
     return rs.map((r) => created.get(r.id) ?? null);

@@ -5,7 +5,7 @@ export { quoteRequestDocument } from './quote-request';
 export { offerRequestDocument } from './offer-request';
 export { PairDirectory } from './pair-directory';
 export type { ChainDirectory } from './pair-directory';
-export { QuoteRepository, QUOTE_COLUMNS, QUOTE_INSERT_COLUMNS, LEG_COLUMNS, LEG_INSERT_COLUMNS } from './quote.repository';
+export { QuoteRepository, QUOTE_COLUMNS, QUOTE_INSERT_COLUMNS, LEG_COLUMNS, LEG_INSERT_COLUMNS, legsFromJson } from './quote.repository';
 export { QuoteStreamTokens } from './quote-stream-tokens';
 export { closeQuote, expireDueQuotes, fillSettledQuotes, reopenFilledQuotes } from './quote-state';
 export type { ClosingState, FilledQuoteRow, ReopenedQuoteRow, SettlementRef } from './quote-state';

@@ -1,22 +1,85 @@
 import type { DataSource } from 'typeorm';
-import { idsWhere, pastGrace, type Queryable } from '../platform/db';
+import { columnDefinitions, columnNames, idsWhere, pastGrace, type JsonColumns, type Queryable } from '../platform/db';
 import type { OfferRow, QuoteLegRow, QuoteRow } from './quote.types';
 import { QUOTE_STATE_SQL as QS } from './quote.sql';
 
 /** A quote as its create writes it: the columns the database fills are left out. */
 export type NewQuoteRow = Omit<QuoteRow, 'state' | 'created_at' | 'closed_at' | 'fill_tx_hash'>;
 
+/** A quote's create: its row and its legs, as the group commit holds it and as its JSON is sent. */
+export interface NewQuote {
+  row: NewQuoteRow;
+  legs: QuoteLegRow[];
+}
+
 /** The columns of a QuoteRow, cast to the types it declares. */
 export const QUOTE_COLUMNS = `id, chain_id, state, offer_format, polarity, strategy, taker_address, referrer, taker_salt,
   taker_address_hash, directions, pair_contract, expiry_timestamp::float8 AS expiry_timestamp, stream_token_hash,
   expires_at, created_at, closed_at, fill_tx_hash, announced_at`;
 
+/**
+ * The columns a quote's create writes, the database filling the rest, as a NewQuoteRow's JSON
+ * carries them (shared/platform/db/json-rows.ts). The order is QUOTE_INSERT_COLUMNS' (a Dutch
+ * quote's VALUES list follows it).
+ */
+const QUOTE_JSON = {
+  id: 'uuid',
+  chain_id: 'integer',
+  offer_format: 'text',
+  polarity: 'text',
+  strategy: 'text',
+  taker_address: 'text',
+  referrer: 'text',
+  taker_salt: 'text',
+  taker_address_hash: 'text',
+  directions: 'smallint[]',
+  pair_contract: 'text',
+  expiry_timestamp: 'bigint',
+  stream_token_hash: 'text',
+  expires_at: 'timestamptz',
+} as const satisfies JsonColumns<Exclude<keyof NewQuoteRow, 'announced_at'>>;
+
+/** A leg's columns after its quote_id, as a QuoteLegRow's JSON carries them. */
+const LEG_JSON = {
+  idx: 'smallint',
+  option_type: 'smallint',
+  structure: 'smallint',
+  direction: 'smallint',
+  strike_wad: 'numeric',
+  amount: 'numeric',
+  start_exercise_timestamp: 'bigint',
+  expiry_timestamp: 'bigint',
+} as const satisfies JsonColumns<keyof QuoteLegRow>;
+
 /** The columns a quote's create writes, the database filling the rest (a Dutch quote's create adds its own after them). */
-export const QUOTE_INSERT_COLUMNS = `id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
-  directions, pair_contract, expiry_timestamp, stream_token_hash, expires_at`;
+export const QUOTE_INSERT_COLUMNS = columnNames(QUOTE_JSON);
 
 /** The columns a leg's insert writes: every column of quote_legs. */
-export const LEG_INSERT_COLUMNS = `quote_id, idx, option_type, structure, direction, strike_wad, amount, start_exercise_timestamp, expiry_timestamp`;
+export const LEG_INSERT_COLUMNS = `quote_id, ${columnNames(LEG_JSON)}`;
+
+/**
+ * The legs of a JSON array of QuoteLegRows (`jsonb`, an SQL expression of type jsonb) as rows
+ * `l`: select `<quote id>, l.*` for LEG_INSERT_COLUMNS.
+ */
+export function legsFromJson(jsonb: string): string {
+  return `jsonb_to_recordset(${jsonb}) AS l(${columnDefinitions(LEG_JSON)})`;
+}
+
+/**
+ * Quotes and their legs from ONE jsonb parameter, a JSON array of NewQuotes (`{ row, legs }`
+ * objects, sent as they are held): one statement (a data-modifying CTE; the legs' foreign key is
+ * checked at the end of the statement), one round trip, however many quotes. jsonb rather than
+ * json: Postgres parses the text once, where json's functions parse each nested row and legs
+ * array again and hash every object's keys (2-3x the parse time, docs/PERFORMANCE.md).
+ */
+const INSERT_QUOTES_SQL = `WITH n AS (
+     SELECT r.*, x.legs FROM jsonb_to_recordset($1::jsonb) AS x("row" jsonb, legs jsonb), jsonb_to_record(x."row") AS r(${columnDefinitions(QUOTE_JSON)})
+   ), q AS (
+     INSERT INTO quotes (${QUOTE_INSERT_COLUMNS}) SELECT ${QUOTE_INSERT_COLUMNS} FROM n RETURNING id, created_at
+   ), l AS (
+     INSERT INTO quote_legs (${LEG_INSERT_COLUMNS}) SELECT n.id, l.* FROM n, ${legsFromJson('n.legs')}
+   )
+   SELECT id, created_at FROM q`;
 
 export const LEG_COLUMNS = `idx, option_type, structure, direction, strike_wad::text AS strike_wad, amount::text AS amount,
   start_exercise_timestamp::float8 AS start_exercise_timestamp, expiry_timestamp::float8 AS expiry_timestamp`;
@@ -36,44 +99,11 @@ export class QuoteRepository {
   constructor(private readonly ds: DataSource) {}
 
   /**
-   * Inserts a quote and its legs in ONE statement (a data-modifying CTE; the legs' foreign key
-   * is checked at the end of the statement), so the create path needs no BEGIN/COMMIT round trips.
+   * Inserts a quote and its legs in ONE statement, so the create path needs no BEGIN/COMMIT
+   * round trips: the group commit's statement for a batch of one.
    */
   async insertQuote(m: Queryable | null, q: NewQuoteRow, legs: QuoteLegRow[]): Promise<Date> {
-    const col = <K extends keyof QuoteLegRow>(k: K) => legs.map((l) => l[k]);
-    const text = `WITH q AS (
-         INSERT INTO quotes (${QUOTE_INSERT_COLUMNS})
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14) RETURNING created_at
-       ), l AS (
-         INSERT INTO quote_legs (${LEG_INSERT_COLUMNS})
-         SELECT $1, * FROM unnest($15::smallint[], $16::smallint[], $17::smallint[], $18::smallint[], $19::numeric[], $20::numeric[], $21::bigint[], $22::bigint[])
-       )
-       SELECT created_at FROM q`;
-    const values = [
-      q.id,
-      q.chain_id,
-      q.offer_format,
-      q.polarity,
-      q.strategy,
-      q.taker_address,
-      q.referrer,
-      q.taker_salt,
-      q.taker_address_hash,
-      q.directions,
-      q.pair_contract,
-      q.expiry_timestamp,
-      q.stream_token_hash,
-      q.expires_at,
-      col('idx'),
-      col('option_type'),
-      col('structure'),
-      col('direction'),
-      col('strike_wad'),
-      col('amount'),
-      col('start_exercise_timestamp'),
-      col('expiry_timestamp'),
-    ];
-    const rows: { created_at: Date }[] = await (m ?? this.ds).query(text, values);
+    const rows: { id: string; created_at: Date }[] = await (m ?? this.ds).query(INSERT_QUOTES_SQL, [JSON.stringify([{ row: q, legs }])]);
     return rows[0].created_at;
   }
 
@@ -82,50 +112,8 @@ export class QuoteRepository {
    * shared/platform/db/group-commit.ts): one round trip and one commit for every create that
    * arrived together. Answers each quote's created_at, in the order given.
    */
-  async insertQuotes(quotes: { row: NewQuoteRow; legs: QuoteLegRow[] }[]): Promise<Date[]> {
-    const q = <K extends keyof NewQuoteRow>(k: K) => quotes.map((x) => x.row[k]);
-    const legs = quotes.flatMap((x) => x.legs.map((l) => ({ id: x.row.id, ...l })));
-    const l = <K extends keyof QuoteLegRow>(k: K) => legs.map((x) => x[k]);
-    const text = `WITH q AS (
-         INSERT INTO quotes (${QUOTE_INSERT_COLUMNS})
-         SELECT id, chain_id, offer_format, polarity, strategy, taker_address, referrer, taker_salt, taker_address_hash,
-           directions::smallint[], pair_contract, expiry_timestamp, stream_token_hash, expires_at
-         FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-           $10::text[], $11::text[], $12::bigint[], $13::text[], $14::timestamptz[])
-           AS n(${QUOTE_INSERT_COLUMNS})
-         RETURNING id, created_at
-       ), l AS (
-         INSERT INTO quote_legs (${LEG_INSERT_COLUMNS})
-         SELECT * FROM unnest($15::uuid[], $16::smallint[], $17::smallint[], $18::smallint[], $19::smallint[], $20::numeric[], $21::numeric[], $22::bigint[], $23::bigint[])
-       )
-       SELECT id, created_at FROM q`;
-    const values = [
-      q('id'),
-      q('chain_id'),
-      q('offer_format'),
-      q('polarity'),
-      q('strategy'),
-      q('taker_address'),
-      q('referrer'),
-      q('taker_salt'),
-      q('taker_address_hash'),
-      // a 2-D array parameter would flatten in unnest: each quote's directions travel as an array literal
-      quotes.map((x) => `{${x.row.directions.join(',')}}`),
-      q('pair_contract'),
-      q('expiry_timestamp'),
-      q('stream_token_hash'),
-      q('expires_at'),
-      legs.map((x) => x.id),
-      l('idx'),
-      l('option_type'),
-      l('structure'),
-      l('direction'),
-      l('strike_wad'),
-      l('amount'),
-      l('start_exercise_timestamp'),
-      l('expiry_timestamp'),
-    ];
-    const rows: { id: string; created_at: Date }[] = await this.ds.query(text, values);
+  async insertQuotes(quotes: NewQuote[]): Promise<Date[]> {
+    const rows: { id: string; created_at: Date }[] = await this.ds.query(INSERT_QUOTES_SQL, [JSON.stringify(quotes)]);
     const createdAt = new Map(rows.map((r) => [r.id, r.created_at]));
     return quotes.map((x) => {
       const at = createdAt.get(x.row.id);

@@ -9,7 +9,7 @@ import type { Logger } from '../platform/logging';
 import { directions as deriveDirections, recognizeStrategy, takerAddressHashFast } from '../protocol';
 import { PairDirectory, type ChainDirectory } from './pair-directory';
 import { quoteAnnounceJob } from './quote.jobs';
-import { QuoteRepository, type NewQuoteRow } from './quote.repository';
+import { QuoteRepository, type NewQuote, type NewQuoteRow } from './quote.repository';
 import { GroupCommit } from '../platform/db/group-commit';
 import { parseQuoteRequest, type QuoteRequest } from './quote-request';
 import type { QuoteLegRow, QuoteRow } from './quote.types';
@@ -31,7 +31,7 @@ export class QuoteService {
   readonly repo: QuoteRepository;
   private readonly idempotency: IdempotencyService;
   /** Concurrent creates commit together; each 201 still follows its own quote's commit. */
-  private readonly inserts: GroupCommit<{ row: NewQuoteRow; legs: QuoteLegRow[] }, Date>;
+  private readonly inserts: GroupCommit<NewQuote, Date>;
 
   constructor(
     private readonly deps: { config: Config; db: DataSource; queue: JobQueue; logger: Logger; pairs: PairDirectory; signedTokens: SignedStreamTokens },

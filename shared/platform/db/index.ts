@@ -6,3 +6,4 @@ export type { DataSource, EntityManager } from 'typeorm';
 export { idsWhere, independentReads, pastGrace, updatedRows, type Queryable, type ReadResults } from './queries';
 export { ReadReplicas, type ReadReplicasOptions, type ReplicaState } from './read-replicas';
 export { sqlLiterals, type SqlLiterals } from './sql-literals';
+export { columnDefinitions, columnNames, type JsonColumns } from './json-rows';
