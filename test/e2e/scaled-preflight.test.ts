@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { scriptArgs } from '../support/test-build';
 
 /**
  * `npm run stack:scaled` looks for every tool it needs before it starts anything: on a machine
@@ -18,7 +19,7 @@ it('refuses to start without haproxy, naming the package and the command, having
       const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
       if (found) symlinkSync(found, path.join(bin, tool));
     }
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'dev/scaled/stack.ts'], {
+    const run = spawnSync(process.execPath, scriptArgs('dev/scaled/stack.ts'), {
       cwd: ROOT,
       env: { ...process.env, PATH: bin },
       encoding: 'utf8',

@@ -12,6 +12,8 @@ import { assertNoTakerIdentity, eventually } from '../support/events';
 import { FeedRecorder } from '../faults/feed-recorder';
 import { RECOVERY_ANNOUNCE_BOUND_MS } from '../faults/fault-outcome';
 import { QuoteLoad, type LoadOutcome } from '../faults/quote-load';
+import { opsOn } from '../support/ops';
+import { scriptArgs } from '../support/test-build';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -63,7 +65,9 @@ describe('npm run stack:scaled', () => {
   let exited: Promise<number | null>;
 
   beforeAll(async () => {
-    stack = spawn(process.execPath, ['--import', 'tsx', 'dev/scaled/stack.ts'], {
+    // Compiled from the run's build when it is fresh: the stack then starts its devchain and its
+    // eight roles compiled too (dev/scaled/stack.ts, scriptArgs); else all through tsx.
+    stack = spawn(process.execPath, scriptArgs('dev/scaled/stack.ts'), {
       cwd: ROOT,
       // The fault loads come from this one address: the quote limits must not be what they measure.
       // A quiet LOG_LEVEL: the stack finds its replicas' ports whatever the level says.
@@ -112,9 +116,10 @@ describe('npm run stack:scaled', () => {
     await waitForAsync(async () => (await devnet()) !== undefined, 60_000, 'network 31337 in the registry');
     const net = (await devnet())!;
     const maker = privateKeyToAccount(generatePrivateKey());
-    await run(process.execPath, ['--import', 'tsx', 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', 'Scaled maker', '--owner', maker.address], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: ready.database_url },
+    expect(
+      await opsOn({ DATABASE_URL: ready.database_url }, 'org:create', '--kind', 'maker', '--name', 'Scaled maker', '--owner', maker.address),
+    ).toMatchObject({
+      code: 0,
     });
     const seen: { topic: string; event: string; payload: unknown }[] = [];
     const bot = await runDemoMaker({
@@ -296,10 +301,9 @@ describe('npm run stack:scaled', () => {
   async function makerFeed(): Promise<FeedRecorder> {
     const client = new RfqClient(ready.base_url);
     const maker = privateKeyToAccount(generatePrivateKey());
-    await run(process.execPath, ['--import', 'tsx', 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', 'Scaled fault maker', '--owner', maker.address], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: ready.database_url },
-    });
+    expect(
+      await opsOn({ DATABASE_URL: ready.database_url }, 'org:create', '--kind', 'maker', '--name', 'Scaled fault maker', '--owner', maker.address),
+    ).toMatchObject({ code: 0 });
     const token = (await client.signIn(maker)).token;
     await client.call('POST', '/api/pubsub/premium', { chain_id: 31337 }, { authorization: `Bearer ${token}` });
     return FeedRecorder.open(`${ready.base_url.replace(/^http/, 'ws')}/socket`, 'quotes:31337:requests', { token });
