@@ -31,6 +31,8 @@ export async function runDutchDemo(
     onMessage?: (topic: string, event: string, payload: unknown) => void;
     /** The competing window (the taker's default: 2 s). Longer gives the bots' bids room on a busy machine. */
     competeMs?: number;
+    /** How to start the operator CLI that creates the makers' organizations (`ensureMakerOrganization`). */
+    opsCommand?: readonly string[];
   } = {},
 ): Promise<DutchDemoResult> {
   const client = new RfqClient(baseUrl);
@@ -44,7 +46,7 @@ export async function runDutchDemo(
     { name: 'maker-b', account: privateKeyToAccount(MAKER_B_KEY), bid: { buy_override_bps: 60, sell_override_bps: 5 } },
   ];
   for (const m of makers) {
-    const org = await ensureMakerOrganization(client, m.account, { name: `Dutch demo ${m.name}`, env: opts.env });
+    const org = await ensureMakerOrganization(client, m.account, { name: `Dutch demo ${m.name}`, env: opts.env, opsCommand: opts.opsCommand });
     log('operator', `${m.name}: ${org.created ? 'maker organization created' : 'maker organization already there'}`, { owner: m.account.address });
     // A bid needs the fill bond of the request's premium token, as indexed (403 insufficient_fill_bond without it).
     const bond = await ensureFillBond(client, m.account, 31337);

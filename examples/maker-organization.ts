@@ -3,10 +3,21 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { LocalAccount } from 'viem/accounts';
 import type { RfqClient } from '../client/src';
+import { packageRoot } from '../shared/platform/files/package-root';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..');
+/** The repository: the operator CLI's working directory, whether this file runs from its source or compiled in a build folder. */
+const ROOT = packageRoot(__dirname);
 const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+/**
+ * The `node` arguments that start the operator CLI: its sources through tsx, as `npm run ops`
+ * does, or, when this file itself runs compiled (the e2e tests run the demos from the project's
+ * build, `.build/tsc`), the CLI compiled beside it, with no TypeScript to compile at its start.
+ */
+function defaultOpsCommand(): string[] {
+  return path.extname(__filename) === '.js' ? [path.join(__dirname, '..', 'bin', 'ops.js')] : [TSX, 'bin/ops.ts'];
+}
 
 /** A signed-in maker: its session bearer and its organization. */
 export interface SignedInMaker {
@@ -41,9 +52,14 @@ export function databaseMismatch(baseUrl: string, address: string, env: NodeJS.P
 }
 
 /** `npm run ops -- org:create` as an operator runs it, against the database DATABASE_URL names; its stderr on failure. */
-async function orgCreate(address: string, name: string, env: NodeJS.ProcessEnv): Promise<{ ok: true } | { ok: false; stderr: string }> {
+async function orgCreate(
+  address: string,
+  name: string,
+  env: NodeJS.ProcessEnv,
+  opsCommand: readonly string[],
+): Promise<{ ok: true } | { ok: false; stderr: string }> {
   try {
-    await run(process.execPath, [TSX, 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', name, '--owner', address], { cwd: ROOT, env });
+    await run(process.execPath, [...opsCommand, 'org:create', '--kind', 'maker', '--name', name, '--owner', address], { cwd: ROOT, env });
     return { ok: true };
   } catch (err) {
     return { ok: false, stderr: String((err as { stderr?: unknown }).stderr ?? (err as Error).message).trim() };
@@ -54,14 +70,20 @@ async function orgCreate(address: string, name: string, env: NodeJS.ProcessEnv):
  * Signs `account` in and makes sure it speaks for a maker organization, so a demo or a bot runs
  * any number of times on one database: an organization the API already sees is reused; otherwise
  * the operator CLI creates one (`org:create`, the database of DATABASE_URL) and the API must then
- * see it, or the stack reads another database and the error says so in one line.
+ * see it, or the stack reads another database and the error says so in one line. `opsCommand`
+ * (the `node` arguments that start the CLI) is for a test running a demo inside its own process
+ * that has the CLI compiled; by default `defaultOpsCommand()` picks.
  */
-export async function ensureMakerOrganization(api: RfqClient, account: LocalAccount, opts: { name: string; env?: NodeJS.ProcessEnv }): Promise<SignedInMaker> {
+export async function ensureMakerOrganization(
+  api: RfqClient,
+  account: LocalAccount,
+  opts: { name: string; env?: NodeJS.ProcessEnv; opsCommand?: readonly string[] },
+): Promise<SignedInMaker> {
   const env = opts.env ?? process.env;
   const { token } = await api.signIn(account);
   const before = await api.as(token).me();
   if (before.tier === 'maker') return { token, organization: before.organization_id, created: false };
-  const created = await orgCreate(account.address, opts.name, env);
+  const created = await orgCreate(account.address, opts.name, env, opts.opsCommand ?? defaultOpsCommand());
   // Already in a maker organization of the CLI's database, yet not a maker to the API: another database.
   if (!created.ok && !/already belongs to a maker organization/.test(created.stderr)) {
     throw new Error(`the operator step (npm run ops -- org:create) failed: ${created.stderr.split('\n')[0]}`);

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { hardhatAccounts } from '../../shared/chain/clients';
 import { waitFor } from '../integration/socket/socket-harness';
+import { scriptArgs } from '../support/test-build';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 import { useWholeService } from '../support/whole-service';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 /** Hang guards, not speed expectations: the stack and the demos share a busy machine. */
 const DEMO_MS = 240_000;
 const [, , , BOT, , ORDERS_MAKER, , , , , DEMO_MAKER, , MAKER_B] = hardhatAccounts(13).map((a) => a.address);
@@ -40,9 +40,9 @@ describe('end to end: every demo and the maker bot, twice, in order and in rever
     ...extra,
   });
 
-  /** Runs a demo script to its end. */
+  /** Runs a demo script to its end (compiled from the run's build when it is fresh, as its operator CLI then is). */
   const script = async (name: string, file: string, extra: Record<string, string> = {}): Promise<Run> => {
-    const result = await run(process.execPath, [TSX, file], { cwd: ROOT, env: env(extra), timeout: DEMO_MS }).then(
+    const result = await run(process.execPath, scriptArgs(file), { cwd: ROOT, env: env(extra), timeout: DEMO_MS }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (err: { code?: number; stdout?: string; stderr?: string }) => ({
         code: typeof err.code === 'number' ? err.code : -1,
@@ -56,7 +56,7 @@ describe('end to end: every demo and the maker bot, twice, in order and in rever
 
   /** Starts the maker bot, waits for its listening line, stops it with SIGTERM as Ctrl-C would. */
   const makerBot = async (): Promise<Run> => {
-    const child = spawn(process.execPath, [TSX, 'examples/maker-bot.ts'], { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, scriptArgs('examples/maker-bot.ts'), { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -10,11 +10,12 @@ import { runTaker } from '../../examples/taker';
 import { rawRpc } from '../../shared/chain/clients';
 import { waitFor } from '../integration/socket/socket-harness';
 import { assertNoTakerIdentity } from '../support/events';
+import { opsOn } from '../support/ops';
+import { scriptArgs } from '../support/test-build';
 import { useWholeService } from '../support/whole-service';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 /** Hardhat's third default account: the taker of `npm run demo` and `npm run demo:dutch`. */
 const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 /** Hardhat's fifth and sixth default accounts: the owner and maker of `npm run demo:orders`. */
@@ -34,8 +35,7 @@ const CLOCK_TOLERANCE_S = 3;
  */
 describe('end to end: npm start + the four demos in sequence', () => {
   const whole = useWholeService({ ORDER_SWEEP_INTERVAL_MS: '500' });
-  const ops = (...args: string[]) =>
-    run(process.execPath, [TSX, 'bin/ops.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL } });
+  const ops = async (...args: string[]) => expect(await opsOn({ DATABASE_URL: whole.env.config.DATABASE_URL }, ...args)).toMatchObject({ code: 0 });
   const devchain = async (): Promise<Network> => (await new RfqClient(whole.svc.url).networks()).networks.find((n) => n.chain_id === 31337)!;
   /** Seconds the chain's newest block is ahead of the wall clock (negative: behind). */
   const chainAhead = async (rpcUrl: string) => {
@@ -85,7 +85,7 @@ describe('end to end: npm start + the four demos in sequence', () => {
   }, 90_000);
 
   it('npm run demo:loans: opens, tops up, repays and liquidates loans, and reads them back through the nine routes', async () => {
-    const { stdout } = await run(process.execPath, [TSX, 'examples/demo-loans.ts'], {
+    const { stdout } = await run(process.execPath, scriptArgs('examples/demo-loans.ts'), {
       cwd: ROOT,
       env: { PATH: process.env.PATH, BASE_URL: whole.svc.url },
       timeout: 120_000,
@@ -109,6 +109,8 @@ describe('end to end: npm start + the four demos in sequence', () => {
     const seen: { topic: string; event: string; payload: unknown }[] = [];
     const out = await runDutchDemo(whole.svc.url, {
       env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL },
+      // The makers' organizations through the CLI compiled in the run's build when it is fresh.
+      opsCommand: scriptArgs('bin/ops.ts'),
       onMessage: (topic, event, payload) => seen.push({ topic, event, payload }),
       // Both bots must bid inside the window: 2 s (the demo's) is lost to a busy machine's
       // scheduling before a bid is signed and sent, and the auction then opens with no winner.

@@ -9,13 +9,14 @@ import { runDutchTaker } from '../../examples/dutch-taker';
 import { runTaker } from '../../examples/taker';
 import { hardhatAccounts } from '../../shared/chain/clients';
 import type { TestChain } from '../support/chain';
+import { opsOn } from '../support/ops';
+import { scriptArgs } from '../support/test-build';
 import { sharedTestChain } from '../support/worker-chain';
 import { waitFor, waitForAsync } from '../integration/socket/socket-harness';
 import { useWholeService } from '../support/whole-service';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 /** The bot's default wallet (Hardhat account #3) and the taker of the demos (account #2). */
 const BOT = hardhatAccounts(4)[3];
 const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
@@ -34,8 +35,11 @@ const STEP_MS = 90_000;
  */
 describe('end to end: npm run maker-bot against npm start, and the bond snippets', () => {
   const whole = useWholeService();
-  const ops = (...args: string[]) =>
-    run(process.execPath, [TSX, 'bin/ops.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: whole.env.config.DATABASE_URL } });
+  const ops = async (...args: string[]) => {
+    const r = await opsOn({ DATABASE_URL: whole.env.config.DATABASE_URL }, ...args);
+    expect(r).toMatchObject({ code: 0 });
+    return r;
+  };
   const devchain = async (): Promise<Network> => (await new RfqClient(whole.svc.url).networks()).networks.find((n) => n.chain_id === 31337)!;
   let bot: ChildProcess | undefined;
   const lines: string[] = [];
@@ -50,7 +54,8 @@ describe('end to end: npm run maker-bot against npm start, and the bond snippets
 
   beforeAll(async () => {
     // The devchain's own bond minimum, untouched: the bot deposits what a new user's bot would.
-    bot = spawn(process.execPath, ['--import', 'tsx', 'examples/maker-bot.ts'], {
+    // Compiled from the run's build when it is fresh (its operator CLI then too), else through tsx.
+    bot = spawn(process.execPath, scriptArgs('examples/maker-bot.ts'), {
       cwd: ROOT,
       // Only what a developer's shell gives `npm run maker-bot`: where the API is, and the database the operator CLI uses.
       env: { PATH: process.env.PATH ?? '', BASE_URL: whole.svc.url, DATABASE_URL: whole.env.config.DATABASE_URL },
@@ -117,7 +122,7 @@ describe('end to end: npm run maker-bot against npm start, and the bond snippets
 
   it("with the bot running, npm run demo's taker takes the bot's 100 USDC offer over its own maker's 240 USDC one", async () => {
     const demo = await explained(
-      run(process.execPath, [TSX, 'examples/demo.ts'], {
+      run(process.execPath, scriptArgs('examples/demo.ts'), {
         cwd: ROOT,
         // Both offers heard before the choice (the bot's and the demo maker's), so the test does not race the bot.
         env: { PATH: process.env.PATH, BASE_URL: whole.svc.url, DATABASE_URL: whole.env.config.DATABASE_URL, DEMO_MIN_OFFERS: '2', DEMO_OFFER_WINDOW_MS: '0' },

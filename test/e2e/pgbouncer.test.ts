@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { networkContract, RfqClient } from '../../client/src';
 import { runDemoMaker } from '../../examples/demo-maker';
@@ -8,13 +5,11 @@ import { runTaker } from '../../examples/taker';
 import { waitFor } from '../integration/socket/socket-harness';
 import { freePort } from '../support/chain';
 import { eventually } from '../support/events';
+import { opsOn } from '../support/ops';
 import { startPgBouncer, type PgBouncer } from '../support/pgbouncer';
 import { spawnService, type RunningService } from '../support/spawn-service';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 /** Hardhat's third default account: the taker of `npm run demo`. */
 const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 
@@ -57,9 +52,10 @@ describe('behind PgBouncer in transaction mode', () => {
     const client = new RfqClient(svc.url);
     const net = (await client.networks()).networks.find((n) => n.chain_id === 31337)!;
     const maker = privateKeyToAccount(generatePrivateKey());
-    await run(process.execPath, [TSX, 'bin/ops.ts', 'org:create', '--kind', 'maker', '--name', 'Pooled maker', '--owner', maker.address], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: bouncer.url(env.dbName) },
+    expect(
+      await opsOn({ DATABASE_URL: bouncer.url(env.dbName) }, 'org:create', '--kind', 'maker', '--name', 'Pooled maker', '--owner', maker.address),
+    ).toMatchObject({
+      code: 0,
     });
     const seen: { topic: string; event: string }[] = [];
     const bot = await runDemoMaker({

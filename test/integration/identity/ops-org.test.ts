@@ -68,6 +68,6 @@ describe('operator organization commands', () => {
     const missing = await ops(env, 'org:create', '--kind', 'taker', '--name', 'X');
     expect(missing.code).toBe(64);
     expect(missing.stderr).toContain('--owner is required');
-    // Eight CLI runs, each a fresh Node + tsx process: tens of seconds in all on a loaded machine.
+    // Eight CLI runs, each a fresh Node process (through tsx without a fresh build): tens of seconds in all on a loaded machine.
   }, 300_000);
 });

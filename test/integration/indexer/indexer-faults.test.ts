@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { buildApp, request } from '../../support/http';
+import { serviceCommand } from '../../support/spawn-service';
 import { cursorOf, mineBlocks, mint, openHarness, optionId, runIndexer, waitFor, waitForHead, type Harness } from './harness';
 import { expectMirrorsChain } from './mirror';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
@@ -131,8 +132,10 @@ describe('indexer faults', () => {
       INDEXER_PREFETCH_RANGES: '0',
       INDEXER_POLL_INTERVAL_MS: '50',
     };
-    // tsx as a loader, not its CLI: the CLI runs the program in a grandchild that SIGKILL would orphan.
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    // One process that SIGKILL reaches (compiled from the run's build, or tsx as a loader, never
+    // tsx's CLI, whose grandchild it would orphan).
+    const [command, args] = serviceCommand();
+    const child: ChildProcess = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_c, signal) => r(signal)));
