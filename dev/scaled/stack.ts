@@ -42,7 +42,7 @@ const ROOT = packageRoot(__dirname);
  * e2e tests start it from the project's build, `.build/tsc`), the script compiled in the same
  * build, with plain node: nine processes that compile no TypeScript at their start.
  */
-function scriptArgs(source: string): string[] {
+function startArgs(source: string): string[] {
   if (path.extname(__filename) !== '.js') return ['--import', 'tsx', source];
   return [path.join(__dirname, '..', '..', source.replace(/\.ts$/, '.js'))];
 }
@@ -224,7 +224,7 @@ async function run(redisMode: RedisMode): Promise<void> {
   const replicaUrl = postgres.url('replica', 'options_rfq');
 
   say('devchain (creates and migrates the database, deploys, registers network 31337)');
-  const devchain = start('devchain', process.execPath, scriptArgs('dev/devchain-cli.ts'), {
+  const devchain = start('devchain', process.execPath, startArgs('dev/devchain-cli.ts'), {
     DATABASE_URL: databaseUrl,
     DEVCHAIN_PORT: String(ports.devchain),
     LOG_LEVEL: 'warn',
@@ -259,7 +259,7 @@ async function run(redisMode: RedisMode): Promise<void> {
   // listen on a port of the kernel's choosing (PORT=0), read back from their log: a port picked
   // free here could be taken by another process in the minutes before the role binds it.
   const role = (name: string, roles: string, http = false) =>
-    start(name, process.execPath, scriptArgs('bin/main.ts'), {
+    start(name, process.execPath, startArgs('bin/main.ts'), {
       ...roleEnv,
       ROLES: roles,
       PORT: '0',

@@ -66,7 +66,7 @@ describe('npm run stack:scaled', () => {
 
   beforeAll(async () => {
     // Compiled from the run's build when it is fresh: the stack then starts its devchain and its
-    // eight roles compiled too (dev/scaled/stack.ts, scriptArgs); else all through tsx.
+    // eight roles compiled too (dev/scaled/stack.ts, startArgs); else all through tsx.
     stack = spawn(process.execPath, scriptArgs('dev/scaled/stack.ts'), {
       cwd: ROOT,
       // The fault loads come from this one address: the quote limits must not be what they measure.
