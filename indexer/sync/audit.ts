@@ -36,8 +36,10 @@ export interface Audit {
   /**
    * Reads and compares the next slice (the caller paces the calls, one per `intervalMs`); `top` is the highest final, indexed block,
    * `floor` the network's first, `tip` the indexed tip (a difference counts only while it is canonical).
+   * `undisturbed`: false once the tailer has rolled back or reloaded since the slice began (a
+   * difference then may be the rollback's own delete).
    */
-  tick(sources: Sources, top: number, floor: number, tip: { number: number; hash: string | null }): Promise<void>;
+  tick(sources: Sources, top: number, floor: number, tip: { number: number; hash: string | null }, undisturbed?: () => boolean): Promise<void>;
 }
 
 export function createAudit(args: AuditArgs): Audit {
@@ -62,7 +64,7 @@ export function createAudit(args: AuditArgs): Audit {
 
   return {
     state,
-    async tick(sources, top, floor, tip) {
+    async tick(sources, top, floor, tip, undisturbed = () => true) {
       if (!state.enabled || top < floor) return;
       const lowest = Math.max(floor, top - args.depth + 1);
       const from = state.next_block === null || state.next_block < lowest || state.next_block > top ? lowest : state.next_block;
@@ -84,6 +86,12 @@ export function createAudit(args: AuditArgs): Audit {
         // The chain moved under the tip: a reorg (even one deeper than the window, as a devchain's
         // revert makes), which the tailer's next step rolls back. Not a fault; read this slice again later.
         args.logger.debug({ range: [from, to], tip: tip.number }, 'indexer audit: the tip is no longer canonical; leaving the difference to the reorg');
+        return;
+      }
+      if ((missing.length > 0 || unexpected.length > 0) && !undisturbed()) {
+        // A rollback ran while the slice was read (the resync of a difference found just before,
+        // or a reorg): the stored side may be its delete. The slice is read again.
+        args.logger.debug({ range: [from, to] }, 'indexer audit: a rollback ran during the slice; reading it again');
         return;
       }
       if (missing.length > 0 || unexpected.length > 0) {

@@ -11,6 +11,15 @@ import { advanceCursor, type TailerKit } from './tailer-kit';
  * rewound when the ancestor is in it, and otherwise restarts at the ancestor.
  */
 export async function rollBack(kit: TailerKit, ctx: TailerContext, ancestor: LightBlock | null, cause: RollbackCause): Promise<{ reopened: number }> {
+  kit.rollbacks++;
+  try {
+    return await undoAbove(kit, ctx, ancestor, cause);
+  } finally {
+    kit.rollbacks++;
+  }
+}
+
+async function undoAbove(kit: TailerKit, ctx: TailerContext, ancestor: LightBlock | null, cause: RollbackCause): Promise<{ reopened: number }> {
   const { deps, chainId } = kit;
   const effects = await deps.store.rollback({ chainId, contractSet: ctx.sources.contractSet, expected: ctx.cursor, ancestor, cause });
   if (ancestor && ctx.chain.get(ancestor.number)?.hash === ancestor.hash) ctx.chain.rewindTo(ancestor);

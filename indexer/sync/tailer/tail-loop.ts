@@ -97,11 +97,18 @@ export async function auditLoop(kit: TailerKit): Promise<void> {
     await sleep(config.INDEXER_AUDIT_INTERVAL_MS, abort.signal);
     const ctx = kit.live;
     if (!ctx || abort.signal.aborted) continue;
+    // A rollback running or run while the slice is read deletes what it compares with (kit.rollbacks).
+    const rollbacks = kit.rollbacks;
+    if (rollbacks % 2 === 1) continue;
+    const undisturbed = () => kit.rollbacks === rollbacks && kit.live === ctx;
     try {
-      await kit.audit.tick(ctx.sources, Math.min(ctx.cursor.block_number - kit.reorgWindow, kit.lastHead - kit.network.confirmations), ctx.startBlock ?? 0, {
-        number: ctx.cursor.block_number,
-        hash: ctx.cursor.block_hash,
-      });
+      await kit.audit.tick(
+        ctx.sources,
+        Math.min(ctx.cursor.block_number - kit.reorgWindow, kit.lastHead - kit.network.confirmations),
+        ctx.startBlock ?? 0,
+        { number: ctx.cursor.block_number, hash: ctx.cursor.block_hash },
+        undisturbed,
+      );
     } catch (err) {
       if (!abort.signal.aborted) kit.logger.warn({ err: errorText(err) }, 'indexer audit slice failed; trying it again at the next interval');
     }

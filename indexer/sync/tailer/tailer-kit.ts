@@ -56,6 +56,13 @@ export interface TailerKit {
   lastHead: number;
   /** The context of the running loop (null while it reloads after a failure, or halted): what the audit reads. */
   live: TailerContext | null;
+  /**
+   * Counts each rollback's start and its end (reorgs and resyncs; odd while one runs): the audit,
+   * which runs beside the loop, discards a slice that began during a rollback or overlapped one.
+   * Between a rollback's delete and its cursor's move, the cursor still names blocks whose logs
+   * are gone: a slice read then found them missing and asked for another resync.
+   */
+  rollbacks: number;
 }
 
 /** Builds what one network's tailer uses for its whole life, in the order it always has. */
@@ -134,6 +141,7 @@ export function createTailerKit(deps: TailerDeps, network: NetworkSpec): TailerK
     },
     lastHead: -1,
     live: null,
+    rollbacks: 0,
   };
 }
 
