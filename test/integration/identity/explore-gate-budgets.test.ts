@@ -10,6 +10,7 @@ import { luaScript, primaryNodes } from '../../../shared/platform/redis';
 import { eventually } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
+import { budgetCounters, rateLimitCommandsDuring, type BudgetDelegate } from '../../support/budget-probes';
 import { redisMonitor, type MonitoredCommand } from '../../support/redis-monitor';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
@@ -84,32 +85,11 @@ describe('Explore budgets charged in one round trip', () => {
   /** The family's counters under `prefix` (the limits do not matter to `key`). */
   const budgetsUnder = (prefix: string) => new WriteBudgets(env.redis, prefix, FAMILY, { perIp: 1, perCredential: 1, windowSeconds: 60 });
 
-  /** The counters of a fills request's budgets for this delegate and IP bucket. */
-  async function counters(prefix: string, ip: string, d: { keyId: string; org: string; address: string }) {
-    const budgets = budgetsUnder(prefix);
-    const read = async (k: string) => Number((await env.redis.get(k)) ?? 0);
-    return {
-      ip: await read(budgets.key('ip', ip)),
-      delegate: await read(budgets.key('credential', `delegate:${d.org}:${d.address}`)),
-      key: await read(budgets.key('credential', `taker_key:${d.keyId}`)),
-    };
-  }
+  /** The counters of a request's budgets for this delegate and IP bucket. */
+  const counters = (prefix: string, ip: string, d: BudgetDelegate) => budgetCounters(env.redis, budgetsUnder(prefix), ip, d);
 
-  /** Commands Redis received under `prefix` from now until a sentinel set after `run` arrives. */
-  async function commandsDuring(prefix: string, run: () => Promise<void>): Promise<string[][]> {
-    const from = seen.length;
-    await run();
-    const sentinel = `${prefix}sentinel:${randomBytes(4).toString('hex')}`;
-    await env.redis.set(sentinel, '1', 'EX', 60);
-    await eventually(
-      async () => seen.slice(from).some((c) => c.args[1] === sentinel),
-      (x) => x,
-    );
-    return seen
-      .slice(from)
-      .filter((c) => c.source !== 'lua' && c.args.some((a) => a.startsWith(`${prefix}rl:`)))
-      .map((c) => c.args);
-  }
+  /** Rate-limit commands Redis received under `prefix` while `run` ran. */
+  const commandsDuring = (prefix: string, run: () => Promise<void>) => rateLimitCommandsDuring(env.redis, seen, prefix, run);
 
   beforeAll(async () => {
     env = await createTestEnv({ CORS_ORIGINS: ORIGIN, GEOBLOCK_COUNTRIES: 'KP,IR' });
