@@ -28,7 +28,9 @@ export async function budgetCounters(
 
 /**
  * The rate-limit commands (keys under `<prefix>rl:`, not those a Lua script sends) that a MONITOR
- * connection feeding `seen` saw from now until a sentinel set after `run` arrives.
+ * connection feeding `seen` saw between two sentinels: one set before `run` and one after. MONITOR
+ * lines arrive late, so a command sent before `run` may be heard after it began: the window is
+ * bounded by what Redis received, not by when this process heard it.
  */
 export async function rateLimitCommandsDuring(
   redis: TestEnv['redis'],
@@ -36,16 +38,23 @@ export async function rateLimitCommandsDuring(
   prefix: string,
   run: () => Promise<void>,
 ): Promise<string[][]> {
-  const from = seen.length;
+  const start = await heard(redis, seen, prefix, 0);
   await run();
-  const sentinel = `${prefix}sentinel:${randomBytes(4).toString('hex')}`;
-  await redis.set(sentinel, '1', 'EX', 60);
-  await eventually(
-    async () => seen.slice(from).some((c) => c.args[1] === sentinel),
-    (x) => x,
-  );
+  const end = await heard(redis, seen, prefix, start);
   return seen
-    .slice(from)
+    .slice(start + 1, end)
     .filter((c) => c.source !== 'lua' && c.args.some((a) => a.startsWith(`${prefix}rl:`)))
     .map((c) => c.args);
+}
+
+/** Sets a fresh sentinel key and answers its index in `seen` once MONITOR has reported it (searching from `from`). */
+async function heard(redis: TestEnv['redis'], seen: readonly MonitoredCommand[], prefix: string, from: number): Promise<number> {
+  const sentinel = `${prefix}sentinel:${randomBytes(4).toString('hex')}`;
+  await redis.set(sentinel, '1', 'EX', 60);
+  const at = () => seen.findIndex((c, i) => i >= from && c.args[1] === sentinel);
+  await eventually(
+    async () => at(),
+    (i) => i >= 0,
+  );
+  return at();
 }

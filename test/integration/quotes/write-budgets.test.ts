@@ -6,7 +6,6 @@ import { WriteBudgets } from '../../../api/auth/write-budgets';
 import type { Config } from '../../../shared/platform/config';
 import { NetworksService } from '../../../shared/networks';
 import { luaScript, primaryNodes } from '../../../shared/platform/redis';
-import { eventually } from '../../support/events';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
@@ -160,29 +159,40 @@ describe('write budgets charged in one round trip', () => {
   });
 
   it('a client IP refused is refused from memory until its window ends: no Redis call, no bearer lookup, then charged again', async () => {
-    const limited = replica({ QUOTE_RATE_LIMIT_PER_IP: 1, QUOTE_RATE_WINDOW_SECONDS: 2 });
+    // A window no request of this test outlives, however slow the machine: its end is reached by
+    // moving this process's clock past it, not by waiting.
+    const WINDOW_SECONDS = 600;
+    const limited = replica({ QUOTE_RATE_LIMIT_PER_IP: 1, QUOTE_RATE_WINDOW_SECONDS: WINDOW_SECONDS });
     const from = '198.51.100.41';
     // Forged maker-key secrets: each one resolved costs a database lookup.
     const forged = () => `mk_${randomBytes(16).toString('hex')}_${randomBytes(32).toString('base64url')}`;
     await createFrom(limited.app, from).expect(201);
-    expect429(await createFrom(limited.app, from, bearer(forged())));
+    expect429(await createFrom(limited.app, from, bearer(forged())), [1, WINDOW_SECONDS]);
     const lookups = jest.spyOn(limited.ctx.services.identity, 'resolveBearer');
     try {
       const during = await commandsDuring(limited.prefix, async () => {
-        for (let i = 0; i < 3; i++) expect429(await createFrom(limited.app, from, bearer(forged())));
+        for (let i = 0; i < 3; i++) expect429(await createFrom(limited.app, from, bearer(forged())), [1, WINDOW_SECONDS]);
       });
       expect(during).toEqual([]);
       expect(lookups).not.toHaveBeenCalled();
       // Another address is not refused by what this one spent.
       await createFrom(limited.app, '198.51.100.42').expect(201);
-      // Once the window has ended the address is charged in Redis again.
-      await eventually(
-        async () => (await createFrom(limited.app, from)).status,
-        (s) => s === 201,
-        10_000,
-      );
     } finally {
       lookups.mockRestore();
+    }
+    // Past the window by this process's clock, the address is charged in Redis again: one call,
+    // which refuses (Redis's window, on Redis's clock, has not ended).
+    const realNow = Date.now.bind(Date);
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + (WINDOW_SECONDS + 1) * 1000);
+    try {
+      const after = await commandsDuring(limited.prefix, async () => {
+        expect429(await createFrom(limited.app, from), [1, WINDOW_SECONDS]);
+      });
+      expect(after).toHaveLength(1);
+      expect(after[0][0].toUpperCase()).toBe('EVALSHA');
+      expect(after[0][3]).toBe(new WriteBudgets(env.redis, limited.prefix, 'quote', { perIp: 1, perCredential: 1, windowSeconds: 60 }).key('ip', `ip:${from}`));
+    } finally {
+      clock.mockRestore();
     }
   });
 
