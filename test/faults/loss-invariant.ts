@@ -89,7 +89,12 @@ export async function measureLoss(
   const unfinished = fates.filter((f) => !finalized(f)).map(describeFate(recoveredAt));
   const finalizedLate = fates.filter((f) => f.closedAt !== null && f.closedAt > Math.max(f.expiresAt, recoveredAt) + RECOVERY_BOUND_MS);
   const held = unannounced.length + unfinished.length + s.late + s.finalizedLate + s.duplicates > 0;
+  // The counts first, in one line: a log cut short (CI keeps the head and tail) still says which part broke.
+  if (held) process.stderr.write(`loss invariant broken: ${line}; unannounced=${unannounced.length} unfinished=${unfinished.length}\n`);
   expect({
+    broken: held
+      ? { late: s.late, finalizedLate: s.finalizedLate, duplicates: s.duplicates, unannounced: unannounced.length, unfinished: unfinished.length }
+      : null,
     unannounced,
     unfinished,
     late: s.late,
@@ -97,7 +102,7 @@ export async function measureLoss(
     duplicates: s.duplicates,
     // What the processes said about Redis, the sweeps and the queues when the invariant broke.
     said: held ? redisLines(stack, saidBefore) : [],
-  }).toEqual({ unannounced: [], unfinished: [], late: 0, finalizedLate: [], duplicates: 0, said: [] });
+  }).toEqual({ broken: null, unannounced: [], unfinished: [], late: 0, finalizedLate: [], duplicates: 0, said: [] });
   // Nothing was skipped in delivery: what the clients did not get, the server told them it lost
   // (a rejoin answered recovered: false, at the new epoch's floor or, while the restarted Redis
   // had no event yet, at its head).
