@@ -1,25 +1,9 @@
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 import { serializeError } from './error-serializer';
+import { redactSecrets } from './redaction';
 
 export type { Logger };
-
-/** Secrets that must never reach a log line, wherever they appear in a logged object. */
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers["x-quote-stream-token"]',
-  'req.headers["x-challenge-response"]',
-  'headers.authorization',
-  'secret',
-  'token',
-  'signature',
-  'SERVICE_SIGNER_KEY',
-  '*.SERVICE_SIGNER_KEY',
-  'password',
-  '*.secret',
-  '*.token',
-  '*.stream_token',
-];
 
 /**
  * Any error logged at the top level of a line, whatever its key (`err`, `error`, `cause`...),
@@ -58,9 +42,9 @@ export function createLogger(opts: {
     level: opts.level,
     name: opts.name ?? 'options-rfq',
     base: { pid: process.pid, ...opts.base },
-    redact: { paths: REDACT, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }), log: serializeErrors },
+    // Secrets (./redaction.ts) censored in each line's fields and in each child logger's bindings.
+    formatters: { level: (label) => ({ level: label }), log: (obj) => redactSecrets(serializeErrors(obj)), bindings: redactSecrets },
     serializers: { err: serializeError, error: serializeError },
     ...(opts.traceIds ? { mixin: traceIds } : {}),
   };
@@ -68,5 +52,14 @@ export function createLogger(opts: {
   // path (about a tenth of the API's CPU at full load); lines logged while a write is under way go
   // out together in the next one. pino flushes what is pending synchronously when the process exits,
   // crash or not, so no line is lost.
-  return pino(options, opts.destination ?? pino.destination({ dest: 1, sync: false }));
+  const logger = pino(options, opts.destination ?? pino.destination({ dest: 1, sync: false }));
+  // pino applies `formatters.bindings` to the root's base only, not to a child's bindings: a child
+  // (and its children, which inherit this method) censors its bindings on the way in.
+  type Child = (this: unknown, bindings: pino.Bindings, options?: unknown) => unknown;
+  const child = logger.child as unknown as Child;
+  const censoringChild: Child = function (this: unknown, bindings, childOptions) {
+    return child.call(this, redactSecrets(bindings), childOptions);
+  };
+  logger.child = censoringChild as unknown as Logger['child'];
+  return logger;
 }
