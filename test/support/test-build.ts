@@ -105,8 +105,10 @@ const WORKSPACE_PACKAGES: Record<string, string> = { '@options-rfq/wire': 'wire/
  * Makes the build's compiled client and snippets resolve those names: a package.json per name
  * in the build's own node_modules, the first folder Node looks in from a compiled file, whose
  * `main` is the compiled index. Node loads the file at that path, so a demo holds one copy of
- * the wire module whether it reached it by name or by a relative path. Written by the global
- * setup with each run that hands the build over; left as they are when already right.
+ * the wire module whether it reached it by name or by a relative path. Written by
+ * `npm run build:test` (so `node .build/tsc/examples/<demo>.js` runs after a plain build) and by
+ * the global setup with each run that hands the build over; left as they are when already right.
+ * `dir` is the build folder (this file, compiled, lives inside it: its own default would not be).
  */
 export function linkWorkspacePackages(dir: string = TEST_BUILD_DIR): void {
   for (const [name, folder] of Object.entries(WORKSPACE_PACKAGES)) {
