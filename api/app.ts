@@ -7,16 +7,19 @@ import { requestContext } from '../shared/platform/http/request-context';
 import { requestSpan } from '../shared/platform/http/request-span';
 import { roleTracer } from '../shared/platform/tracing';
 import { noStore } from '../shared/platform/http/cache';
-import { mountRoutes, recordRouteSpecs, type BoundRoute } from './http/mount-routes';
+import { mountRoutes, recordRouteSpecs, routeChain, type BoundRoute } from './http/mount-routes';
+import { hotLane } from './http/hot-lane';
 import { keepingDryRunBodyRefusal } from './http/dry-run-body-refusal';
 import { API_ROUTES, boundRoutes } from './routes/route-table';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
 import { exportQueueDepths } from '../shared/platform/queue';
 
 /**
- * The creates the service is sized by (docs/PERFORMANCE.md): mounted first under /api, so the
- * router does not test a create's path against the two dozen routes listed before it. Their
- * paths are literal and no other route's pattern matches them, so the order changes no answer.
+ * The creates the service is sized by (docs/PERFORMANCE.md): answered by the hot lane
+ * (api/http/hot-lane.ts) when the request spells their path exactly, and mounted first under /api
+ * for every other spelling, so the router does not test them against the two dozen routes listed
+ * before them. Their paths are literal and no other route's pattern matches them, so neither
+ * changes an answer.
  */
 const HOT_ROUTES = new Set(['createQuote', 'createOrder']);
 
@@ -57,10 +60,22 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   if (token !== undefined && deps.queueNames !== undefined) app.use(QUEUE_DASHBOARD_PATH, queueDashboard(ctx, token, deps.queueNames));
   const routes = boundRoutes(ctx);
   const api = express.Router();
-  // Before the body parser: a refused write costs no parsing.
-  api.use(writeLimits(ctx));
-  api.use(keepingDryRunBodyRefusal(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true })));
-  mountRoutes(api, '/api', hotRoutesFirst(routes.filter((r) => r.spec.path.startsWith('/api/'))), ctx);
+  // Before the body parser: a refused write costs no parsing. One instance of each, shared with the
+  // hot lane: a client IP refused on one path is remembered on the other.
+  const limits = writeLimits(ctx);
+  const body = keepingDryRunBodyRefusal(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
+  const apiRoutes = hotRoutesFirst(routes.filter((r) => r.spec.path.startsWith('/api/')));
+  app.use(
+    hotLane(
+      '/api',
+      apiRoutes
+        .filter((r) => HOT_ROUTES.has(r.spec.id))
+        .map((r) => ({ method: r.spec.method, path: r.spec.path, chain: [limits, body, ...routeChain(ctx, r)] })),
+    ),
+  );
+  api.use(limits);
+  api.use(body);
+  mountRoutes(api, '/api', apiRoutes, ctx);
   api.use(notFound);
   // The /api router before the probes: an API request is not tested against the probes' paths.
   app.use('/api', api);

@@ -7,13 +7,21 @@ declare module 'express-serve-static-core' {
   interface Request {
     id: string;
     log: Logger;
+    /** The template of the route answering the request (`/api/quote/:id`), set when its chain begins. */
+    routeTemplate?: string;
   }
 }
 
 const SAFE_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
-/** The route template that answered a request (`/api/quote/:id`), once routed; null for none. */
+/**
+ * The route template that answered a request (`/api/quote/:id`), once routed; null for none.
+ * The template the route stamped when its chain began, which holds after Express has left its
+ * router (an error answered by the app's handler): the router's own `req.route` and `req.baseUrl`
+ * then name the route without its mount path.
+ */
 export function routeOf(req: Request): string | null {
+  if (req.routeTemplate !== undefined) return req.routeTemplate;
   const routePath = (req.route as { path?: unknown } | undefined)?.path;
   return routePath ? `${req.baseUrl}${String(routePath)}` : null;
 }
