@@ -6,6 +6,7 @@ import { markFailed, MESSAGING, roleTracer, traceIdOf, traceparentContext } from
 import type { BoundJob } from './job-binding';
 import { checkJobBinding } from './job-binding';
 import { RetryLater } from './retry-later';
+import { endRetriesOnClose } from './closing-retries';
 import type { WorkerContext } from './worker-context';
 
 /** One queue's consumer: its BullMQ worker, the connection it owns, and when it last took or finished a job. */
@@ -170,6 +171,7 @@ export class WorkerHost {
       lockDuration: this.opts.lockDurationMs ?? 30_000,
       stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
     });
+    endRetriesOnClose(worker);
     const consumer: Consumer = { worker, connection, lastProgressAt: Date.now() };
     const progressed = () => (consumer.lastProgressAt = Date.now());
     worker.on('active', progressed);
