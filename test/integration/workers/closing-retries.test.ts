@@ -27,7 +27,7 @@ describe("a closing worker's retries end", () => {
     await env.close();
   });
 
-  beforeEach(() => {
+  beforeEach(async () => {
     connection = createBullConnection(env.config);
     worker = new Worker('closing-retries', async () => undefined, {
       connection,
@@ -35,6 +35,10 @@ describe("a closing worker's retries end", () => {
       autorun: false,
     });
     worker.on('error', () => undefined);
+    // Both of the worker's connections ready before a case closes one: a connection closed while
+    // BullMQ still waits for it to be ready is reported as an 'error' event nobody listens to.
+    await worker.waitUntilReady();
+    await (worker as unknown as { blockingConnection: { client: Promise<unknown> } }).blockingConnection.client;
   });
   afterEach(async () => {
     await worker.close(true).catch(() => undefined);
@@ -89,7 +93,7 @@ describe("a closing worker's retries end", () => {
     expect(tries).toBe(3);
   });
 
-  it('every consumer the workers role starts has the guard', () => {
+  it('every consumer the workers role starts has the guard', async () => {
     workers = startWorkers(env);
     const queues = workers.host.queueNames;
     expect(queues.length).toBeGreaterThan(0);
@@ -97,6 +101,12 @@ describe("a closing worker's retries end", () => {
     for (const q of queues) {
       const consumer = workers.host.consumer(q) as unknown as { retryIfFailed: RetryIfFailed };
       expect({ q, guarded: consumer.retryIfFailed !== unguarded.retryIfFailed }).toEqual({ q, guarded: true });
+    }
+    // Closed only once every consumer's connections are up (see beforeEach).
+    for (const q of queues) {
+      const consumer = workers.host.consumer(q)!;
+      await consumer.waitUntilReady();
+      await (consumer as unknown as { blockingConnection: { client: Promise<unknown> } }).blockingConnection.client;
     }
   });
 });
