@@ -1,6 +1,7 @@
 import type { Worker } from 'bullmq';
 
-type RetryIfFailed = (fn: () => Promise<unknown>, opts: Record<string, unknown>) => Promise<unknown>;
+/** BullMQ's private `Worker.retryIfFailed`, as this module wraps it. */
+export type RetryIfFailed = (fn: () => Promise<unknown>, opts: { delayInMs?: number; onlyEmitError?: boolean }) => Promise<unknown>;
 
 /** A try that failed after its worker began closing: not a connection error, so BullMQ does not try again. */
 export class RetryEndedByClose extends Error {

@@ -58,3 +58,18 @@ async function heard(redis: TestEnv['redis'], seen: readonly MonitoredCommand[],
   );
   return at();
 }
+
+/**
+ * Runs `run` with this process's clock (`Date.now`) `seconds` ahead of the wall clock, then puts
+ * it back: how a test ends a window the code remembers in memory without waiting it out (Redis
+ * keeps its own clock, so its window has not ended).
+ */
+export async function withClockAhead<T>(seconds: number, run: () => Promise<T>): Promise<T> {
+  const realNow = Date.now.bind(Date);
+  const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + seconds * 1000);
+  try {
+    return await run();
+  } finally {
+    clock.mockRestore();
+  }
+}

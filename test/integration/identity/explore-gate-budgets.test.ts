@@ -9,7 +9,7 @@ import { NetworksService } from '../../../shared/networks';
 import { luaScript, primaryNodes } from '../../../shared/platform/redis';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
-import { budgetCounters, rateLimitCommandsDuring, type BudgetDelegate } from '../../support/budget-probes';
+import { budgetCounters, rateLimitCommandsDuring, withClockAhead, type BudgetDelegate } from '../../support/budget-probes';
 import { redisMonitor, type MonitoredCommand } from '../../support/redis-monitor';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
@@ -221,18 +221,14 @@ describe('Explore budgets charged in one round trip', () => {
     }
     // Past the window by this process's clock, the address is charged in Redis again: one call,
     // which refuses (Redis's window, on Redis's clock, has not ended).
-    const realNow = Date.now.bind(Date);
-    const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + (WINDOW_SECONDS + 1) * 1000);
-    try {
+    await withClockAhead(WINDOW_SECONDS + 1, async () => {
       const after = await commandsDuring(limited.prefix, async () => {
         expect429(await fillsFrom(limited.app, from, bearer(d.token)), 'EXPLORE_RATE_LIMIT_PER_IP', [1, WINDOW_SECONDS]);
       });
       expect(after).toHaveLength(1);
       expect(after[0][0].toUpperCase()).toBe('EVALSHA');
       expect(after[0][3]).toBe(budgetsUnder(limited.prefix).key('ip', `ip:${from}`));
-    } finally {
-      clock.mockRestore();
-    }
+    });
   });
 
   it('a key secret is never looked up by the gate: forged ones get 401 within the IP budget and 429 past it, with no bearer lookup', async () => {

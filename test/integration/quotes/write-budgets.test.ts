@@ -9,7 +9,7 @@ import { luaScript, primaryNodes } from '../../../shared/platform/redis';
 import { networkFile, randomAddress } from '../../support/fixtures';
 import { buildApp, request } from '../../support/http';
 import { quoteBody, STRATEGY_ROWS } from '../../support/quotes';
-import { budgetCounters, rateLimitCommandsDuring, type BudgetDelegate } from '../../support/budget-probes';
+import { budgetCounters, rateLimitCommandsDuring, withClockAhead, type BudgetDelegate } from '../../support/budget-probes';
 import { redisMonitor, type MonitoredCommand } from '../../support/redis-monitor';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { bearer, newWallet, signIn } from '../../support/wallets';
@@ -182,18 +182,14 @@ describe('write budgets charged in one round trip', () => {
     }
     // Past the window by this process's clock, the address is charged in Redis again: one call,
     // which refuses (Redis's window, on Redis's clock, has not ended).
-    const realNow = Date.now.bind(Date);
-    const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + (WINDOW_SECONDS + 1) * 1000);
-    try {
+    await withClockAhead(WINDOW_SECONDS + 1, async () => {
       const after = await commandsDuring(limited.prefix, async () => {
         expect429(await createFrom(limited.app, from), [1, WINDOW_SECONDS]);
       });
       expect(after).toHaveLength(1);
       expect(after[0][0].toUpperCase()).toBe('EVALSHA');
       expect(after[0][3]).toBe(new WriteBudgets(env.redis, limited.prefix, 'quote', { perIp: 1, perCredential: 1, windowSeconds: 60 }).key('ip', `ip:${from}`));
-    } finally {
-      clock.mockRestore();
-    }
+    });
   });
 
   it('a replica remembers only its own refusals: another replica on the same budget asks Redis, which refuses too', async () => {

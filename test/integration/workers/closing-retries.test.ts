@@ -1,10 +1,17 @@
 import { Worker } from 'bullmq';
 import { bullPrefix, closeRedis, createBullConnection, type Redis } from '../../../shared/platform/redis';
-import { endRetriesOnClose, RetryEndedByClose } from '../../../workers/closing-retries';
+import { endRetriesOnClose, RetryEndedByClose, type RetryIfFailed } from '../../../workers/closing-retries';
 import { createTestEnv, type TestEnv } from '../../support/test-env';
 import { startWorkers, type Workers } from '../../support/workers';
 
-type RetryIfFailed = (fn: () => Promise<unknown>, opts: { delayInMs?: number; onlyEmitError?: boolean }) => Promise<unknown>;
+/**
+ * Both of a worker's connections ready: a connection closed while BullMQ still waits for it to be
+ * ready is reported as an 'error' event nobody listens to.
+ */
+async function connected(worker: Worker): Promise<void> {
+  await worker.waitUntilReady();
+  await (worker as unknown as { blockingConnection: { client: Promise<unknown> } }).blockingConnection.client;
+}
 
 /**
  * A closing BullMQ worker retried a command that failed on a connection error at once, forever:
@@ -35,10 +42,7 @@ describe("a closing worker's retries end", () => {
       autorun: false,
     });
     worker.on('error', () => undefined);
-    // Both of the worker's connections ready before a case closes one: a connection closed while
-    // BullMQ still waits for it to be ready is reported as an 'error' event nobody listens to.
-    await worker.waitUntilReady();
-    await (worker as unknown as { blockingConnection: { client: Promise<unknown> } }).blockingConnection.client;
+    await connected(worker); // before a case closes one
   });
   afterEach(async () => {
     await worker.close(true).catch(() => undefined);
@@ -102,11 +106,7 @@ describe("a closing worker's retries end", () => {
       const consumer = workers.host.consumer(q) as unknown as { retryIfFailed: RetryIfFailed };
       expect({ q, guarded: consumer.retryIfFailed !== unguarded.retryIfFailed }).toEqual({ q, guarded: true });
     }
-    // Closed only once every consumer's connections are up (see beforeEach).
-    for (const q of queues) {
-      const consumer = workers.host.consumer(q)!;
-      await consumer.waitUntilReady();
-      await (consumer as unknown as { blockingConnection: { client: Promise<unknown> } }).blockingConnection.client;
-    }
+    // Closed only once every consumer's connections are up (`connected`).
+    for (const q of queues) await connected(workers.host.consumer(q)!);
   });
 });
