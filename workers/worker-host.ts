@@ -7,6 +7,7 @@ import type { BoundJob } from './job-binding';
 import { checkJobBinding } from './job-binding';
 import { RetryLater } from './retry-later';
 import { endRetriesOnClose } from './closing-retries';
+import { keepLateConnectionErrors } from './closing-connections';
 import type { WorkerContext } from './worker-context';
 
 /** One queue's consumer: its BullMQ worker, the connection it owns, and when it last took or finished a job. */
@@ -29,6 +30,8 @@ export class WorkerHost {
   private readonly consumers = new Map<string, Consumer>();
   /** Every connection a consumer was given, replaced ones included; `close` ends those still open. */
   private readonly connections: Redis[] = [];
+  /** Replaced consumers still closing (`retire`); `close` waits for them. */
+  private readonly retiring = new Set<Promise<void>>();
   private readonly jobs: Map<string, BoundJob>;
   private readonly tracer: Tracer | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -114,7 +117,7 @@ export class WorkerHost {
       );
       this.ctx.metrics.counter('worker_consumers_replaced_total', 'Queue consumers replaced by the watchdog', ['queue']).inc({ queue });
       this.consumers.delete(queue);
-      void this.retire(c);
+      this.retireLater(c);
       this.startConsumer(queue);
       replaced.push(queue);
     }
@@ -134,7 +137,7 @@ export class WorkerHost {
     const renewed: string[] = [];
     for (const [queue, c] of [...this.consumers]) {
       this.consumers.delete(queue);
-      void this.retire(c);
+      this.retireLater(c);
       this.startConsumer(queue);
       renewed.push(queue);
     }
@@ -148,6 +151,11 @@ export class WorkerHost {
     const [earliest] = await q.getJobs(['delayed'], 0, 0, true);
     const overdue = earliest && earliest.timestamp + earliest.delay < overdueBefore ? 1 : 0;
     return { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), overdue };
+  }
+
+  private retireLater(c: Consumer): void {
+    const retired = this.retire(c).finally(() => this.retiring.delete(retired));
+    this.retiring.add(retired);
   }
 
   /** Closes a replaced consumer without waiting on it for long: it may be the stuck one. */
@@ -172,6 +180,9 @@ export class WorkerHost {
       stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
     });
     endRetriesOnClose(worker);
+    keepLateConnectionErrors(worker, (err) =>
+      this.ctx.logger.debug({ queue, err: err instanceof Error ? err.message : String(err) }, 'closed consumer: its connection failed after the close'),
+    );
     const consumer: Consumer = { worker, connection, lastProgressAt: Date.now() };
     const progressed = () => (consumer.lastProgressAt = Date.now());
     worker.on('active', progressed);
@@ -238,6 +249,7 @@ export class WorkerHost {
     this.closed = true;
     clearInterval(this.watchdog);
     await Promise.all([...this.consumers.values()].map((c) => c.worker.close(force)));
+    await Promise.all(this.retiring);
     await Promise.all(this.connections.map((c) => closeRedis(c)));
   }
 }

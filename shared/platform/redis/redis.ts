@@ -227,11 +227,25 @@ export function bullPrefix(redisPrefix: string, queue: string): string {
   return `${redisPrefix}bull:${hashTag(queue)}`;
 }
 
+/** How long `closeRedis` waits for QUIT's answer before it drops the connection. */
+export const QUIT_WAIT_MS = 2_000;
+
+/**
+ * Closes a connection: QUIT, so commands already sent get their answers first; a connection
+ * that cannot answer (Redis gone, or connected but never ready, its commands queued behind a
+ * ready check that never comes back) is dropped after `QUIT_WAIT_MS` instead of holding a
+ * shutdown open.
+ */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
-  try {
-    await redis.quit();
-  } catch {
-    redis.disconnect();
-  }
+  let timer: NodeJS.Timeout | undefined;
+  const answered = await Promise.race([
+    redis.quit().then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), QUIT_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!answered) redis.disconnect();
 }
