@@ -1,23 +1,12 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import type { LocalAccount } from 'viem/accounts';
 import type { RfqClient } from '../client/src';
-import { packageRoot } from '../shared/platform/files/package-root';
+import { packageRoot, scriptStartArgs } from '../shared/platform/files';
 
 const run = promisify(execFile);
 /** The repository: the operator CLI's working directory, whether this file runs from its source or compiled in a build folder. */
 const ROOT = packageRoot(__dirname);
-const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-
-/**
- * The `node` arguments that start the operator CLI: its sources through tsx, as `npm run ops`
- * does, or, when this file itself runs compiled (the e2e tests run the demos from the project's
- * build, `.build/tsc`), the CLI compiled beside it, with no TypeScript to compile at its start.
- */
-function defaultOpsCommand(): string[] {
-  return path.extname(__filename) === '.js' ? [path.join(__dirname, '..', 'bin', 'ops.js')] : [TSX, 'bin/ops.ts'];
-}
 
 /** A signed-in maker: its session bearer and its organization. */
 export interface SignedInMaker {
@@ -72,7 +61,8 @@ async function orgCreate(
  * the operator CLI creates one (`org:create`, the database of DATABASE_URL) and the API must then
  * see it, or the stack reads another database and the error says so in one line. `opsCommand`
  * (the `node` arguments that start the CLI) is for a test running a demo inside its own process
- * that has the CLI compiled; by default `defaultOpsCommand()` picks.
+ * that has the CLI compiled; by default the CLI runs as this file does (compiled beside it in a
+ * build, or its source through tsx: `scriptStartArgs`).
  */
 export async function ensureMakerOrganization(
   api: RfqClient,
@@ -83,7 +73,7 @@ export async function ensureMakerOrganization(
   const { token } = await api.signIn(account);
   const before = await api.as(token).me();
   if (before.tier === 'maker') return { token, organization: before.organization_id, created: false };
-  const created = await orgCreate(account.address, opts.name, env, opts.opsCommand ?? defaultOpsCommand());
+  const created = await orgCreate(account.address, opts.name, env, opts.opsCommand ?? scriptStartArgs('bin/ops.ts', __filename));
   // Already in a maker organization of the CLI's database, yet not a maker to the API: another database.
   if (!created.ok && !/already belongs to a maker organization/.test(created.stderr)) {
     throw new Error(`the operator step (npm run ops -- org:create) failed: ${created.stderr.split('\n')[0]}`);

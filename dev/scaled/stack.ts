@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEVELOPMENT_SERVICE_SIGNER_KEY } from '../../shared/chain/service-signer';
-import { packageRoot } from '../../shared/platform/files/package-root';
+import { packageRoot, scriptStartArgs } from '../../shared/platform/files';
 import { haproxyConfig } from './haproxy-config';
 import { describeMissing, preflight } from './preflight';
 import { PORT_TAKEN, startPostgresPair, type PostgresPair } from './postgres-pair';
@@ -35,17 +35,6 @@ type RedisMode = 'plain' | 'cluster';
 
 /** The repository (every child's working directory), whether this file runs from its source or compiled in a build folder. */
 const ROOT = packageRoot(__dirname);
-
-/**
- * The `node` arguments that start a script of the repository (`dev/devchain-cli.ts`, `bin/main.ts`):
- * through tsx, as `npm run stack:scaled` runs this file, or, when this file runs compiled (the
- * e2e tests start it from the project's build, `.build/tsc`), the script compiled in the same
- * build, with plain node: nine processes that compile no TypeScript at their start.
- */
-function startArgs(source: string): string[] {
-  if (path.extname(__filename) !== '.js') return ['--import', 'tsx', source];
-  return [path.join(__dirname, '..', '..', source.replace(/\.ts$/, '.js'))];
-}
 
 interface Proc {
   name: string;
@@ -224,7 +213,7 @@ async function run(redisMode: RedisMode): Promise<void> {
   const replicaUrl = postgres.url('replica', 'options_rfq');
 
   say('devchain (creates and migrates the database, deploys, registers network 31337)');
-  const devchain = start('devchain', process.execPath, startArgs('dev/devchain-cli.ts'), {
+  const devchain = start('devchain', process.execPath, scriptStartArgs('dev/devchain-cli.ts', __filename), {
     DATABASE_URL: databaseUrl,
     DEVCHAIN_PORT: String(ports.devchain),
     LOG_LEVEL: 'warn',
@@ -259,7 +248,7 @@ async function run(redisMode: RedisMode): Promise<void> {
   // listen on a port of the kernel's choosing (PORT=0), read back from their log: a port picked
   // free here could be taken by another process in the minutes before the role binds it.
   const role = (name: string, roles: string, http = false) =>
-    start(name, process.execPath, startArgs('bin/main.ts'), {
+    start(name, process.execPath, scriptStartArgs('bin/main.ts', __filename), {
       ...roleEnv,
       ROLES: roles,
       PORT: '0',

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { throughTsx } from '../../shared/platform/files';
 
 /**
  * The run's TypeScript build: `npm run build:test` type-checks the whole project (what
@@ -90,7 +91,7 @@ export function compiledEntry(source: string): string | undefined {
  */
 export function scriptArgs(source: string): string[] {
   const compiled = compiledEntry(source);
-  return compiled !== undefined ? [compiled] : ['--import', 'tsx', source];
+  return compiled !== undefined ? [compiled] : throughTsx(source);
 }
 
 /**

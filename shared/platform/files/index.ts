@@ -1,1 +1,2 @@
 export { packageRoot } from './package-root';
+export { scriptStartArgs, throughTsx } from './script-start';
