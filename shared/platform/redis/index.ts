@@ -9,6 +9,7 @@ export {
   RedisKeys,
   hashTag,
   closeRedis,
+  QUIT_WAIT_MS,
   bullPrefix,
   shardedPubSub,
   publishCommand,

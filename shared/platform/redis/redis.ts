@@ -229,23 +229,33 @@ export function bullPrefix(redisPrefix: string, queue: string): string {
 
 /** How long `closeRedis` waits for QUIT's answer before it drops the connection. */
 export const QUIT_WAIT_MS = 2_000;
+/** How long it then waits for the client to end: ioredis destroys a dropped socket its peer has not closed after 2 s (`disconnectTimeout`). */
+const END_WAIT_MS = 5_000;
+
+/** `promise`'s value, or `otherwise` once `ms` have passed without one. */
+function within<T>(promise: Promise<T>, ms: number, otherwise: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(otherwise), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 /**
  * Closes a connection: QUIT, so commands already sent get their answers first; a connection
  * that cannot answer (Redis gone, or connected but never ready, its commands queued behind a
  * ready check that never comes back) is dropped after `QUIT_WAIT_MS` instead of holding a
- * shutdown open.
+ * shutdown open. Settles once the client has ended (its socket closed, no reconnect to come).
  */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
-  let timer: NodeJS.Timeout | undefined;
-  const answered = await Promise.race([
+  const ended = new Promise<boolean>((resolve) => redis.once('end', () => resolve(true)));
+  const answered = await within(
     redis.quit().then(
       () => true,
       () => false,
     ),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), QUIT_WAIT_MS))),
-  ]);
-  clearTimeout(timer);
+    QUIT_WAIT_MS,
+    false,
+  );
   if (!answered) redis.disconnect();
+  await within(ended, END_WAIT_MS, false);
 }

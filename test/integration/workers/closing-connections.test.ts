@@ -79,6 +79,7 @@ describe("a closed consumer's late connection errors", () => {
     const proxy = await stallAfterReady({ host: url.hostname, port: Number(url.port || 6379) });
     const capture = captureLogs('debug');
     try {
+      let connections: readonly { status: string }[] = [];
       const seen = await rejectionsDuring(async () => {
         const workers = startWorkers({ ...env, config: { ...env.config, REDIS_URL: proxy.url } }, { logger: capture.logger, expiryClock: false });
         // A Redis-loss renewal while every consumer is mid-start, then a shutdown: both close
@@ -86,8 +87,12 @@ describe("a closed consumer's late connection errors", () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
         await workers.host.renewConsumers();
         await workers.close();
+        connections = workers.host.redisConnections;
       });
       expect(seen).toEqual([]);
+      // The close ended every connection the host made, the replaced consumers' too, though none ever answered QUIT.
+      expect(connections.length).toBeGreaterThan(0);
+      expect(connections.map((c) => c.status).filter((s) => s !== 'end')).toEqual([]);
     } finally {
       await proxy.close();
     }
