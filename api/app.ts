@@ -40,39 +40,44 @@ export function createApp(deps: ApiDeps): { app: Express; ctx: ApiContext } {
   app.set('trust proxy', deps.config.TRUST_PROXY_HOPS);
   app.set('etag', 'weak');
 
+  const routes = boundRoutes(ctx);
+  // Before the body parser: a refused write costs no parsing. One instance of each, shared with the
+  // hot lane: a client IP refused on one path is remembered on the other.
+  const limits = writeLimits(ctx);
+  const body = keepingDryRunBodyRefusal(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
+  const apiRoutes = hotRoutesFirst(routes.filter((r) => r.spec.path.startsWith('/api/')));
+
+  // What every request runs first, in this order: its span (when traced), its id, logger and access
+  // line, CORS, and nothing stored by caches unless its route says it is public (network data).
   const tracer = roleTracer(deps.tracing, 'api');
-  if (tracer) app.use(requestSpan(tracer));
-  app.use(requestContext(deps.logger));
-  app.use(
+  const front = [
+    ...(tracer ? [requestSpan(tracer)] : []),
+    requestContext(deps.logger),
     cors({
       origin: (origin, cb) => cb(null, origin !== undefined && deps.config.CORS_ORIGINS.includes(origin)),
       allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Challenge-Response', 'X-Quote-Stream-Token', 'X-Request-Id'],
       exposedHeaders: ['X-Request-Id', 'Retry-After'],
       maxAge: 600,
     }),
-  );
-  // Nothing is stored by caches unless its route says it is public (network data).
-  app.use(noStore);
-  const token = deps.config.OPS_DASHBOARD_TOKEN;
-  if (token !== undefined && deps.queueNames === undefined) throw new Error('OPS_DASHBOARD_TOKEN is set, but the app was given no queue names to show');
-  if (deps.queueNames !== undefined) exportQueueDepths(deps, deps.queueNames, deps.config.PROBE_TIMEOUT_MS);
-  // Not mounted at all without a token: the path then answers 404 like any unknown one.
-  if (token !== undefined && deps.queueNames !== undefined) app.use(QUEUE_DASHBOARD_PATH, queueDashboard(ctx, token, deps.queueNames));
-  const routes = boundRoutes(ctx);
-  const api = express.Router();
-  // Before the body parser: a refused write costs no parsing. One instance of each, shared with the
-  // hot lane: a client IP refused on one path is remembered on the other.
-  const limits = writeLimits(ctx);
-  const body = keepingDryRunBodyRefusal(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
-  const apiRoutes = hotRoutesFirst(routes.filter((r) => r.spec.path.startsWith('/api/')));
+    noStore,
+  ];
+  // The creates' lane first, running `front` itself; every other request goes through `front` as app layers.
   app.use(
     hotLane(
       '/api',
       apiRoutes
         .filter((r) => HOT_ROUTES.has(r.spec.id))
         .map((r) => ({ method: r.spec.method, path: r.spec.path, chain: [limits, body, ...routeChain(ctx, r)] })),
+      front,
     ),
   );
+  for (const handler of front) app.use(handler);
+  const token = deps.config.OPS_DASHBOARD_TOKEN;
+  if (token !== undefined && deps.queueNames === undefined) throw new Error('OPS_DASHBOARD_TOKEN is set, but the app was given no queue names to show');
+  if (deps.queueNames !== undefined) exportQueueDepths(deps, deps.queueNames, deps.config.PROBE_TIMEOUT_MS);
+  // Not mounted at all without a token: the path then answers 404 like any unknown one.
+  if (token !== undefined && deps.queueNames !== undefined) app.use(QUEUE_DASHBOARD_PATH, queueDashboard(ctx, token, deps.queueNames));
+  const api = express.Router();
   api.use(limits);
   api.use(body);
   mountRoutes(api, '/api', apiRoutes, ctx);

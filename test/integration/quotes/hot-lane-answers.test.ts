@@ -16,13 +16,16 @@ import { createTestEnv, type TestEnv } from '../../support/test-env';
  * (status, error body, headers a client reads; a 201's fields). The access log names the route
  * by its template.
  */
+/** A browser origin the app allows: its CORS headers are part of what the two answers must share. */
+const ORIGIN = 'https://app.example';
+
 describe('the hot lane answers as the router does', () => {
   let env: TestEnv;
   let app: Express;
   let lines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
-    env = await createTestEnv({ BODY_LIMIT_BYTES: '4096' });
+    env = await createTestEnv({ BODY_LIMIT_BYTES: '4096', CORS_ORIGINS: ORIGIN });
     let out = '';
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -50,6 +53,9 @@ describe('the hot lane answers as the router does', () => {
       cacheControl: res.headers['cache-control'],
       contentType: res.headers['content-type'],
       requestId: typeof res.headers['x-request-id'],
+      allowOrigin: res.headers['access-control-allow-origin'],
+      exposeHeaders: res.headers['access-control-expose-headers'],
+      vary: res.headers.vary,
     };
   }
 
@@ -59,12 +65,12 @@ describe('the hot lane answers as the router does', () => {
     (path) =>
       request(app)
         .post(path)
-        .set(headers)
+        .set({ Origin: ORIGIN, ...headers })
         .send(body as object);
   const raw =
     (text: string, contentType: string): Send =>
     (path) =>
-      request(app).post(path).set('Content-Type', contentType).send(text);
+      request(app).post(path).set({ Origin: ORIGIN, 'Content-Type': contentType }).send(text);
 
   const cases: [string, string, () => Send][] = [
     ['a valid quote', '/api/quote', () => post(quoteBody(randomAddress(), STRATEGY_ROWS[0].legs))],
@@ -82,6 +88,8 @@ describe('the hot lane answers as the router does', () => {
     const byLane = await send(path);
     const byRouter = await send(`${path}/`);
     expect(comparable(byLane)).toEqual(comparable(byRouter));
+    // The app's front layers ran on the lane's answer too (the lane runs them itself): CORS, the id, the cache policy.
+    expect(comparable(byLane)).toMatchObject({ allowOrigin: ORIGIN, requestId: 'string', cacheControl: 'no-store' });
     // The lane's access line names the route by its template, whatever refused the request; the
     // router's does once its route was reached (a body refused by the parser, before any route, is
     // logged by its path).

@@ -15,9 +15,10 @@ interface Seen {
  * path, so each answer says which of the two ran it; an error handler that reports what it got
  * and the URL it saw.
  */
-function appWith(chain: LaneRoute['chain']) {
+function appWith(chain: LaneRoute['chain'], front: LaneRoute['chain'] = []) {
   const app = express();
-  app.use(hotLane('/api', [{ method: 'post', path: '/api/quote', chain }]));
+  app.use(hotLane('/api', [{ method: 'post', path: '/api/quote', chain }], front));
+  for (const handler of front) app.use(handler);
   const api = express.Router();
   api.post('/quote', (req, res) => {
     res.json({ by: 'router', url: req.url, baseUrl: req.baseUrl });
@@ -80,6 +81,52 @@ describe('the hot lane', () => {
     const res = await supertest(fellThrough).post('/api/quote');
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: 'lane route POST /api/quote fell through its chain', url: '/api/quote', baseUrl: '' });
+  });
+
+  it("runs the app's front handlers first, in order, on the request as the app sees it; for any other request they run as app layers", async () => {
+    const seen: string[] = [];
+    const front: LaneRoute['chain'] = [
+      (req, _res, next) => {
+        seen.push(`span ${req.url} ${req.baseUrl}`);
+        next();
+      },
+      (req, res, next) => {
+        seen.push(`context ${req.url}`);
+        res.setHeader('X-Front', 'ran');
+        next();
+      },
+    ];
+    const app = appWith(
+      [
+        (req, res) => {
+          seen.push(`answer ${req.url} ${req.baseUrl}`);
+          res.status(201).json({ by: 'lane' });
+        },
+      ],
+      front,
+    );
+    const byLane = await supertest(app).post('/api/quote').send({});
+    expect([byLane.status, byLane.headers['x-front']]).toEqual([201, 'ran']);
+    expect(seen.splice(0)).toEqual(['span /api/quote ', 'context /api/quote', 'answer /quote /api']);
+    // Another spelling: the lane passes, and the same handlers run once each as the app's layers.
+    const byRouter = await supertest(app).post('/api/quote/').send({});
+    expect([byRouter.body, byRouter.headers['x-front']]).toEqual([{ by: 'router', url: '/quote/', baseUrl: '/api' }, 'ran']);
+    expect(seen).toEqual(['span /api/quote/ ', 'context /api/quote/']);
+  });
+
+  it("sends a front handler's error to the error handler, the route's chain never run", async () => {
+    let ran = false;
+    const app = appWith(
+      [
+        (_req, res) => {
+          ran = true;
+          res.json({ by: 'lane' });
+        },
+      ],
+      [(_req, _res, next) => next(new Error('refused in front'))],
+    );
+    expect((await supertest(app).post('/api/quote')).body).toEqual({ error: 'refused in front', url: '/api/quote', baseUrl: '' });
+    expect(ran).toBe(false);
   });
 
   it('refuses at build time a path with parameters or outside its base', () => {
