@@ -162,7 +162,8 @@ export class WorkerHost {
   private async retire(c: Consumer): Promise<void> {
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, 5_000).unref());
     await Promise.race([c.worker.close(true).catch(() => undefined), timeout]);
-    await Promise.race([closeRedis(c.connection).catch(() => undefined), timeout]);
+    // Bounded by closeRedis itself (QUIT_WAIT_MS), and it ends the connection whatever Redis does.
+    await closeRedis(c.connection);
   }
 
   private startConsumer(queue: string): void {
